@@ -1,0 +1,35 @@
+PY ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+DEMO_HOME := .citewise-demo
+
+.PHONY: demo test install lint typecheck unit bench clean
+
+$(BIN)/citewise: pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(BIN)/citewise
+
+install: $(BIN)/citewise
+
+demo: install
+	bash scripts/demo.sh $(BIN)/citewise $(DEMO_HOME)
+
+lint: install
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+
+typecheck: install
+	$(BIN)/mypy
+
+unit: install
+	$(BIN)/pytest
+
+test: lint typecheck unit
+
+bench: install
+	$(BIN)/python -m bench.ingest
+
+clean:
+	rm -rf $(VENV) $(DEMO_HOME) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,36 @@
+"""Settings shared across stages. Plain dataclasses; loaded from defaults for now."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_HOME = ".citewise"
+DEFAULT_KB = "default"
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkConfig:
+    """Chunk sizing in words. 120-220 words keeps a chunk inside a 256-token encoder window."""
+
+    target_words: int = 160
+    max_words: int = 220
+
+
+@dataclass(frozen=True, slots=True)
+class IngestConfig:
+    max_file_bytes: int = 50 * 1024 * 1024
+    chunks: ChunkConfig = field(default_factory=ChunkConfig)
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    home: Path
+    ingest: IngestConfig = field(default_factory=IngestConfig)
+
+    @classmethod
+    def resolve(cls, home: str | Path | None = None) -> Settings:
+        """``home`` argument, else ``$CITEWISE_HOME``, else ``./.citewise``."""
+        chosen = home or os.environ.get("CITEWISE_HOME") or DEFAULT_HOME
+        return cls(home=Path(chosen).expanduser().resolve())

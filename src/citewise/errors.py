@@ -1,0 +1,126 @@
+"""The one exception hierarchy of citewise.
+
+Every error carries a stable machine-readable ``code`` (used by the CLI's exit
+status and, later, the HTTP error envelope) and a message that says what went
+wrong *and what to do about it*.
+"""
+
+from __future__ import annotations
+
+
+class CitewiseError(Exception):
+    """Base class. ``code`` is stable; ``exit_code`` is what the CLI returns."""
+
+    code: str = "CITEWISE_ERROR"
+    exit_code: int = 1
+    http_status: int = 500
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        self.message = message
+        self.hint = hint
+        super().__init__(message if hint is None else f"{message} {hint}")
+
+    def to_dict(self) -> dict[str, str]:
+        return {"code": self.code, "message": str(self)}
+
+
+class UsageError(CitewiseError):
+    """The caller asked for something malformed (bad option, bad id format)."""
+
+    code = "BAD_REQUEST"
+    exit_code = 2
+    http_status = 400
+
+
+class NotFoundError(CitewiseError):
+    code = "NOT_FOUND"
+    exit_code = 3
+    http_status = 404
+
+
+class KBNotFound(NotFoundError):
+    code = "BASE_NOT_FOUND"
+
+
+class DocumentNotFound(NotFoundError):
+    code = "DOC_NOT_FOUND"
+
+
+class VersionNotFound(NotFoundError):
+    code = "VERSION_NOT_FOUND"
+
+
+class CitationNotFound(NotFoundError):
+    code = "CITATION_NOT_FOUND"
+
+
+class ConflictError(CitewiseError):
+    """A guard refused a change; nothing was written."""
+
+    code = "CONFLICT"
+    exit_code = 4
+    http_status = 409
+
+
+class KBInUse(ConflictError):
+    code = "BASE_IN_USE"
+
+
+class KBIsDefault(ConflictError):
+    code = "BASE_IS_DEFAULT"
+
+
+class KBExists(ConflictError):
+    code = "BASE_EXISTS"
+
+
+class IngestError(CitewiseError):
+    """One file could not be ingested. Batches report it and continue."""
+
+    code = "INGEST_FAILED"
+    exit_code = 5
+    http_status = 422
+
+
+class UnsupportedFormat(IngestError):
+    code = "UNSUPPORTED_FORMAT"
+    http_status = 415
+
+
+class FileTooLarge(IngestError):
+    code = "FILE_TOO_LARGE"
+    http_status = 413
+
+
+class EmptyFile(IngestError):
+    code = "EMPTY_FILE"
+
+
+class DecodeFailed(IngestError):
+    code = "NOT_TEXT"
+
+
+class FrontMatterError(IngestError):
+    code = "BAD_FRONT_MATTER"
+
+
+class UnreadableFile(IngestError):
+    code = "UNREADABLE_FILE"
+
+
+class OutsideRoot(IngestError):
+    code = "OUTSIDE_ROOT"
+
+
+class CorruptContent(CitewiseError):
+    """Stored text no longer matches its recorded hash; it is never returned silently."""
+
+    code = "CORRUPT_CONTENT"
+    exit_code = 6
+    http_status = 500
+
+
+class StoreError(CitewiseError):
+    code = "STORE_ERROR"
+    exit_code = 7
+    http_status = 500

@@ -1,0 +1,68 @@
+"""The narrow storage protocol. SQLite is the embedded default; PostgreSQL comes later.
+
+Every backend must pass ``tests/store_suite.py``. Backends own their
+transactions: each method that writes is atomic, and ``ingest_document`` writes
+a document version, its nodes, chunks and the revision bookkeeping in one
+transaction (a file is ingested whole or not at all).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Protocol, runtime_checkable
+
+from citewise.ingest.models import ParsedDocument
+from citewise.store.models import (
+    DocumentInfo,
+    IngestOutcome,
+    KBInfo,
+    ResolvedCitation,
+    RevisionInfo,
+    StoredChunk,
+    VersionInfo,
+)
+
+
+@runtime_checkable
+class Store(Protocol):
+    # -- knowledge bases -------------------------------------------------
+    def create_kb(self, name: str, description: str = "") -> KBInfo: ...
+    def get_kb(self, name: str) -> KBInfo: ...
+    def list_kbs(self) -> list[KBInfo]: ...
+    def delete_kb(self, name: str, *, force: bool = False) -> None: ...
+
+    # -- ingest and history ----------------------------------------------
+    def begin_batch(self, kb: str) -> None:
+        """Start an ingest batch: the first change in it opens a new revision."""
+
+    def end_batch(self, kb: str) -> RevisionInfo | None:
+        """Seal the batch's revision (``None`` if the batch changed nothing)."""
+
+    def ingest_document(
+        self,
+        kb: str,
+        path: str,
+        raw: bytes,
+        parsed: ParsedDocument,
+        *,
+        source: str = "",
+        restored_from: int | None = None,
+    ) -> IngestOutcome: ...
+    def delete_document(self, kb: str, path: str) -> IngestOutcome: ...
+    def get_version_content(self, kb: str, path: str, version_id: int) -> tuple[bytes, str]:
+        """Exact original bytes and the source label of one version."""
+
+    # -- reads -------------------------------------------------------------
+    def get_document(self, kb: str, path: str) -> DocumentInfo: ...
+    def list_documents(
+        self, kb: str, *, prefix: str = "", limit: int | None = None, offset: int = 0
+    ) -> list[DocumentInfo]: ...
+    def list_versions(self, kb: str, path: str) -> list[VersionInfo]: ...
+    def list_revisions(self, kb: str) -> list[RevisionInfo]: ...
+    def get_document_text(self, kb: str, doc_id: str, version_id: int) -> str: ...
+    def iter_chunks(self, kb: str) -> Iterator[StoredChunk]:
+        """Chunks of the current revision's documents."""
+
+    def resolve(self, citation_id: str) -> ResolvedCitation: ...
+    def stats(self, kb: str) -> dict[str, int]: ...
+    def close(self) -> None: ...
