@@ -1,0 +1,79 @@
+"""Typed contracts of the recall stage."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+RouteName = Literal["identifier", "lexical", "vector", "graph", "rerank"]
+RouteStatus = Literal["ok", "degraded", "unavailable", "skipped"]
+SearchMode = Literal["lexical", "vector", "hybrid"]
+Outcome = Literal["ok", "insufficient_evidence"]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchFilters:
+    """Scope applied inside every route's candidate generation (never after truncation).
+
+    ``principal`` None means an anonymous caller: only documents without an ``access:``
+    list are visible. A document's ``access`` list names the principals that may read it.
+    """
+
+    path_prefixes: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    metadata: tuple[tuple[str, str], ...] = ()
+    principal: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RouteDiagnostic:
+    route: RouteName
+    status: RouteStatus
+    candidates: int
+    top_score: float | None
+    threshold: float | None
+    ms: float
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """A ranked chunk with its exact citation (the excerpt never includes the breadcrumb)."""
+
+    rank: int
+    score: float
+    chunk_id: str
+    citation_id: str
+    doc_id: str
+    path: str
+    title: str
+    version_id: int
+    revision: int
+    node_ids: tuple[str, ...]
+    heading_path: tuple[str, ...]
+    line_start: int
+    line_end: int
+    char_start: int
+    char_end: int
+    excerpt: str
+    sha256: str
+    route_ranks: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Abstention:
+    reason: str
+    criterion: str  # vector_threshold, lexical_only, no_candidates, ...
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    query: str
+    mode: SearchMode
+    revision: int
+    outcome: Outcome
+    hits: tuple[Hit, ...]
+    routes: tuple[RouteDiagnostic, ...]
+    scope_mode: str = "pre_filter"
+    abstention: Abstention | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
