@@ -83,7 +83,7 @@ class ResolvedCitation:
     """The exact text behind a node id or span id, with full provenance."""
 
     id: str
-    kind: Literal["node", "span"]
+    kind: Literal["node", "span", "chunk"]
     kb: str
     doc_id: str
     path: str

@@ -1,0 +1,160 @@
+"""Row <-> record conversion and write-time checks for the SQLite backend."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from typing import Any, cast
+
+from citewise.errors import StoreError, UsageError
+from citewise.ingest.models import ParsedDocument, sha256_text
+from citewise.store.models import (
+    DocumentInfo,
+    IngestAction,
+    KBInfo,
+    RevisionInfo,
+    StoredChunk,
+    VersionInfo,
+)
+
+KB_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
+
+
+def check_kb_name(name: str) -> None:
+    if not isinstance(name, str) or KB_NAME_RE.match(name) is None:
+        raise UsageError(
+            f"Invalid knowledge base name {name!r}.",
+            hint="Use 1-63 characters: lowercase letters, digits, '-' and '_', "
+            "starting with a letter or digit (e.g. 'team-docs').",
+        )
+
+
+def check_doc_path(path: str) -> None:
+    parts = path.split("/")
+    if (
+        not path
+        or "\x00" in path
+        or "\\" in path
+        or path.startswith("/")
+        or any(p in ("", ".", "..") for p in parts)
+    ):
+        raise UsageError(
+            f"Invalid document path {path!r}.",
+            hint="Document paths are relative to the added root, '/'-separated, "
+            "with no empty, '.' or '..' segments (e.g. 'guides/setup.md').",
+        )
+
+
+def check_parsed(parsed: ParsedDocument) -> None:
+    """Refuse a parse whose nodes do not slice its text exactly (nothing is written)."""
+    text = parsed.text
+    seen: set[str] = set()
+    for node in parsed.nodes:
+        if node.id in seen:
+            raise StoreError(f"Parser produced duplicate node id {node.id!r}.")
+        seen.add(node.id)
+        if not 0 <= node.char_start <= node.char_end <= len(text):
+            raise StoreError(f"Node {node.id} has an out-of-range char range.")
+        if text[node.char_start : node.char_end] != node.text:
+            raise StoreError(f"Node {node.id} text does not match its char range.")
+        if sha256_text(node.text) != node.sha256:
+            raise StoreError(f"Node {node.id} sha256 does not match its text.")
+    chunk_ids: set[str] = set()
+    for chunk in parsed.chunks:
+        if chunk.id in chunk_ids:
+            raise StoreError(f"Parser produced duplicate chunk id {chunk.id!r}.")
+        chunk_ids.add(chunk.id)
+        missing = [n for n in chunk.node_ids if n not in seen]
+        if missing:
+            raise StoreError(f"Chunk {chunk.id} names unknown nodes {missing}.")
+        if not 0 <= chunk.char_start <= chunk.char_end <= len(text):
+            raise StoreError(f"Chunk {chunk.id} has an out-of-range char range.")
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+
+
+def loads_dict(value: str) -> dict[str, Any]:
+    return cast(dict[str, Any], json.loads(value))
+
+
+def loads_tuple(value: str) -> tuple[str, ...]:
+    return tuple(cast(list[str], json.loads(value)))
+
+
+def kb_info(row: sqlite3.Row) -> KBInfo:
+    return KBInfo(
+        name=row["name"],
+        created_at=row["created_at"],
+        description=row["description"],
+        document_count=row["document_count"] or 0,
+        revision=row["revision"] or 0,
+    )
+
+
+def revision_info(row: sqlite3.Row) -> RevisionInfo:
+    return RevisionInfo(
+        kb=row["kb"],
+        revision=row["revision"],
+        hash=row["hash"],
+        document_count=row["document_count"],
+        created_at=row["created_at"],
+        sealed=row["sealed_at"] is not None,
+    )
+
+
+def document_info(row: sqlite3.Row) -> DocumentInfo:
+    """From a row of document d joined with head version v and content c."""
+    return DocumentInfo(
+        doc_id=row["doc_id"],
+        kb=row["kb"],
+        path=row["path"],
+        title=row["title"],
+        format=row["format"],
+        version_id=row["version_no"],
+        content_sha256=row["content_sha256"],
+        size_bytes=row["size_bytes"],
+        node_count=row["node_count"] or 0,
+        chunk_count=row["chunk_count"] or 0,
+        metadata=loads_dict(row["metadata_json"]),
+        added_at=row["created_at"],
+        deleted=row["action"] == "deleted",
+    )
+
+
+def version_info(row: sqlite3.Row, path: str, head_vid: int | None) -> VersionInfo:
+    return VersionInfo(
+        version_id=row["version_no"],
+        doc_id=row["doc_id"],
+        path=path,
+        content_sha256=row["content_sha256"],
+        size_bytes=row["size_bytes"],
+        action=cast(IngestAction, row["action"]),
+        revision=row["rev_added"],
+        created_at=row["created_at"],
+        is_head=row["vid"] == head_vid,
+        source=row["source"],
+        restored_from=row["restored_from"],
+    )
+
+
+def stored_chunk(row: sqlite3.Row, kb: str, doc: sqlite3.Row) -> StoredChunk:
+    return StoredChunk(
+        chunk_id=row["chunk_id"],
+        kb=kb,
+        doc_id=doc["doc_id"],
+        path=doc["path"],
+        version_id=doc["version_no"],
+        ordinal=row["ordinal"],
+        node_ids=loads_tuple(row["node_ids"]),
+        heading_path=loads_tuple(row["heading_path"]),
+        breadcrumb=row["breadcrumb"],
+        search_text=row["search_text"],
+        line_start=row["line_start"],
+        line_end=row["line_end"],
+        char_start=row["char_start"],
+        char_end=row["char_end"],
+        metadata=loads_dict(doc["metadata_json"]),
+    )

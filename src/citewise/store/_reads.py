@@ -1,0 +1,496 @@
+"""Read side of the SQLite backend: listings, content, chunks and citation resolution."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from citewise.errors import (
+    CitationNotFound,
+    CorruptContent,
+    DocumentNotFound,
+    KBNotFound,
+    StoreError,
+    UsageError,
+    VersionNotFound,
+)
+from citewise.ingest.models import Node, sha256_text
+from citewise.store import _convert as cv
+from citewise.store import adhash
+from citewise.store.models import (
+    DocumentInfo,
+    KBInfo,
+    ResolvedCitation,
+    RevisionInfo,
+    StoredChunk,
+    VersionInfo,
+)
+
+_KB_INFO_SQL = (
+    "SELECT k.name, k.description, k.created_at, r.revision, r.document_count FROM kb k "
+    "LEFT JOIN revision r ON r.kb = k.name AND r.revision = "
+    "(SELECT max(revision) FROM revision WHERE kb = k.name)"
+)
+_DOC_SQL = (
+    "SELECT d.doc_id, d.kb, d.path, v.*, c.node_count, c.chunk_count FROM document d "
+    "JOIN version v ON v.vid = d.head_vid LEFT JOIN content c ON c.content_id = v.content_id "
+)
+
+
+class SQLiteReads:
+    _conn: sqlite3.Connection
+    _lock: threading.RLock
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        """A deferred transaction: one consistent snapshot for several queries."""
+        with self._lock:
+            conn = self._conn
+            try:
+                conn.execute("BEGIN")
+            except sqlite3.Error as exc:
+                raise StoreError(f"Cannot read the store: {exc}.") from exc
+            try:
+                yield conn
+            except sqlite3.Error as exc:
+                raise StoreError(f"Store read failed: {exc}.") from exc
+            finally:
+                if conn.in_transaction:
+                    conn.execute("COMMIT")
+
+    # -- shared helpers (used by the write side too) ------------------------------
+    @staticmethod
+    def _require_kb(c: sqlite3.Connection, kb: str) -> None:
+        if c.execute("SELECT 1 FROM kb WHERE name = ?", (kb,)).fetchone() is None:
+            cv.check_kb_name(kb)
+            raise KBNotFound(
+                f"No knowledge base named {kb!r}.",
+                hint="List bases with `citewise kb list`, or create it with "
+                f"`citewise kb create {kb}`.",
+            )
+
+    @staticmethod
+    def _head(c: sqlite3.Connection, doc_id: str) -> sqlite3.Row | None:
+        row: sqlite3.Row | None = c.execute(_DOC_SQL + "WHERE d.doc_id = ?", (doc_id,)).fetchone()
+        return row
+
+    @staticmethod
+    def _head_revision(c: sqlite3.Connection, kb: str) -> int:
+        row = c.execute("SELECT max(revision) FROM revision WHERE kb = ?", (kb,)).fetchone()
+        return int(row[0] or 0)
+
+    @staticmethod
+    def _current_count(c: sqlite3.Connection, kb: str) -> int:
+        row = c.execute(
+            "SELECT count(*) FROM document d JOIN version v ON v.vid = d.head_vid "
+            "WHERE d.kb = ? AND v.action != 'deleted'",
+            (kb,),
+        ).fetchone()
+        return int(row[0])
+
+    def _doc_row(self, c: sqlite3.Connection, kb: str, path: str) -> sqlite3.Row:
+        self._require_kb(c, kb)
+        row: sqlite3.Row | None = c.execute(
+            "SELECT * FROM document WHERE kb = ? AND path = ?", (kb, path)
+        ).fetchone()
+        if row is None:
+            raise DocumentNotFound(
+                f"No document {path!r} in knowledge base {kb!r}.",
+                hint="List documents to check the path (it is relative to the added folder).",
+            )
+        return row
+
+    # -- knowledge bases -----------------------------------------------------------
+    def get_kb(self, name: str) -> KBInfo:
+        with self._read() as c:
+            self._require_kb(c, name)
+            return cv.kb_info(c.execute(_KB_INFO_SQL + " WHERE k.name = ?", (name,)).fetchone())
+
+    def list_kbs(self) -> list[KBInfo]:
+        with self._read() as c:
+            return [cv.kb_info(r) for r in c.execute(_KB_INFO_SQL + " ORDER BY k.name")]
+
+    def list_revisions(self, kb: str) -> list[RevisionInfo]:
+        """Newest first."""
+        with self._read() as c:
+            self._require_kb(c, kb)
+            rows = c.execute(
+                "SELECT * FROM revision WHERE kb = ? ORDER BY revision DESC", (kb,)
+            ).fetchall()
+        return [cv.revision_info(r) for r in rows]
+
+    def revision_members(self, kb: str, revision: int | None = None) -> list[tuple[str, str, int]]:
+        """(path, content sha256, version id) of a revision's documents (default: head)."""
+        with self._read() as c:
+            self._require_kb(c, kb)
+            rev = self._head_revision(c, kb) if revision is None else revision
+            rows = c.execute(
+                "SELECT d.path, v.content_sha256, v.version_no FROM version v "
+                "JOIN document d ON d.doc_id = v.doc_id WHERE d.kb = ? AND v.rev_added <= ? "
+                "AND (v.rev_removed IS NULL OR v.rev_removed > ?) ORDER BY d.path",
+                (kb, rev, rev),
+            ).fetchall()
+        return [(r[0], r[1], r[2]) for r in rows]
+
+    # -- documents and versions ------------------------------------------------------
+    def get_document(self, kb: str, path: str) -> DocumentInfo:
+        with self._read() as c:
+            doc = self._doc_row(c, kb, path)
+            row = self._head(c, doc["doc_id"])
+        if row is None or row["action"] == "deleted":
+            raise DocumentNotFound(
+                f"{path!r} was deleted from knowledge base {kb!r}.",
+                hint="Its versions are still listed in its history and can be restored.",
+            )
+        return cv.document_info(row)
+
+    def list_documents(
+        self, kb: str, *, prefix: str = "", limit: int | None = None, offset: int = 0
+    ) -> list[DocumentInfo]:
+        if (limit is not None and limit < 0) or offset < 0:
+            raise UsageError("limit and offset must be non-negative.")
+        with self._read() as c:
+            self._require_kb(c, kb)
+            rows = c.execute(
+                _DOC_SQL + "WHERE d.kb = ? AND v.action != 'deleted' "
+                "AND substr(d.path, 1, ?) = ? ORDER BY d.path LIMIT ? OFFSET ?",
+                (kb, len(prefix), prefix, -1 if limit is None else limit, offset),
+            ).fetchall()
+        return [cv.document_info(r) for r in rows]
+
+    def list_versions(self, kb: str, path: str) -> list[VersionInfo]:
+        """Newest first; ``is_head`` marks the latest (which may be a deletion)."""
+        with self._read() as c:
+            doc = self._doc_row(c, kb, path)
+            rows = c.execute(
+                "SELECT * FROM version WHERE doc_id = ? ORDER BY version_no DESC",
+                (doc["doc_id"],),
+            ).fetchall()
+        return [cv.version_info(r, path, doc["head_vid"]) for r in rows]
+
+    def get_version_content(self, kb: str, path: str, version_id: int) -> tuple[bytes, str]:
+        with self._read() as c:
+            doc = self._doc_row(c, kb, path)
+            row = c.execute(
+                "SELECT action, raw, raw_sha256, source FROM version "
+                "WHERE doc_id = ? AND version_no = ?",
+                (doc["doc_id"], version_id),
+            ).fetchone()
+        if row is None or row["action"] == "deleted":
+            raise VersionNotFound(
+                f"{path!r} has no version {version_id} with content.",
+                hint="List the document's versions to pick one (deletions have no content).",
+            )
+        raw = bytes(row["raw"])
+        if hashlib.sha256(raw).hexdigest() != row["raw_sha256"]:
+            raise CorruptContent(
+                f"Stored bytes of {path!r} version {version_id} do not match their sha256.",
+                hint="Restore the store from a backup, or re-add the file.",
+            )
+        return raw, str(row["source"])
+
+    def get_document_text(self, kb: str, doc_id: str, version_id: int) -> str:
+        with self._read() as c:
+            self._require_kb(c, kb)
+            row = c.execute(
+                "SELECT c.text, c.content_sha256 FROM version v JOIN document d "
+                "ON d.doc_id = v.doc_id JOIN content c ON c.content_id = v.content_id "
+                "WHERE d.kb = ? AND v.doc_id = ? AND v.version_no = ?",
+                (kb, doc_id, version_id),
+            ).fetchone()
+        if row is None:
+            raise VersionNotFound(f"Document {doc_id} has no version {version_id} with text.")
+        if sha256_text(row["text"]) != row["content_sha256"]:
+            raise CorruptContent(
+                f"Stored text of {doc_id} version {version_id} does not match its sha256.",
+                hint="Restore the store from a backup, or re-add the file.",
+            )
+        return str(row["text"])
+
+    def nodes_of_version(self, kb: str, path: str, version_id: int) -> list[Node]:
+        """The nodes of one version, in document order (as the parser produced them)."""
+        with self._read() as c:
+            doc = self._doc_row(c, kb, path)
+            rows = c.execute(
+                "SELECT n.* FROM version v JOIN node n ON n.content_id = v.content_id "
+                "WHERE v.doc_id = ? AND v.version_no = ? ORDER BY n.char_start, n.ordinal",
+                (doc["doc_id"], version_id),
+            ).fetchall()
+            if (
+                not rows
+                and not c.execute(
+                    "SELECT 1 FROM version WHERE doc_id = ? AND version_no = ? AND content_id "
+                    "IS NOT NULL",
+                    (doc["doc_id"], version_id),
+                ).fetchone()
+            ):
+                raise VersionNotFound(f"{path!r} has no version {version_id} with content.")
+        return [_node(r) for r in rows]
+
+    def iter_chunks(self, kb: str) -> Iterator[StoredChunk]:
+        """Chunks of the current documents, by path then chunk ordinal."""
+        with self._read() as c:
+            self._require_kb(c, kb)
+            docs = c.execute(
+                "SELECT d.doc_id, d.path, v.version_no, v.content_id, v.metadata_json "
+                "FROM document d JOIN version v ON v.vid = d.head_vid "
+                "WHERE d.kb = ? AND v.action != 'deleted' ORDER BY d.path",
+                (kb,),
+            ).fetchall()
+        for doc in docs:
+            with self._read() as c:
+                rows = c.execute(
+                    "SELECT * FROM chunk WHERE content_id = ? ORDER BY ordinal",
+                    (doc["content_id"],),
+                ).fetchall()
+            for row in rows:
+                yield cv.stored_chunk(row, kb, doc)
+
+    def stats(self, kb: str) -> dict[str, int]:
+        """Current documents/nodes/chunks, plus all stored versions, nodes and revisions."""
+        with self._read() as c:
+            self._require_kb(c, kb)
+            cur = c.execute(
+                "SELECT count(*), coalesce(sum(c.node_count), 0), "
+                "coalesce(sum(c.chunk_count), 0) FROM document d "
+                "JOIN version v ON v.vid = d.head_vid "
+                "JOIN content c ON c.content_id = v.content_id WHERE d.kb = ?",
+                (kb,),
+            ).fetchone()
+            allv = c.execute(
+                "SELECT count(*) FROM version v JOIN document d ON d.doc_id = v.doc_id "
+                "WHERE d.kb = ?",
+                (kb,),
+            ).fetchone()
+            stored = c.execute(
+                "SELECT coalesce(sum(c.node_count), 0), coalesce(sum(c.chunk_count), 0) "
+                "FROM content c JOIN document d ON d.doc_id = c.doc_id WHERE d.kb = ?",
+                (kb,),
+            ).fetchone()
+            revs = c.execute("SELECT count(*) FROM revision WHERE kb = ?", (kb,)).fetchone()
+        return {
+            "documents": int(cur[0]),
+            "nodes": int(cur[1]),
+            "chunks": int(cur[2]),
+            "versions": int(allv[0]),
+            "stored_nodes": int(stored[0]),
+            "stored_chunks": int(stored[1]),
+            "revisions": int(revs[0]),
+        }
+
+    def integrity_check(self) -> list[str]:
+        """Problems found (empty when healthy): SQLite integrity, foreign keys, every
+        stored node against its hash and document text, every revision hash against its
+        membership. Reads everything; meant for ``verify`` commands and tests."""
+        problems: list[str] = []
+        with self._read() as c:
+            problems += [
+                f"sqlite: {r[0]}" for r in c.execute("PRAGMA integrity_check") if r[0] != "ok"
+            ]
+            problems += [f"foreign key: {tuple(r)}" for r in c.execute("PRAGMA foreign_key_check")]
+            for content in c.execute("SELECT * FROM content").fetchall():
+                text = str(content["text"])
+                if sha256_text(text) != content["content_sha256"]:
+                    problems.append(f"content {content['content_id']}: text hash mismatch")
+                for node in c.execute(
+                    "SELECT * FROM node WHERE content_id = ?", (content["content_id"],)
+                ):
+                    try:
+                        _verify_node(node, text, str(content["content_sha256"]))
+                    except CorruptContent as exc:
+                        problems.append(str(exc))
+            for rev in c.execute("SELECT * FROM revision").fetchall():
+                members = c.execute(
+                    "SELECT d.path, v.content_sha256 FROM version v "
+                    "JOIN document d ON d.doc_id = v.doc_id WHERE d.kb = ? AND v.rev_added <= ? "
+                    "AND (v.rev_removed IS NULL OR v.rev_removed > ?)",
+                    (rev["kb"], rev["revision"], rev["revision"]),
+                ).fetchall()
+                if adhash.multiset_hash((m[0], m[1]) for m in members) != rev["hash"] or len(
+                    members
+                ) != int(rev["document_count"]):
+                    problems.append(f"revision {rev['kb']}@{rev['revision']}: hash/count mismatch")
+        return problems
+
+    # -- citations ----------------------------------------------------------------------
+    def resolve(self, citation_id: str) -> ResolvedCitation:
+        """A node id (``n_…``), chunk id (``c_…``) or span id (``n_…:start-end``)."""
+        cid = citation_id.strip() if isinstance(citation_id, str) else ""
+        if ":" in cid:
+            node_id, start, end = adhash.parse_span_id(cid)
+            return self._resolve_node(node_id, cid, (start, end))
+        if cid.startswith("n_"):
+            return self._resolve_node(cid, cid, None)
+        if cid.startswith("c_"):
+            return self._resolve_chunk(cid)
+        raise UsageError(
+            f"Unrecognised citation id {citation_id!r}.",
+            hint=f"Use a node id (n_…), a chunk id (c_…) or a span id {adhash.SPAN_FORMAT}.",
+        )
+
+    def get_node(self, node_id: str) -> ResolvedCitation:
+        return self._resolve_node(node_id, node_id, None)
+
+    def _pick(
+        self, c: sqlite3.Connection, table: str, key: str, value: str
+    ) -> tuple[sqlite3.Row, sqlite3.Row, tuple[int, ...], bool]:
+        """The stored row for an id, the version that carries it, its revisions, current."""
+        rows = c.execute(f"SELECT * FROM {table} WHERE {key} = ?", (value,)).fetchall()
+        if not rows:
+            raise CitationNotFound(
+                f"No stored {table} {value!r}.",
+                hint="Check the id; ids from every past revision stay resolvable.",
+            )
+        best: tuple[tuple[bool, int], sqlite3.Row, sqlite3.Row, tuple[int, ...]] | None = None
+        for row in rows:
+            versions = c.execute(
+                "SELECT v.*, d.kb, d.path, d.head_vid, c.text AS doc_text, "
+                "c.content_sha256 AS c_sha FROM version v JOIN document d ON d.doc_id = v.doc_id "
+                "JOIN content c ON c.content_id = v.content_id WHERE v.content_id = ? "
+                "ORDER BY v.vid",
+                (row["content_id"],),
+            ).fetchall()
+            if not versions:
+                continue
+            head_rev = self._head_revision(c, versions[0]["kb"])
+            revs: set[int] = set()
+            for v in versions:
+                stop = head_rev + 1 if v["rev_removed"] is None else v["rev_removed"]
+                revs.update(range(v["rev_added"], stop))
+            current = [v for v in versions if v["vid"] == v["head_vid"]]
+            chosen = current[0] if current else versions[-1]
+            rank = (bool(current), int(chosen["vid"]))
+            if best is None or rank > best[0]:
+                best = (rank, row, chosen, tuple(sorted(revs)))
+        if best is None:
+            raise CitationNotFound(f"No version carries {table} {value!r}.")
+        return best[1], best[2], best[3], best[0][0]
+
+    def _resolve_node(
+        self, node_id: str, cid: str, span: tuple[int, int] | None
+    ) -> ResolvedCitation:
+        with self._read() as c:
+            node, ver, revs, current = self._pick(c, "node", "node_id", node_id)
+        doc_text = str(ver["doc_text"])
+        _verify_node(node, doc_text, str(ver["c_sha"]))
+        if span is None:
+            start, end = int(node["char_start"]), int(node["char_end"])
+            lines = (int(node["line_start"]), int(node["line_end"]))
+        else:
+            start, end = span
+            if not node["char_start"] <= start < end <= node["char_end"]:
+                raise UsageError(
+                    f"Span {cid!r} lies outside node {node_id} "
+                    f"({node['char_start']}-{node['char_end']}).",
+                    hint=f"A span id is {adhash.SPAN_FORMAT} within the node's char range.",
+                )
+            lines = adhash.line_range(doc_text, start, end)
+        text = doc_text[start:end]
+        return ResolvedCitation(
+            id=cid,
+            kind="node" if span is None else "span",
+            kb=ver["kb"],
+            doc_id=ver["doc_id"],
+            path=ver["path"],
+            version_id=ver["version_no"],
+            revisions=revs,
+            node_id=node_id,
+            node_kind=node["kind"],
+            heading_path=cv.loads_tuple(node["heading_path"]),
+            clause_path=node["clause_path"],
+            line_start=lines[0],
+            line_end=lines[1],
+            char_start=start,
+            char_end=end,
+            text=text,
+            sha256=sha256_text(text),
+            current=current,
+            extra={
+                "title": ver["title"],
+                "format": ver["format"],
+                "attrs": cv.loads_dict(node["attrs"]),
+            },
+        )
+
+    def _resolve_chunk(self, chunk_id: str) -> ResolvedCitation:
+        with self._read() as c:
+            chunk, ver, revs, current = self._pick(c, "chunk", "chunk_id", chunk_id)
+            member_ids = cv.loads_tuple(chunk["node_ids"])
+            members = [
+                c.execute(
+                    "SELECT * FROM node WHERE content_id = ? AND node_id = ?",
+                    (chunk["content_id"], nid),
+                ).fetchone()
+                for nid in member_ids
+            ]
+        doc_text = str(ver["doc_text"])
+        for m in members:
+            if m is None:
+                raise CorruptContent(f"Chunk {chunk_id} names a node that is no longer stored.")
+            _verify_node(m, doc_text, str(ver["c_sha"]))
+        start, end = int(chunk["char_start"]), int(chunk["char_end"])
+        text = doc_text[start:end]
+        return ResolvedCitation(
+            id=chunk_id,
+            kind="chunk",
+            kb=ver["kb"],
+            doc_id=ver["doc_id"],
+            path=ver["path"],
+            version_id=ver["version_no"],
+            revisions=revs,
+            node_id=member_ids[0] if member_ids else "",
+            node_kind="chunk",
+            heading_path=cv.loads_tuple(chunk["heading_path"]),
+            clause_path=None,
+            line_start=int(chunk["line_start"]),
+            line_end=int(chunk["line_end"]),
+            char_start=start,
+            char_end=end,
+            text=text,
+            sha256=sha256_text(text),
+            current=current,
+            extra={
+                "title": ver["title"],
+                "format": ver["format"],
+                "node_ids": list(member_ids),
+                "breadcrumb": chunk["breadcrumb"],
+            },
+        )
+
+
+def _verify_node(node: sqlite3.Row, doc_text: str, doc_sha: str) -> None:
+    """CorruptContent unless the node and its document text still match their hashes."""
+    text = str(node["text"])
+    ok = (
+        sha256_text(text) == node["sha256"]
+        and doc_text[node["char_start"] : node["char_end"]] == text
+        and sha256_text(doc_text) == doc_sha
+    )
+    if not ok:
+        raise CorruptContent(
+            f"Stored text of node {node['node_id']} no longer matches its recorded sha256.",
+            hint="The store was modified outside citewise; restore it from a backup "
+            "or re-add the document.",
+        )
+
+
+def _node(r: sqlite3.Row) -> Node:
+    return Node(
+        id=r["node_id"],
+        kind=r["kind"],
+        parent_id=r["parent_id"],
+        heading_path=cv.loads_tuple(r["heading_path"]),
+        ordinal=r["ordinal"],
+        line_start=r["line_start"],
+        line_end=r["line_end"],
+        char_start=r["char_start"],
+        char_end=r["char_end"],
+        text=r["text"],
+        search_text=r["search_text"],
+        sha256=r["sha256"],
+        clause_path=r["clause_path"],
+        attrs=cv.loads_dict(r["attrs"]),
+    )

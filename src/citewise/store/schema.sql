@@ -1,0 +1,103 @@
+-- citewise SQLite schema, version 1 (recorded in PRAGMA user_version).
+--
+-- History is append-only: a version row is never rewritten except to close its
+-- validity interval (rev_removed). A version belongs to revision r of its KB when
+-- rev_added <= r < coalesce(rev_removed, infinity); deletion markers are written
+-- with an empty interval (rev_removed = rev_added), so membership needs no filter.
+
+CREATE TABLE kb (
+    name        TEXT PRIMARY KEY,
+    description TEXT NOT NULL DEFAULT '',
+    created_at  TEXT NOT NULL
+);
+
+CREATE TABLE revision (
+    kb             TEXT NOT NULL REFERENCES kb(name) ON DELETE CASCADE,
+    revision       INTEGER NOT NULL CHECK (revision >= 1),
+    hash           TEXT NOT NULL,              -- AdHash over membership, 64 hex chars
+    document_count INTEGER NOT NULL CHECK (document_count >= 0),
+    created_at     TEXT NOT NULL,
+    sealed_at      TEXT,                       -- NULL while its batch is open
+    PRIMARY KEY (kb, revision)
+) WITHOUT ROWID;
+
+CREATE TABLE document (
+    doc_id     TEXT PRIMARY KEY,               -- stable_id("d", kb, path)
+    kb         TEXT NOT NULL REFERENCES kb(name) ON DELETE CASCADE,
+    path       TEXT NOT NULL,
+    head_vid   INTEGER,                        -- newest version row (may be a deletion)
+    created_at TEXT NOT NULL,
+    UNIQUE (kb, path)
+);
+
+-- Decoded text and its parse, stored once per (document, content hash): a revert
+-- to earlier content reuses the same text, node and chunk rows.
+CREATE TABLE content (
+    content_id     INTEGER PRIMARY KEY,
+    doc_id         TEXT NOT NULL REFERENCES document(doc_id) ON DELETE CASCADE,
+    content_sha256 TEXT NOT NULL,
+    text           TEXT NOT NULL,
+    node_count     INTEGER NOT NULL,
+    chunk_count    INTEGER NOT NULL,
+    UNIQUE (doc_id, content_sha256)
+);
+
+CREATE TABLE version (
+    vid            INTEGER PRIMARY KEY,        -- internal, global
+    doc_id         TEXT NOT NULL REFERENCES document(doc_id) ON DELETE CASCADE,
+    version_no     INTEGER NOT NULL,           -- public version id, 1.. per document
+    action         TEXT NOT NULL
+                   CHECK (action IN ('added', 'changed', 'reverted', 'deleted')),
+    content_id     INTEGER REFERENCES content(content_id),   -- NULL for deletions
+    content_sha256 TEXT NOT NULL DEFAULT '',
+    raw            BLOB,                       -- exact original bytes; NULL for deletions
+    raw_sha256     TEXT NOT NULL DEFAULT '',
+    size_bytes     INTEGER NOT NULL DEFAULT 0,
+    format         TEXT NOT NULL DEFAULT '',
+    title          TEXT NOT NULL DEFAULT '',
+    metadata_json  TEXT NOT NULL DEFAULT '{}',
+    source         TEXT NOT NULL DEFAULT '',
+    restored_from  INTEGER,
+    rev_added      INTEGER NOT NULL,
+    rev_removed    INTEGER,
+    created_at     TEXT NOT NULL,
+    UNIQUE (doc_id, version_no)
+);
+CREATE INDEX version_by_content ON version(content_id);
+
+CREATE TABLE node (
+    content_id   INTEGER NOT NULL REFERENCES content(content_id) ON DELETE CASCADE,
+    node_id      TEXT NOT NULL,
+    kind         TEXT NOT NULL,
+    parent_id    TEXT,
+    heading_path TEXT NOT NULL,                -- JSON array
+    ordinal      INTEGER NOT NULL,
+    line_start   INTEGER NOT NULL,
+    line_end     INTEGER NOT NULL,
+    char_start   INTEGER NOT NULL,
+    char_end     INTEGER NOT NULL,
+    text         TEXT NOT NULL,
+    search_text  TEXT NOT NULL,
+    sha256       TEXT NOT NULL,
+    clause_path  TEXT,
+    attrs        TEXT NOT NULL DEFAULT '{}',   -- JSON object
+    PRIMARY KEY (content_id, node_id)
+) WITHOUT ROWID;
+CREATE INDEX node_by_id ON node(node_id);
+
+CREATE TABLE chunk (
+    content_id   INTEGER NOT NULL REFERENCES content(content_id) ON DELETE CASCADE,
+    chunk_id     TEXT NOT NULL,
+    ordinal      INTEGER NOT NULL,
+    node_ids     TEXT NOT NULL,                -- JSON array
+    heading_path TEXT NOT NULL,                -- JSON array
+    breadcrumb   TEXT NOT NULL,
+    search_text  TEXT NOT NULL,
+    line_start   INTEGER NOT NULL,
+    line_end     INTEGER NOT NULL,
+    char_start   INTEGER NOT NULL,
+    char_end     INTEGER NOT NULL,
+    word_count   INTEGER NOT NULL,
+    PRIMARY KEY (content_id, chunk_id)
+) WITHOUT ROWID;
+CREATE INDEX chunk_by_id ON chunk(chunk_id);

@@ -1,0 +1,499 @@
+"""The backend-agnostic Store test suite.
+
+A backend module subclasses :class:`StoreSuite` and overrides the ``make_store``
+fixture (a factory returning a fresh, empty store each call). Tests needing raw
+access to the backend (tampering) call :meth:`StoreSuite.tamper_node_text`,
+which a backend overrides; by default those tests are skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from citewise.errors import (
+    CitationNotFound,
+    CorruptContent,
+    DocumentNotFound,
+    KBExists,
+    KBInUse,
+    KBIsDefault,
+    KBNotFound,
+    UsageError,
+    VersionNotFound,
+)
+from citewise.store import adhash
+from citewise.store.protocol import Store
+from tests._docs import make_doc
+
+StoreFactory = Callable[[], Store]
+
+P1 = ["Alpha paragraph one.", "Beta paragraph two.", "Gamma three."]
+P2 = ["Alpha paragraph one, edited.", "Beta paragraph two.", "Delta four."]
+P3 = ["Completely new text.", "With two paragraphs."]
+
+
+def _add(store: Store, kb: str, path: str, paras: list[str], **kw: object):  # type: ignore[no-untyped-def]
+    raw, parsed = make_doc(kb, path, paras)
+    return store.ingest_document(kb, path, raw, parsed, **kw)  # type: ignore[arg-type]
+
+
+def _current_hash(store: Store, kb: str) -> str:
+    return adhash.multiset_hash((d.path, d.content_sha256) for d in store.list_documents(kb))
+
+
+class StoreSuite:
+    @pytest.fixture
+    def make_store(self) -> Iterator[StoreFactory]:
+        raise NotImplementedError("backend test modules override make_store")
+
+    @pytest.fixture
+    def store(self, make_store: StoreFactory) -> Store:
+        return make_store()
+
+    def tamper_node_text(self, store: Store, node_id: str, text: str) -> None:
+        pytest.skip("backend offers no raw tampering hook")
+
+    def tamper_document_text(self, store: Store, doc_id: str, text: str) -> None:
+        pytest.skip("backend offers no raw tampering hook")
+
+    # -- knowledge bases -------------------------------------------------------
+    def test_default_kb_exists_and_is_protected(self, store: Store) -> None:
+        assert [k.name for k in store.list_kbs()] == ["default"]
+        info = store.get_kb("default")
+        assert info.revision == 0 and info.document_count == 0
+        with pytest.raises(KBIsDefault):
+            store.delete_kb("default")
+        with pytest.raises(KBIsDefault):
+            store.delete_kb("default", force=True)
+
+    def test_kb_lifecycle_and_errors(self, store: Store) -> None:
+        info = store.create_kb("team-docs", "Team docs")
+        assert info.name == "team-docs" and info.description == "Team docs"
+        assert [k.name for k in store.list_kbs()] == ["default", "team-docs"]
+        with pytest.raises(KBExists) as exc:
+            store.create_kb("team-docs")
+        assert exc.value.code == "BASE_EXISTS"
+        for bad in ["", "Upper", "-lead", "has space", "x" * 64, "a/b"]:
+            with pytest.raises(UsageError) as uexc:
+                store.create_kb(bad)
+            assert "lowercase" in str(uexc.value)
+        with pytest.raises(KBNotFound) as nexc:
+            store.get_kb("nope")
+        assert nexc.value.code == "BASE_NOT_FOUND"
+        with pytest.raises(KBNotFound):
+            store.delete_kb("nope")
+        with pytest.raises(KBNotFound):
+            _add(store, "nope", "a.md", P1)
+        store.delete_kb("team-docs")
+        assert [k.name for k in store.list_kbs()] == ["default"]
+
+    def test_delete_kb_in_use_needs_force(self, store: Store) -> None:
+        store.create_kb("busy")
+        out = _add(store, "busy", "a.md", P1)
+        node_id = make_doc("busy", "a.md", P1)[1].nodes[1].id
+        with pytest.raises(KBInUse) as exc:
+            store.delete_kb("busy")
+        assert exc.value.code == "BASE_IN_USE"
+        assert store.get_document("busy", "a.md").version_id == out.version_id
+        store.delete_kb("busy", force=True)
+        with pytest.raises(KBNotFound):
+            store.get_kb("busy")
+        with pytest.raises(CitationNotFound):
+            store.resolve(node_id)
+        # The name is free again, with a fresh history.
+        store.create_kb("busy")
+        assert store.get_kb("busy").revision == 0
+        assert _add(store, "busy", "a.md", P1).version_id == 1
+
+    def test_delete_kb_with_only_deleted_documents(self, store: Store) -> None:
+        store.create_kb("old")
+        _add(store, "old", "a.md", P1)
+        store.delete_document("old", "a.md")
+        store.delete_kb("old")
+        assert "old" not in [k.name for k in store.list_kbs()]
+
+    def test_kbs_are_isolated(self, store: Store) -> None:
+        store.create_kb("other")
+        _add(store, "default", "a.md", P1)
+        _add(store, "other", "a.md", P2)
+        assert (
+            store.get_document("default", "a.md").doc_id
+            != store.get_document("other", "a.md").doc_id
+        )
+        assert [d.path for d in store.list_documents("other")] == ["a.md"]
+        assert store.get_kb("other").revision == 1
+
+    # -- ingest, versions, revert ----------------------------------------------
+    def test_add_then_unchanged_is_noop(self, store: Store) -> None:
+        first = _add(store, "default", "a.md", P1, source="/src/a.md")
+        assert (first.action, first.version_id, first.revision) == ("added", 1, 1)
+        assert first.node_count == 4 and first.chunk_count == 2
+        again = _add(store, "default", "a.md", P1)
+        assert (again.action, again.version_id, again.revision) == ("unchanged", 1, 1)
+        assert len(store.list_revisions("default")) == 1
+        assert len(store.list_versions("default", "a.md")) == 1
+        doc = store.get_document("default", "a.md")
+        assert doc.title == "a.md" and doc.format == "markdown" and doc.node_count == 4
+        assert store.get_version_content("default", "a.md", 1)[1] == "/src/a.md"
+
+    def test_same_text_different_bytes_is_a_change(self, store: Store) -> None:
+        raw, parsed = make_doc("default", "a.md", P1)
+        store.ingest_document("default", "a.md", raw, parsed)
+        out = store.ingest_document("default", "a.md", b"\xef\xbb\xbf" + raw, parsed)
+        assert out.action == "changed"
+        assert store.get_version_content("default", "a.md", 2)[0] == b"\xef\xbb\xbf" + raw
+        revs = store.list_revisions("default")
+        assert revs[0].hash == revs[1].hash  # membership (path, text sha) is equal
+
+    def test_change_twice_revert_twice_keeps_everything(self, store: Store) -> None:
+        kb, path = "default", "doc.md"
+        contents = {1: P1, 2: P2, 3: P3}
+        for paras in (P1, P2, P3):
+            _add(store, kb, path, paras)
+        r1 = _add(store, kb, path, P1, restored_from=1)
+        assert (r1.action, r1.version_id) == ("reverted", 4)
+        contents[4] = P1
+        r2 = _add(store, kb, path, P3, restored_from=3)  # revert the revert
+        assert (r2.action, r2.version_id) == ("reverted", 5)
+        contents[5] = P3
+        versions = store.list_versions(kb, path)
+        assert [v.version_id for v in versions] == [5, 4, 3, 2, 1]
+        assert [v.action for v in versions] == [
+            "reverted",
+            "reverted",
+            "changed",
+            "changed",
+            "added",
+        ]
+        assert [v.is_head for v in versions] == [True, False, False, False, False]
+        assert versions[0].restored_from == 3 and versions[1].restored_from == 1
+        for vid, paras in contents.items():
+            raw, parsed = make_doc(kb, path, paras)
+            assert store.get_version_content(kb, path, vid)[0] == raw
+            doc_id = store.get_document(kb, path).doc_id
+            assert store.get_document_text(kb, doc_id, vid) == parsed.text
+        # Reverting to version 1 again when version 4 is identical content reuses node ids.
+        n1 = make_doc(kb, path, P1)[1].nodes[1].id
+        resolved = store.resolve(n1)
+        assert resolved.text == P1[0] and not resolved.current
+        assert resolved.version_id == 4  # the newest version carrying this content
+        assert resolved.revisions == (1, 4)
+        with pytest.raises(VersionNotFound):
+            store.get_version_content(kb, path, 99)
+        with pytest.raises(VersionNotFound):
+            _add(store, kb, path, P2, restored_from=42)
+
+    def test_old_node_ids_resolve_after_change_and_delete(self, store: Store) -> None:
+        kb, path = "default", "a.md"
+        _add(store, kb, path, P1)
+        old = make_doc(kb, path, P1)[1]
+        _add(store, kb, path, P2)
+        for node in old.nodes:
+            r = store.resolve(node.id)
+            assert r.text == node.text and r.sha256 == node.sha256
+            assert r.version_id == 1 and r.revisions == (1,) and not r.current
+            assert r.path == path and r.kb == kb and r.kind == "node"
+        new = make_doc(kb, path, P2)[1]
+        assert store.resolve(new.nodes[1].id).current
+        store.delete_document(kb, path)
+        for node in (*old.nodes, *new.nodes):
+            r = store.resolve(node.id)
+            assert r.text == node.text and not r.current
+        assert store.resolve(new.nodes[1].id).revisions == (2,)
+
+    def test_delete_document(self, store: Store) -> None:
+        kb = "default"
+        _add(store, kb, "a.md", P1)
+        _add(store, kb, "b.md", P2)
+        out = store.delete_document(kb, "a.md")
+        assert (out.action, out.version_id, out.revision) == ("deleted", 2, 3)
+        assert [d.path for d in store.list_documents(kb)] == ["b.md"]
+        assert {c.path for c in store.iter_chunks(kb)} == {"b.md"}
+        with pytest.raises(DocumentNotFound) as exc:
+            store.get_document(kb, "a.md")
+        assert exc.value.code == "DOC_NOT_FOUND"
+        with pytest.raises(DocumentNotFound):
+            store.delete_document(kb, "a.md")
+        with pytest.raises(DocumentNotFound):
+            store.delete_document(kb, "never.md")
+        with pytest.raises(DocumentNotFound):
+            store.list_versions(kb, "never.md")
+        versions = store.list_versions(kb, "a.md")
+        assert [(v.action, v.is_head) for v in versions] == [("deleted", True), ("added", False)]
+        with pytest.raises(VersionNotFound):
+            store.get_version_content(kb, "a.md", 2)
+        assert store.get_version_content(kb, "a.md", 1)[0] == make_doc(kb, "a.md", P1)[0]
+        assert store.get_kb(kb).document_count == 1
+        again = _add(store, kb, "a.md", P1)
+        assert (again.action, again.version_id) == ("added", 3)
+        assert [d.path for d in store.list_documents(kb)] == ["a.md", "b.md"]
+        assert store.resolve(make_doc(kb, "a.md", P1)[1].nodes[1].id).current
+
+    def test_bad_paths_rejected(self, store: Store) -> None:
+        for bad in ["", "/abs.md", "../up.md", "a//b.md", "a/./b.md", "a\\b.md"]:
+            with pytest.raises(UsageError):
+                _add(store, "default", bad, P1)
+
+    # -- revisions and batches ------------------------------------------------
+    def test_revision_hash_tracks_membership(self, store: Store) -> None:
+        kb = "default"
+        _add(store, kb, "a.md", P1)
+        h1 = store.list_revisions(kb)[0]
+        assert h1.hash == _current_hash(store, kb) and h1.document_count == 1
+        _add(store, kb, "b.md", P2)
+        assert store.list_revisions(kb)[0].hash == _current_hash(store, kb)
+        _add(store, kb, "b.md", P3)
+        store.delete_document(kb, "b.md")
+        latest = store.list_revisions(kb)[0]
+        assert latest.revision == 4 and latest.document_count == 1
+        assert latest.hash == h1.hash  # same membership, same hash
+        assert latest.hash == adhash.multiset_hash(
+            [("a.md", make_doc(kb, "a.md", P1)[1].content_sha256)]
+        )
+        store.delete_document(kb, "a.md")
+        assert store.list_revisions(kb)[0].hash == adhash.EMPTY_HASH
+        assert [r.revision for r in store.list_revisions(kb)] == [5, 4, 3, 2, 1]
+        assert all(r.sealed for r in store.list_revisions(kb))
+
+    def test_batch_makes_one_revision(self, store: Store) -> None:
+        kb = "default"
+        store.begin_batch(kb)
+        _add(store, kb, "a.md", P1)
+        _add(store, kb, "b.md", P2)
+        _add(store, kb, "b.md", P3)  # changed twice within the batch
+        assert store.list_revisions(kb)[0].sealed is False
+        rev = store.end_batch(kb)
+        assert rev is not None and rev.revision == 1 and rev.sealed
+        assert rev.document_count == 2 and rev.hash == _current_hash(store, kb)
+        assert [r.revision for r in store.list_revisions(kb)] == [1]
+        # An unchanged batch makes no revision.
+        store.begin_batch(kb)
+        assert _add(store, kb, "a.md", P1).action == "unchanged"
+        assert store.end_batch(kb) is None
+        assert len(store.list_revisions(kb)) == 1
+        # A later batch opens revision 2 and deletes join it.
+        store.begin_batch(kb)
+        assert _add(store, kb, "c.md", P1).revision == 2
+        assert store.delete_document(kb, "a.md").revision == 2
+        rev2 = store.end_batch(kb)
+        assert rev2 is not None and rev2.revision == 2 and rev2.document_count == 2
+        assert store.end_batch(kb) is None
+
+    def test_versions_list_their_revision(self, store: Store) -> None:
+        kb = "default"
+        _add(store, kb, "a.md", P1)
+        _add(store, kb, "b.md", P1)
+        _add(store, kb, "a.md", P2)
+        assert [v.revision for v in store.list_versions(kb, "a.md")] == [3, 1]
+
+    # -- reads ------------------------------------------------------------------
+    def test_list_documents_prefix_limit_offset(self, store: Store) -> None:
+        kb = "default"
+        for p in ["z.md", "guide/b.md", "guide/a.md", "api/x.md"]:
+            _add(store, kb, p, P1)
+        assert [d.path for d in store.list_documents(kb)] == [
+            "api/x.md",
+            "guide/a.md",
+            "guide/b.md",
+            "z.md",
+        ]
+        assert [d.path for d in store.list_documents(kb, prefix="guide/")] == [
+            "guide/a.md",
+            "guide/b.md",
+        ]
+        assert [d.path for d in store.list_documents(kb, limit=2, offset=1)] == [
+            "guide/a.md",
+            "guide/b.md",
+        ]
+        assert store.list_documents(kb, prefix="nothing") == []
+        with pytest.raises(UsageError):
+            store.list_documents(kb, limit=-1)
+
+    def test_iter_chunks_carries_metadata(self, store: Store) -> None:
+        kb = "default"
+        raw, parsed = make_doc(kb, "a.md", P1, meta={"tags": ["x"]})
+        store.ingest_document(kb, "a.md", raw, parsed)
+        chunks = list(store.iter_chunks(kb))
+        assert [c.chunk_id for c in chunks] == [k.id for k in parsed.chunks]
+        assert all(c.metadata == {"tags": ["x"]} and c.version_id == 1 for c in chunks)
+        assert chunks[0].node_ids == parsed.chunks[0].node_ids
+        _add(store, kb, "a.md", P3)
+        assert [c.search_text for c in store.iter_chunks(kb)] == [" ".join(P3)]
+
+    def test_stats(self, store: Store) -> None:
+        kb = "default"
+        _add(store, kb, "a.md", P1)
+        _add(store, kb, "a.md", P2)
+        _add(store, kb, "b.md", P3)
+        s = store.stats(kb)
+        assert s["documents"] == 2 and s["versions"] == 3 and s["revisions"] == 3
+        assert s["nodes"] == 4 + 3 and s["chunks"] == 2 + 1
+
+    # -- citations ---------------------------------------------------------------
+    def test_resolve_chunk_and_span(self, store: Store) -> None:
+        kb = "default"
+        raw, parsed = make_doc(kb, "a.md", P1)
+        store.ingest_document(kb, "a.md", raw, parsed)
+        chunk = parsed.chunks[0]
+        rc = store.resolve(chunk.id)
+        assert rc.kind == "chunk" and rc.text == parsed.text[chunk.char_start : chunk.char_end]
+        assert (rc.line_start, rc.line_end) == (chunk.line_start, chunk.line_end)
+        node = parsed.nodes[2]  # "Beta paragraph two." on line 3
+        sid = f"{node.id}:{node.char_start + 5}-{node.char_end}"
+        rs = store.resolve(sid)
+        assert rs.kind == "span" and rs.text == "paragraph two." and rs.id == sid
+        assert (rs.line_start, rs.line_end) == (3, 3) and rs.node_id == node.id
+        whole = parsed.nodes[0]
+        rw = store.resolve(f"{whole.id}:0-{len(parsed.text)}")
+        assert rw.text == parsed.text and (rw.line_start, rw.line_end) == (1, 5)
+        assert store.resolve(f" {node.id} ").text == node.text
+
+    @pytest.mark.parametrize(
+        "bad",
+        ["", "xyz", "n_abc:5", "n_abc:7-3", "n_abc:3-3", "n_abc:a-b", "c_abc:1-2", "n_abc:-1-2"],
+    )
+    def test_bad_citation_ids(self, store: Store, bad: str) -> None:
+        with pytest.raises(UsageError) as exc:
+            store.resolve(bad)
+        assert exc.value.code == "BAD_REQUEST"
+
+    def test_span_outside_node_and_unknown_ids(self, store: Store) -> None:
+        raw, parsed = make_doc("default", "a.md", P1)
+        store.ingest_document("default", "a.md", raw, parsed)
+        node = parsed.nodes[1]
+        with pytest.raises(UsageError) as exc:
+            store.resolve(f"{node.id}:{node.char_start}-{node.char_end + 1}")
+        assert "<node_id>:<char_start>-<char_end>" in str(exc.value)
+        with pytest.raises(CitationNotFound):
+            store.resolve("n_000000000000000000000000")
+        with pytest.raises(CitationNotFound):
+            store.resolve("n_000000000000000000000000:1-2")
+        with pytest.raises(CitationNotFound):
+            store.resolve("c_000000000000000000000000")
+
+    def test_tampered_node_text_is_detected(self, store: Store) -> None:
+        raw, parsed = make_doc("default", "a.md", P1)
+        store.ingest_document("default", "a.md", raw, parsed)
+        node = parsed.nodes[1]
+        self.tamper_node_text(store, node.id, "Alpha paragraph ONE.")
+        for cid in (node.id, f"{node.id}:0-5", parsed.chunks[0].id):
+            with pytest.raises(CorruptContent) as exc:
+                store.resolve(cid)
+            assert exc.value.code == "CORRUPT_CONTENT"
+        assert store.resolve(parsed.nodes[3].id).text == P1[2]
+
+    def test_tampered_document_text_is_detected(self, store: Store) -> None:
+        raw, parsed = make_doc("default", "a.md", P1)
+        out = store.ingest_document("default", "a.md", raw, parsed)
+        self.tamper_document_text(store, out.doc_id, parsed.text.replace("Beta", "Bxta"))
+        with pytest.raises(CorruptContent):
+            store.resolve(parsed.nodes[2].id)
+        with pytest.raises(CorruptContent):  # the slice still matches but the hash does not
+            store.resolve(parsed.nodes[1].id)
+        with pytest.raises(CorruptContent):
+            store.get_document_text("default", out.doc_id, 1)
+
+    # -- property test against an in-memory model --------------------------------
+    @settings(
+        max_examples=40,
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
+    @given(
+        batches=st.lists(
+            st.tuples(
+                st.booleans(),  # run as a batch?
+                st.lists(
+                    st.tuples(
+                        st.sampled_from(["add", "delete", "revert"]),
+                        st.sampled_from(["a.md", "b.md", "d/c.md"]),
+                        st.integers(0, 3),
+                    ),
+                    min_size=1,
+                    max_size=4,
+                ),
+            ),
+            min_size=1,
+            max_size=8,
+        )
+    )
+    def test_matches_model(
+        self, make_store: StoreFactory, batches: list[tuple[bool, list[tuple[str, str, int]]]]
+    ) -> None:
+        kb = "default"
+        store = make_store()
+        texts = [P1, P2, P3, ["Fourth variant."]]
+        current: dict[str, int] = {}  # path -> text index
+        history: dict[str, list[int | None]] = {}  # path -> text index per version
+        rev_hashes: dict[int, str] = {}
+        revision = 0
+
+        def model_hash() -> str:
+            return adhash.multiset_hash(
+                (p, make_doc(kb, p, texts[i])[1].content_sha256) for p, i in current.items()
+            )
+
+        for as_batch, ops in batches:
+            if as_batch:
+                store.begin_batch(kb)
+            changed = False
+            for op, path, idx in ops:
+                if op == "delete":
+                    if path not in current:
+                        with pytest.raises(DocumentNotFound):
+                            store.delete_document(kb, path)
+                        continue
+                    store.delete_document(kb, path)
+                    del current[path]
+                    history[path].append(None)
+                    changed = True
+                    if not as_batch:
+                        revision += 1
+                        rev_hashes[revision] = model_hash()
+                    continue
+                restored = None
+                if op == "revert":
+                    live = [i for i, t in enumerate(history.get(path, [])) if t is not None]
+                    if not live:
+                        continue
+                    restored = live[idx % len(live)] + 1
+                    idx = history[path][restored - 1]  # type: ignore[assignment]
+                out = _add(store, kb, path, texts[idx], restored_from=restored)
+                if current.get(path) == idx:
+                    assert out.action == "unchanged"
+                    continue
+                expected = "reverted" if restored else "changed" if path in current else "added"
+                assert out.action == expected
+                current[path] = idx
+                history.setdefault(path, []).append(idx)
+                changed = True
+                if not as_batch:
+                    revision += 1
+                    rev_hashes[revision] = model_hash()
+            if as_batch:
+                sealed = store.end_batch(kb)
+                if changed:
+                    revision += 1
+                    rev_hashes[revision] = model_hash()
+                    assert sealed is not None and sealed.revision == revision
+                else:
+                    assert sealed is None
+            revs = store.list_revisions(kb)
+            assert store.get_kb(kb).revision == revision
+            assert [d.path for d in store.list_documents(kb)] == sorted(current)
+            assert revs == [] or revs[0].hash == model_hash()
+            assert {r.revision: r.hash for r in revs} == rev_hashes
+            for path, versions in history.items():
+                assert len(store.list_versions(kb, path)) == len(versions)
+        for path, versions in history.items():
+            for number, idx in enumerate(versions, start=1):
+                if idx is None:
+                    continue
+                raw, parsed = make_doc(kb, path, texts[idx])
+                assert store.get_version_content(kb, path, number)[0] == raw
+                for node in parsed.nodes:
+                    assert store.resolve(node.id).text == node.text
