@@ -13,7 +13,7 @@ import re
 from citewise.ingest.clauses import find_anchor
 from citewise.ingest.tree import Heading, RawNode, collapse_ws, nest_sections
 
-_BLANK_SPLIT = re.compile(r"(?:[ \t]*(?:\r\n|\r|\n)){2,}")
+_BLANK_SPLIT = re.compile(r"(?:[ \t]*(?:\r\n|\r(?!\n)|\n)){2,}")
 _MAX_HEADING_CHARS = 80
 
 
