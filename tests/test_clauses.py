@@ -21,9 +21,7 @@ def _paths(name: str) -> list[tuple[str, str | None]]:
     raw = (FIXTURES / name).read_bytes()
     doc = parse_document(raw, name=name, kb="kb", doc_path=name, config=IngestConfig())
     return [
-        (n.search_text[:12], n.clause_path)
-        for n in doc.nodes
-        if n.kind in ("section", "paragraph")
+        (n.search_text[:12], n.clause_path) for n in doc.nodes if n.kind in ("section", "paragraph")
     ]
 
 

@@ -37,7 +37,7 @@ def test_latin1_rejected_with_hint() -> None:
 
 @pytest.mark.parametrize("raw", [b"", b"   \n\t\r\n", codecs.BOM_UTF8 + b"\n"])
 def test_empty_rejected(raw: bytes) -> None:
-    with pytest.raises(EmptyFile, match="e.md"):
+    with pytest.raises(EmptyFile, match=r"e\.md"):
         decode_bytes(raw, "e.md")
 
 

@@ -12,7 +12,9 @@ from citewise.ingest.parse import parse_document
 FIXTURES = Path(__file__).parent / "fixtures" / "parse"
 
 
-def _parse(name: str, raw: bytes | None = None, config: IngestConfig | None = None) -> ParsedDocument:
+def _parse(
+    name: str, raw: bytes | None = None, config: IngestConfig | None = None
+) -> ParsedDocument:
     data = raw if raw is not None else (FIXTURES / name).read_bytes()
     return parse_document(data, name=name, kb="kb", doc_path=name, config=config or IngestConfig())
 
