@@ -242,21 +242,21 @@ class StoreSuite:
     def test_revision_hash_tracks_membership(self, store: Store) -> None:
         kb = "default"
         _add(store, kb, "a.md", P1)
-        h1 = store.list_revisions(kb)[0]
+        h1 = store.list_revisions(kb)[-1]
         assert h1.hash == _current_hash(store, kb) and h1.document_count == 1
         _add(store, kb, "b.md", P2)
-        assert store.list_revisions(kb)[0].hash == _current_hash(store, kb)
+        assert store.list_revisions(kb)[-1].hash == _current_hash(store, kb)
         _add(store, kb, "b.md", P3)
         store.delete_document(kb, "b.md")
-        latest = store.list_revisions(kb)[0]
+        latest = store.list_revisions(kb)[-1]
         assert latest.revision == 4 and latest.document_count == 1
         assert latest.hash == h1.hash  # same membership, same hash
         assert latest.hash == adhash.multiset_hash(
             [("a.md", make_doc(kb, "a.md", P1)[1].content_sha256)]
         )
         store.delete_document(kb, "a.md")
-        assert store.list_revisions(kb)[0].hash == adhash.EMPTY_HASH
-        assert [r.revision for r in store.list_revisions(kb)] == [5, 4, 3, 2, 1]
+        assert store.list_revisions(kb)[-1].hash == adhash.EMPTY_HASH
+        assert [r.revision for r in store.list_revisions(kb)] == [1, 2, 3, 4, 5]
         assert all(r.sealed for r in store.list_revisions(kb))
 
     def test_batch_makes_one_revision(self, store: Store) -> None:
@@ -265,7 +265,7 @@ class StoreSuite:
         _add(store, kb, "a.md", P1)
         _add(store, kb, "b.md", P2)
         _add(store, kb, "b.md", P3)  # changed twice within the batch
-        assert store.list_revisions(kb)[0].sealed is False
+        assert store.list_revisions(kb)[-1].sealed is False
         rev = store.end_batch(kb)
         assert rev is not None and rev.revision == 1 and rev.sealed
         assert rev.document_count == 2 and rev.hash == _current_hash(store, kb)
@@ -282,6 +282,17 @@ class StoreSuite:
         rev2 = store.end_batch(kb)
         assert rev2 is not None and rev2.revision == 2 and rev2.document_count == 2
         assert store.end_batch(kb) is None
+
+    def test_equal_membership_equal_hash_any_order(self, make_store: StoreFactory) -> None:
+        one, two = make_store(), make_store()
+        for p, paras in [("a.md", P1), ("b.md", P2), ("c.md", P3)]:
+            _add(one, "default", p, paras)
+        _add(two, "default", "c.md", P1)
+        _add(two, "default", "b.md", P2)
+        _add(two, "default", "c.md", P3)
+        _add(two, "default", "a.md", P1)
+        assert one.list_revisions("default")[-1].hash == two.list_revisions("default")[-1].hash
+        assert one.list_revisions("default")[0].hash != two.list_revisions("default")[0].hash
 
     def test_versions_list_their_revision(self, store: Store) -> None:
         kb = "default"
@@ -485,8 +496,9 @@ class StoreSuite:
             revs = store.list_revisions(kb)
             assert store.get_kb(kb).revision == revision
             assert [d.path for d in store.list_documents(kb)] == sorted(current)
-            assert revs == [] or revs[0].hash == model_hash()
+            assert revs == [] or revs[-1].hash == model_hash()
             assert {r.revision: r.hash for r in revs} == rev_hashes
+            assert [r.revision for r in revs] == list(range(1, revision + 1))
             for path, versions in history.items():
                 assert len(store.list_versions(kb, path)) == len(versions)
         for path, versions in history.items():

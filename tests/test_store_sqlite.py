@@ -184,7 +184,7 @@ def test_sigkill_mid_ingest_leaves_consistent_db(tmp_path: Path) -> None:
     assert store.stats("default")["stored_nodes"] == 9  # no orphan nodes of doc3
     # The next batch seals the stale revision and the same ingest completes.
     store.begin_batch("default")
-    assert store.list_revisions("default")[0].sealed
+    assert store.list_revisions("default")[-1].sealed
     raw, parsed = make_doc("default", "doc3.md", ["Paragraph 3.", "Second."])
     assert store.ingest_document("default", "doc3.md", raw, parsed).action == "added"
     rev = store.end_batch("default")
@@ -194,3 +194,51 @@ def test_sigkill_mid_ingest_leaves_consistent_db(tmp_path: Path) -> None:
     )
     store.close()
     assert os.path.exists(db)
+
+
+def test_node_helpers(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "citewise.db")
+    raw, parsed = make_doc("default", "a.md", P1)
+    store.ingest_document("default", "a.md", raw, parsed)
+    store.ingest_document("default", "a.md", *make_doc("default", "a.md", P2))
+    assert store.nodes_of_version("default", "a.md", 1) == list(parsed.nodes)
+    assert store.get_node(parsed.nodes[1].id).text == P1[0]
+    store.delete_document("default", "a.md")
+    from citewise.errors import VersionNotFound
+
+    with pytest.raises(VersionNotFound):
+        store.nodes_of_version("default", "a.md", 3)
+    assert store.integrity_check() == []
+    store.close()
+
+
+def test_two_stores_on_one_file_stay_consistent(tmp_path: Path) -> None:
+    path = tmp_path / "citewise.db"
+    a, b = SQLiteStore(path), SQLiteStore(path)
+    a.begin_batch("default")
+    a.ingest_document("default", "a.md", *make_doc("default", "a.md", P1))
+    b.ingest_document("default", "b.md", *make_doc("default", "b.md", P2))  # own revision
+    a.ingest_document("default", "c.md", *make_doc("default", "c.md", P1))
+    rev = a.end_batch("default")
+    assert rev is not None and rev.revision == 3 and rev.document_count == 3
+    assert [r.revision for r in b.list_revisions("default")] == [1, 2, 3]
+    assert a.integrity_check() == []
+    a.close()
+    b.close()
+
+
+def test_threads_share_one_store(tmp_path: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    store = SQLiteStore(tmp_path / "citewise.db")
+
+    def work(i: int) -> str:
+        raw, parsed = make_doc("default", f"d{i}.md", [f"Doc {i}.", "Body."])
+        store.ingest_document("default", f"d{i}.md", raw, parsed)
+        return store.resolve(parsed.nodes[1].id).text
+
+    with ThreadPoolExecutor(8) as pool:
+        assert sorted(pool.map(work, range(40))) == sorted(f"Doc {i}." for i in range(40))
+    assert store.get_kb("default").document_count == 40
+    assert store.integrity_check() == []
+    store.close()

@@ -114,11 +114,11 @@ class SQLiteReads:
             return [cv.kb_info(r) for r in c.execute(_KB_INFO_SQL + " ORDER BY k.name")]
 
     def list_revisions(self, kb: str) -> list[RevisionInfo]:
-        """Newest first."""
+        """Oldest first (``[-1]`` is the head revision)."""
         with self._read() as c:
             self._require_kb(c, kb)
             rows = c.execute(
-                "SELECT * FROM revision WHERE kb = ? ORDER BY revision DESC", (kb,)
+                "SELECT * FROM revision WHERE kb = ? ORDER BY revision", (kb,)
             ).fetchall()
         return [cv.revision_info(r) for r in rows]
 
@@ -216,7 +216,8 @@ class SQLiteReads:
             doc = self._doc_row(c, kb, path)
             rows = c.execute(
                 "SELECT n.* FROM version v JOIN node n ON n.content_id = v.content_id "
-                "WHERE v.doc_id = ? AND v.version_no = ? ORDER BY n.char_start, n.ordinal",
+                "WHERE v.doc_id = ? AND v.version_no = ? "
+                "ORDER BY n.char_start, n.char_end DESC, n.ordinal",
                 (doc["doc_id"], version_id),
             ).fetchall()
             if (
