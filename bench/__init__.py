@@ -1,0 +1,1 @@
+"""Benchmarks for citewise (run as ``python -m bench.<name>``)."""

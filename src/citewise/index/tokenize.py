@@ -1,0 +1,212 @@
+"""Tokenization for the lexical (BM25) route.
+
+Everything here is a pure function of its input: the same text always gives the
+same tokens, no state is kept between calls (PyStemmer's word cache aside).
+
+A text becomes a bag of *index tokens* made of three kinds:
+
+* **Words** — runs of letters/digits (not CJK), NFKC-normalised and lowercased,
+  Lucene English stopwords removed, then stemmed with the Snowball English stemmer
+  (PyStemmer ``"english"``).  Words shorter than two characters are dropped (the
+  literal tokens below keep the meaningful short pieces such as ``(b)``).
+* **Literals** — technical strings kept whole *in addition to* their word parts,
+  so that a query for ``1.2.0`` does not also match ``1.0.2``:
+
+  ==============================  ==========================
+  text                            literal token
+  ==============================  ==========================
+  ``1.2.0`` / ``v1.2.0``          ``1.2.0`` (+ ``v1.2.0``)
+  ``/api/v2/sync``                ``/api/v2/sync``
+  ``host:8443``                   ``host:8443`` (``8443`` is a word)
+  ``ISO 13485:2016``              ``iso 13485:2016`` + ``13485:2016``
+  ``§ 1002.4(b)``                 ``§1002.4(b)`` + ``1002.4(b)`` + ``1002.4``
+  ``HTTP 503``                    ``http 503``
+  ``snake_case_id``, ``x-req-id``  ``snake_case_id``, ``x-req-id``
+  ==============================  ==========================
+
+* **CJK** — runs of Han / kana / Hangul characters become every single character
+  plus every adjacent bigram (``排查指标`` → 排 查 指 标 排查 查指 指标).  No
+  dictionary is needed, and bigrams carry most of the precision.
+
+:func:`key_terms` and :func:`term_coverage` support the sufficiency check: they
+count only evidence-bearing terms, so single CJK characters (which match almost
+any Chinese text) do not count when the run they come from also yields bigrams.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+import Stemmer
+
+__all__ = [
+    "LUCENE_ENGLISH_STOPWORDS",
+    "Coverage",
+    "cjk_tokens",
+    "content_tokens",
+    "is_cjk_char",
+    "key_terms",
+    "literal_tokens",
+    "normalize",
+    "term_coverage",
+    "tokenize",
+    "word_tokens",
+]
+
+#: Lucene's ``EnglishAnalyzer`` default stop set (33 words).
+LUCENE_ENGLISH_STOPWORDS: frozenset[str] = frozenset(
+    (  # noqa: SIM905 - one readable line beats 33
+        "a an and are as at be but by for if in into is it no not of on or such "
+        "that the their then there these they this to was will with"
+    ).split()
+)
+
+# Han (incl. extension A and compatibility), Hiragana, Katakana, Hangul syllables.
+_CJK_CLASS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
+_WORD = re.compile(f"[^\\W_{_CJK_CLASS}]+")
+
+# Literal patterns.  All but _ACRONYM_NUM run on the lowercased text.
+_SUFFIX = r"(?:\([a-z0-9]{1,4}\))*"  # legal sub-paragraph suffixes: (b)(1)
+_DOTTED = re.compile(r"(?<![\d.])\d+(?:\.\d+)+")
+_DOTTED_SUFFIXED = re.compile(r"(?<![\d.])\d+(?:\.\d+)*(?:\([a-z0-9]{1,4}\))+")
+_VERSION = re.compile(r"(?<![\w.])v\d+(?:\.\d+)+")
+_COMPOUND = re.compile(r"(?<![\w/])[a-z0-9]+(?:[._:\-][a-z0-9]+)+" + _SUFFIX)
+_PATH = re.compile(r"(?<![\w.])/[a-z0-9_.\-]*[a-z0-9](?:/[a-z0-9_.\-]*[a-z0-9])*/?")
+_SECTION = re.compile(r"§+\s*(\d+(?:[.\-][a-z0-9]+)*" + _SUFFIX + ")")
+_ACRONYM_NUM = re.compile(
+    r"\b([A-Z][A-Z0-9]*[A-Z]) +(\d+(?:[.:\-/]\d+)*" + _SUFFIX + r")(?![\w.]?\w)"
+)
+
+_LOWER_PATTERNS = (_DOTTED, _DOTTED_SUFFIXED, _VERSION, _COMPOUND, _PATH)
+_STEMMER_LANG = "english"
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> Stemmer.Stemmer:
+    return Stemmer.Stemmer(_STEMMER_LANG)
+
+
+def is_cjk_char(ch: str) -> bool:
+    """True if ``ch`` is a single Han, kana or Hangul character."""
+    return len(ch) == 1 and _CJK_RUN.fullmatch(ch) is not None
+
+
+def normalize(text: str) -> str:
+    """NFKC-normalise and lowercase (full-width ASCII becomes ASCII)."""
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def word_tokens(text: str, *, stem: bool = True, stopwords: bool = True) -> list[str]:
+    """Lowercased, stopword-filtered, stemmed non-CJK words of ``text`` (len ≥ 2)."""
+    words = [w for w in _WORD.findall(normalize(text)) if len(w) >= 2]
+    if stopwords:
+        words = [w for w in words if w not in LUCENE_ENGLISH_STOPWORDS]
+    if stem and words:
+        stemmed: list[str] = _stemmer().stemWords(words)
+        return stemmed
+    return words
+
+
+def literal_tokens(text: str) -> list[str]:
+    """Technical strings kept whole (versions, paths, ``host:port``, ``§ 1.2(b)``...).
+
+    A span matched by several patterns yields each distinct literal once.
+    """
+    nfkc = unicodedata.normalize("NFKC", text)
+    low = nfkc.lower()
+    # Fast path: every lowercase pattern needs a non-alphanumeric character inside
+    # a whitespace-delimited token, so only such tokens are scanned (joined by
+    # spaces, which none of those patterns crosses).
+    cand = " ".join([w for w in low.split() if not w.isalnum()])
+    found: dict[tuple[int, str], None] = {}
+    for pattern in _LOWER_PATTERNS:
+        for m in pattern.finditer(cand):
+            found[(m.start(), m.group(0))] = None
+    if "§" in low:
+        for m in _SECTION.finditer(low):
+            found[(-1 - m.start(), "§" + re.sub(r"\s+", "", m.group(1)))] = None
+    for m in _ACRONYM_NUM.finditer(nfkc):
+        found[(-1 - m.start(), f"{m.group(1).lower()} {m.group(2).lower()}")] = None
+    return [tok for (_, tok) in found]
+
+
+def cjk_tokens(text: str) -> list[str]:
+    """Single characters plus adjacent bigrams of every CJK run in ``text``."""
+    out: list[str] = []
+    for run in _CJK_RUN.findall(normalize(text)):
+        out.extend(run)
+        out.extend(run[i : i + 2] for i in range(len(run) - 1))
+    return out
+
+
+def content_tokens(text: str, *, stem: bool = True, stopwords: bool = True) -> list[str]:
+    """Words then CJK unigrams+bigrams: the tokens that make up a text's length."""
+    return word_tokens(text, stem=stem, stopwords=stopwords) + cjk_tokens(text)
+
+
+def tokenize(
+    text: str, *, stem: bool = True, stopwords: bool = True, literals: bool = True
+) -> list[str]:
+    """All index tokens of ``text``: :func:`content_tokens` then :func:`literal_tokens`.
+
+    The order carries no meaning (BM25 treats the result as a bag); the options
+    exist for measurement and should stay at their defaults in the product.
+    """
+    tokens = content_tokens(text, stem=stem, stopwords=stopwords)
+    if literals:
+        tokens.extend(literal_tokens(text))
+    return tokens
+
+
+def key_terms(query: str) -> list[str]:
+    """Distinct evidence-bearing terms of ``query``, in first-seen order.
+
+    These are the index tokens of the query minus single CJK characters: in
+    Chinese text a lone character matches nearly anything, so only bigrams (and
+    non-CJK words and literals) count as evidence.  A CJK run of exactly one
+    character (e.g. a one-character query) is the only evidence it has and is
+    kept.
+    """
+    terms: dict[str, None] = {}
+    for tok in word_tokens(query) + literal_tokens(query):
+        terms[tok] = None
+    for run in _CJK_RUN.findall(normalize(query)):
+        if len(run) == 1:
+            terms[run] = None
+        for i in range(len(run) - 1):
+            terms[run[i : i + 2]] = None
+    return list(terms)
+
+
+@dataclass(frozen=True, slots=True)
+class Coverage:
+    """How many of a query's key terms a text contains."""
+
+    terms: tuple[str, ...]
+    matched: tuple[str, ...]
+
+    @property
+    def missing(self) -> tuple[str, ...]:
+        got = set(self.matched)
+        return tuple(t for t in self.terms if t not in got)
+
+    @property
+    def ratio(self) -> float:
+        """Fraction of key terms found (1.0 when the query has no key terms)."""
+        return len(self.matched) / len(self.terms) if self.terms else 1.0
+
+
+def term_coverage(query: str, texts: str | Iterable[str]) -> Coverage:
+    """Which :func:`key_terms` of ``query`` occur in ``texts`` (one text or several)."""
+    if isinstance(texts, str):
+        texts = [texts]
+    present: set[str] = set()
+    for text in texts:
+        present.update(tokenize(text))
+    terms = tuple(key_terms(query))
+    return Coverage(terms=terms, matched=tuple(t for t in terms if t in present))
