@@ -72,6 +72,72 @@ def check_parsed(parsed: ParsedDocument) -> None:
             raise StoreError(f"Chunk {chunk.id} has an out-of-range char range.")
 
 
+def insert_content(
+    c: sqlite3.Connection, doc_id: str, content_sha: str, parsed: ParsedDocument
+) -> int:
+    """The content row of (doc_id, text sha), inserting its text, nodes and chunks once."""
+    row = c.execute(
+        "SELECT content_id FROM content WHERE doc_id = ? AND content_sha256 = ?",
+        (doc_id, content_sha),
+    ).fetchone()
+    if row is not None:  # same text seen before (e.g. a revert): reuse its nodes
+        return int(row[0])
+    cur = c.execute(
+        "INSERT INTO content(doc_id, content_sha256, text, node_count, chunk_count) "
+        "VALUES (?, ?, ?, ?, ?)",
+        (doc_id, content_sha, parsed.text, len(parsed.nodes), len(parsed.chunks)),
+    )
+    content_id = int(cur.lastrowid or 0)
+    c.executemany(
+        "INSERT OR IGNORE INTO node(content_id, node_id, kind, parent_id, heading_path, "
+        "ordinal, line_start, line_end, char_start, char_end, text, search_text, sha256, "
+        "clause_path, attrs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (
+                content_id,
+                n.id,
+                n.kind,
+                n.parent_id,
+                dumps(list(n.heading_path)),
+                n.ordinal,
+                n.line_start,
+                n.line_end,
+                n.char_start,
+                n.char_end,
+                n.text,
+                n.search_text,
+                n.sha256,
+                n.clause_path,
+                dumps(n.attrs),
+            )
+            for n in parsed.nodes
+        ],
+    )
+    c.executemany(
+        "INSERT OR IGNORE INTO chunk(content_id, chunk_id, ordinal, node_ids, heading_path, "
+        "breadcrumb, search_text, line_start, line_end, char_start, char_end, word_count) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (
+                content_id,
+                k.id,
+                k.ordinal,
+                dumps(list(k.node_ids)),
+                dumps(list(k.heading_path)),
+                k.breadcrumb,
+                k.search_text,
+                k.line_start,
+                k.line_end,
+                k.char_start,
+                k.char_end,
+                k.word_count,
+            )
+            for k in parsed.chunks
+        ],
+    )
+    return content_id
+
+
 def dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 

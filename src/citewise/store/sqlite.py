@@ -30,7 +30,7 @@ from citewise.errors import (
 from citewise.ingest.models import ParsedDocument, stable_id
 from citewise.store import _convert as cv
 from citewise.store import adhash
-from citewise.store._reads import SQLiteReads
+from citewise.store._resolve import SQLiteResolve
 from citewise.store.models import IngestAction, IngestOutcome, KBInfo, RevisionInfo
 
 SCHEMA_VERSION = 1
@@ -41,7 +41,7 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-class SQLiteStore(SQLiteReads):
+class SQLiteStore(SQLiteResolve):
     """``SQLiteStore(home / "citewise.db")``; thread-safe via one lock per store."""
 
     def __init__(self, path: Path) -> None:
@@ -327,66 +327,7 @@ class SQLiteStore(SQLiteReads):
     def _store_content(
         self, c: sqlite3.Connection, doc_id: str, content_sha: str, parsed: ParsedDocument
     ) -> int:
-        row = c.execute(
-            "SELECT content_id FROM content WHERE doc_id = ? AND content_sha256 = ?",
-            (doc_id, content_sha),
-        ).fetchone()
-        if row is not None:  # same text seen before (e.g. a revert): reuse its nodes
-            return int(row[0])
-        cur = c.execute(
-            "INSERT INTO content(doc_id, content_sha256, text, node_count, chunk_count) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (doc_id, content_sha, parsed.text, len(parsed.nodes), len(parsed.chunks)),
-        )
-        content_id = int(cur.lastrowid or 0)
-        c.executemany(
-            "INSERT OR IGNORE INTO node(content_id, node_id, kind, parent_id, heading_path, "
-            "ordinal, line_start, line_end, char_start, char_end, text, search_text, sha256, "
-            "clause_path, attrs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    content_id,
-                    n.id,
-                    n.kind,
-                    n.parent_id,
-                    cv.dumps(list(n.heading_path)),
-                    n.ordinal,
-                    n.line_start,
-                    n.line_end,
-                    n.char_start,
-                    n.char_end,
-                    n.text,
-                    n.search_text,
-                    n.sha256,
-                    n.clause_path,
-                    cv.dumps(n.attrs),
-                )
-                for n in parsed.nodes
-            ],
-        )
-        c.executemany(
-            "INSERT OR IGNORE INTO chunk(content_id, chunk_id, ordinal, node_ids, heading_path, "
-            "breadcrumb, search_text, line_start, line_end, char_start, char_end, word_count) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    content_id,
-                    k.id,
-                    k.ordinal,
-                    cv.dumps(list(k.node_ids)),
-                    cv.dumps(list(k.heading_path)),
-                    k.breadcrumb,
-                    k.search_text,
-                    k.line_start,
-                    k.line_end,
-                    k.char_start,
-                    k.char_end,
-                    k.word_count,
-                )
-                for k in parsed.chunks
-            ],
-        )
-        return content_id
+        return cv.insert_content(c, doc_id, content_sha, parsed)
 
     def delete_document(self, kb: str, path: str) -> IngestOutcome:
         doc_id = stable_id("d", kb, path)
