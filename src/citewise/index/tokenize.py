@@ -79,7 +79,7 @@ _COMPOUND = re.compile(r"(?<![\w/])[a-z0-9]+(?:[._:\-][a-z0-9]+)+" + _SUFFIX)
 _PATH = re.compile(r"(?<![\w.])/[a-z0-9_.\-]*[a-z0-9](?:/[a-z0-9_.\-]*[a-z0-9])*/?")
 _SECTION = re.compile(r"§+\s*(\d+(?:[.\-][a-z0-9]+)*" + _SUFFIX + ")")
 _ACRONYM_NUM = re.compile(
-    r"\b([A-Z][A-Z0-9]*[A-Z]) +(\d+(?:[.:\-/]\d+)*" + _SUFFIX + r")(?![\w.]?\w)"
+    r"\b([A-Z][A-Z0-9]*[A-Z]) +(\d+(?:[.:\-/]\d+)*" + _SUFFIX + r")(?!\.?[A-Za-z0-9])"
 )
 
 _LOWER_PATTERNS = (_DOTTED, _DOTTED_SUFFIXED, _VERSION, _COMPOUND, _PATH)
