@@ -101,3 +101,35 @@ class ParsedDocument:
     @property
     def content_sha256(self) -> str:
         return sha256_text(self.text)
+
+
+FileStatus = Literal["added", "changed", "unchanged", "reverted", "skipped", "failed"]
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    """What happened to one file of an ``add`` batch."""
+
+    path: str
+    status: FileStatus
+    nodes: int = 0
+    chunks: int = 0
+    code: str = ""
+    message: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class AddReport:
+    """The outcome of one ``add`` batch; ``failed`` files did not stop the others."""
+
+    kb: str
+    files: tuple[FileResult, ...]
+    revision: int | None
+    revision_hash: str | None
+
+    def count(self, status: FileStatus) -> int:
+        return sum(1 for f in self.files if f.status == status)
+
+    @property
+    def ok(self) -> bool:
+        return self.count("failed") == 0

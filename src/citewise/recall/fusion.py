@@ -76,9 +76,12 @@ def mmr(
     while pool and len(chosen) < n:
         best, best_score = None, float("-inf")
         for c in pool:
-            if group is not None and per_group_cap is not None:
-                if counts.get(group(c), 0) >= per_group_cap:
-                    continue
+            if (
+                group is not None
+                and per_group_cap is not None
+                and counts.get(group(c), 0) >= per_group_cap
+            ):
+                continue
             redundancy = max((similarity(c, s) for s in chosen), default=0.0)
             score = lam * rel[c] - (1.0 - lam) * redundancy
             if score > best_score or (score == best_score and best is not None and c < best):

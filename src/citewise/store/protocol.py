@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Protocol, runtime_checkable
 
-from citewise.ingest.models import ParsedDocument
+from citewise.ingest.models import Node, ParsedDocument
 from citewise.store.models import (
     DocumentInfo,
     IngestOutcome,
@@ -66,6 +66,12 @@ class Store(Protocol):
     def get_document_text(self, kb: str, doc_id: str, version_id: int) -> str: ...
     def iter_chunks(self, kb: str) -> Iterator[StoredChunk]:
         """Chunks of the current revision's documents."""
+
+    def nodes_of_version(self, kb: str, path: str, version_id: int) -> list[Node]:
+        """The node tree of one version, in document order."""
+
+    def integrity_check(self) -> list[str]:
+        """Problems found (empty when healthy): storage, hashes, revision membership."""
 
     def resolve(self, citation_id: str) -> ResolvedCitation:
         """A node id ``n_…``, a chunk id ``c_…`` or a span id ``<node_id>:<start>-<end>``

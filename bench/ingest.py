@@ -1,0 +1,194 @@
+"""Ingest benchmark: files/s and nodes/s for parsing and for parse + store.
+
+Corpora (read from ../shared/data, or $CITEWISE_DATA; skipped cleanly when absent):
+- BEIR SciFact, 5,183 abstracts, each written as a Markdown file (title as H1);
+- the structured regulatory texts (RegML XML, GPO CFR XML, PRC laws in Markdown), with the
+  clause nodes found per file set against the counts in regulatory-text/SOURCE.md.
+
+Run: ``.venv/bin/python -m bench.ingest [--json] [--limit N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import platform
+import resource
+import sys
+import tempfile
+import time
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from citewise.config import IngestConfig
+from citewise.ingest.models import ParsedDocument
+from citewise.ingest.parse import parse_document
+from citewise.kb import Home
+
+
+def data_dir() -> Path:
+    env = os.environ.get("CITEWISE_DATA")
+    return Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+# Reference counts from regulatory-text/SOURCE.md (verified by the data's curator).
+# cfpb: <paragraph> elements; gpo: SECTION elements; cn: lines starting 第…条 (articles).
+EXPECTED: dict[str, tuple[str, int]] = {
+    "cfpb-regml/1002_2017-20417_20220101.xml": ("paragraphs", 535),
+    "cfpb-regml/1013_2017-24411.xml": ("paragraphs", 136),
+    "cfpb-regml/1016_2016-16132.xml": ("paragraphs", 628),
+    "cfpb-regml/1030_2011-31727.xml": ("paragraphs", 392),
+    "gpo-cfr-xml/CFR-2015-title14-vol5.xml": ("sections", 860),
+    "cn-laws-md/personal-information-protection-law-2021-08-20.md": ("articles", 74),
+    "cn-laws-md/data-security-law-2021-06-10.md": ("articles", 55),
+    "cn-laws-md/cybersecurity-law-2016-11-07.md": ("articles", 79),
+    "cn-laws-md/e-commerce-law-2018-08-31.md": ("articles", 89),
+    "cn-laws-md/consumer-rights-protection-law-2013-10-25.md": ("articles", 63),
+    "cn-laws-md/civil-procedure-law-2023-09-01.md": ("articles", 306),
+}
+
+
+def _parse(raw: bytes, name: str) -> ParsedDocument:
+    return parse_document(raw, name=name, kb="bench", doc_path=name, config=IngestConfig())
+
+
+def clause_counts(doc: ParsedDocument, unit: str) -> tuple[int, int]:
+    """(nodes with any clause path, nodes matching the reference unit)."""
+    with_clause = [n for n in doc.nodes if n.clause_path]
+    if unit == "articles":
+        # An article node's own path is exactly "Art.N" (items inside add "(k)").
+        found = {n.clause_path for n in with_clause if n.clause_path and "(" not in n.clause_path}
+        return len(with_clause), len(found)
+    if unit == "sections":
+        found = {n.clause_path for n in with_clause if n.kind == "section"}
+        return len(with_clause), len(found)
+    paragraphs = [n for n in with_clause if n.kind != "section" and "(" in (n.clause_path or "")]
+    return len(with_clause), len(paragraphs)
+
+
+def bench_regulatory(root: Path) -> list[dict[str, Any]]:
+    rows = []
+    for rel, (unit, expected) in EXPECTED.items():
+        path = root / rel
+        if not path.exists():
+            continue
+        raw = path.read_bytes()
+        t0 = time.perf_counter()
+        doc = _parse(raw, path.name)
+        secs = time.perf_counter() - t0
+        total, found = clause_counts(doc, unit)
+        rows.append(
+            {
+                "file": rel,
+                "unit": unit,
+                "expected": expected,
+                "found": found,
+                "clause_nodes": total,
+                "nodes": len(doc.nodes),
+                "parse_ms": round(secs * 1000, 1),
+            }
+        )
+    return rows
+
+
+def scifact_files(root: Path, out: Path, limit: int | None) -> int:
+    n = 0
+    with gzip.open(root / "beir-scifact" / "corpus.jsonl.gz", "rt", encoding="utf-8") as fh:
+        for line in fh:
+            rec = json.loads(line)
+            text = f"# {rec['title'].strip()}\n\n{rec['text'].strip()}\n"
+            (out / f"{rec['_id']}.md").write_text(text, encoding="utf-8")
+            n += 1
+            if limit and n >= limit:
+                break
+    return n
+
+
+def bench_scifact(root: Path, limit: int | None) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        corpus = Path(tmp) / "scifact"
+        corpus.mkdir()
+        n_files = scifact_files(root, corpus, limit)
+        files = sorted(corpus.iterdir())
+        t0 = time.perf_counter()
+        nodes = sum(len(_parse(p.read_bytes(), p.name).nodes) for p in files)
+        parse_s = time.perf_counter() - t0
+        with Home.open(Path(tmp) / "home") as home:
+            t0 = time.perf_counter()
+            report = home.kb().add([corpus])
+            add_s = time.perf_counter() - t0
+            stats = home.kb().stats()
+        assert report.ok, [f for f in report.files if f.status == "failed"][:3]
+    return {
+        "files": n_files,
+        "nodes": nodes,
+        "chunks": stats.get("chunks"),
+        "parse_s": round(parse_s, 2),
+        "parse_files_s": round(n_files / parse_s, 1),
+        "parse_nodes_s": round(nodes / parse_s, 1),
+        "add_s": round(add_s, 2),
+        "add_files_s": round(n_files / add_s, 1),
+        "add_nodes_s": round(nodes / add_s, 1),
+    }
+
+
+def bench_regulatory_store(root: Path) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp, Home.open(Path(tmp) / "home") as home:
+        t0 = time.perf_counter()
+        report = home.kb().add([root / "regulatory-text"])
+        secs = time.perf_counter() - t0
+        stats = home.kb().stats()
+        added = report.count("added")
+    return {
+        "files": added,
+        "nodes": stats.get("nodes"),
+        "add_s": round(secs, 2),
+        "add_files_s": round(added / secs, 2),
+        "add_nodes_s": round(stats["nodes"] / secs, 1),
+        "failed": report.count("failed"),
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--limit", type=int, default=None, help="SciFact documents (default all)")
+    args = ap.parse_args()
+    root = data_dir()
+    if not (root / "beir-scifact").exists():
+        print(f"bench.ingest: skipped, no benchmark data at {root} (set CITEWISE_DATA)")
+        return 0
+    result = {
+        "date": date.today().isoformat(),
+        "machine": (
+            f"{platform.machine()}, {os.cpu_count()} cores, "
+            f"Python {platform.python_version()}"
+        ),
+        "regulatory_clauses": bench_regulatory(root / "regulatory-text"),
+        "regulatory_store": bench_regulatory_store(root),
+        "scifact": bench_scifact(root, args.limit),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
+    if args.json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+        return 0
+    print(f"# ingest benchmark, {result['date']}, {result['machine']}\n")
+    print("| file | unit | expected | found | clause nodes | nodes | parse ms |")
+    print("|---|---|---|---|---|---|---|")
+    for r in result["regulatory_clauses"]:
+        print(
+            f"| {r['file']} | {r['unit']} | {r['expected']} | {r['found']} | "
+            f"{r['clause_nodes']} | {r['nodes']} | {r['parse_ms']} |"
+        )
+    print()
+    for key in ("regulatory_store", "scifact"):
+        print(f"{key}: " + ", ".join(f"{k}={v}" for k, v in result[key].items()))
+    print(f"peak RSS: {result['peak_rss_mb']} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# make demo: build a knowledge base from the example corpus and show cited output.
+set -euo pipefail
+CW="$1"
+HOME_DIR="$2"
+export CITEWISE_HOME="$HOME_DIR"
+rm -rf "$HOME_DIR"
+say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+say "citewise add examples/corpus"
+"$CW" add examples/corpus
+
+say "citewise docs list"
+"$CW" docs list
+
+say "citewise stats"
+"$CW" stats
+
+say "citewise docs show data-retention-policy.md --nodes (clause paths from legal numbering)"
+"$CW" docs show data-retention-policy.md --nodes --limit 8 || true
+
+NODE=$("$CW" docs show data-retention-policy.md --nodes --json | python3 -c '
+import json, sys
+nodes = json.load(sys.stdin)["nodes"]
+print(next(n["id"] for n in nodes if n.get("clause_path") and n["kind"] == "paragraph"))')
+say "citewise cite resolve $NODE"
+"$CW" cite resolve "$NODE"

@@ -1,0 +1,116 @@
+"""Rendering for the CLI: JSON for machines, rich tables for people."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from citewise.ingest.models import AddReport, Node
+from citewise.store.models import DocumentInfo, KBInfo, ResolvedCitation, VersionInfo
+
+# Piped output is not squeezed into 80 columns: tables keep ids whole.
+out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 200)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def to_jsonable(obj: Any) -> Any:
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, dict):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [to_jsonable(v) for v in obj]
+    return obj
+
+
+def print_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(to_jsonable(obj), ensure_ascii=False, indent=2) + "\n")
+
+
+def kb_table(kbs: list[KBInfo]) -> Table:
+    t = Table("name", "documents", "revision", "created", "description")
+    for k in kbs:
+        t.add_row(k.name, str(k.document_count), str(k.revision), k.created_at, k.description)
+    return t
+
+
+def docs_table(docs: list[DocumentInfo]) -> Table:
+    t = Table("path", "title", "format", "version", "nodes", "chunks")
+    for d in docs:
+        t.add_row(
+            d.path, d.title, d.format, str(d.version_id), str(d.node_count), str(d.chunk_count)
+        )
+    return t
+
+
+def versions_table(versions: list[VersionInfo]) -> Table:
+    t = Table("", "version", "action", "revision", "sha256", "bytes", "created")
+    for v in versions:
+        action = v.action if v.restored_from is None else f"{v.action} (from v{v.restored_from})"
+        t.add_row(
+            "*" if v.is_head else "",
+            str(v.version_id),
+            action,
+            str(v.revision),
+            v.content_sha256[:12],
+            str(v.size_bytes),
+            v.created_at,
+        )
+    return t
+
+
+def nodes_table(nodes: list[Node]) -> Table:
+    t = Table("id", "kind", "lines", "clause", "section", "text")
+    for n in nodes:
+        if n.kind == "document":
+            continue
+        preview = " ".join(n.search_text.split())[:60]
+        t.add_row(
+            n.id,
+            n.kind,
+            f"{n.line_start}-{n.line_end}",
+            n.clause_path or "",
+            " > ".join(n.heading_path[-2:]),
+            preview,
+        )
+    return t
+
+
+def print_citation(c: ResolvedCitation) -> None:
+    where = (
+        f"{c.path} v{c.version_id}, lines {c.line_start}-{c.line_end}, "
+        f"chars {c.char_start}-{c.char_end}"
+    )
+    out.print(f"[bold]{c.id}[/bold]  ({c.node_kind})")
+    out.print(f"  document: {where}")
+    if c.heading_path:
+        out.print(f"  section:  {' > '.join(c.heading_path)}")
+    if c.clause_path:
+        out.print(f"  clause:   {c.clause_path}")
+    revs = ", ".join(str(r) for r in c.revisions) or "none"
+    out.print(f"  revisions: {revs}{'' if c.current else '  (not in the current revision)'}")
+    out.print(f"  sha256:   {c.sha256}")
+    out.print("  text:", markup=False)
+    for line in c.text.splitlines() or [""]:
+        out.print(f"    {line}", markup=False)
+
+
+def print_add_report(report: AddReport) -> None:
+    for f in report.files:
+        if f.status in ("failed", "skipped"):
+            style = "red" if f.status == "failed" else "yellow"
+            err.print(f"[{style}]{f.status}[/{style}] {f.code}: {f.message}", markup=True)
+    parts = [
+        f"{report.count(s)} {s}"
+        for s in ("added", "changed", "unchanged", "skipped", "failed")
+        if report.count(s)
+    ]
+    summary = ", ".join(parts) or "no files"
+    rev = f"revision {report.revision}" if report.revision is not None else "no new revision"
+    nodes = sum(f.nodes for f in report.files)
+    out.print(f"kb {report.kb}: {summary}; {nodes} nodes; {rev}")

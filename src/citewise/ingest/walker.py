@@ -1,0 +1,108 @@
+"""Find the files an ``add`` should ingest.
+
+Directories are walked recursively (symlinked directories are not followed),
+hidden files and folders are skipped, and a ``.citewiseignore`` (gitignore
+syntax, via ``pathspec``) in the added root excludes more. A symlinked file
+that resolves outside the added root is reported, never read.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pathspec
+
+IGNORE_FILE = ".citewiseignore"
+SUPPORTED_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".text", ".html", ".htm", ".xml"})
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    """One file to ingest: ``rel_path`` (posix, relative to ``root``) is its identity."""
+
+    root: Path
+    abs_path: Path
+    rel_path: str
+
+
+@dataclass(frozen=True, slots=True)
+class WalkProblem:
+    """A file that was found but will not be ingested."""
+
+    rel_path: str
+    code: str
+    message: str
+    fatal: bool  # False for files skipped by policy (unsupported suffix inside a directory)
+
+
+def _load_ignore(root: Path) -> pathspec.PathSpec[Any] | None:
+    ignore = root / IGNORE_FILE
+    if not ignore.is_file():
+        return None
+    lines = ignore.read_text(encoding="utf-8", errors="replace").splitlines()
+    return pathspec.GitIgnoreSpec.from_lines(lines)
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root.resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def _check_file(root: Path, abs_path: Path, rel: str) -> SourceFile | WalkProblem:
+    if abs_path.is_symlink() and not _inside(abs_path, root):
+        return WalkProblem(
+            rel,
+            "OUTSIDE_ROOT",
+            f"{rel}: symlink points outside the added folder {root}; "
+            "copy the file into the folder or add its real location instead.",
+            True,
+        )
+    return SourceFile(root=root, abs_path=abs_path, rel_path=rel)
+
+
+def walk(path: Path) -> Iterator[SourceFile | WalkProblem]:
+    """Yield files (sorted, deterministic) under ``path``, or problems with them."""
+    if not path.exists() and not path.is_symlink():
+        yield WalkProblem(
+            str(path), "UNREADABLE_FILE", f"{path}: no such file or folder; check the path.", True
+        )
+        return
+    if path.is_file() or (path.is_symlink() and not path.is_dir()):
+        root = path.parent
+        yield _check_file(root, path, path.name)
+        return
+    root = path
+    spec = _load_ignore(root)
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        here = Path(dirpath)
+        rel_dir = here.relative_to(root).as_posix()
+        keep = []
+        for d in sorted(dirnames):
+            rel = d if rel_dir == "." else f"{rel_dir}/{d}"
+            if d.startswith(".") or (spec is not None and spec.match_file(rel + "/")):
+                continue
+            keep.append(d)
+        dirnames[:] = keep
+        for name in sorted(filenames):
+            rel = name if rel_dir == "." else f"{rel_dir}/{name}"
+            if name.startswith(".") or (spec is not None and spec.match_file(rel)):
+                continue
+            abs_path = here / name
+            suffix = abs_path.suffix.lower()
+            if suffix and suffix not in SUPPORTED_SUFFIXES:
+                yield WalkProblem(
+                    rel,
+                    "UNSUPPORTED_FORMAT",
+                    f"{rel}: skipped, {suffix} is not a supported format "
+                    f"({', '.join(sorted(SUPPORTED_SUFFIXES))}).",
+                    False,
+                )
+                continue
+            yield _check_file(root, abs_path, rel)

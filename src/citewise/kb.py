@@ -1,0 +1,213 @@
+"""The library facade: a home directory of knowledge bases, and one KB's operations.
+
+>>> home = Home.open("./.citewise")          # doctest: +SKIP
+>>> kb = home.kb("default")                  # doctest: +SKIP
+>>> report = kb.add(["docs/"])               # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from citewise.config import DEFAULT_KB, Settings
+from citewise.errors import CitewiseError, FileTooLarge, UnreadableFile
+from citewise.ingest.models import AddReport, FileResult, FileStatus, Node
+from citewise.ingest.parse import parse_document
+from citewise.ingest.walker import SourceFile, WalkProblem, walk
+from citewise.store.models import (
+    DocumentInfo,
+    IngestOutcome,
+    KBInfo,
+    ResolvedCitation,
+    RevisionInfo,
+    VersionInfo,
+)
+from citewise.store.protocol import Store
+from citewise.store.sqlite import SQLiteStore
+
+DB_NAME = "citewise.db"
+
+#: Called after each file with (result, files_done, files_total).
+ProgressFn = Callable[[FileResult, int, int], None]
+
+
+class Home:
+    """A home directory holding named knowledge bases in one store."""
+
+    def __init__(self, settings: Settings, store: Store) -> None:
+        self.settings = settings
+        self.store = store
+
+    @classmethod
+    def open(cls, home: str | Path | None = None) -> Home:
+        settings = Settings.resolve(home)
+        settings.home.mkdir(parents=True, exist_ok=True)
+        return cls(settings, SQLiteStore(settings.home / DB_NAME))
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Home:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def kb(self, name: str = DEFAULT_KB) -> KnowledgeBase:
+        self.store.get_kb(name)  # raises KBNotFound with a hint
+        return KnowledgeBase(self, name)
+
+    def create_kb(self, name: str, description: str = "") -> KBInfo:
+        return self.store.create_kb(name, description)
+
+    def list_kbs(self) -> list[KBInfo]:
+        return self.store.list_kbs()
+
+    def delete_kb(self, name: str, *, force: bool = False) -> None:
+        self.store.delete_kb(name, force=force)
+
+    def resolve(self, citation_id: str) -> ResolvedCitation:
+        return self.store.resolve(citation_id)
+
+    def verify(self) -> list[str]:
+        """Integrity problems in the whole home (empty when healthy)."""
+        return self.store.integrity_check()
+
+
+class KnowledgeBase:
+    """One named knowledge base inside a :class:`Home`."""
+
+    def __init__(self, home: Home, name: str) -> None:
+        self.home = home
+        self.name = name
+
+    @property
+    def store(self) -> Store:
+        return self.home.store
+
+    # -- ingest -------------------------------------------------------------
+    def add(self, paths: Iterable[str | Path], progress: ProgressFn | None = None) -> AddReport:
+        """Ingest files and folders; one transaction per file, one revision per batch."""
+        found: list[SourceFile | WalkProblem] = []
+        for p in paths:
+            found.extend(walk(Path(p)))
+        results: list[FileResult] = []
+        self.store.begin_batch(self.name)
+        try:
+            for i, item in enumerate(found, start=1):
+                result = self._ingest_one(item)
+                results.append(result)
+                if progress is not None:
+                    progress(result, i, len(found))
+        finally:
+            revision = self.store.end_batch(self.name)
+        return AddReport(
+            kb=self.name,
+            files=tuple(results),
+            revision=revision.revision if revision else None,
+            revision_hash=revision.hash if revision else None,
+        )
+
+    def _ingest_one(self, item: SourceFile | WalkProblem) -> FileResult:
+        if isinstance(item, WalkProblem):
+            status: FileStatus = "failed" if item.fatal else "skipped"
+            return FileResult(item.rel_path, status, code=item.code, message=item.message)
+        try:
+            raw = self._read(item)
+            parsed = parse_document(
+                raw,
+                name=item.rel_path,
+                kb=self.name,
+                doc_path=item.rel_path,
+                config=self.home.settings.ingest,
+            )
+            outcome = self.store.ingest_document(
+                self.name, item.rel_path, raw, parsed, source=str(item.abs_path)
+            )
+        except CitewiseError as exc:
+            return FileResult(item.rel_path, "failed", code=exc.code, message=str(exc))
+        return _file_result(outcome)
+
+    def _read(self, item: SourceFile) -> bytes:
+        limit = self.home.settings.ingest.max_file_bytes
+        try:
+            size = item.abs_path.stat().st_size
+            if size > limit:
+                raise FileTooLarge(
+                    f"{item.rel_path}: {size:,} bytes is over the {limit:,}-byte limit.",
+                    hint="Split the file, or raise ingest.max_file_bytes.",
+                )
+            with item.abs_path.open("rb") as fh:
+                return fh.read(limit + 1)
+        except OSError as exc:
+            raise UnreadableFile(
+                f"{item.rel_path}: cannot read ({exc.strerror or exc}).",
+                hint="Check the file's permissions and that it still exists.",
+            ) from exc
+
+    # -- history ------------------------------------------------------------
+    def versions(self, path: str) -> list[VersionInfo]:
+        return self.store.list_versions(self.name, path)
+
+    def revert(self, path: str, version_id: int) -> IngestOutcome:
+        """Restore ``version_id`` by re-adding its exact bytes; the revert is itself a version."""
+        raw, source = self.store.get_version_content(self.name, path, version_id)
+        parsed = parse_document(
+            raw, name=path, kb=self.name, doc_path=path, config=self.home.settings.ingest
+        )
+        self.store.begin_batch(self.name)
+        try:
+            return self.store.ingest_document(
+                self.name, path, raw, parsed, source=source, restored_from=version_id
+            )
+        finally:
+            self.store.end_batch(self.name)
+
+    def delete(self, path: str) -> IngestOutcome:
+        """Remove a document from the current revision; its history stays resolvable."""
+        self.store.begin_batch(self.name)
+        try:
+            return self.store.delete_document(self.name, path)
+        finally:
+            self.store.end_batch(self.name)
+
+    # -- reads --------------------------------------------------------------
+    def info(self) -> KBInfo:
+        return self.store.get_kb(self.name)
+
+    def documents(
+        self, *, prefix: str = "", limit: int | None = None, offset: int = 0
+    ) -> list[DocumentInfo]:
+        return self.store.list_documents(self.name, prefix=prefix, limit=limit, offset=offset)
+
+    def document(self, path: str) -> DocumentInfo:
+        return self.store.get_document(self.name, path)
+
+    def nodes(self, path: str, version_id: int | None = None) -> list[Node]:
+        """The node tree of a document version (default: the current head)."""
+        vid = self.document(path).version_id if version_id is None else version_id
+        return self.store.nodes_of_version(self.name, path, vid)
+
+    def revisions(self) -> list[RevisionInfo]:
+        return self.store.list_revisions(self.name)
+
+    def stats(self) -> dict[str, int]:
+        return self.store.stats(self.name)
+
+    def resolve(self, citation_id: str) -> ResolvedCitation:
+        return self.store.resolve(citation_id)
+
+
+_STATUS: dict[str, FileStatus] = {
+    "added": "added",
+    "changed": "changed",
+    "unchanged": "unchanged",
+    "reverted": "reverted",
+    "deleted": "changed",
+}
+
+
+def _file_result(outcome: IngestOutcome) -> FileResult:
+    status = _STATUS[outcome.action]
+    return FileResult(outcome.path, status, nodes=outcome.node_count, chunks=outcome.chunk_count)

@@ -1,0 +1,110 @@
+"""SIGKILL an ingest at random points: the database stays consistent and a re-run completes."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from citewise.kb import Home
+
+KILLS = 20
+
+
+def _write_corpus(root: Path, n: int = 120) -> None:
+    rng = random.Random(7)
+    words = [
+        "sync",
+        "cursor",
+        "replica",
+        "lease",
+        "retry",
+        "backoff",
+        "shard",
+        "ledger",
+        "token",
+        "quorum",
+    ]
+    for i in range(n):
+        paras = [" ".join(rng.choices(words, k=60)) + "." for _ in range(6)]
+        body = "\n\n".join(paras)
+        text = (
+            f"---\ntitle: Doc {i}\n---\n# Doc {i}\n\n## Part A\n\n{body}\n\n## Part B\n\n{body}\n"
+        )
+        (root / f"doc{i:03d}.md").write_text(text, encoding="utf-8")
+
+
+def _ingest(corpus: Path, home: Path) -> subprocess.Popen[bytes]:
+    code = "from citewise.cli import main; main()"
+    return subprocess.Popen(
+        [sys.executable, "-c", code, "add", str(corpus), "--home", str(home)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def _check_consistent(db: Path) -> None:
+    con = sqlite3.connect(db)
+    try:
+        assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert con.execute("PRAGMA foreign_key_check").fetchall() == []
+    finally:
+        con.close()
+    with Home.open(db.parent) as h:
+        kb = h.kb()
+        for doc in kb.documents():
+            # No half document: a stored document has all its nodes and chunks.
+            assert doc.node_count > 0 and doc.chunk_count > 0, doc.path
+            text = h.store.get_document_text("default", doc.doc_id, doc.version_id)
+            assert len(text) > 0
+
+
+@pytest.mark.slow
+def test_sigkill_mid_ingest_leaves_consistent_db(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    _write_corpus(corpus)
+    clean_home = tmp_path / "clean"
+    with Home.open(clean_home) as h:
+        assert h.kb().add([corpus]).ok
+        expected = h.kb().revisions()[-1]
+    # Time one full ingest in a subprocess, so kill points land inside the ingest.
+    timed = tmp_path / "timed"
+    started = time.perf_counter()
+    assert _ingest(corpus, timed).wait(timeout=300) == 0
+    full = time.perf_counter() - started
+    home = tmp_path / "home"
+    rng = random.Random(1234)
+    killed = attempts = 0
+    while killed < KILLS and attempts < 3 * KILLS:
+        attempts += 1
+        # Change every file, so each run has a whole corpus of work to do.
+        for path in sorted(corpus.iterdir()):
+            path.write_text(path.read_text(encoding="utf-8") + f"\nRun {attempts}.\n", "utf-8")
+        proc = _ingest(corpus, home)
+        time.sleep(rng.uniform(0.2, full))
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+            killed += 1
+        proc.wait()
+        if (home / "citewise.db").exists():
+            _check_consistent(home / "citewise.db")
+    assert killed >= KILLS, f"only {killed} of {attempts} runs were killed mid-ingest"
+    # Re-running the same add completes, and the corpus matches a clean ingest of it.
+    with Home.open(clean_home) as h:
+        h.kb().add([corpus])
+        expected = h.kb().revisions()[-1]
+    final = _ingest(corpus, home)
+    assert final.wait(timeout=300) == 0
+    _check_consistent(home / "citewise.db")
+    with Home.open(home) as h:
+        got = h.kb().revisions()[-1]
+        assert got.hash == expected.hash
+        assert got.document_count == expected.document_count == 120
