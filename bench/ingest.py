@@ -164,8 +164,7 @@ def main() -> int:
     result = {
         "date": date.today().isoformat(),
         "machine": (
-            f"{platform.machine()}, {os.cpu_count()} cores, "
-            f"Python {platform.python_version()}"
+            f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
         ),
         "regulatory_clauses": bench_regulatory(root / "regulatory-text"),
         "regulatory_store": bench_regulatory_store(root),

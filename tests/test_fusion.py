@@ -19,8 +19,9 @@ def test_rrf_weights_shift_the_order() -> None:
 
 
 def test_convex_normalises_each_route() -> None:
-    fused = convex({"bm25": {"a": 30.0, "b": 10.0}, "dense": {"a": 0.1, "b": 0.9}},
-                   {"bm25": 0.3, "dense": 0.7})
+    fused = convex(
+        {"bm25": {"a": 30.0, "b": 10.0}, "dense": {"a": 0.1, "b": 0.9}}, {"bm25": 0.3, "dense": 0.7}
+    )
     assert ranked(fused) == ["b", "a"]
     assert abs(fused["b"] - 0.7) < 1e-9
 
