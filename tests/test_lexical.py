@@ -203,6 +203,11 @@ def test_save_load_round_trip(tmp_path: Path) -> None:
     assert len(loaded) == len(idx) and "c6" not in loaded
     for q in ["rotate keys", "cats sun", "sync 8443 proxy"]:
         assert loaded.search(q, k=10) == idx.search(q, k=10)
+    # Saving over an existing index replaces it; a crash between the two renames
+    # of save() leaves "<dir>.old", which load() falls back to.
+    loaded.save(tmp_path / "lex")
+    (tmp_path / "lex").rename(tmp_path / "lex.old")
+    assert LexicalIndex.load(tmp_path / "lex").search("rotate keys") == idx.search("rotate keys")
     # The loaded index keeps working incrementally.
     loaded.add([("c8", "Cats also nap on keyboards.", "Pets")])
     loaded.remove(["c7"])

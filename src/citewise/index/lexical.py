@@ -1,47 +1,34 @@
 """Incremental BM25 over chunks: a merged segment, a small delta, tombstones.
 
-Design (see ``bench/README.md`` for the measurements behind the defaults)
--------------------------------------------------------------------------
-* Segments hold **raw field-weighted term frequencies**, not precomputed BM25
-  scores.  A precomputed ("eager") index such as bm25s bakes ``idf`` and the
-  average document length into every posting, so adding or deleting one chunk
-  would silently make every stored score stale; keeping the index exact would
-  mean a full rebuild on every change.  Here BM25 is evaluated at query time on
-  the posting slices of the query terms only (vectorised numpy), which is as fast
-  as bm25s's eager lookup in practice, and it lets k1/b change without a rebuild.
-* **Global statistics.**  ``N``, the live document frequency of each term and the
-  average length are taken over *all live documents of all segments*; a
-  tombstone subtracts its document from them at once.  So a document scores the
-  same whether it sits in the merged segment or in the delta, and the scores are
-  exactly those of an index built from scratch over the live documents (a test
-  checks this).
-* **Tombstones.**  ``remove`` and replacement (``add`` of an existing chunk id)
-  flip a live bit; dead slots are masked out of every score vector before top-k,
-  and are dropped physically at the next :meth:`LexicalIndex.merge`.
-* **Authorization before ranking.**  ``allowed`` becomes a boolean mask that is
-  combined with the live mask *before* ``argpartition``: a restricted chunk can
-  never take a place in the top k, and k allowed results still come back.
-* **Fields.**  The title / heading breadcrumb field is folded in BM25F-style: its
-  term frequencies count ``title_weight`` times in the document's bag (and in
-  its length).  Fractional weights are fine.
-* Scoring is the Lucene BM25 variant (idf = ln(1 + (N-df+0.5)/(df+0.5)),
-  tf part = tf / (tf + k1·(1-b+b·dl/avgdl))), the same as bm25s ``method="lucene"``.
+Design (rationale and measurements in ``bench/README.md``):
+
+* Segments hold raw field-weighted term frequencies, not precomputed BM25 scores
+  (an eager index like bm25s bakes idf and avgdl into every posting, so any
+  change would make stored scores stale).  BM25 is evaluated at query time on
+  the query terms' posting slices (vectorised numpy) — as fast as bm25s here —
+  and k1/b can change without a rebuild.
+* Global statistics: N, live document frequencies and avgdl cover all live
+  documents of all segments, so scores equal those of a from-scratch index.
+* ``remove`` / replacement flip a live bit (tombstone); dead slots are masked
+  before top-k and dropped at :meth:`LexicalIndex.merge`.
+* ``allowed`` becomes a boolean mask applied *before* ``argpartition``.
+* The title / heading field counts ``title_weight`` times (BM25F-style).
+* Lucene BM25 variant, identical to bm25s ``method="lucene"``.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import os
-from collections import Counter
+import shutil
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
-from citewise.index.segment import Bag, BoolArray, F32Array, Segment
+from citewise.index.segment import Bag, BoolArray, F32Array, Segment, bm25_scores, top_k
 from citewise.index.tokenize import content_tokens, literal_tokens, tokenize
 
 __all__ = ["DEFAULT_B", "DEFAULT_K1", "DEFAULT_TITLE_WEIGHT", "Hit", "LexicalIndex"]
@@ -53,6 +40,7 @@ DEFAULT_B = 0.85
 DEFAULT_TITLE_WEIGHT = 3.0
 DEFAULT_MERGE_THRESHOLD = 4096
 _FORMAT = 1
+_PARAMS = ("k1", "b", "title_weight", "merge_threshold", "max_dead_fraction")
 
 Allowed = Collection[str] | npt.NDArray[np.bool_] | None
 
@@ -95,11 +83,13 @@ class LexicalIndex:
         self._norms: tuple[F32Array, F32Array] = (self._main.doc_len, self._main.doc_len)
         self._live_all: BoolArray = self._main.live
 
-    # -- building ------------------------------------------------------------------
     @classmethod
-    def build(cls, chunks: Iterable[tuple[str, str, str]], **params: float) -> LexicalIndex:
-        """Index ``(chunk_id, text, title_field)`` triples into one merged segment."""
-        index = cls(**params)  # type: ignore[arg-type]
+    def build(cls, chunks: Iterable[tuple[str, str, str]], **params: Any) -> LexicalIndex:
+        """Index ``(chunk_id, text, title_field)`` triples into one merged segment.
+
+        ``params`` are the constructor's keyword arguments (k1, b, title_weight...).
+        """
+        index = cls(**params)
         ids: list[str] = []
         bags: list[Bag] = []
         seen: dict[str, int] = {}
@@ -128,7 +118,6 @@ class LexicalIndex:
             head += literal_tokens(title)
         return body + head, [1.0] * len(body) + [self.title_weight] * len(head), length
 
-    # -- mutation ------------------------------------------------------------------
     def add(self, chunks: Iterable[tuple[str, str, str]]) -> None:
         """Add or replace ``(chunk_id, text, title_field)`` chunks (to the delta)."""
         for chunk_id, text, title in chunks:
@@ -184,7 +173,6 @@ class LexicalIndex:
             self._cache_key = ()
         return self._delta
 
-    # -- introspection -------------------------------------------------------------
     def __len__(self) -> int:
         return len(self._where)
 
@@ -208,12 +196,9 @@ class LexicalIndex:
     def slot_mask(self, chunk_ids: Iterable[str]) -> BoolArray:
         """Boolean mask over slots that is True for the given live chunk ids."""
         mask = np.zeros(self.n_slots, dtype=bool)
-        where = self._where
-        slots = [where[c] for c in chunk_ids if c in where]
-        mask[slots] = True
+        mask[[self._where[c] for c in chunk_ids if c in self._where]] = True
         return mask
 
-    # -- search --------------------------------------------------------------------
     def _prepare(self) -> tuple[Segment, Segment]:
         delta = self._delta_segment()
         main = self._main
@@ -223,10 +208,7 @@ class LexicalIndex:
             n = main.n_live + delta.n_live
             avgdl = (main.live_len + delta.live_len) / n if n else 1.0
             avgdl = avgdl or 1.0
-            k1, b = self.k1, self.b
-            self._norms = tuple(  # type: ignore[assignment]
-                (k1 * (1.0 - b + b * s.doc_len / avgdl)).astype(np.float32) for s in (main, delta)
-            )
+            self._norms = (main.norm(self.k1, self.b, avgdl), delta.norm(self.k1, self.b, avgdl))
             self._live_all = np.concatenate([main.live, delta.live])
             self._cache_key = key
         return main, delta
@@ -234,34 +216,8 @@ class LexicalIndex:
     def score_vector(self, tokens: Sequence[str]) -> npt.NDArray[np.float64]:
         """BM25 score of every slot (dead slots included, unmasked) for query tokens."""
         main, delta = self._prepare()
-        n_live = main.n_live + delta.n_live
-        n_main = len(main.chunk_ids)
-        docs: list[npt.NDArray[np.int64] | npt.NDArray[np.int32]] = []
-        contribs: list[F32Array] = []
-        segs = ((main, self._norms[0], 0), (delta, self._norms[1], n_main))
-        for term, qtf in Counter(tokens).items():
-            found = []
-            df = 0
-            for seg, norm, offset in segs:
-                tid = seg.term_id.get(term)
-                if tid is not None:
-                    df += int(seg.df_live[tid])
-                    found.append((seg, norm, offset, tid))
-            if df == 0:
-                continue
-            weight = qtf * math.log(1.0 + (n_live - df + 0.5) / (df + 0.5))
-            for seg, norm, offset, tid in found:
-                s, e = seg.term_ptr[tid], seg.term_ptr[tid + 1]
-                d = seg.post_doc[s:e]
-                tf = seg.post_tf[s:e]
-                contribs.append(weight * tf / (tf + norm[d]))
-                docs.append(d + offset if offset else d)
-        if not docs:
-            return np.zeros(self.n_slots)
-        scores = np.bincount(
-            np.concatenate(docs), weights=np.concatenate(contribs), minlength=self.n_slots
-        )
-        return scores.astype(np.float64, copy=False)
+        segs = ((main, self._norms[0], 0), (delta, self._norms[1], len(main.chunk_ids)))
+        return bm25_scores(segs, tokens, main.n_live + delta.n_live, self.n_slots)
 
     def search(self, query: str, k: int = 10, allowed: Allowed = None) -> list[Hit]:
         """Top ``k`` live chunks for ``query`` among ``allowed`` (None = all).
@@ -290,11 +246,7 @@ class LexicalIndex:
                 mask = mask & allowed
             else:
                 mask = mask & self.slot_mask(allowed)
-        scores[~mask] = 0.0
-        cand = np.flatnonzero(scores > 0.0)
-        if cand.size > k:
-            cand = cand[np.argpartition(-scores[cand], k - 1)[:k]]
-        cand = cand[np.lexsort((cand, -scores[cand]))]
+        cand = top_k(scores, mask, k)
         ids = self._slot_ids(cand)
         return [Hit(c, float(s)) for c, s in zip(ids, scores[cand].tolist(), strict=True)]
 
@@ -307,54 +259,39 @@ class LexicalIndex:
         """Every live chunk with a positive score for ``query`` (for tests and debugging)."""
         return dict(self.search(query, k=max(len(self), 1)))
 
-    # -- persistence ---------------------------------------------------------------
     def save(self, directory: str | os.PathLike[str]) -> None:
-        """Write both segments, tombstones included, to ``directory``."""
+        """Write both segments, tombstones included, to ``directory``.
+
+        The files are written to a sibling ``.tmp`` directory that then replaces
+        ``directory``, so a crash never leaves a mix of old and new segments.
+        """
         path = Path(directory)
-        path.mkdir(parents=True, exist_ok=True)
-        self._main.save(path / "main")
-        self._delta_segment().save(path / "delta")
-        meta = {
-            "format": _FORMAT,
-            "k1": self.k1,
-            "b": self.b,
-            "title_weight": self.title_weight,
-            "merge_threshold": self.merge_threshold,
-            "max_dead_fraction": self.max_dead_fraction,
-        }
-        tmp = path / "meta.json.tmp"
-        tmp.write_text(json.dumps(meta), "utf-8")
-        tmp.replace(path / "meta.json")
+        tmp, old = path.with_name(path.name + ".tmp"), path.with_name(path.name + ".old")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        self._main.save(tmp / "main")
+        self._delta_segment().save(tmp / "delta")
+        meta = {"format": _FORMAT} | {p: getattr(self, p) for p in _PARAMS}
+        (tmp / "meta.json").write_text(json.dumps(meta), "utf-8")
+        if path.exists():
+            shutil.rmtree(old, ignore_errors=True)
+            path.rename(old)
+        tmp.rename(path)
+        shutil.rmtree(old, ignore_errors=True)
 
     @classmethod
     def load(cls, directory: str | os.PathLike[str]) -> LexicalIndex:
         path = Path(directory)
+        if not path.exists() and path.with_name(path.name + ".old").exists():
+            path = path.with_name(path.name + ".old")  # crashed between the two renames
         meta = json.loads((path / "meta.json").read_text("utf-8"))
         if meta.get("format") != _FORMAT:
             raise ValueError(f"unsupported lexical index format {meta.get('format')!r}")
-        index = cls(
-            k1=meta["k1"],
-            b=meta["b"],
-            title_weight=meta["title_weight"],
-            merge_threshold=meta["merge_threshold"],
-            max_dead_fraction=meta["max_dead_fraction"],
-        )
-        index._main = Segment.load(path / "main")
-        delta = Segment.load(path / "delta")
-        index._delta = delta
-        index._delta_ids = delta.chunk_ids
+        index = cls(**{p: meta[p] for p in _PARAMS})
+        index._main, delta = Segment.load(path / "main"), Segment.load(path / "delta")
+        index._delta, index._delta_ids = delta, delta.chunk_ids
         index._delta_live = delta.live.tolist()
-        # Bags are only needed to rebuild the delta after further adds: recover
-        # them from its CSR rows (token order is irrelevant to BM25).
-        bounds = zip(delta.doc_ptr[:-1].tolist(), delta.doc_ptr[1:].tolist(), strict=True)
-        index._delta_bags = [
-            (
-                [delta.vocab[t] for t in delta.doc_term[s:e].tolist()],
-                delta.doc_tf[s:e].tolist(),
-                float(delta.doc_len[i]),
-            )
-            for i, (s, e) in enumerate(bounds)
-        ]
+        index._delta_bags = delta.bags()  # needed to rebuild the delta after adds
         n_main = len(index._main.chunk_ids)
         index._where = {c: i for i, c in enumerate(index._main.chunk_ids) if index._main.live[i]}
         index._where.update({c: n_main + i for i, c in enumerate(delta.chunk_ids) if delta.live[i]})

@@ -16,7 +16,9 @@ tombstone flips a bit and subtracts the document's contribution).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -146,6 +148,22 @@ class Segment:
         self.live_len -= float(self.doc_len[slot])
         self.n_live -= 1
 
+    def norm(self, k1: float, b: float, avgdl: float) -> F32Array:
+        """Per-document BM25 length normalisation ``k1·(1-b+b·dl/avgdl)``."""
+        return (k1 * (1.0 - b + b * self.doc_len / avgdl)).astype(np.float32)
+
+    def bags(self) -> list[Bag]:
+        """One (distinct tokens, tf, length) bag per slot; rebuilds an equal segment."""
+        bounds = zip(self.doc_ptr[:-1].tolist(), self.doc_ptr[1:].tolist(), strict=True)
+        return [
+            (
+                [self.vocab[t] for t in self.doc_term[s:e].tolist()],
+                self.doc_tf[s:e].tolist(),
+                float(self.doc_len[i]),
+            )
+            for i, (s, e) in enumerate(bounds)
+        ]
+
     # -- persistence ---------------------------------------------------------------
     def save(self, path: Path) -> None:
         np.savez(path.with_suffix(".npz"), **{k: getattr(self, k) for k in _ARRAYS})
@@ -166,3 +184,56 @@ class Segment:
             arrays["doc_len"].astype(np.float32),
             arrays["live"].astype(bool),
         )
+
+
+def bm25_scores(
+    segments: Iterable[tuple[Segment, F32Array, int]],
+    tokens: Sequence[str],
+    n_live: int,
+    n_slots: int,
+) -> npt.NDArray[np.float64]:
+    """Lucene-variant BM25 of every slot of ``segments`` for query ``tokens``.
+
+    ``segments`` are (segment, per-document ``k1·(1-b+b·dl/avgdl)``, slot offset).
+    Document frequencies are summed over the segments' *live* documents and
+    ``n_live`` is the global live count, so a document's score does not depend on
+    the segment it sits in.  Dead slots still get a score: callers mask them.
+    """
+    segs = list(segments)
+    docs: list[npt.NDArray[np.int32]] = []
+    contribs: list[F32Array] = []
+    for term, qtf in Counter(tokens).items():
+        found = []
+        df = 0
+        for seg, norm, offset in segs:
+            tid = seg.term_id.get(term)
+            if tid is not None:
+                df += int(seg.df_live[tid])
+                found.append((seg, norm, offset, tid))
+        if df == 0:
+            continue
+        weight = qtf * math.log(1.0 + (n_live - df + 0.5) / (df + 0.5))
+        for seg, norm, offset, tid in found:
+            s, e = seg.term_ptr[tid], seg.term_ptr[tid + 1]
+            d = seg.post_doc[s:e]
+            tf = seg.post_tf[s:e]
+            contribs.append(weight * tf / (tf + norm[d]))
+            docs.append(d + np.int32(offset) if offset else d)
+    if not docs:
+        return np.zeros(n_slots)
+    scores = np.bincount(np.concatenate(docs), weights=np.concatenate(contribs), minlength=n_slots)
+    return scores.astype(np.float64, copy=False)
+
+
+def top_k(scores: npt.NDArray[np.float64], mask: BoolArray, k: int) -> npt.NDArray[np.intp]:
+    """Slots of the ``k`` best positive scores inside ``mask``, best first.
+
+    The mask is applied to the full score vector *before* selection, so masked
+    slots can never take a place in the top k.  Ties go to the lower slot.
+    ``scores`` is modified in place (masked entries become 0).
+    """
+    scores[~mask] = 0.0
+    cand = np.flatnonzero(scores > 0.0)
+    if cand.size > k:
+        cand = cand[np.argpartition(-scores[cand], k - 1)[:k]]
+    return cand[np.lexsort((cand, -scores[cand]))]
