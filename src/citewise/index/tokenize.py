@@ -98,7 +98,7 @@ def is_cjk_char(ch: str) -> bool:
 
 def normalize(text: str) -> str:
     """NFKC-normalise and lowercase (full-width ASCII becomes ASCII)."""
-    return unicodedata.normalize("NFKC", text).lower()
+    return text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).lower()
 
 
 def word_tokens(text: str, *, stem: bool = True, stopwords: bool = True) -> list[str]:
@@ -117,7 +117,7 @@ def literal_tokens(text: str) -> list[str]:
 
     A span matched by several patterns yields each distinct literal once.
     """
-    nfkc = unicodedata.normalize("NFKC", text)
+    nfkc = text if text.isascii() else unicodedata.normalize("NFKC", text)
     low = nfkc.lower()
     # Fast path: every lowercase pattern needs a non-alphanumeric character inside
     # a whitespace-delimited token, so only such tokens are scanned (joined by
@@ -138,6 +138,8 @@ def literal_tokens(text: str) -> list[str]:
 def cjk_tokens(text: str) -> list[str]:
     """Single characters plus adjacent bigrams of every CJK run in ``text``."""
     out: list[str] = []
+    if text.isascii():
+        return out
     for run in _CJK_RUN.findall(normalize(text)):
         out.extend(run)
         out.extend(run[i : i + 2] for i in range(len(run) - 1))
