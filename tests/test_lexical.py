@@ -191,6 +191,15 @@ def test_allowed_mask_applies_before_top_k() -> None:
     everything = np.ones(idx.n_slots, dtype=bool)
     assert "s0" not in {h.chunk_id for h in idx.search("incident", k=50, allowed=everything)}
     assert idx.search("incident", allowed=set()) == []
+    with pytest.raises(TypeError):
+        idx.search("incident", allowed="p1")
+
+
+def test_zero_title_weight_ignores_the_title() -> None:
+    idx = LexicalIndex.build(
+        [("a", "body words", "Kubernetes"), ("b", "kubernetes", "")], title_weight=0
+    )
+    assert [h.chunk_id for h in idx.search("kubernetes")] == ["b"]
 
 
 def test_save_load_round_trip(tmp_path: Path) -> None:
@@ -268,3 +277,10 @@ def test_random_mutations_match_brute_force(
     # Restricting to half of the live documents keeps results inside that half.
     half = set(sorted(model)[::2])
     assert {h.chunk_id for h in idx.search(query, k=3, allowed=half)} <= half
+
+
+def test_build_with_repeated_chunk_id_keeps_the_last() -> None:
+    idx = LexicalIndex.build([("a", "alpha text", ""), ("b", "beta", ""), ("a", "gamma text", "")])
+    assert len(idx) == 2
+    assert idx.search("alpha") == []
+    assert [h.chunk_id for h in idx.search("gamma")] == ["a"]

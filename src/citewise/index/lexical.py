@@ -54,6 +54,7 @@ class LexicalIndex:
     """BM25 over chunks with cheap add / remove / replace.
 
     ``chunk_id`` is the identity: adding an id that is already present replaces it.
+    Not thread-safe: one writer at a time, and no search while a write runs.
     """
 
     def __init__(
@@ -69,7 +70,7 @@ class LexicalIndex:
             raise ValueError("need k1 >= 0, 0 <= b <= 1, title_weight >= 0")
         self.k1 = float(k1)
         self.b = float(b)
-        self.title_weight = float(title_weight)
+        self._title_weight = float(title_weight)
         self.merge_threshold = merge_threshold
         self.max_dead_fraction = max_dead_fraction
         self._main = Segment.from_bags([], [])
@@ -90,19 +91,11 @@ class LexicalIndex:
         ``params`` are the constructor's keyword arguments (k1, b, title_weight...).
         """
         index = cls(**params)
-        ids: list[str] = []
-        bags: list[Bag] = []
-        seen: dict[str, int] = {}
+        bags: dict[str, Bag] = {}  # a repeated chunk id: the last one wins
         for chunk_id, text, title in chunks:
-            if chunk_id in seen:  # last one wins
-                bags[seen[chunk_id]] = index.bag_of(text, title)
-                continue
-            seen[chunk_id] = len(ids)
-            ids.append(chunk_id)
-            bags.append(index.bag_of(text, title))
-        index._main = Segment.from_bags(ids, bags)
-        index._where = dict(seen)
-        index._delta = None
+            bags[chunk_id] = index.bag_of(text, title)
+        index._main = Segment.from_bags(list(bags), list(bags.values()))
+        index._where = {c: i for i, c in enumerate(bags)}
         index._layout += 1
         return index
 
@@ -111,10 +104,10 @@ class LexicalIndex:
         # Literal tokens count as terms but not towards the length (they re-view
         # words already counted); measured +0.003 nDCG@10 on SciFact.
         body = content_tokens(text)
-        head = content_tokens(title) if title else []
+        head = content_tokens(title) if title and self.title_weight > 0 else []
         length = len(body) + self.title_weight * len(head)
         body += literal_tokens(text)
-        if title:
+        if title and self.title_weight > 0:
             head += literal_tokens(title)
         return body + head, [1.0] * len(body) + [self.title_weight] * len(head), length
 
@@ -190,6 +183,11 @@ class LexicalIndex:
         return self._layout
 
     @property
+    def title_weight(self) -> float:
+        """Fixed at construction: it is baked into the stored term frequencies."""
+        return self._title_weight
+
+    @property
     def delta_size(self) -> int:
         return len(self._delta_ids)
 
@@ -202,12 +200,11 @@ class LexicalIndex:
     def _prepare(self) -> tuple[Segment, Segment]:
         delta = self._delta_segment()
         main = self._main
-        key = (self.k1, self.b, self.title_weight, main.live_len, delta.live_len, self._layout,
-               main.n_live, delta.n_live)  # fmt: skip
+        key = (self.k1, self.b, main.live_len, delta.live_len, self._layout, main.n_live,
+               delta.n_live)  # fmt: skip
         if key != self._cache_key:
             n = main.n_live + delta.n_live
-            avgdl = (main.live_len + delta.live_len) / n if n else 1.0
-            avgdl = avgdl or 1.0
+            avgdl = ((main.live_len + delta.live_len) / n if n else 0.0) or 1.0
             self._norms = (main.norm(self.k1, self.b, avgdl), delta.norm(self.k1, self.b, avgdl))
             self._live_all = np.concatenate([main.live, delta.live])
             self._cache_key = key
@@ -244,16 +241,18 @@ class LexicalIndex:
                         "rebuild it with slot_mask() after the index changes"
                     )
                 mask = mask & allowed
+            elif isinstance(allowed, str):
+                raise TypeError("allowed must be a collection of chunk ids, not one string")
             else:
                 mask = mask & self.slot_mask(allowed)
         cand = top_k(scores, mask, k)
-        ids = self._slot_ids(cand)
+        n_main, main_ids, delta_ids = (
+            len(self._main.chunk_ids),
+            self._main.chunk_ids,
+            self._delta_ids,
+        )
+        ids = [main_ids[s] if s < n_main else delta_ids[s - n_main] for s in cand.tolist()]
         return [Hit(c, float(s)) for c, s in zip(ids, scores[cand].tolist(), strict=True)]
-
-    def _slot_ids(self, slots: npt.NDArray[np.intp]) -> list[str]:
-        n_main = len(self._main.chunk_ids)
-        main_ids, delta_ids = self._main.chunk_ids, self._delta_ids
-        return [main_ids[s] if s < n_main else delta_ids[s - n_main] for s in slots.tolist()]
 
     def scores(self, query: str) -> dict[str, float]:
         """Every live chunk with a positive score for ``query`` (for tests and debugging)."""
