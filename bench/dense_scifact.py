@@ -47,12 +47,8 @@ if ARGS.blas_threads:  # must precede the numpy import to take effect
 import numpy as np  # noqa: E402
 
 from bench._beir import data_root, evaluate, load_corpus, load_qrels, load_queries  # noqa: E402
-from citewise.index.embedder import (  # noqa: E402
-    Embedder,
-    MiniLMEmbedder,
-    MiniLMSettings,
-    load_minilm,
-)
+from citewise.index.embedder import Embedder  # noqa: E402
+from citewise.index.minilm import MiniLMEmbedder, MiniLMSettings, load_minilm  # noqa: E402
 from citewise.index.multilingual import load_use  # noqa: E402
 from citewise.index.vectors import VectorIndex  # noqa: E402
 

@@ -9,15 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from citewise.index import embedder as emb
-from citewise.index.embedder import (
-    Embedder,
-    MiniLMEmbedder,
-    MiniLMSettings,
-    Unavailable,
-    load_minilm,
-    probe,
-)
+from citewise.index import minilm as emb
+from citewise.index.embedder import Embedder, Unavailable, probe
+from citewise.index.minilm import MiniLMEmbedder, MiniLMSettings, load_minilm
 
 _MISSING = [
     dist

