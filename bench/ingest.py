@@ -15,6 +15,7 @@ import gzip
 import json
 import os
 import platform
+import re
 import resource
 import sys
 import tempfile
@@ -55,18 +56,29 @@ def _parse(raw: bytes, name: str) -> ParsedDocument:
     return parse_document(raw, name=name, kb="bench", doc_path=name, config=IngestConfig())
 
 
+ARTICLE = re.compile(r"^Art\.\d+$")
+
+
 def clause_counts(doc: ParsedDocument, unit: str) -> tuple[int, int]:
-    """(nodes with any clause path, nodes matching the reference unit)."""
+    """(nodes with any clause path, nodes matching the reference unit).
+
+    articles: distinct ``Art.N`` paths (items inside an article add ``(k)``, chapters are
+    ``Ch.N``); sections: section nodes with a clause path; paragraphs: RegML ``paragraph``
+    nodes (label without ``Interp``) that carry a clause path.
+    """
     with_clause = [n for n in doc.nodes if n.clause_path]
     if unit == "articles":
-        # An article node's own path is exactly "Art.N" (items inside add "(k)").
-        found = {n.clause_path for n in with_clause if n.clause_path and "(" not in n.clause_path}
-        return len(with_clause), len(found)
+        return len(with_clause), len(
+            {n.clause_path for n in with_clause if ARTICLE.match(n.clause_path or "")}
+        )
     if unit == "sections":
-        found = {n.clause_path for n in with_clause if n.kind == "section"}
-        return len(with_clause), len(found)
-    paragraphs = [n for n in with_clause if n.kind != "section" and "(" in (n.clause_path or "")]
-    return len(with_clause), len(paragraphs)
+        return len(with_clause), sum(1 for n in with_clause if n.kind == "section")
+    regulation = [
+        n
+        for n in with_clause
+        if n.kind == "paragraph" and "label" in n.attrs and "Interp" not in str(n.attrs["label"])
+    ]
+    return len(with_clause), len(regulation)
 
 
 def bench_regulatory(root: Path) -> list[dict[str, Any]]:
