@@ -127,7 +127,7 @@ def test_k1_and_b_change_without_rebuild() -> None:
 
 
 def test_delta_plus_merged_equals_from_scratch() -> None:
-    idx = LexicalIndex.build(CORPUS[:4], merge_threshold=10_000)
+    idx = LexicalIndex.build(CORPUS[:4], merge_threshold=10_000, max_dead_fraction=1.0)
     idx.add(CORPUS[4:])
     idx.add([("c2", "The sync endpoint moved to /api/v3/sync.", "API > Sync")])  # replace
     idx.remove(["c3"])

@@ -146,7 +146,7 @@ class LexicalIndex:
     def _maybe_merge(self) -> None:
         dead = len(self._main.chunk_ids) - self._main.n_live
         if len(self._delta_ids) > self.merge_threshold or (
-            dead > 64 and dead > self.max_dead_fraction * len(self._main.chunk_ids)
+            dead > 0 and dead > self.max_dead_fraction * len(self._main.chunk_ids)
         ):
             self.merge()
 
