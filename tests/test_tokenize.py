@@ -76,6 +76,12 @@ def test_literals_are_in_addition_to_their_parts() -> None:
         assert part in toks
 
 
+def test_acronym_number_literal_needs_a_word_boundary() -> None:
+    assert "http 503" not in literal_tokens("xHTTP 503")
+    assert "iso 9001:2015" in literal_tokens("(ISO 9001:2015)")
+    assert "http 503" in tokenize("HTTP 503错误")  # CJK right after the number is fine
+
+
 def test_distinct_versions_give_distinct_literals() -> None:
     assert "1.2.0" not in tokenize("version 1.0.2")
     assert "1.0.2" in tokenize("version 1.0.2")

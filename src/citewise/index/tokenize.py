@@ -79,7 +79,7 @@ _COMPOUND = re.compile(r"(?<![\w/])[a-z0-9]+(?:[._:\-][a-z0-9]+)+" + _SUFFIX)
 _PATH = re.compile(r"(?<![\w.])/[a-z0-9_.\-]*[a-z0-9](?:/[a-z0-9_.\-]*[a-z0-9])*/?")
 _SECTION = re.compile(r"§+\s*(\d+(?:[.\-][a-z0-9]+)*" + _SUFFIX + ")")
 _ACRONYM_NUM = re.compile(
-    r"\b([A-Z][A-Z0-9]*[A-Z]) +(\d+(?:[.:\-/]\d+)*" + _SUFFIX + r")(?!\.?[A-Za-z0-9])"
+    r"([A-Z][A-Z0-9]*[A-Z]) +(\d+(?:[.:\-/]\d+)*" + _SUFFIX + r")(?!\.?[A-Za-z0-9])"
 )
 
 _LOWER_PATTERNS = (_DOTTED, _DOTTED_SUFFIXED, _VERSION, _COMPOUND, _PATH)
@@ -131,6 +131,8 @@ def literal_tokens(text: str) -> list[str]:
         for m in _SECTION.finditer(low):
             found[(-1 - m.start(), "§" + re.sub(r"\s+", "", m.group(1)))] = None
     for m in _ACRONYM_NUM.finditer(nfkc):
+        if m.start() and nfkc[m.start() - 1].isalnum():  # word boundary, checked here: faster
+            continue
         found[(-1 - m.start(), f"{m.group(1).lower()} {m.group(2).lower()}")] = None
     return [tok for (_, tok) in found]
 
