@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -284,3 +285,18 @@ def test_build_with_repeated_chunk_id_keeps_the_last() -> None:
     assert len(idx) == 2
     assert idx.search("alpha") == []
     assert [h.chunk_id for h in idx.search("gamma")] == ["a"]
+
+
+def test_add_that_fails_midway_leaves_a_consistent_index() -> None:
+    idx = LexicalIndex.build(CORPUS, merge_threshold=10_000)
+    idx.add([("n1", "fresh delta words", "")])
+    idx.search("fresh")  # the delta segment is built
+
+    def chunks() -> Iterator[Doc]:
+        yield ("n2", "second fresh chunk", "")
+        raise RuntimeError("store went away")
+
+    with pytest.raises(RuntimeError):
+        idx.add(chunks())
+    assert [h.chunk_id for h in idx.search("second")] == ["n2"]
+    assert {h.chunk_id for h in idx.search("fresh")} == {"n1", "n2"}

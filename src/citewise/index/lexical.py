@@ -113,14 +113,15 @@ class LexicalIndex:
 
     def add(self, chunks: Iterable[tuple[str, str, str]]) -> None:
         """Add or replace ``(chunk_id, text, title_field)`` chunks (to the delta)."""
+        self._delta = None  # first: the delta stays consistent if ``chunks`` raises
+        self._layout += 1
         for chunk_id, text, title in chunks:
+            bag = self.bag_of(text, title)
             self._kill(chunk_id)
             self._where[chunk_id] = len(self._main.chunk_ids) + len(self._delta_ids)
             self._delta_ids.append(chunk_id)
-            self._delta_bags.append(self.bag_of(text, title))
+            self._delta_bags.append(bag)
             self._delta_live.append(True)
-        self._delta = None
-        self._layout += 1
         self._maybe_merge()
 
     def remove(self, chunk_ids: Iterable[str]) -> int:
