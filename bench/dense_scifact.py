@@ -267,6 +267,15 @@ def main() -> int:
             want = {h.id for h in exact.search(qv, 10)}
             overlap.append(len(want & {h.id for h in approx.search(qv, 10)}) / 10)
         results[f"{mode}/binary+int8"]["recall@10_vs_exact"] = round(float(np.mean(overlap)), 4)
+    # informational: score a passage by its best window (MaxP) instead of the pooled vector
+    sims = vecs @ qvecs.T  # (windows, queries)
+    best = np.full((len(texts), len(qids)), -np.inf, dtype=np.float32)
+    np.maximum.at(best, owner, sims)
+    run = {}
+    for j, q in enumerate(qids):
+        top = np.argsort(-best[:, j])[:100]
+        run[q] = {ids[i]: float(best[i, j]) for i in top}
+    results["window-maxp/exact"] = {k: round(v, 4) for k, v in evaluate(qrels, run).items()}
     report["quality"] = results
 
     # one query at a time: encode + search, window vectors, both index paths

@@ -122,3 +122,23 @@ def test_shape_and_value_checks() -> None:
     with pytest.raises(ValueError):
         idx.search(np.ones(8, dtype=np.float32), 3)
     assert idx.search(np.ones(16, dtype=np.float32), 3) == []
+
+
+@pytest.mark.parametrize("threshold", [0, 10**9])
+def test_tombstoned_top_hits_are_skipped(threshold: int) -> None:
+    rng = np.random.default_rng(11)
+    data = _unit(rng, 3000, 64)
+    ids = [f"t{i}" for i in range(3000)]
+    idx = VectorIndex(64, exact_threshold=threshold, candidates=20, oversample=2, fraction=0.0)
+    idx.add(ids, data)
+    q = data[42]
+    first = [h.id for h in idx.search(q, 30)]
+    assert first[0] == "t42"
+    idx.remove(first[:10])  # few removals: tombstones, no compaction
+    again = idx.search(q, 30)
+    assert len(again) == 30
+    assert not {h.id for h in again} & set(first[:10])
+    tiny = VectorIndex(64, exact_threshold=threshold, candidates=20)
+    tiny.add(ids[:5], data[:5])
+    tiny.remove(ids[:3])
+    assert {h.id for h in tiny.search(q, 10)} == {"t3", "t4"}

@@ -63,6 +63,7 @@ class VectorIndex:
         exact_threshold: int = 20_000,
         candidates: int = 200,
         oversample: int = 10,
+        fraction: float = 0.01,
     ) -> None:
         if dim <= 0 or dim % 8:
             raise ValueError("dim must be a positive multiple of 8")
@@ -71,6 +72,7 @@ class VectorIndex:
         self.exact_threshold = exact_threshold
         self.candidates = candidates  # minimum prefilter survivors
         self.oversample = oversample  # survivors per requested hit
+        self.fraction = fraction  # survivors as a share of the searched rows
         self._ids: list[str] = []
         self._slot: dict[str, int] = {}
         self._alive = np.zeros(0, dtype=bool)
@@ -146,19 +148,35 @@ class VectorIndex:
         q = np.asarray(qvec, dtype=np.float32).reshape(-1)
         if q.shape[0] != self.dim:
             raise ValueError(f"query has {q.shape[0]} dims, index has {self.dim}")
-        rows = self._rows(allowed)
-        if k <= 0 or rows.size == 0:
+        # rows: the candidate slots; None means "every live slot" and avoids copying the
+        # whole matrix per query (dead slots are masked instead).
+        rows = None if allowed is None else self._rows(allowed)
+        n_rows = len(self._slot) if rows is None else rows.size
+        if k <= 0 or n_rows == 0:
             return []
         if self._f32 is not None:
-            scores = self._f32[rows] @ q
+            if rows is None:
+                scores = self._f32 @ q
+                if n_rows < len(self._ids):
+                    scores[~self._alive] = -np.inf
+                rows = np.arange(len(self._ids))
+            else:
+                scores = self._f32[rows] @ q
         else:
-            n_cand = max(self.candidates, k * self.oversample)
-            if rows.size > n_cand:
-                ham = _popcount_rows(np.bitwise_xor(self._bits[rows], sign_bits(q[None, :])))
+            n_cand = max(self.candidates, k * self.oversample, int(n_rows * self.fraction))
+            qbits = sign_bits(q[None, :])
+            if n_rows <= n_cand:
+                rows = np.flatnonzero(self._alive) if rows is None else rows
+            elif rows is None:
+                ham = _popcount_rows(np.bitwise_xor(self._bits, qbits))
+                ham[~self._alive] = self.dim + 1
+                rows = np.argpartition(ham, n_cand - 1)[:n_cand]
+            else:
+                ham = _popcount_rows(np.bitwise_xor(self._bits[rows], qbits))
                 rows = rows[np.argpartition(ham, n_cand - 1)[:n_cand]]
             scores = (self._q8[rows].astype(np.float32) @ q) * self._scale[rows]
-        top = min(k, rows.size)
-        best = np.argpartition(-scores, top - 1)[:top] if top < rows.size else np.arange(top)
+        top = min(k, n_rows)
+        best = np.argpartition(-scores, top - 1)[:top] if top < scores.size else np.arange(top)
         best = best[np.argsort(-scores[best], kind="stable")]
         return [Hit(self._ids[rows[i]], float(scores[i])) for i in best]
 
@@ -172,6 +190,7 @@ class VectorIndex:
             "exact_threshold": self.exact_threshold,
             "candidates": self.candidates,
             "oversample": self.oversample,
+            "fraction": self.fraction,
         }
         arrays: dict[str, npt.NDArray[np.generic]] = {
             "meta": np.asarray(json.dumps(meta)),
@@ -200,6 +219,7 @@ class VectorIndex:
                 exact_threshold=int(meta["exact_threshold"]),
                 candidates=int(meta["candidates"]),
                 oversample=int(meta["oversample"]),
+                fraction=float(meta.get("fraction", 0.01)),
             )
             idx._ids = [str(i) for i in z["ids"]]
             idx._bits, idx._q8, idx._scale = z["bits"], z["q8"], z["scale"]
