@@ -12,9 +12,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from citewise import cli_output as ui
 from citewise.config import DEFAULT_KB
-from citewise.errors import CitewiseError
+from citewise.errors import CitewiseError, UsageError
 from citewise.ingest.models import FileResult
 from citewise.kb import Home
+from citewise.recall.models import SearchFilters
 
 app = typer.Typer(
     help="citewise: a knowledge base whose answers carry exact, checkable citations.",
@@ -123,6 +124,59 @@ def verify(home: HomeOpt = None, json: JsonOpt = False) -> None:
         ui.out.print("ok" if not problems else f"{len(problems)} problem(s) found")
     if problems:
         raise typer.Exit(6)
+
+
+def _filters(filters: list[str], principal: str | None) -> SearchFilters:
+    prefixes: list[str] = []
+    tags: list[str] = []
+    meta: list[tuple[str, str]] = []
+    for f in filters:
+        key, sep, value = f.partition("=")
+        if not sep or not key or not value:
+            raise UsageError(
+                f"Bad filter {f!r}.", hint="Use KEY=VALUE, e.g. path=runbooks/ or tag=ops."
+            )
+        if key == "path":
+            prefixes.append(value)
+        elif key == "tag":
+            tags.append(value)
+        else:
+            meta.append((key, value))
+    return SearchFilters(tuple(prefixes), tuple(tags), tuple(meta), principal)
+
+
+@app.command()
+def search(
+    query: str,
+    kb: KbOpt = DEFAULT_KB,
+    mode: Annotated[str, typer.Option(help="lexical, vector or hybrid.")] = "hybrid",
+    top_k: Annotated[int, typer.Option("--top-k", "-k", min=1, max=1000)] = 10,
+    filter_: Annotated[
+        list[str] | None,
+        typer.Option("--filter", help="path=PREFIX, tag=TAG or KEY=VALUE (metadata); repeat."),
+    ] = None,
+    principal: Annotated[
+        str | None, typer.Option("--as", help="Search as this principal (access lists).")
+    ] = None,
+    home: HomeOpt = None,
+    json: JsonOpt = False,
+) -> None:
+    """Search with citations: each hit shows its document, lines and exact excerpt."""
+    if mode not in ("lexical", "vector", "hybrid"):
+        raise UsageError(f"Unknown mode {mode!r}.", hint="Use lexical, vector or hybrid.")
+    with _home(home) as h:
+        result = h.kb(kb).search(
+            query,
+            filters=_filters(filter_ or [], principal),
+            top_k=top_k,
+            mode=mode,  # type: ignore[arg-type]
+        )
+    if json:
+        ui.print_json(result)
+    else:
+        ui.print_search(result)
+    if result.outcome != "ok":
+        raise typer.Exit(3)
 
 
 # -- kb ---------------------------------------------------------------------

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from citewise.ingest.models import AddReport, Node
+from citewise.recall.models import SearchResult
 from citewise.store.models import DocumentInfo, KBInfo, ResolvedCitation, VersionInfo
 
 # Piped output is not squeezed into 80 columns: tables keep ids whole.
@@ -114,3 +115,26 @@ def print_add_report(report: AddReport) -> None:
     rev = f"revision {report.revision}" if report.revision is not None else "no new revision"
     nodes = sum(f.nodes for f in report.files)
     out.print(f"kb {report.kb}: {summary}; {nodes} nodes; {rev}")
+
+
+def print_search(result: SearchResult) -> None:
+    routes = ", ".join(
+        f"{d.route} {d.status}"
+        + (f" ({d.candidates})" if d.status == "ok" else f" ({d.reason})" if d.reason else "")
+        for d in result.diagnostics
+    )
+    out.print(f"revision {result.revision}; routes: {routes}", markup=False)
+    if result.abstention is not None:
+        out.print(
+            f"insufficient evidence [{result.abstention.criterion}]: {result.abstention.reason}",
+            markup=False,
+        )
+        return
+    for hit in result.hits:
+        section = " > ".join(hit.heading_path)
+        out.print(
+            f"\n[{hit.rank}] {hit.path}:{hit.line_start}-{hit.line_end}  {section}", markup=False
+        )
+        excerpt = " ".join(hit.excerpt.split())
+        out.print(f"    {excerpt[:300]}{'...' if len(excerpt) > 300 else ''}", markup=False)
+        out.print(f"    cite: {hit.citation_id}  sha256 {hit.sha256[:12]}", markup=False)

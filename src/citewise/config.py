@@ -28,9 +28,12 @@ class IngestConfig:
 class Settings:
     home: Path
     ingest: IngestConfig = field(default_factory=IngestConfig)
+    #: The dense route; ``CITEWISE_DENSE=off`` turns it off (lexical and identifier remain).
+    dense: bool = True
 
     @classmethod
     def resolve(cls, home: str | Path | None = None) -> Settings:
         """``home`` argument, else ``$CITEWISE_HOME``, else ``./.citewise``."""
         chosen = home or os.environ.get("CITEWISE_HOME") or DEFAULT_HOME
-        return cls(home=Path(chosen).expanduser().resolve())
+        dense = os.environ.get("CITEWISE_DENSE", "on").lower() not in ("off", "0", "false", "no")
+        return cls(home=Path(chosen).expanduser().resolve(), dense=dense)

@@ -11,10 +11,13 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from citewise.config import DEFAULT_KB, Settings
-from citewise.errors import CitewiseError, FileTooLarge, UnreadableFile
+from citewise.errors import CitewiseError, FileTooLarge, UnreadableFile, UsageError
+from citewise.index.manager import KBIndex
 from citewise.ingest.models import AddReport, FileResult, FileStatus, Node
 from citewise.ingest.parse import parse_document
 from citewise.ingest.walker import SourceFile, WalkProblem, walk
+from citewise.recall.models import SearchFilters, SearchMode, SearchResult
+from citewise.recall.search import RecallSettings, search
 from citewise.store.models import (
     DocumentInfo,
     IngestOutcome,
@@ -38,6 +41,15 @@ class Home:
     def __init__(self, settings: Settings, store: Store) -> None:
         self.settings = settings
         self.store = store
+        self._indexes: dict[str, KBIndex] = {}
+
+    def index(self, kb: str) -> KBIndex:
+        """The derived search indexes of ``kb`` (kept in step with the store on use)."""
+        if kb not in self._indexes:
+            self._indexes[kb] = KBIndex(
+                self.store, kb, self.settings.home / "index" / kb, dense=self.settings.dense
+            )
+        return self._indexes[kb]
 
     @classmethod
     def open(cls, home: str | Path | None = None) -> Home:
@@ -102,6 +114,8 @@ class KnowledgeBase:
                     progress(result, i, len(found))
         finally:
             revision = self.store.end_batch(self.name)
+        if revision is not None:
+            self.home.index(self.name).sync()  # index and embed the new revision now
         return AddReport(
             kb=self.name,
             files=tuple(results),
@@ -145,6 +159,30 @@ class KnowledgeBase:
                 f"{item.rel_path}: cannot read ({exc.strerror or exc}).",
                 hint="Check the file's permissions and that it still exists.",
             ) from exc
+
+    # -- recall ---------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        *,
+        filters: SearchFilters | None = None,
+        top_k: int = 10,
+        mode: SearchMode = "hybrid",
+        settings: RecallSettings | None = None,
+    ) -> SearchResult:
+        """Ranked chunks with exact citations; scope and access are applied before ranking."""
+        if not query.strip():
+            raise UsageError("The query is empty.", hint="Pass the question to search for.")
+        if top_k < 1:
+            raise UsageError(f"top_k must be at least 1, not {top_k}.")
+        return search(
+            self.home.index(self.name),
+            query,
+            filters=filters,
+            top_k=top_k,
+            mode=mode,
+            settings=settings,
+        )
 
     # -- history ------------------------------------------------------------
     def versions(self, path: str) -> list[VersionInfo]:

@@ -173,6 +173,10 @@ class LexicalIndex:
     def __contains__(self, chunk_id: object) -> bool:
         return chunk_id in self._where
 
+    def ids(self) -> list[str]:
+        """The live chunk ids."""
+        return list(self._where)
+
     @property
     def n_slots(self) -> int:
         """Length of a boolean ``allowed`` mask (slots of both segments)."""

@@ -87,6 +87,14 @@ class VectorIndex:
     def __contains__(self, item: object) -> bool:
         return item in self._slot
 
+    def get(self, ids: Sequence[str]) -> F32:
+        """Stored vectors of ``ids`` (float32 while exact, else dequantised int8 codes)."""
+        rows = np.fromiter((self._slot[i] for i in ids), dtype=np.intp, count=len(ids))
+        if self._f32 is not None:
+            return self._f32[rows].copy()
+        out: F32 = self._q8[rows].astype(np.float32) * self._scale[rows, None]
+        return out
+
     @property
     def exact(self) -> bool:
         """True while searches use the float32 vectors."""

@@ -73,7 +73,14 @@ class SearchResult:
     revision: int
     outcome: Outcome
     hits: tuple[Hit, ...]
-    routes: tuple[RouteDiagnostic, ...]
+    #: Routes that actually ran, in the order they ran.
+    routes: tuple[str, ...]
+    #: Every route considered for this mode, with its status (ok, degraded, unavailable,
+    #: skipped), candidate count, top score, threshold, time and reason.
+    diagnostics: tuple[RouteDiagnostic, ...]
+    #: How strong the retrieval criterion behind the hits is: identifier, vector_threshold,
+    #: lexical_only, or (when abstaining) no_candidates, lexical_coverage, vector_threshold.
+    criterion: str
     scope_mode: str = "pre_filter"
     abstention: Abstention | None = None
     settings: dict[str, Any] = field(default_factory=dict)

@@ -122,3 +122,14 @@ class StoredChunk:
     char_start: int
     char_end: int
     metadata: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ClauseMatch:
+    """A current node with a given clause path, and one chunk that overlaps it."""
+
+    clause_path: str
+    node_id: str
+    node_kind: str
+    chunk_id: str
+    path: str

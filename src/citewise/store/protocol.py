@@ -13,6 +13,7 @@ from typing import Protocol, runtime_checkable
 
 from citewise.ingest.models import Node, ParsedDocument
 from citewise.store.models import (
+    ClauseMatch,
     DocumentInfo,
     IngestOutcome,
     KBInfo,
@@ -72,6 +73,12 @@ class Store(Protocol):
 
     def integrity_check(self) -> list[str]:
         """Problems found (empty when healthy): storage, hashes, revision membership."""
+
+    def generation(self, kb: str) -> str:
+        """An opaque token that changes whenever the KB's current document set changes."""
+
+    def find_clauses(self, kb: str, clause_paths: list[str]) -> list[ClauseMatch]:
+        """Current nodes with one of these clause paths, each with an overlapping chunk."""
 
     def resolve(self, citation_id: str) -> ResolvedCitation:
         """A node id ``n_…``, a chunk id ``c_…`` or a span id ``<node_id>:<start>-<end>``

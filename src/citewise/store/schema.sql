@@ -84,6 +84,7 @@ CREATE TABLE node (
     PRIMARY KEY (content_id, node_id)
 ) WITHOUT ROWID;
 CREATE INDEX node_by_id ON node(node_id);
+CREATE INDEX node_by_clause ON node(clause_path) WHERE clause_path IS NOT NULL;
 
 CREATE TABLE chunk (
     content_id   INTEGER NOT NULL REFERENCES content(content_id) ON DELETE CASCADE,

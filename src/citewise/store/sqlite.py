@@ -30,6 +30,7 @@ from citewise.errors import (
 from citewise.ingest.models import ParsedDocument, stable_id
 from citewise.store import _convert as cv
 from citewise.store import adhash
+from citewise.store._lookup import SQLiteLookup
 from citewise.store._resolve import SQLiteResolve
 from citewise.store.models import IngestAction, IngestOutcome, KBInfo, RevisionInfo
 
@@ -41,7 +42,7 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-class SQLiteStore(SQLiteResolve):
+class SQLiteStore(SQLiteResolve, SQLiteLookup):
     """``SQLiteStore(home / "citewise.db")``; thread-safe via one lock per store."""
 
     def __init__(self, path: Path) -> None:

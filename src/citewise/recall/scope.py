@@ -1,0 +1,39 @@
+"""Authorization and scope: which chunks a caller may see, decided before any ranking.
+
+A document's front matter ``access:`` lists the principals that may read it; a document
+without one is public within its knowledge base. Path prefixes, tags and metadata equality
+narrow the scope further. The result is the set of chunk ids every route searches within.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from citewise.recall.models import SearchFilters
+from citewise.store.models import StoredChunk
+
+
+def may_read(metadata: Mapping[str, Any], principal: str | None) -> bool:
+    access = metadata.get("access")
+    if not access:
+        return True
+    allowed = {access} if isinstance(access, str) else {str(a) for a in access}
+    return principal is not None and principal in allowed
+
+
+def in_scope(chunk: StoredChunk, filters: SearchFilters) -> bool:
+    meta = chunk.metadata
+    if not may_read(meta, filters.principal):
+        return False
+    if filters.path_prefixes and not any(chunk.path.startswith(p) for p in filters.path_prefixes):
+        return False
+    if filters.tags:
+        tags = {str(t).lower() for t in meta.get("tags") or ()}
+        if not all(t.lower() in tags for t in filters.tags):
+            return False
+    return all(str(meta.get(key, "")) == value for key, value in filters.metadata)
+
+
+def visible_chunks(chunks: Iterable[StoredChunk], filters: SearchFilters) -> set[str]:
+    return {c.chunk_id for c in chunks if in_scope(c, filters)}

@@ -1,0 +1,246 @@
+"""Hybrid recall: scope first, then the identifier, lexical and vector routes, fusion,
+diversification, abstention and honest per-route diagnostics.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Literal
+
+from citewise.index.manager import KBIndex
+from citewise.index.tokenize import term_coverage, tokenize
+from citewise.ingest.models import sha256_text
+from citewise.recall.fusion import convex, mmr, ranked, rrf
+from citewise.recall.identifiers import clause_refs
+from citewise.recall.models import (
+    Abstention,
+    Hit,
+    RouteDiagnostic,
+    RouteName,
+    SearchFilters,
+    SearchMode,
+    SearchResult,
+)
+from citewise.recall.scope import visible_chunks
+
+
+@dataclass(frozen=True, slots=True)
+class RecallSettings:
+    """Defaults are measured on SciFact (train split for weights; see docs/benchmarks.md)."""
+
+    pool: int = 50  # candidates per route
+    vector_threshold: float = 0.30  # cosine; MiniLM unrelated pairs score ~0.1
+    #: A vector hit with no query term in any chunk must clear a higher bar.
+    vector_only_threshold: float = 0.45
+    lexical_min_coverage: float = 0.34  # share of key terms the best lexical hit must hold
+    fusion: Literal["rrf", "convex"] = "rrf"
+    rrf_k: int = 60
+    weights: dict[str, float] = field(
+        default_factory=lambda: {"identifier": 4.0, "lexical": 1.0, "vector": 1.0}
+    )
+    mmr: bool = True
+    mmr_lambda: float = 0.7
+    per_doc_cap: int = 2
+
+
+def search(
+    index: KBIndex,
+    query: str,
+    *,
+    filters: SearchFilters | None = None,
+    top_k: int = 10,
+    mode: SearchMode = "hybrid",
+    settings: RecallSettings | None = None,
+) -> SearchResult:
+    s = settings or RecallSettings()
+    filters = filters or SearchFilters()
+    index.sync()
+    allowed = visible_chunks(index.chunks.values(), filters)
+    diags: list[RouteDiagnostic] = []
+    rankings: dict[str, list[str]] = {}
+    scores: dict[str, dict[str, float]] = {}
+
+    def run(name: RouteName, fn: Callable[[], tuple[dict[str, float], float | None, str]]) -> None:
+        t0 = time.perf_counter()
+        found, threshold, problem = fn()
+        ms = (time.perf_counter() - t0) * 1000
+        if problem:
+            diags.append(RouteDiagnostic(name, "unavailable", 0, None, threshold, ms, problem))
+            return
+        top = max(found.values()) if found else None
+        diags.append(RouteDiagnostic(name, "ok", len(found), top, threshold, ms))
+        rankings[name] = ranked(found)
+        scores[name] = found
+
+    refs = clause_refs(query)
+    if refs:
+        run("identifier", lambda: (_identifier(index, refs, allowed), None, ""))
+    if mode in ("lexical", "hybrid"):
+        run("lexical", lambda: (_lexical(index, query, allowed, s), 0.0, ""))
+    if mode in ("vector", "hybrid"):
+        run("vector", lambda: _vector(index, query, allowed, s))
+    diags.append(
+        RouteDiagnostic(
+            "rerank", "skipped", 0, None, None, 0.0, "no reranker configured; none ships offline"
+        )
+    )
+    criterion, abstain = _criterion(index, query, scores, s)
+    hits: list[Hit] = []
+    if abstain is None:
+        fused = (
+            convex(scores, s.weights) if s.fusion == "convex" else rrf(rankings, s.weights, s.rrf_k)
+        )
+        order = _diversify(index, ranked(fused), fused, top_k, s)
+        hits = _hits(index, order, fused, rankings)
+    revision = index.store.get_kb(index.kb).revision
+    return SearchResult(
+        query=query,
+        mode=mode,
+        revision=revision,
+        outcome="ok" if abstain is None else "insufficient_evidence",
+        hits=tuple(hits),
+        routes=tuple(d.route for d in diags if d.status in ("ok", "degraded")),
+        diagnostics=tuple(diags),
+        criterion=criterion,
+        abstention=abstain,
+        settings={k: v for k, v in asdict(s).items()},
+    )
+
+
+def _identifier(index: KBIndex, refs: list[str], allowed: set[str]) -> dict[str, float]:
+    found: dict[str, float] = {}
+    matches = index.store.find_clauses(index.kb, refs)
+    for m in matches:
+        if m.chunk_id in allowed and m.chunk_id not in found:
+            # More specific references come first in ``refs``: score by specificity.
+            found[m.chunk_id] = float(len(refs) - refs.index(m.clause_path))
+    return found
+
+
+def _lexical(index: KBIndex, query: str, allowed: set[str], s: RecallSettings) -> dict[str, float]:
+    everything = len(allowed) == len(index.chunks)
+    hits = index.lexical.search(query, k=s.pool, allowed=None if everything else allowed)
+    return {h.chunk_id: float(h.score) for h in hits if h.score > 0}
+
+
+def _vector(
+    index: KBIndex, query: str, allowed: set[str], s: RecallSettings
+) -> tuple[dict[str, float], float | None, str]:
+    qvec = index.embed_query(query)
+    if qvec is None or index.vectors is None:
+        return {}, s.vector_threshold, index.dense.reason or "dense route unavailable"
+    everything = len(allowed) == len(index.chunks)
+    hits = index.vectors.search(qvec, s.pool, None if everything else allowed)
+    return (
+        {h.id: float(h.score) for h in hits if h.score >= s.vector_threshold},
+        s.vector_threshold,
+        "",
+    )
+
+
+def _criterion(
+    index: KBIndex, query: str, scores: dict[str, dict[str, float]], s: RecallSettings
+) -> tuple[str, Abstention | None]:
+    if scores.get("identifier"):
+        return "identifier", None
+    vector = scores.get("vector") or {}
+    if vector and ("lexical" not in scores or scores["lexical"]):
+        return "vector_threshold", None
+    if vector and max(vector.values()) >= s.vector_only_threshold:
+        return "vector_only", None
+    lexical = scores.get("lexical") or {}
+    if not lexical:
+        vector_ran = "vector" in scores
+        reason = (
+            "no chunk passed the vector threshold and no term matched"
+            if vector_ran
+            else "no chunk matched any query term"
+        )
+        return "no_candidates", Abstention(reason, "no_candidates")
+    best = ranked(lexical)[0]
+    cover = term_coverage(query, index.chunks[best].search_text)
+    if cover.ratio < s.lexical_min_coverage:
+        missing = ", ".join(cover.missing[:5])
+        return "lexical_coverage", Abstention(
+            f"the best lexical match covers {cover.ratio:.0%} of the key terms "
+            f"(missing: {missing})",
+            "lexical_coverage",
+        )
+    return "lexical_only", None
+
+
+def _diversify(
+    index: KBIndex, order: list[str], fused: dict[str, float], top_k: int, s: RecallSettings
+) -> list[str]:
+    if not s.mmr:
+        return order[:top_k]
+    pool = order[: max(top_k * 3, s.pool)]
+    vecs = (
+        index.vectors.get(pool)
+        if index.vectors is not None and all(c in index.vectors for c in pool)
+        else None
+    )
+    if vecs is not None:
+        pos = {c: i for i, c in enumerate(pool)}
+        sims = vecs @ vecs.T
+
+        def similarity(a: str, b: str) -> float:
+            return float(sims[pos[a], pos[b]])
+    else:
+        bags = {c: set(tokenize(index.chunks[c].search_text)) for c in pool}
+
+        def similarity(a: str, b: str) -> float:
+            union = bags[a] | bags[b]
+            return len(bags[a] & bags[b]) / len(union) if union else 0.0
+
+    return mmr(
+        pool,
+        fused,
+        similarity,
+        top_k,
+        lam=s.mmr_lambda,
+        group=lambda c: index.chunks[c].doc_id,
+        per_group_cap=s.per_doc_cap,
+    )
+
+
+def _hits(
+    index: KBIndex, order: list[str], fused: dict[str, float], rankings: dict[str, list[str]]
+) -> list[Hit]:
+    texts: dict[tuple[str, int], str] = {}
+    out = []
+    revision = index.store.get_kb(index.kb).revision
+    for rank, cid in enumerate(order, start=1):
+        c = index.chunks[cid]
+        key = (c.doc_id, c.version_id)
+        if key not in texts:
+            texts[key] = index.store.get_document_text(index.kb, c.doc_id, c.version_id)
+        excerpt = texts[key][c.char_start : c.char_end]
+        out.append(
+            Hit(
+                rank=rank,
+                score=round(fused[cid], 6),
+                chunk_id=cid,
+                citation_id=cid,
+                doc_id=c.doc_id,
+                path=c.path,
+                title=c.breadcrumb.split(" > ")[0],
+                version_id=c.version_id,
+                revision=revision,
+                node_ids=c.node_ids,
+                heading_path=c.heading_path,
+                line_start=c.line_start,
+                line_end=c.line_end,
+                char_start=c.char_start,
+                char_end=c.char_end,
+                excerpt=excerpt,
+                sha256=sha256_text(excerpt),
+                route_ranks={r: ids.index(cid) + 1 for r, ids in rankings.items() if cid in ids},
+            )
+        )
+    return out
+
+
+__all__ = ["RecallSettings", "search"]
