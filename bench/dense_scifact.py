@@ -1,12 +1,15 @@
 """Dense retrieval on BEIR SciFact with the bundled all-MiniLM-L6-v2.
 
     .venv/bin/python -m bench.dense_scifact [--backend onnx|numpy] [--blas-threads N]
+        [--cmrc] [--libs N]
 
 Reports passages/s, nDCG@10 / Recall@100 (test split, 300 queries) for truncated vs windowed
 long abstracts, exact vs binary+int8 search (and recall@10 of the latter against exact), and
 one-query-at-a-time latency (encode + search) p50/p95. Window vectors are cached in
 bench/.cache/ keyed by the embedder fingerprint; truncation reuses each text's first window,
-which is exactly the truncated input. Skips cleanly when the data is absent.
+which is exactly the truncated input. ``--cmrc`` adds cmrc2018-zh retrieval-dev with the
+multilingual USE encoder (and MiniLM for contrast); ``--libs N`` compares the numpy index with
+faiss / usearch (when importable) on N vectors. Skips cleanly when the data is absent.
 """
 
 from __future__ import annotations
