@@ -142,3 +142,17 @@ def test_tombstoned_top_hits_are_skipped(threshold: int) -> None:
     tiny.add(ids[:5], data[:5])
     tiny.remove(ids[:3])
     assert {h.id for h in tiny.search(q, 10)} == {"t3", "t4"}
+
+
+@pytest.mark.parametrize("threshold", [0, 10**9])
+def test_get_returns_stored_vectors(threshold: int) -> None:
+    rng = np.random.default_rng(13)
+    data = _unit(rng, 50, 384)
+    idx = VectorIndex(384, exact_threshold=threshold)
+    idx.add([f"g{i}" for i in range(50)], data)
+    got = idx.get(["g3", "g7"])
+    assert got.shape == (2, 384) and got.dtype == np.float32
+    assert np.min(np.sum(got * data[[3, 7]], axis=1)) > 0.999
+    assert idx.get([]).shape == (0, 384)
+    with pytest.raises(KeyError):
+        idx.get(["missing"])

@@ -88,11 +88,13 @@ class VectorIndex:
         return item in self._slot
 
     def get(self, ids: Sequence[str]) -> F32:
-        """Stored vectors of ``ids`` (float32 while exact, else dequantised int8 codes)."""
+        """Stored vectors of ``ids`` (KeyError for unknown ones): float32 while exact, else the
+        int8 codes dequantised and renormalised (cosine to the original ~0.9999)."""
         rows = np.fromiter((self._slot[i] for i in ids), dtype=np.intp, count=len(ids))
         if self._f32 is not None:
             return self._f32[rows].copy()
         out: F32 = self._q8[rows].astype(np.float32) * self._scale[rows, None]
+        out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
         return out
 
     @property
