@@ -11,6 +11,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from citewise import cli_output as ui
+from citewise.cli_eval import eval_app
 from citewise.config import DEFAULT_KB
 from citewise.errors import CitewiseError, UsageError
 from citewise.ingest.models import FileResult
@@ -31,6 +32,7 @@ cite_app = typer.Typer(help="Resolve citations to their exact text.", no_args_is
 app.add_typer(kb_app, name="kb")
 app.add_typer(docs_app, name="docs")
 app.add_typer(cite_app, name="cite")
+app.add_typer(eval_app, name="eval")
 
 HomeOpt = Annotated[
     Path | None,

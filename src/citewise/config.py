@@ -30,10 +30,14 @@ class Settings:
     ingest: IngestConfig = field(default_factory=IngestConfig)
     #: The dense route; ``CITEWISE_DENSE=off`` turns it off (lexical and identifier remain).
     dense: bool = True
+    #: Dense encoder: ``minilm`` (bundled, English) or ``use`` (multilingual);
+    #: ``CITEWISE_ENCODER`` sets it.
+    encoder: str = "minilm"
 
     @classmethod
     def resolve(cls, home: str | Path | None = None) -> Settings:
         """``home`` argument, else ``$CITEWISE_HOME``, else ``./.citewise``."""
         chosen = home or os.environ.get("CITEWISE_HOME") or DEFAULT_HOME
         dense = os.environ.get("CITEWISE_DENSE", "on").lower() not in ("off", "0", "false", "no")
-        return cls(home=Path(chosen).expanduser().resolve(), dense=dense)
+        encoder = os.environ.get("CITEWISE_ENCODER", "minilm").strip().lower() or "minilm"
+        return cls(home=Path(chosen).expanduser().resolve(), dense=dense, encoder=encoder)

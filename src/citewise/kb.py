@@ -12,7 +12,7 @@ from pathlib import Path
 
 from citewise.config import DEFAULT_KB, Settings
 from citewise.errors import CitewiseError, FileTooLarge, UnreadableFile, UsageError
-from citewise.index.manager import KBIndex
+from citewise.index.manager import LOADERS, KBIndex
 from citewise.ingest.models import AddReport, FileResult, FileStatus, Node
 from citewise.ingest.parse import parse_document
 from citewise.ingest.walker import SourceFile, WalkProblem, walk
@@ -46,8 +46,18 @@ class Home:
     def index(self, kb: str) -> KBIndex:
         """The derived search indexes of ``kb`` (kept in step with the store on use)."""
         if kb not in self._indexes:
+            enc = self.settings.encoder
+            loader = LOADERS.get(enc)
+            if loader is None:
+                raise UsageError(
+                    f"Unknown encoder {enc!r}.", hint=f"Choose one of: {', '.join(LOADERS)}."
+                )
+            # One index directory per encoder ("@" cannot occur in a KB name); the default
+            # encoder keeps the plain name so existing indexes stay valid.
+            name = kb if enc == "minilm" else f"{kb}@{enc}"
+            directory = self.settings.home / "index" / name
             self._indexes[kb] = KBIndex(
-                self.store, kb, self.settings.home / "index" / kb, dense=self.settings.dense
+                self.store, kb, directory, dense=self.settings.dense, loader=loader
             )
         return self._indexes[kb]
 

@@ -44,6 +44,22 @@ def default_loader() -> Embedder | Unavailable:
     return _LOADED[0]
 
 
+_USE: list[Embedder | Unavailable] = []
+
+
+def use_loader() -> Embedder | Unavailable:
+    """The multilingual USE encoder (optional extra), loaded once per process."""
+    if not _USE:
+        from citewise.index.multilingual import load_use
+
+        _USE.append(load_use())
+    return _USE[0]
+
+
+#: Encoder name (``Settings.encoder``) -> loader.
+LOADERS: dict[str, EmbedderLoader] = {"minilm": default_loader, "use": use_loader}
+
+
 def dense_text(chunk: StoredChunk) -> str:
     """What the encoder sees: the heading breadcrumb, then the chunk's text."""
     return f"{chunk.breadcrumb}\n{chunk.search_text}" if chunk.breadcrumb else chunk.search_text
