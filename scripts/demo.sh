@@ -16,6 +16,15 @@ say "citewise docs list"
 say "citewise stats"
 "$CW" stats
 
+say 'citewise search "what happens when a sync cursor expires?" -k 3'
+"$CW" search "what happens when a sync cursor expires?" -k 3
+
+say 'citewise search "如何排查指标异常" -k 2   (Chinese, no dictionary)'
+"$CW" search "如何排查指标异常" -k 2
+
+say 'citewise search "clause 3.1" -k 1   (exact clause lookup)'
+"$CW" search "clause 3.1" -k 1
+
 say "citewise docs show data-retention-policy.md --nodes (clause paths from legal numbering)"
 "$CW" docs show data-retention-policy.md --nodes --limit 8 || true
 

@@ -36,6 +36,11 @@ class Embedder(Protocol):
     def dim(self) -> int: ...
 
     @property
+    def multilingual(self) -> bool:
+        """False for an English-only encoder: recall skips it for mostly-CJK queries."""
+        ...
+
+    @property
     def fingerprint(self) -> str:
         """Stable id of everything that changes the vectors; stored with every index."""
         ...

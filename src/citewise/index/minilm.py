@@ -63,6 +63,7 @@ class MiniLMEmbedder:
     """all-MiniLM-L6-v2, mean pooling, L2 normalisation, 384 dims, windowed long texts."""
 
     dim = 384
+    multilingual = False  # trained on English pairs: Chinese queries score near noise
 
     def __init__(
         self,

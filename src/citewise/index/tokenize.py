@@ -167,10 +167,66 @@ def tokenize(
     return tokens
 
 
+#: Question and request words carry no evidence: "what", "how do I", "如何", "是什么".
+QUESTION_WORDS_EN = frozenset(
+    [
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "do",
+        "does",
+        "did",
+        "can",
+        "could",
+        "should",
+        "would",
+        "i",
+        "we",
+        "you",
+        "me",
+        "my",
+        "our",
+        "please",
+        "tell",
+        "explain",
+        "describe",
+        "show",
+        "give",
+        "list",
+    ]
+)
+QUESTION_WORDS_ZH = (
+    "为什么",
+    "是什么",
+    "什么是",
+    "怎么样",
+    "如何",
+    "怎么",
+    "怎样",
+    "什么",
+    "哪些",
+    "哪个",
+    "是否",
+    "请问",
+    "多少",
+    "吗",
+    "呢",
+    "吧",
+)
+_QUESTION_STEMS = frozenset(word_tokens(" ".join(QUESTION_WORDS_EN), stopwords=False))
+
+
 def key_terms(query: str) -> list[str]:
     """Distinct evidence-bearing terms of ``query``, in first-seen order.
 
-    These are the index tokens of the query minus single CJK characters: in
+    These are the index tokens of the query minus question words
+    (:data:`QUESTION_WORDS_EN`, :data:`QUESTION_WORDS_ZH`) and single CJK characters: in
     Chinese text a lone character matches nearly anything, so only bigrams (and
     non-CJK words and literals) count as evidence.  A CJK run of exactly one
     character (e.g. a one-character query) is the only evidence it has and is
@@ -178,8 +234,12 @@ def key_terms(query: str) -> list[str]:
     """
     terms: dict[str, None] = {}
     for tok in word_tokens(query) + literal_tokens(query):
-        terms[tok] = None
-    for run in _CJK_RUN.findall(normalize(query)):
+        if tok not in _QUESTION_STEMS:
+            terms[tok] = None
+    text = normalize(query)
+    for word in QUESTION_WORDS_ZH:
+        text = text.replace(word, " ")
+    for run in _CJK_RUN.findall(text):
         if len(run) == 1:
             terms[run] = None
         for i in range(len(run) - 1):

@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Literal
 
 from citewise.index.manager import KBIndex
-from citewise.index.tokenize import term_coverage, tokenize
+from citewise.index.tokenize import is_cjk_char, term_coverage, tokenize
 from citewise.ingest.models import sha256_text
 from citewise.recall.fusion import convex, mmr, ranked, rrf
 from citewise.recall.identifiers import clause_refs
@@ -66,6 +66,11 @@ def search(
         t0 = time.perf_counter()
         found, threshold, problem = fn()
         ms = (time.perf_counter() - t0) * 1000
+        if problem.startswith(SKIP):
+            diags.append(
+                RouteDiagnostic(name, "skipped", 0, None, threshold, ms, problem[len(SKIP) :])
+            )
+            return
         if problem:
             diags.append(RouteDiagnostic(name, "unavailable", 0, None, threshold, ms, problem))
             return
@@ -131,6 +136,12 @@ def _vector(
     qvec = index.embed_query(query)
     if qvec is None or index.vectors is None:
         return {}, s.vector_threshold, index.dense.reason or "dense route unavailable"
+    if index.embedder is not None and not index.embedder.multilingual and _cjk_share(query) > 0.3:
+        return (
+            {},
+            s.vector_threshold,
+            SKIP + (f"{index.embedder.name} is English-only; this query is mostly CJK text"),
+        )
     everything = len(allowed) == len(index.chunks)
     hits = index.vectors.search(qvec, s.pool, None if everything else allowed)
     return (
@@ -138,6 +149,14 @@ def _vector(
         s.vector_threshold,
         "",
     )
+
+
+SKIP = "skipped: "
+
+
+def _cjk_share(text: str) -> float:
+    chars = [c for c in text if not c.isspace()]
+    return sum(1 for c in chars if is_cjk_char(c)) / len(chars) if chars else 0.0
 
 
 def _criterion(
@@ -160,7 +179,8 @@ def _criterion(
         )
         return "no_candidates", Abstention(reason, "no_candidates")
     best = ranked(lexical)[0]
-    cover = term_coverage(query, index.chunks[best].search_text)
+    chunk = index.chunks[best]
+    cover = term_coverage(query, [chunk.breadcrumb, chunk.search_text])
     if cover.ratio < s.lexical_min_coverage:
         missing = ", ".join(cover.missing[:5])
         return "lexical_coverage", Abstention(
