@@ -1,0 +1,143 @@
+"""Sentence units with exact offsets; display cleaning."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from citewise.answer.sentences import Span, clean_sentence, split_sentences
+
+
+def texts(spans: list[Span]) -> list[str]:
+    return [s.text for s in spans]
+
+
+def test_english_sentences_split_at_terminal_punctuation() -> None:
+    assert texts(split_sentences("Sync runs hourly. It retries! Why? Because.")) == [
+        "Sync runs hourly.",
+        "It retries!",
+        "Why?",
+        "Because.",
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Use a format, e.g. JSON or YAML.",
+        "Pick one, i.e. the default.",
+        "Install v2.4.1 before upgrading.",
+        "The tolerance is 0.10 mm at 3.5 V.",
+        "Ask Dr. Smith about it.",
+        "Files, configs, etc. are kept.",
+        "Written by J. Smith in 2024.",
+        "The U.S. office owns it.",
+    ],
+)
+def test_abbreviations_and_dotted_numbers_do_not_split(text: str) -> None:
+    assert texts(split_sentences(text)) == [text]
+
+
+def test_chinese_sentences_split_after_full_width_terminals() -> None:
+    assert texts(split_sentences("同步服务已启用。重试上限为3次！是吗？")) == [
+        "同步服务已启用。",
+        "重试上限为3次！",
+        "是吗？",
+    ]
+
+
+def test_chinese_semicolon_is_not_a_boundary() -> None:
+    assert texts(split_sentences("端口为8443；协议为HTTP。")) == ["端口为8443；协议为HTTP。"]
+
+
+def test_list_items_are_units_with_continuations() -> None:
+    text = "- Retry limit: 3. Really.\n  continued line\n- Port 8443\n1. Step one.\n2) Step two"
+    spans = split_sentences(text)
+    assert texts(spans) == [
+        "- Retry limit: 3. Really.\n  continued line",
+        "- Port 8443",
+        "1. Step one.",
+        "2) Step two",
+    ]
+    assert {s.kind for s in spans} == {"list_item"}
+
+
+def test_table_rows_are_units_and_delimiter_rows_are_skipped() -> None:
+    text = "| Key | Default |\n|:----|------:|\n| retry | 3 |"
+    spans = split_sentences(text)
+    assert texts(spans) == ["| Key | Default |", "| retry | 3 |"]
+    assert [s.kind for s in spans] == ["table_row", "table_row"]
+
+
+def test_heading_is_a_unit_and_paragraphs_break_at_blank_lines() -> None:
+    spans = split_sentences("# Staging\nPort is 9443\n\nNext para")
+    assert texts(spans) == ["# Staging", "Port is 9443", "Next para"]
+    assert spans[0].kind == "heading"
+
+
+def test_offsets_are_shifted_by_base_offset() -> None:
+    doc = "xxxxx" + "First one. Second one."
+    spans = split_sentences(doc[5:], base_offset=5)
+    assert [(s.start, s.end) for s in spans] == [(5, 15), (16, 27)]
+    assert all(doc[s.start : s.end] == s.text for s in spans)
+
+
+def test_lowercase_continuation_is_not_a_new_sentence() -> None:
+    assert len(split_sentences("See the docs. then continue.")) == 1
+
+
+def test_empty_and_blank_text() -> None:
+    assert split_sentences("") == []
+    assert split_sentences("  \n\n \t") == []
+
+
+_ALPHABET = st.sampled_from(
+    [*"abcAB xyz.!?。！？,;:|-*#>\n\t 12v", "e.g.", "i.e.", "v2.4.1", "同步", "- ", "1. "]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_ALPHABET, max_size=60).map("".join), st.integers(0, 1000))
+def test_spans_slice_the_text_exactly(text: str, base: int) -> None:
+    spans = split_sentences(text, base_offset=base)
+    prev_end = base
+    covered: set[int] = set()
+    for s in spans:
+        assert text[s.start - base : s.end - base] == s.text
+        assert s.text and s.text == s.text.strip()
+        assert s.start >= prev_end
+        prev_end = s.end
+        covered.update(range(s.start - base, s.end - base))
+    # Every non-whitespace character is in a span, except on table delimiter rows.
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        is_delim = bool(re.fullmatch(r"[ \t]*\|?[ \t:\-|]*\|?[ \t]*", line.rstrip("\r\n")))
+        for k, ch in enumerate(line):
+            if not ch.isspace() and not (is_delim and "-" in line):
+                assert pos + k in covered, (text, pos + k)
+        pos += len(line)
+
+
+@pytest.mark.parametrize(
+    ("raw", "clean"),
+    [
+        ("Prerequisite: install Python 3.11.", "install Python 3.11."),
+        ("Note: the port is 8443.", "the port is 8443."),
+        ("**Note:** the port is 8443.", "the port is 8443."),
+        ("> Tip: use JSON.", "use JSON."),
+        ("- Retry limit is **3**.", "Retry limit is 3."),
+        ("* item", "item"),
+        ("1. Run `citewise add`.", "1. Run `citewise add`."),
+        ("Step 2: restart the service.", "Step 2: restart the service."),
+        ("## Staging", "Staging"),
+        ("| retry | 3 |", "retry | 3"),
+        ("注意：端口为8443。", "端口为8443。"),
+        ("> [!WARNING]\n> Do not edit.", "Do not edit."),
+        ("A  line\n  wrapped", "A line wrapped"),
+    ],
+)
+def test_clean_sentence(raw: str, clean: str) -> None:
+    assert clean_sentence(raw) == clean
