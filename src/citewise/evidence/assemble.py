@@ -1,0 +1,297 @@
+"""Assemble a context pack: recall -> RSE segments -> direct spans -> augmentation -> budget.
+
+>>> pack = assemble(kb, "what is a sync cursor")          # doctest: +SKIP
+>>> [f.citation_id for f in pack.direct]                  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from citewise.errors import CitewiseError
+from citewise.evidence.augment import context_fragments, direct_fragments
+from citewise.evidence.budget import apply_budget, truncate
+from citewise.evidence.docview import DocView
+from citewise.evidence.intent import classify_intent, profile_for
+from citewise.evidence.models import (
+    BUDGETS,
+    Budget,
+    Decision,
+    EvidenceConfig,
+    EvidencePack,
+    Fragment,
+    Limitation,
+    Profile,
+    Segment,
+)
+from citewise.evidence.replay import normalize_query, replay_id
+from citewise.evidence.rse import best_segments, chunk_values
+from citewise.evidence.sentences import query_terms
+from citewise.evidence.spans import Span, select_spans
+from citewise.evidence.tokens import estimate_tokens
+from citewise.index.manager import KBIndex
+from citewise.ingest.models import Node
+from citewise.recall.models import Hit, SearchFilters, SearchResult
+from citewise.recall.search import RecallSettings, search
+from citewise.store.models import StoredChunk
+
+if TYPE_CHECKING:
+    from citewise.kb import KnowledgeBase
+
+DocKey = tuple[str, int]  # (doc_id, version_id)
+
+
+def _index(source: KnowledgeBase | KBIndex) -> KBIndex:
+    if isinstance(source, KBIndex):
+        return source
+    return source.home.index(source.name)
+
+
+def assemble(
+    source: KnowledgeBase | KBIndex,
+    query: str,
+    *,
+    filters: SearchFilters | None = None,
+    profile: Profile | None = None,
+    rse: bool = True,
+    budget: Budget | None = None,
+    config: EvidenceConfig | None = None,
+    search_result: SearchResult | None = None,
+) -> EvidencePack:
+    """The context pack for ``query``: exact evidence fragments under a hard budget.
+
+    ``search_result`` reuses an earlier recall (it must come from the same index).
+    """
+    index = _index(source)
+    cfg = config or EvidenceConfig()
+    intent = classify_intent(query)
+    prof: Profile = profile or profile_for(intent)
+    bud = budget or BUDGETS[prof]
+    if search_result is None:
+        settings = RecallSettings(per_doc_cap=cfg.per_doc_cap) if rse else RecallSettings()
+        search_result = search(index, query, filters=filters, top_k=cfg.top_k, settings=settings)
+    result = search_result
+    revision = result.revision
+    limitations: list[Limitation] = []
+    candidates: list[Fragment] = []
+    segments: list[Segment] = []
+    if result.abstention is not None or not result.hits:
+        reason = result.abstention.reason if result.abstention else "no hits"
+        limitations.append(Limitation("insufficient_evidence", reason))
+    else:
+        views, failed = _load(index, result.hits)
+        for key, why in failed.items():
+            hit = next(h for h in result.hits if (h.doc_id, h.version_id) == key)
+            limitations.append(Limitation("source_window_unavailable", why, hit.doc_id, hit.path))
+            candidates.extend(_degraded(h) for h in result.hits if (h.doc_id, h.version_id) == key)
+        segments = _segments(index, result.hits, views, cfg, rse)
+        candidates.extend(_evidence(index, query, result.hits, segments, views, cfg, bud))
+    kept, decisions, use = apply_budget(candidates, bud)
+    decisions.extend(_segment_decisions(result.hits, segments, rse))
+    direct = tuple(f for f in kept if f.role == "direct_support")
+    order = {f.doc_id: i for i, f in reversed(list(enumerate(kept)))}
+    augmentation = tuple(
+        sorted(
+            (f for f in kept if f.role in ("parent_context", "adjacent_context", "background")),
+            key=lambda f: (order[f.doc_id], f.char_start, f.char_end),
+        )
+    )
+    conf = _config_json(prof, bud, cfg, rse, filters)
+    return EvidencePack(
+        query=query,
+        normalized_query=normalize_query(query),
+        intent=intent,
+        profile=prof,
+        kb=index.kb,
+        revision=revision,
+        rse=rse,
+        outcome="ok" if direct else "insufficient_evidence",
+        direct=direct,
+        augmentation=augmentation,
+        graph_neighbors=(),
+        conflicts=(),
+        limitations=tuple(limitations),
+        segments=tuple(segments),
+        decisions=tuple(decisions),
+        budget=bud,
+        budget_use=use,
+        replay_id=replay_id(query, revision, conf, direct + augmentation),
+        config=conf,
+    )
+
+
+def _config_json(
+    prof: str, bud: Budget, cfg: EvidenceConfig, rse: bool, filters: SearchFilters | None
+) -> dict[str, Any]:
+    return {
+        "profile": prof,
+        "budget": dataclasses.asdict(bud),
+        "evidence": dataclasses.asdict(cfg),
+        "rse": rse,
+        "filters": dataclasses.asdict(filters or SearchFilters()),
+    }
+
+
+def _load(index: KBIndex, hits: Sequence[Hit]) -> tuple[dict[DocKey, DocView], dict[DocKey, str]]:
+    """Text and nodes of every hit's document version; failures name their reason."""
+    views: dict[DocKey, DocView] = {}
+    failed: dict[DocKey, str] = {}
+    for h in hits:
+        key = (h.doc_id, h.version_id)
+        if key in views or key in failed:
+            continue
+        try:
+            text = index.store.get_document_text(index.kb, h.doc_id, h.version_id)
+            nodes = index.store.nodes_of_version(index.kb, h.path, h.version_id)
+        except CitewiseError as exc:
+            failed[key] = f"{exc.code}: {exc}"
+            continue
+        if text[h.char_start : h.char_end] != h.excerpt:
+            failed[key] = "the stored text no longer matches the hit's excerpt"
+            continue
+        views[key] = DocView(h.doc_id, h.path, h.version_id, h.revision, text, nodes)
+    return views, failed
+
+
+def _degraded(h: Hit) -> Fragment:
+    """The direct snippet from the hit itself, when the source window cannot be read."""
+    return Fragment(
+        role="direct_support",
+        doc_id=h.doc_id,
+        path=h.path,
+        revision=h.revision,
+        version_id=h.version_id,
+        node_ids=h.node_ids,
+        line_start=h.line_start,
+        line_end=h.line_end,
+        char_start=h.char_start,
+        char_end=h.char_end,
+        heading_path=h.heading_path,
+        text=h.excerpt,
+        tokens=estimate_tokens(h.excerpt),
+        truncated=False,
+        citation_id=h.citation_id,
+        reason="source_window_unavailable",
+        rank=h.rank * 100.0,
+        kind="chunk",
+    )
+
+
+def _doc_chunks(index: KBIndex, key: DocKey) -> list[StoredChunk]:
+    return sorted(
+        (c for c in index.chunks.values() if (c.doc_id, c.version_id) == key),
+        key=lambda c: c.ordinal,
+    )
+
+
+def _segments(
+    index: KBIndex,
+    hits: Sequence[Hit],
+    views: dict[DocKey, DocView],
+    cfg: EvidenceConfig,
+    rse: bool,
+) -> list[Segment]:
+    by_chunk = {h.chunk_id: h for h in hits}
+    if not rse:
+        return [
+            Segment(
+                h.doc_id,
+                h.version_id,
+                index.chunks[h.chunk_id].ordinal,
+                index.chunks[h.chunk_id].ordinal + 1,
+                h.score,
+            )
+            for h in hits
+            if (h.doc_id, h.version_id) in views and h.chunk_id in index.chunks
+        ]
+    top = max(h.score for h in hits) or 1.0
+    values: dict[DocKey, list[float]] = {}
+    for h in hits:  # in rank order, so documents are scanned best first
+        key = (h.doc_id, h.version_id)
+        if key in values or key not in views:
+            continue
+        chunks = _doc_chunks(index, key)
+        retrieved = {
+            c.ordinal: (by_chunk[c.chunk_id].rank, by_chunk[c.chunk_id].score / top)
+            for c in chunks
+            if c.chunk_id in by_chunk
+        }
+        values[key] = chunk_values([c.char_end - c.char_start for c in chunks], retrieved, cfg.rse)
+    return [Segment(k[0], k[1], s, e, v) for k, s, e, v in best_segments(values, cfg.rse)]
+
+
+def _span_rank(sp: Span, chunks: Sequence[StoredChunk], hit_rank: dict[str, int], si: int) -> float:
+    """Direct spans are ordered by the rank of the hit that holds them (chunks a segment
+    only bridges rank after every hit), then by key-term coverage."""
+    rank = 1000 + si
+    for c in chunks:
+        if c.char_start <= sp.start < c.char_end and sp.unit.id in c.node_ids:
+            rank = hit_rank.get(c.chunk_id, rank)
+            break
+    return rank * 100.0 + 50 - min(sp.coverage, 49)
+
+
+def _evidence(
+    index: KBIndex,
+    query: str,
+    hits: Sequence[Hit],
+    segments: Sequence[Segment],
+    views: dict[DocKey, DocView],
+    cfg: EvidenceConfig,
+    bud: Budget,
+) -> list[Fragment]:
+    terms = query_terms(query)
+    hit_rank = {h.chunk_id: h.rank for h in hits}
+    spans: dict[DocKey, list[tuple[Span, float]]] = {}
+    seg_units: dict[DocKey, list[tuple[Node, float]]] = {}
+    chunk_cache: dict[DocKey, list[StoredChunk]] = {}
+    for si, seg in enumerate(segments):
+        key = (seg.doc_id, seg.version_id)
+        view = views[key]
+        chunks = chunk_cache.setdefault(key, _doc_chunks(index, key))
+        units: list[Node] = []
+        for c in chunks[seg.start : seg.end]:
+            for nid in c.node_ids:
+                u = view.unit_of(nid)
+                if u is not None and u not in units:
+                    units.append(u)
+        found = select_spans(
+            view,
+            units,
+            terms,
+            max_spans=cfg.max_spans_per_segment,
+            min_coverage=cfg.min_span_coverage,
+        )
+        spans.setdefault(key, []).extend((sp, _span_rank(sp, chunks, hit_rank, si)) for sp in found)
+        seg_units.setdefault(key, []).extend((u, si * 100.0 + 50) for u in units)
+    out: list[Fragment] = []
+    for key, doc_spans in spans.items():
+        view = views[key]
+        out.extend(direct_fragments(view, doc_spans))
+        out.extend(context_fragments(view, doc_spans, seg_units[key], bud, cfg.adjacent_window))
+    return out
+
+
+def _segment_decisions(
+    hits: Sequence[Hit], segments: Sequence[Segment], rse: bool
+) -> list[Decision]:
+    if not rse:
+        return []
+    covered = {(s.doc_id, s.version_id) for s in segments}
+    return [
+        Decision(
+            "drop",
+            "direct_support",
+            h.citation_id,
+            h.path,
+            0,
+            "rse: no segment of this document reached the minimum segment value",
+        )
+        for h in hits
+        if (h.doc_id, h.version_id) not in covered
+    ]
+
+
+__all__ = ["assemble", "truncate"]
