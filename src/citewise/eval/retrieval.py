@@ -278,6 +278,17 @@ def prepare_kb(
         home.close()
         raise
     dense_state = index.dense.status + (f": {index.dense.reason}" if index.dense.reason else "")
+    build = home_dir / f"build-{encoder}.json"
+    if sync.encoded and sync.encoded == len(index.chunks):  # a full build: keep its timings
+        record = {
+            "documents": n_docs,
+            "chunks": len(index.chunks),
+            "ingest_seconds": ingest_s,
+            "sync_seconds": sync.seconds,
+            "encode_seconds": sync.encode_seconds,
+            "encoded": sync.encoded,
+        }
+        build.write_text(json.dumps(record), "utf-8")
     prepared = Prepared(
         home_dir=home_dir,
         encoder=encoder,
@@ -320,13 +331,14 @@ def run_queries(
     mode: SearchMode = "hybrid",
     settings: RecallSettings | None = None,
     top_k: int = 100,
+    chunks: int | None = None,
     on_result: Callable[[str, Any], None] | None = None,
 ) -> QueryRun:
     """Search one query at a time; documents are ranked by their best chunk.
 
-    Up to ``3 * top_k`` chunks are requested so that ``top_k`` distinct documents remain
-    when a document has several chunks; document scores are rank-based so that trec_eval's
-    tie-breaking (by doc id) cannot reorder them.
+    Up to ``chunks`` (default ``3 * top_k``) chunks are requested so that ``top_k``
+    distinct documents remain when a document has several chunks; document scores are
+    rank-based so that trec_eval's tie-breaking (by doc id) cannot reorder them.
     """
     run: Run = {}
     lat: list[float] = []
@@ -338,7 +350,7 @@ def run_queries(
             run[q] = {}
             continue
         t0 = time.perf_counter()
-        res = kb.search(text, top_k=3 * top_k, mode=mode, settings=settings)
+        res = kb.search(text, top_k=chunks or 3 * top_k, mode=mode, settings=settings)
         lat.append((time.perf_counter() - t0) * 1000.0)
         if on_result is not None:
             on_result(q, res)
