@@ -219,7 +219,14 @@ def _segments(
             if c.chunk_id in by_chunk
         }
         values[key] = chunk_values([c.char_end - c.char_start for c in chunks], retrieved, cfg.rse)
-    return [Segment(k[0], k[1], s, e, v) for k, s, e, v in best_segments(values, cfg.rse)]
+    chosen = [Segment(k[0], k[1], s, e, v) for k, s, e, v in best_segments(values, cfg.rse)]
+    first = hits[0]
+    key = (first.doc_id, first.version_id)
+    if key in values and first.chunk_id in index.chunks:
+        o = index.chunks[first.chunk_id].ordinal
+        if not any((s.doc_id, s.version_id) == key and s.start <= o < s.end for s in chosen):
+            chosen.insert(0, Segment(key[0], key[1], o, o + 1, values[key][o]))  # top hit kept
+    return chosen
 
 
 def _span_rank(sp: Span, chunks: Sequence[StoredChunk], hit_rank: dict[str, int], si: int) -> float:
@@ -245,7 +252,6 @@ def _evidence(
     terms = query_terms(query)
     hit_rank = {h.chunk_id: h.rank for h in hits}
     spans: dict[DocKey, list[tuple[Span, float]]] = {}
-    seg_units: dict[DocKey, list[tuple[Node, float]]] = {}
     chunk_cache: dict[DocKey, list[StoredChunk]] = {}
     for si, seg in enumerate(segments):
         key = (seg.doc_id, seg.version_id)
@@ -265,12 +271,11 @@ def _evidence(
             min_coverage=cfg.min_span_coverage,
         )
         spans.setdefault(key, []).extend((sp, _span_rank(sp, chunks, hit_rank, si)) for sp in found)
-        seg_units.setdefault(key, []).extend((u, si * 100.0 + 50) for u in units)
     out: list[Fragment] = []
     for key, doc_spans in spans.items():
         view = views[key]
         out.extend(direct_fragments(view, doc_spans))
-        out.extend(context_fragments(view, doc_spans, seg_units[key], bud, cfg.adjacent_window))
+        out.extend(context_fragments(view, doc_spans, bud, cfg.adjacent_window))
     return out
 
 

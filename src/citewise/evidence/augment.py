@@ -9,10 +9,11 @@ fragments enter the pack:
 * ``adjacent_context`` - up to ``adjacent_window`` chunk members before and after each
   direct span inside its section (never across a section boundary), narrowed when the
   section is dense (a side stops after two fragment caps of tokens) and when several
-  spans share the section (the window is divided between them), plus the non-direct
-  members of an RSE segment. Overlapping windows are merged: every member appears once,
-  and consecutive members form one fragment up to the per-fragment cap. Code, table and
-  Mermaid blocks are always fragments of their own (whole or not at all);
+  spans share the section (the window is divided between them). (An RSE segment decides
+  where direct spans are looked for; it does not widen the window.) Overlapping windows
+  are merged: every member appears once, and consecutive members form one fragment up to
+  the per-fragment cap. Code, table and Mermaid blocks are always fragments of their own
+  (whole or not at all);
 * ``background`` - the document's top section heading and lead, when no direct span is
   in it.
 """
@@ -54,7 +55,6 @@ def _heading_end(section: Node) -> int:
 def context_fragments(
     view: DocView,
     spans: Sequence[tuple[Span, float]],
-    segment_units: Sequence[tuple[Node, float]],
     budget: Budget,
     window: int,
 ) -> list[Fragment]:
@@ -139,9 +139,6 @@ def context_fragments(
                 r = rank + d / 10
                 if u.id not in adjacent or r < adjacent[u.id][0]:
                     adjacent[u.id] = (r, "neighbour")
-    for u, rank in segment_units:
-        if u.id not in direct_units and u.id not in leads and u.id not in adjacent:
-            adjacent[u.id] = (rank, "rse_segment")
     out.extend(_merge_adjacent(view, adjacent, budget))
 
     # -- background: the document's top section, when not already a parent ------------

@@ -13,8 +13,9 @@ with the largest total value. This is an independent implementation of that idea
 * segments are chosen greedily: the run (at most ``max_segment_chunks`` long, not
   overlapping an already chosen run, inside the ``max_total_chunks`` overall budget) with
   the highest total value is taken, until the best remaining run is worth less than
-  ``min_segment_value``. Each run starts and ends on a positive chunk, so it never pads
-  itself with irrelevant chunks at the edges.
+  ``min_segment_value``. (The caller keeps the top hit as a one-chunk segment when no
+  chosen run covers it: a short best chunk is never lost to length scaling.) Each run
+  starts and ends on a positive chunk, so it never pads itself with irrelevant chunks.
 
 Everything here is pure: lists of numbers in, (key, start, end, value) tuples out.
 """
@@ -31,8 +32,8 @@ K = TypeVar("K", bound=Hashable)
 
 #: Length factors are clamped to this range: a one-line chunk still counts a little,
 #: and a huge one cannot dominate.
-MIN_LENGTH_FACTOR = 0.25
-MAX_LENGTH_FACTOR = 3.0
+MIN_LENGTH_FACTOR = 0.5
+MAX_LENGTH_FACTOR = 2.0
 
 
 def chunk_values(
