@@ -1,0 +1,44 @@
+"""The knowledge graph: points (documents, sections, concepts) and author-written edges."""
+
+from citewise.graph.build import BuildStats, KBGraph, KnowledgeGraph, assemble
+from citewise.graph.extract import EdgeExtractor, doc_input_from_parsed, extract_document
+from citewise.graph.models import DocExtract, DocInput, Edge, Point, Ref, RelationKind, SourceSpan
+from citewise.graph.select import (
+    Anchor,
+    GraphDiagnostics,
+    Neighbor,
+    NeighborSupport,
+    detect_intent,
+    graph_boost,
+    graph_context,
+    neighbor_support,
+    select_anchor,
+    select_neighbors,
+)
+
+__all__ = [
+    "Anchor",
+    "BuildStats",
+    "DocExtract",
+    "DocInput",
+    "Edge",
+    "EdgeExtractor",
+    "GraphDiagnostics",
+    "KBGraph",
+    "KnowledgeGraph",
+    "Neighbor",
+    "NeighborSupport",
+    "Point",
+    "Ref",
+    "RelationKind",
+    "SourceSpan",
+    "assemble",
+    "detect_intent",
+    "doc_input_from_parsed",
+    "extract_document",
+    "graph_boost",
+    "graph_context",
+    "neighbor_support",
+    "select_anchor",
+    "select_neighbors",
+]

@@ -1,0 +1,308 @@
+"""Assemble per-document extracts into one graph, and keep it in step with the store.
+
+The store is the source of truth. :class:`KBGraph` compares the store's ``generation`` with
+the one its graph reflects; on a change it lists the current documents, re-extracts only
+those whose ``(doc_id, content_sha256)`` it has not seen, drops the rest of its cache, and
+re-assembles (resolving links, wiki names and Mermaid labels against the current documents).
+A deleted document therefore leaves no points and no edges, from it or to it, as soon as the
+store has committed the delete. Nothing is persisted: re-extraction is cheap (see
+``docs``/the report for figures) and assembly is linear in the number of edges.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import time
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+
+import networkx as nx
+
+from citewise.graph.extract import EdgeExtractor, extract_document
+from citewise.graph.models import DocExtract, DocInput, Edge, Endpoint, Point, Ref
+from citewise.graph.text import norm_title, slugify, subject_title
+from citewise.store.models import DocumentInfo
+from citewise.store.protocol import Store
+
+
+@dataclass(frozen=True, slots=True)
+class BuildStats:
+    documents: int = 0
+    points: int = 0
+    edges: int = 0
+    unresolved: int = 0
+    self_loops_dropped: int = 0
+    extracted: int = 0
+    reused: int = 0
+    extract_seconds: float = 0.0
+    assemble_seconds: float = 0.0
+    seconds: float = 0.0
+
+
+@dataclass(slots=True)
+class KnowledgeGraph:
+    """An assembled graph: ``g`` is a networkx ``MultiDiGraph`` whose nodes carry
+    ``point`` (:class:`Point`) and whose edges carry ``edge`` (a resolved :class:`Edge`)."""
+
+    g: nx.MultiDiGraph
+    points: dict[str, Point]
+    #: chunk -> the innermost point holding it
+    chunk_point: dict[str, str] = field(default_factory=dict)
+    #: point -> every chunk inside it (subsections included; a concept: its diagram's chunk)
+    point_chunks: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    doc_keys: dict[str, str] = field(default_factory=dict)  # path -> document point key
+    generation: str = ""
+    stats: BuildStats = field(default_factory=BuildStats)
+
+    @property
+    def edge_count(self) -> int:
+        return int(self.g.number_of_edges())
+
+    def out_edges(self, key: str) -> list[Edge]:
+        if key not in self.g:
+            return []
+        return [d["edge"] for _, _, d in self.g.out_edges(key, data=True)]
+
+    def in_edges(self, key: str) -> list[Edge]:
+        if key not in self.g:
+            return []
+        return [d["edge"] for _, _, d in self.g.in_edges(key, data=True)]
+
+    def find(self, text: str) -> list[Point]:
+        """Points named by a key, a document path, a ``path#anchor`` or a title."""
+        if text in self.points:
+            return [self.points[text]]
+        path, _, anchor = text.partition("#")
+        if path in self.doc_keys:
+            doc = self.doc_keys[path]
+            if not anchor:
+                return [self.points[doc]]
+            slug = anchor.lower()
+            hits = [p for p in self.points.values() if p.path == path and p.slug == slug]
+            if hits:
+                return hits
+        want = norm_title(text)
+        subject = subject_title(text)
+        exact = [p for p in self.points.values() if p.norm_title == want]
+        if not exact:
+            exact = [p for p in self.points.values() if subject_title(p.title) == subject]
+        order = {"document": 0, "section": 1, "concept": 2}
+        return sorted(exact, key=lambda p: (order[p.kind], p.path, p.line_start))
+
+    def chunks_of(self, key: str) -> tuple[str, ...]:
+        return self.point_chunks.get(key, ())
+
+
+class _Resolver:
+    def __init__(self, extracts: Sequence[DocExtract], points: dict[str, Point]) -> None:
+        self.by_path: dict[str, DocExtract] = {x.path: x for x in extracts}
+        self.by_lower: dict[str, DocExtract] = {x.path.lower(): x for x in extracts}
+        self.names: dict[str, list[DocExtract]] = defaultdict(list)
+        for x in extracts:
+            stem = posixpath.splitext(posixpath.basename(x.path))[0]
+            for key in {norm_title(stem), norm_title(x.title)}:
+                if key:
+                    self.names[key].append(x)
+            noext = posixpath.splitext(x.path)[0].lower()
+            self.names[noext].append(x)
+        self.titles: dict[str, list[str]] = defaultdict(list)
+        for p in points.values():
+            if p.kind == "concept":
+                continue
+            for t in {p.norm_title, subject_title(p.title)}:
+                if t:
+                    self.titles[t].append(p.key)
+
+    def _doc(self, path: str) -> DocExtract | None:
+        for cand in (path, path + ".md", posixpath.join(path, "README.md"), path + "/index.md"):
+            hit = self.by_path.get(cand) or self.by_lower.get(cand.lower())
+            if hit is not None:
+                return hit
+        return None
+
+    @staticmethod
+    def _anchor(x: DocExtract, anchor: str, points: dict[str, Point]) -> str:
+        if not anchor:
+            return x.document_key
+        a = anchor.lower()
+        key = x.anchors.get(a) or x.anchors.get(slugify(anchor))
+        if key:
+            return key
+        want = norm_title(anchor.replace("-", " "))
+        for k in x.anchors.values():
+            if points[k].norm_title == want:
+                return k
+        return x.document_key
+
+    def resolve(self, ref: Ref, points: dict[str, Point]) -> str | None:
+        if ref.path:
+            x = self._doc(ref.path)
+            if x is not None:
+                return self._anchor(x, ref.anchor, points)
+        if ref.name:
+            name = ref.name.strip()
+            cands = self.names.get(posixpath.splitext(name)[0].lower(), []) or self.names.get(
+                norm_title(posixpath.splitext(posixpath.basename(name))[0]), []
+            )
+            if not cands:
+                cands = self.names.get(norm_title(name), [])
+            if cands:
+                best = min(cands, key=lambda x: (len(x.path), x.path))
+                return self._anchor(best, ref.anchor, points)
+        if ref.title:
+            keys = self.titles.get(norm_title(ref.title)) or self.titles.get(
+                subject_title(ref.title), []
+            )
+            if len(set(keys)) == 1:
+                return keys[0]
+            return ref.fallback or None
+        return None
+
+
+def assemble(
+    extracts: Iterable[DocExtract],
+    chunks: Iterable[tuple[str, str, tuple[str, ...]]] = (),
+    *,
+    generation: str = "",
+) -> KnowledgeGraph:
+    """Resolve and join extracts; ``chunks`` are ``(chunk_id, doc_id, node_ids)``."""
+    started = time.perf_counter()
+    xs = sorted(extracts, key=lambda x: x.path)
+    points: dict[str, Point] = {p.key: p for x in xs for p in x.points}
+    resolver = _Resolver(xs, points)
+    alias: dict[str, str] = {}  # concept -> the section/document it turned out to be
+
+    def endpoint(e: Endpoint) -> str | None:
+        if isinstance(e, str):
+            return e if e in points else None
+        got = resolver.resolve(e, points)
+        if got is not None and e.fallback and got != e.fallback:
+            alias[e.fallback] = got
+        return got
+
+    resolved: list[Edge] = []
+    unresolved = loops = 0
+    for x in xs:
+        for e in x.edges:
+            s, t = endpoint(e.source), endpoint(e.target)
+            if s is None or t is None:
+                unresolved += 1
+                continue
+            resolved.append(replace(e, source=s, target=t))
+    g = nx.MultiDiGraph()
+    live_points = {k: p for k, p in points.items() if k not in alias}
+    for k, p in live_points.items():
+        g.add_node(k, point=p)
+    for e in resolved:
+        assert isinstance(e.source, str) and isinstance(e.target, str)
+        if e.origin == "containment" and e.source in alias:
+            continue  # "drawn in" edge of a concept that is really a section elsewhere
+        s, t = alias.get(e.source, e.source), alias.get(e.target, e.target)
+        if s == t:
+            loops += 1
+            continue
+        g.add_edge(s, t, edge=replace(e, source=s, target=t))
+    by_doc: dict[str, DocExtract] = {x.doc_id: x for x in xs}
+    parent: dict[str, str] = {}
+    for x in xs:
+        for e in x.edges:
+            if (
+                e.origin == "containment"
+                and isinstance(e.source, str)
+                and isinstance(e.target, str)
+                and points[e.source].kind == "section"
+            ):
+                parent[e.source] = e.target
+    concept_nodes: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for k, p in live_points.items():
+        if p.kind == "concept":
+            concept_nodes[(p.doc_id, p.node_id)].append(k)
+    chunk_point: dict[str, str] = {}
+    point_chunks: dict[str, list[str]] = defaultdict(list)
+    for chunk_id, doc_id, node_ids in chunks:
+        owner = by_doc.get(doc_id)
+        if owner is None or not node_ids:
+            continue
+        key = owner.node_point.get(node_ids[0], owner.document_key)
+        chunk_point[chunk_id] = key
+        up: str | None = key
+        while up is not None:  # a section's evidence includes its subsections'
+            point_chunks[up].append(chunk_id)
+            up = parent.get(up)
+        for nid in node_ids:
+            for ck in concept_nodes.get((doc_id, nid), ()):
+                point_chunks[ck].append(chunk_id)
+    assembled = time.perf_counter() - started
+    stats = BuildStats(
+        documents=len(xs),
+        points=len(live_points),
+        edges=int(g.number_of_edges()),
+        unresolved=unresolved,
+        self_loops_dropped=loops,
+        assemble_seconds=assembled,
+        seconds=assembled,
+    )
+    return KnowledgeGraph(
+        g=g,
+        points=live_points,
+        chunk_point=chunk_point,
+        point_chunks={k: tuple(v) for k, v in point_chunks.items()},
+        doc_keys={x.path: x.document_key for x in xs},
+        generation=generation,
+        stats=stats,
+    )
+
+
+def doc_input(store: Store, kb: str, info: DocumentInfo) -> DocInput:
+    return DocInput(
+        doc_id=info.doc_id,
+        path=info.path,
+        version_id=info.version_id,
+        content_sha256=info.content_sha256,
+        title=info.title,
+        format=info.format,
+        metadata=info.metadata,
+        text=store.get_document_text(kb, info.doc_id, info.version_id),
+        nodes=tuple(store.nodes_of_version(kb, info.path, info.version_id)),
+    )
+
+
+class KBGraph:
+    """The knowledge graph of one KB, rebuilt from the store whenever its generation moves."""
+
+    def __init__(self, store: Store, kb: str, *, extractors: Sequence[EdgeExtractor] = ()) -> None:
+        self.store, self.kb = store, kb
+        self.extractors = tuple(extractors)
+        self._cache: dict[tuple[str, str], DocExtract] = {}
+        self._graph: KnowledgeGraph | None = None
+
+    def sync(self) -> KnowledgeGraph:
+        """The graph of the store's current revision (cached while nothing changes)."""
+        generation = self.store.generation(self.kb)
+        if self._graph is not None and self._graph.generation == generation:
+            return self._graph
+        started = time.perf_counter()
+        docs = [d for d in self.store.list_documents(self.kb) if not d.deleted]
+        cache: dict[tuple[str, str], DocExtract] = {}
+        extracted = 0
+        for d in docs:
+            key = (d.doc_id, d.content_sha256)
+            cached = self._cache.get(key)
+            if cached is None:
+                cached = extract_document(doc_input(self.store, self.kb, d), self.extractors)
+                extracted += 1
+            cache[key] = cached
+        self._cache = cache
+        t_extract = time.perf_counter() - started
+        chunks = ((c.chunk_id, c.doc_id, c.node_ids) for c in self.store.iter_chunks(self.kb))
+        graph = assemble(cache.values(), chunks, generation=generation)
+        graph.stats = replace(
+            graph.stats,
+            extracted=extracted,
+            reused=len(docs) - extracted,
+            extract_seconds=t_extract,
+            seconds=time.perf_counter() - started,
+        )
+        self._graph = graph
+        return graph
