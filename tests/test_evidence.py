@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import shutil
 import subprocess
 import sys
@@ -101,7 +102,7 @@ def test_overlapping_windows_merge(kb: KnowledgeBase) -> None:
     assert len([f for f in pack.direct if f.path == "guide.md"]) >= 2
     frags = [f for f in pack.fragments if f.path == "guide.md"]
     ranges = sorted((f.char_start, f.char_end) for f in frags)
-    for (_, e1), (s2, _) in zip(ranges, ranges[1:], strict=False):
+    for (_, e1), (s2, _) in itertools.pairwise(ranges):
         assert e1 <= s2, "fragments of one document never overlap"
     context_ids = [i for f in frags if f.role != "direct_support" for i in f.node_ids]
     assert len(context_ids) == len(set(context_ids))
