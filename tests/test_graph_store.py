@@ -1,0 +1,117 @@
+"""The graph against a real SQLite home: store-synced rebuilds, deletes, spans, CLI."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from citewise.cli_graph import graph_app
+from citewise.graph.build import KBGraph
+from citewise.kb import Home
+
+FIXTURES = Path(__file__).parent / "fixtures" / "graph"
+
+
+@pytest.fixture
+def graph_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Home:
+    monkeypatch.setenv("CITEWISE_DENSE", "off")
+    src = tmp_path / "docs"
+    shutil.copytree(FIXTURES, src)
+    h = Home.open(tmp_path / "home")
+    assert h.kb("default").add([src]).ok
+    return h
+
+
+def _touches(g: object, path: str) -> list[object]:
+    from citewise.graph.build import KnowledgeGraph
+
+    assert isinstance(g, KnowledgeGraph)
+    hits = []
+    for u, v, d in g.g.edges(data=True):
+        e = d["edge"]
+        if path in (g.points[u].path, g.points[v].path, e.span.path):
+            hits.append(e)
+    return hits
+
+
+def test_deleted_document_leaves_no_edges(graph_home: Home) -> None:
+    kbg = KBGraph(graph_home.store, "default")
+    g = kbg.sync()
+    assert _touches(g, "old.md")  # front matter "supersedes" and the [[Old Guide]] link
+    assert kbg.sync() is g  # nothing changed: no rebuild
+    graph_home.kb("default").delete("old.md")
+    g2 = kbg.sync()
+    assert g2 is not g
+    assert not _touches(g2, "old.md")
+    assert "old.md" not in g2.doc_keys
+    assert all(p.path != "old.md" for p in g2.points.values())
+    assert g2.stats.extracted == 0 and g2.stats.reused == g2.stats.documents  # cached extracts
+    assert g2.stats.unresolved == g.stats.unresolved + 2  # the two edges into old.md
+    # the same holds for a fresh process reading the store
+    assert not _touches(KBGraph(graph_home.store, "default").sync(), "old.md")
+
+
+def test_changed_document_is_re_extracted_alone(graph_home: Home, tmp_path: Path) -> None:
+    kbg = KBGraph(graph_home.store, "default")
+    kbg.sync()
+    doc = tmp_path / "docs" / "setup.md"
+    doc.write_text(doc.read_text("utf-8") + "\n## Uninstall\n\nRemove it.\n", "utf-8")
+    graph_home.kb("default").add([tmp_path / "docs"])
+    g = kbg.sync()
+    assert g.stats.extracted == 1
+    assert any(p.title == "Uninstall" for p in g.points.values())
+
+
+def test_edge_spans_resolve_through_the_store(graph_home: Home) -> None:
+    g = KBGraph(graph_home.store, "default").sync()
+    origins = set()
+    for _, _, d in g.g.edges(data=True):
+        e = d["edge"]
+        cited = graph_home.resolve(e.span.span_id)
+        assert cited.text == e.span.text
+        assert (cited.line_start, cited.line_end) == (e.span.line_start, e.span.line_end)
+        origins.add(e.origin)
+    assert origins == {"containment", "link", "wikilink", "mermaid", "front_matter"}
+
+
+def _cli() -> typer.Typer:
+    app = typer.Typer()
+    app.add_typer(graph_app, name="graph")
+    return app
+
+
+def test_cli_show_and_export(graph_home: Home, tmp_path: Path) -> None:
+    home = str(graph_home.settings.home)
+    runner = CliRunner()
+    shown = runner.invoke(_cli(), ["graph", "show", "pipeline.md", "--home", home, "--json"])
+    assert shown.exit_code == 0, shown.output
+    data = json.loads(shown.output)
+    assert data["point"]["kind"] == "document"
+    rels = {(e["direction"], e["relation"], e["neighbor"]["title"]) for e in data["edges"]}
+    assert ("out", "supersedes", "Old Guide") in rels
+    assert all(e["evidence"]["text"] for e in data["edges"])
+    text = runner.invoke(_cli(), ["graph", "show", "Install steps", "--home", home])
+    assert text.exit_code == 0 and "Install steps" in text.output
+    missing = runner.invoke(_cli(), ["graph", "show", "no such thing", "--home", home])
+    assert missing.exit_code != 0
+    out = tmp_path / "g.json"
+    res = runner.invoke(
+        _cli(), ["graph", "export", "--format", "json", "--out", str(out), "--home", home]
+    )
+    assert res.exit_code == 0, res.output
+    nl = json.loads(out.read_text("utf-8"))
+    assert nl["nodes"] and nl["edges"] and "span_text" in nl["edges"][0]
+    gml = tmp_path / "g.graphml"
+    res = runner.invoke(
+        _cli(), ["graph", "export", "--format", "graphml", "--out", str(gml), "--home", home]
+    )
+    assert res.exit_code == 0, res.output
+    import networkx as nx
+
+    back = nx.read_graphml(gml)
+    assert back.number_of_edges() == len(nl["edges"])
