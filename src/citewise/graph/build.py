@@ -55,9 +55,31 @@ class KnowledgeGraph:
     generation: str = ""
     stats: BuildStats = field(default_factory=BuildStats)
 
+    _titles: dict[str, list[str]] = field(default_factory=dict)
+    _by_path: dict[str, list[str]] = field(default_factory=dict)
+
     @property
     def edge_count(self) -> int:
-        return int(self.g.number_of_edges())
+        return self.stats.edges
+
+    def _index(self) -> None:
+        if self._by_path or not self.points:
+            return
+        for p in self.points.values():
+            self._by_path.setdefault(p.path, []).append(p.key)
+            if p.kind != "concept":
+                for t in {p.norm_title, subject_title(p.title)} - {""}:
+                    self._titles.setdefault(t, []).append(p.key)
+
+    def titled(self, titles: Iterable[str]) -> list[Point]:
+        """Documents and sections whose normalised title or subject is one of ``titles``."""
+        self._index()
+        keys = {k for t in titles for k in self._titles.get(t, ())}
+        return [self.points[k] for k in sorted(keys)]
+
+    def of_path(self, path: str) -> list[Point]:
+        self._index()
+        return [self.points[k] for k in self._by_path.get(path, ())]
 
     def out_edges(self, key: str) -> list[Edge]:
         if key not in self.g:
@@ -79,14 +101,10 @@ class KnowledgeGraph:
             if not anchor:
                 return [self.points[doc]]
             slug = anchor.lower()
-            hits = [p for p in self.points.values() if p.path == path and p.slug == slug]
+            hits = [p for p in self.of_path(path) if p.slug == slug]
             if hits:
                 return hits
-        want = norm_title(text)
-        subject = subject_title(text)
-        exact = [p for p in self.points.values() if p.norm_title == want]
-        if not exact:
-            exact = [p for p in self.points.values() if subject_title(p.title) == subject]
+        exact = self.titled([norm_title(text)]) or self.titled([subject_title(text)])
         order = {"document": 0, "section": 1, "concept": 2}
         return sorted(exact, key=lambda p: (order[p.kind], p.path, p.line_start))
 
@@ -181,7 +199,7 @@ def assemble(
             alias[e.fallback] = got
         return got
 
-    resolved: list[Edge] = []
+    resolved: list[tuple[Edge, str, str]] = []
     unresolved = loops = 0
     for x in xs:
         for e in x.edges:
@@ -189,20 +207,18 @@ def assemble(
             if s is None or t is None:
                 unresolved += 1
                 continue
-            resolved.append(replace(e, source=s, target=t))
+            resolved.append((e, s, t))
     g = nx.MultiDiGraph()
     live_points = {k: p for k, p in points.items() if k not in alias}
-    for k, p in live_points.items():
-        g.add_node(k, point=p)
-    for e in resolved:
-        assert isinstance(e.source, str) and isinstance(e.target, str)
-        if e.origin == "containment" and e.source in alias:
+    g.add_nodes_from((k, {"point": p}) for k, p in live_points.items())
+    for i, (e, s0, t0) in enumerate(resolved):
+        if e.origin == "containment" and s0 in alias:
             continue  # "drawn in" edge of a concept that is really a section elsewhere
-        s, t = alias.get(e.source, e.source), alias.get(e.target, e.target)
+        s, t = alias.get(s0, s0), alias.get(t0, t0)
         if s == t:
             loops += 1
             continue
-        g.add_edge(s, t, edge=replace(e, source=s, target=t))
+        g.add_edge(s, t, key=i, edge=replace(e, source=s, target=t))
     by_doc: dict[str, DocExtract] = {x.doc_id: x for x in xs}
     parent: dict[str, str] = {}
     for x in xs:

@@ -174,11 +174,7 @@ def select_anchor(
         phrase = next(g for g in m.groups() if g)
         wanted |= {norm_title(phrase), subject_title(phrase)}
     wanted.discard("")
-    matches = [
-        p
-        for p in graph.points.values()
-        if p.kind != "concept" and (p.norm_title in wanted or subject_title(p.title) in wanted)
-    ]
+    matches = graph.titled(wanted)
     if matches:
         order = {"document": 0, "section": 1, "concept": 2}
 
@@ -208,8 +204,8 @@ def equivalents(graph: KnowledgeGraph, key: str) -> set[str]:
     me = graph.points[key]
     return {key} | {
         p.key
-        for p in graph.points.values()
-        if p.path == me.path and p.kind != "concept" and p.norm_title == me.norm_title
+        for p in graph.of_path(me.path)
+        if p.kind != "concept" and p.norm_title == me.norm_title
     }
 
 

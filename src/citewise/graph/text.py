@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 from citewise.graph.models import RelationKind
 
@@ -13,6 +14,7 @@ _SPACE = re.compile(r"\s+")
 _QUESTION = re.compile(r"^(?:what (?:is|are) (?:an? |the )?)", re.IGNORECASE)
 
 
+@lru_cache(maxsize=1 << 16)
 def norm_title(text: str) -> str:
     """Case-folded, markup-free, numbering-free title for equality tests.
 
@@ -25,6 +27,7 @@ def norm_title(text: str) -> str:
     return _SPACE.sub(" ", t).strip()
 
 
+@lru_cache(maxsize=1 << 16)
 def subject_title(text: str) -> str:
     """The subject a heading defines: ``"What is a workspace?"`` -> ``"workspace"``."""
     return norm_title(_QUESTION.sub("", text.strip()))
