@@ -325,3 +325,11 @@ def test_anchor_by_title_then_top_hit_and_boost_stays_in_pool() -> None:
     assert best in pipeline_chunks
     assert not far & set(boost)
     assert all(v <= 0.5 / 61 for v in boost.values())
+
+
+def test_invisible_neighbors_are_hidden() -> None:
+    g, _ = graph_of(COMPARE_DOCS)
+    anchor = g.doc_keys["a.md"]
+    diag = select_neighbors(g, anchor, intent="compare", visible=lambda p: p.path != "b.md")
+    assert all(n.path != "b.md" for n in diag.predecessors + diag.successors)
+    assert diag.filtered["not_visible"] >= 1 and diag.fallback_used

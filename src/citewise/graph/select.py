@@ -220,6 +220,7 @@ def select_neighbors(
     *,
     intent: str = "generic",
     has_evidence: EvidenceFn | None = None,
+    visible: EvidenceFn | None = None,
     deep: bool = False,
     min_confidence: float = 0.5,
     window: int = 3,
@@ -233,7 +234,9 @@ def select_neighbors(
     Neighbors whose relation suits ``intent`` come first; if none does, structural
     neighbors (containment, links) are used and ``fallback_used`` is set. Self-neighbors,
     anchor-equivalent titles, bibliography-like sections and edges under ``min_confidence``
-    are filtered out (counted in ``filtered``).
+    are filtered out (counted in ``filtered``). ``visible`` hides points the caller may not
+    see (e.g. documents outside the principal's access list; counted as ``not_visible``):
+    the graph is built from every document, so scoped callers must pass it.
     """
     problem = graph_problem(graph)
     if problem or graph is None:
@@ -269,6 +272,8 @@ def select_neighbors(
             p = graph.points[other]
             if other in group:
                 filtered["self"] += 1
+            elif visible is not None and not visible(p):
+                filtered["not_visible"] += 1
             elif p.norm_title in my_titles or subject_title(p.title) in my_titles:
                 filtered["equivalent_title"] += 1
             elif p.bibliographic:
@@ -353,6 +358,7 @@ def graph_context(
     *,
     intent: str | None = None,
     has_evidence: EvidenceFn | None = None,
+    visible: EvidenceFn | None = None,
     deep: bool | None = None,
 ) -> GraphDiagnostics:
     """Anchor selection plus :func:`select_neighbors`, with the query's intent."""
@@ -366,6 +372,7 @@ def graph_context(
         anchor,
         intent=chosen,
         has_evidence=has_evidence,
+        visible=visible,
         deep=is_deep(query) if deep is None else deep,
     )
 
