@@ -125,9 +125,12 @@ class _Resolver:
             noext = posixpath.splitext(x.path)[0].lower()
             self.names[noext].append(x)
         self.titles: dict[str, list[str]] = defaultdict(list)
+        doc_titles = {x.path: points[x.document_key].norm_title for x in extracts}
         for p in points.values():
             if p.kind == "concept":
                 continue
+            if p.kind == "section" and p.norm_title == doc_titles.get(p.path):
+                continue  # "# Title" of its own document: the document stands for it
             for t in {p.norm_title, subject_title(p.title)}:
                 if t:
                     self.titles[t].append(p.key)
