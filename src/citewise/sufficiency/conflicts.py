@@ -1,0 +1,180 @@
+"""Conflicting facts: same subject and attribute, different value, same scope.
+
+Input: :class:`citewise.sufficiency.facts.Fact` objects from any number of
+sections and documents.  Two facts conflict when
+
+1. their **subject keys** are equal (:func:`subject_key`: lower-cased, stemmed
+   words without stopwords, ``default``/``current`` and the attribute's own
+   nouns — so "API port" ≈ "api ports", "sync service owner" ≈ "sync service" for
+   owners; endpoint paths and dotted config keys are compared literally, so
+   ``/api/v1/sync`` and ``/api/v2/sync`` are *different subjects*);
+2. their **attribute** (value kind: port, count, format, …) is equal;
+3. their normalised **values** differ;
+4. their **scopes** do not separate them (:func:`scopes_separate`).
+
+Scope policy (conservative — a conflict is only reported when the two
+statements can be read as talking about the same situation):
+
+* environment, platform, version: different values separate, and so does one
+  stated vs one unstated — an unqualified statement is read as the general case
+  and a qualified one as an override ("port 8443; in staging 9443");
+* time: unstated is read as ``current``; historical / planned / current differ
+  ("previously 3, now 5" is a change, not a contradiction).
+
+Synonyms (:data:`SYNONYMS`) are deliberately few and exact-phrase: only the
+retry-limit family ("max attempts", "maximum retries", "number of retries"…),
+matched as the *end* of the subject phrase, so "sync max attempts" ≈ "sync retry
+limit" but never ≈ plain "retry limit".  Two facts from the same sentence or
+row never conflict with each other (a sentence listing "JSON and YAML" states
+two supported values, not a contradiction).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from citewise.index.tokenize import word_tokens
+from citewise.sufficiency.facts import Fact, Qualifiers
+
+__all__ = [
+    "SYNONYMS",
+    "Conflict",
+    "find_conflicts",
+    "scopes_separate",
+    "subject_key",
+]
+
+#: phrase → canonical phrase (matched at the end of a subject, whole words).
+SYNONYMS: dict[str, str] = {
+    phrase: "retry limit"
+    for phrase in (
+        "retry limit", "retry count", "retries limit", "max retries", "maximum retries",
+        "max attempts", "maximum attempts", "max retry attempts", "maximum retry attempts",
+        "number of retries", "maximum number of retries", "max number of retries",
+        "retry attempts", "attempt limit", "retries", "max_attempts", "max_retries",
+        "重试次数", "重试上限", "最大重试次数", "重试次数上限",
+    )
+}  # fmt: skip
+
+_ATTRIBUTE_NOUNS: dict[str, frozenset[str]] = {
+    "port": frozenset({"port", "ports", "number", "端口", "端口号"}),
+    "owner": frozenset({"owner", "owners", "ownership", "maintainer", "maintainers", "负责人"}),
+    "format": frozenset({"format", "payload", "payloads", "body", "encoding", "格式"}),
+    "engine": frozenset({"engine", "storage", "database", "db", "backend", "store", "存储"}),
+    "protocol": frozenset({"protocol", "transport", "协议"}),
+    "endpoint": frozenset({"endpoint", "route", "url", "接口"}),
+    "location": frozenset({"location", "directory", "dir", "path", "file", "路径"}),
+    "status_code": frozenset({"status", "code", "状态码"}),
+    "version": frozenset({"version", "版本"}),
+    "date": frozenset({"date", "日期"}),
+}
+_SCOPE_WORDS = frozenset({"default", "defaults", "current", "currently", "默认"})
+_LITERAL_SUBJECT = re.compile(r"^(?:[A-Z]+ )?/\S*$|^[\w\-]+(?:\.[\w\-]+)+$")
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """Two facts that state different values for the same thing in the same scope.
+
+    ``reason`` is machine-readable: ``"value_mismatch:<attribute>:<scope>"`` where
+    scope is ``unscoped`` (no qualifiers on either side) or ``same_scope``.
+    """
+
+    a: Fact
+    b: Fact
+    subject: str
+    attribute: str
+    reason: str
+
+    @property
+    def citations(self) -> tuple[tuple[str, int, int], tuple[str, int, int]]:
+        """``(doc_path, start, end)`` of both facts' sentences/rows."""
+        return (
+            (self.a.doc_path, self.a.start, self.a.end),
+            (self.b.doc_path, self.b.start, self.b.end),
+        )
+
+    @property
+    def values(self) -> tuple[str, str]:
+        return (self.a.value, self.b.value)
+
+
+def _canonical(phrase: str) -> str:
+    """Replace a synonym at the end of ``phrase`` by its canonical form."""
+    for syn, canon in sorted(SYNONYMS.items(), key=lambda kv: -len(kv[0])):
+        if phrase == syn:
+            return canon
+        cjk = re.match(r"[\u3400-\u9fff]", syn) is not None
+        if phrase.endswith(syn) and (cjk or phrase[-len(syn) - 1] in " ._"):
+            return phrase[: -len(syn)].rstrip(" ._的") + " " + canon
+    return phrase
+
+
+def subject_key(subject: str, attribute: str) -> str:
+    """The comparable form of a fact's subject (see module docstring)."""
+    s = " ".join(subject.split())
+    if _LITERAL_SUBJECT.match(s):
+        return s  # endpoint paths and config keys: exact identity
+    low = s.lower()
+    nouns = _ATTRIBUTE_NOUNS.get(attribute, frozenset())
+    kept = [w for w in low.split() if w not in _SCOPE_WORDS]
+    stripped = [w for w in kept if w not in nouns]
+    phrase = _canonical(" ".join(stripped or kept))
+    for noun in nouns:  # CJK: attribute nouns glued to the subject
+        if re.search(r"[\u3400-\u9fff]", noun) and phrase.endswith(noun) and phrase != noun:
+            phrase = phrase[: -len(noun)].rstrip("的 ")
+    words = word_tokens(phrase) + [w for w in phrase.split() if re.search(r"[\u3400-\u9fff]", w)]
+    return " ".join(words) if words else phrase
+
+
+def scopes_separate(a: Qualifiers, b: Qualifiers) -> str | None:
+    """The first qualifier dimension that separates ``a`` and ``b``, or None."""
+    if a.environment != b.environment:
+        return "environment"
+    if a.platform != b.platform:
+        return "platform"
+    if a.version != b.version:
+        return "version"
+    if (a.time or "current") != (b.time or "current"):
+        return "time"
+    return None
+
+
+def _unscoped(q: Qualifiers) -> bool:
+    return q.environment is None and q.platform is None and q.version is None and q.time is None
+
+
+def find_conflicts(facts: Iterable[Fact]) -> list[Conflict]:
+    """All pairs of facts that conflict, in input order (see module docstring)."""
+    groups: dict[tuple[str, str], list[Fact]] = defaultdict(list)
+    for fact in facts:
+        groups[(subject_key(fact.subject, fact.attribute), fact.attribute)].append(fact)
+    out: list[Conflict] = []
+    seen: set[tuple[object, ...]] = set()
+    for (key, attribute), group in groups.items():
+        for i, a in enumerate(group):
+            for b in group[i + 1 :]:
+                if a.value == b.value:
+                    continue
+                if a.doc_path == b.doc_path and a.start == b.start and a.end == b.end:
+                    continue  # same sentence / row
+                if scopes_separate(a.qualifiers, b.qualifiers):
+                    continue
+                ident = (
+                    key,
+                    attribute,
+                    frozenset(((a.doc_path, a.start, a.value), (b.doc_path, b.start, b.value))),
+                )
+                if ident in seen:
+                    continue
+                seen.add(ident)
+                scope = (
+                    "unscoped"
+                    if _unscoped(a.qualifiers) and _unscoped(b.qualifiers)
+                    else ("same_scope")
+                )
+                out.append(Conflict(a, b, key, attribute, f"value_mismatch:{attribute}:{scope}"))
+    return out

@@ -1,0 +1,234 @@
+"""Conflicts between facts: true conflicts and false-conflict guards per qualifier."""
+
+from __future__ import annotations
+
+import pytest
+
+from citewise.sufficiency.conflicts import Conflict, find_conflicts, scopes_separate, subject_key
+from citewise.sufficiency.facts import Fact, Qualifiers, extract_facts
+
+
+def facts_of(*docs: str | tuple[str, tuple[str, ...]]) -> list[Fact]:
+    out: list[Fact] = []
+    for i, doc in enumerate(docs):
+        text, headings = (doc, ()) if isinstance(doc, str) else doc
+        out.extend(extract_facts(text, doc_path=f"doc{i}.md", heading_path=headings))
+    return out
+
+
+def conflicts(*docs: str | tuple[str, tuple[str, ...]]) -> list[Conflict]:
+    return find_conflicts(facts_of(*docs))
+
+
+# ------------------------------------------------------------------ true conflicts
+
+
+def test_retry_limit_in_two_docs_unqualified() -> None:
+    (c,) = conflicts("The default retry limit is 3.", "The retry limit is 5.")
+    assert c.values == ("3", "5")
+    assert c.reason == "value_mismatch:count:unscoped"
+    assert c.citations == (("doc0.md", 0, 29), ("doc1.md", 0, 21))
+
+
+def test_retry_limit_synonyms() -> None:
+    assert len(conflicts("The max attempts is 3.", "The retry limit is 5.")) == 1
+    assert len(conflicts("Maximum number of retries: 3", "- Retry limit: 5")) == 1
+    # Conservative: a more specific subject is a different subject.
+    assert conflicts("The sync retry limit is 3.", "The retry limit is 5.") == []
+
+
+def test_tolerance_same_part() -> None:
+    (c,) = conflicts(
+        "The flatness tolerance of part A-12 is ±0.10 mm.",
+        "The flatness tolerance of part A-12 is ±0.20 mm.",
+    )
+    assert c.values == ("±0.1 mm", "±0.2 mm")
+    assert c.attribute == "length"
+
+
+def test_tolerance_equal_after_normalisation_is_no_conflict() -> None:
+    assert conflicts("The gap of part B is 0.10 mm.", "The gap of part B is 0.1 mm.") == []
+    assert conflicts("The upload timeout is 60 s.", "The upload timeout is 1 min.") == []
+
+
+def test_duration_mismatch_after_normalisation() -> None:
+    (c,) = conflicts("The upload timeout is 30 s.", "The upload timeout is 1 min.")
+    assert c.values == ("30 s", "60 s")
+
+
+def test_owner_team_a_vs_team_b() -> None:
+    (c,) = conflicts(
+        "The sync service is owned by Team A.", "The owner of the sync service is Team B."
+    )
+    assert c.values == ("team a", "team b")
+    assert c.attribute == "owner"
+
+
+def test_json_vs_yaml_payload_for_same_endpoint() -> None:
+    (c,) = conflicts(
+        "The /api/v2/sync endpoint accepts JSON payloads.",
+        "Payloads for /api/v2/sync are YAML.",
+    )
+    assert c.values == ("json", "yaml")
+    assert c.subject == "/api/v2/sync"
+
+
+def test_sqlite_vs_postgresql_storage_engine() -> None:
+    (c,) = conflicts(
+        "The metadata store uses SQLite as its storage engine.",
+        "The metadata store uses PostgreSQL.",
+    )
+    assert c.values == ("sqlite", "postgresql")
+    assert c.reason == "value_mismatch:engine:unscoped"
+
+
+def test_same_scope_contradiction_still_conflicts() -> None:
+    (c,) = conflicts(
+        "In staging, the API port is 9443.",
+        ("The API port is 9444.", ("Deploy", "Staging")),
+    )
+    assert c.reason == "value_mismatch:port:same_scope"
+
+
+def test_port_unqualified_conflict_control() -> None:
+    assert len(conflicts("The API port is 9443.", "The API port is 8443.")) == 1
+
+
+def test_conflict_across_sections_of_one_document() -> None:
+    text = "## Limits\n\nThe retry limit is 3.\n\n## Tuning\n\nThe retry limit is 5."
+    (c,) = find_conflicts(extract_facts(text, doc_path="a.md"))
+    assert c.a.doc_path == c.b.doc_path == "a.md"
+    assert c.a.heading_path == ("Limits",) and c.b.heading_path == ("Tuning",)
+    assert text[c.a.start : c.a.end] == "The retry limit is 3."
+
+
+def test_table_vs_prose_conflict() -> None:
+    table = "| Key | Default |\n|---|---|\n| sync.retry.max_attempts | 3 |"
+    assert len(conflicts(table, "The default sync.retry.max_attempts is 5.")) == 1
+
+
+# -------------------------------------------------------------- false-conflict guards
+
+
+def test_environment_separates_staging_vs_production_port() -> None:
+    assert (
+        conflicts("In staging, the API port is 9443.", "In production, the API port is 8443.") == []
+    )
+    assert conflicts("The API port is 9443 in staging and 8443 in production.") == []
+
+
+def test_environment_from_heading_separates() -> None:
+    assert (
+        conflicts(
+            ("The API port is 9443.", ("Deploy", "Staging")),
+            ("The API port is 8443.", ("Deploy", "Production")),
+        )
+        == []
+    )
+
+
+def test_version_separates_v1_vs_v2_payload() -> None:
+    assert conflicts("In v1, the sync payload is JSON.", "In v2, the sync payload is YAML.") == []
+    assert conflicts("The v1 sync payload is JSON.", "The v2 sync payload is YAML.") == []
+
+
+def test_version_table_columns_separate_old_and_new_defaults() -> None:
+    table = (
+        "| Setting | Old default (2.3.x) | New default (2.4.0) |\n|---|---|---|\n"
+        "| sync.retry.max_attempts | 3 | 5 |"
+    )
+    assert conflicts(table) == []
+
+
+def test_platform_separates_windows_vs_linux_path() -> None:
+    assert (
+        conflicts(
+            "On Windows, the config file is at C:\\ProgramData\\citewise\\config.toml.",
+            "On Linux, the config file is at /etc/citewise/config.toml.",
+        )
+        == []
+    )
+
+
+def test_time_separates_previously_vs_now() -> None:
+    assert conflicts("Previously the retry limit was 3, now it is 5.") == []
+    assert conflicts("The retry limit was 3.", "The retry limit is 5.") == []
+    assert conflicts("The retry limit will be 7.", "The retry limit is 5.") == []
+
+
+def test_qualified_override_of_unqualified_default_is_not_a_conflict() -> None:
+    assert conflicts("The API port is 8443.", "In staging, the API port is 9443.") == []
+
+
+def test_different_endpoints_are_different_subjects_not_a_version_conflict() -> None:
+    assert (
+        conflicts(
+            "The /api/v1/sync endpoint accepts JSON payloads.",
+            "The /api/v2/sync endpoint accepts YAML payloads.",
+        )
+        == []
+    )
+    for f in facts_of(
+        "The /api/v1/sync endpoint accepts JSON.", "The /api/v2/sync endpoint accepts YAML."
+    ):
+        assert f.qualifiers.version is None
+
+
+def test_same_subject_endpoint_value_change_is_a_conflict() -> None:
+    # The route segment is part of the value; no version qualifier separates them.
+    (c,) = conflicts("The sync endpoint is /api/v1/sync.", "The sync endpoint is /api/v2/sync.")
+    assert c.values == ("/api/v1/sync", "/api/v2/sync")
+
+
+def test_values_listed_in_one_sentence_do_not_conflict() -> None:
+    assert conflicts("POST /api/v2/sync accepts JSON and YAML payloads.") == []
+
+
+def test_different_attributes_or_subjects_do_not_conflict() -> None:
+    assert conflicts("The API port is 8443.", "The admin port is 9000.") == []
+    assert conflicts("The upload timeout is 30 s.", "The upload timeout is 3.") == []
+
+
+def test_same_value_is_not_a_conflict() -> None:
+    assert conflicts("The retry limit is 3.", "Retry limit 3") == []
+
+
+# ------------------------------------------------------------------------ helpers
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "attribute"),
+    [
+        ("retry limit", "default retry limit", "count"),
+        ("max attempts", "retry limit", "count"),
+        ("api port", "API ports", "port"),
+        ("sync service owner", "sync service", "owner"),
+        ("重试上限", "retry limit", "count"),
+    ],
+)
+def test_subject_keys_match(a: str, b: str, attribute: str) -> None:
+    assert subject_key(a, attribute) == subject_key(b, attribute)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "attribute"),
+    [
+        ("/api/v1/sync", "/api/v2/sync", "format"),
+        ("GET /api/v2/sync", "POST /api/v2/sync", "format"),
+        ("api port", "admin port", "port"),
+        ("sync.retry.max_attempts", "retry limit", "count"),
+        ("sync retry limit", "retry limit", "count"),
+    ],
+)
+def test_subject_keys_differ(a: str, b: str, attribute: str) -> None:
+    assert subject_key(a, attribute) != subject_key(b, attribute)
+
+
+def test_scopes_separate_names_the_dimension() -> None:
+    q = Qualifiers
+    assert scopes_separate(q(environment="staging"), q(environment="production")) == "environment"
+    assert scopes_separate(q(platform="windows"), q(platform="linux")) == "platform"
+    assert scopes_separate(q(version="1"), q(version="2")) == "version"
+    assert scopes_separate(q(time="historical"), q()) == "time"
+    assert scopes_separate(q(time="current"), q()) is None
+    assert scopes_separate(q(), q()) is None
