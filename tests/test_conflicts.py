@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from citewise.sufficiency.conflicts import Conflict, find_conflicts, scopes_separate, subject_key
+from citewise.sufficiency.conflicts import (
+    Conflict,
+    find_conflicts,
+    is_generic_subject,
+    scopes_separate,
+    subject_key,
+)
 from citewise.sufficiency.facts import Fact, Qualifiers, extract_facts
 
 
@@ -232,3 +238,44 @@ def test_scopes_separate_names_the_dimension() -> None:
     assert scopes_separate(q(time="historical"), q()) == "time"
     assert scopes_separate(q(time="current"), q()) is None
     assert scopes_separate(q(), q()) is None
+
+
+def test_generic_subject_only_conflicts_within_its_document() -> None:
+    assert conflicts("The port is 8443.", "The port is 9443.") == []
+    assert len(conflicts("The port is 8443. Later on, the port is 9443.")) == 1
+    assert is_generic_subject("port", "port") and not is_generic_subject("api port", "port")
+
+
+def test_rows_of_one_table_and_items_of_one_list_enumerate() -> None:
+    table = "| Code | Cause |\n|---|---|\n| 503 | Nodes draining |\n| 503 | Storage unreachable |"
+    assert conflicts(table) == []
+    assert (
+        conflicts(
+            "- PostgreSQL: the metadata store uses Postgres.\n"
+            "- SQLite: the metadata store uses SQLite."
+        )
+        == []
+    )
+
+
+def test_option_columns_are_not_values() -> None:
+    table = (
+        "| Key | Default | Allowed values |\n|---|---|---|\n| storage.backend | postgres | sqlite |"
+    )
+    facts = extract_facts(table)
+    assert [(f.subject, f.value) for f in facts] == [("storage.backend", "postgresql")]
+
+
+def test_version_values_need_a_role_to_conflict() -> None:
+    assert conflicts("Install harbor 2.4.0.", "Harbor ships as 2.4.1.") == []
+    assert len(conflicts("The minimum client is 2.4.0.", "The minimum client is 2.4.1.")) == 1
+
+
+def test_thousands_separators_and_volume_units() -> None:
+    (c,) = conflicts(
+        "The rated life of the S400 lamp is 2,000 hours.",
+        "The rated life of the S400 lamp is 1,500 hours.",
+    )
+    assert c.values == ("7200000 s", "5400000 s")
+    (v,) = conflicts("The S400 sample volume is 3.5 mL.", "The S400 sample volume is 2.5 mL.")
+    assert v.attribute == "volume"

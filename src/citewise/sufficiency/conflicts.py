@@ -26,7 +26,12 @@ retry-limit family ("max attempts", "maximum retries", "number of retries"…),
 matched as the *end* of the subject phrase, so "sync max attempts" ≈ "sync retry
 limit" but never ≈ plain "retry limit".  Two facts from the same sentence or
 row never conflict with each other (a sentence listing "JSON and YAML" states
-two supported values, not a contradiction).
+two supported values, not a contradiction), nor do rows of one table or items of
+one list (``Fact.group``: they enumerate).  Version values only conflict when
+both subjects name a role ("minimum", "latest", "required"…) — a product has
+many versions.  A subject that is only the
+attribute's noun ("the port is 8443") is compared within its own document only
+(:func:`is_generic_subject`).
 """
 
 from __future__ import annotations
@@ -36,13 +41,14 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from citewise.index.tokenize import word_tokens
+from citewise.index.tokenize import literal_tokens, word_tokens
 from citewise.sufficiency.facts import Fact, Qualifiers
 
 __all__ = [
     "SYNONYMS",
     "Conflict",
     "find_conflicts",
+    "is_generic_subject",
     "scopes_separate",
     "subject_key",
 ]
@@ -72,6 +78,11 @@ _ATTRIBUTE_NOUNS: dict[str, frozenset[str]] = {
     "date": frozenset({"date", "日期"}),
 }
 _SCOPE_WORDS = frozenset({"default", "defaults", "current", "currently", "默认"})
+_ROLE = re.compile(
+    r"\b(?:minimum|min|latest|current|required|recommended|supported|default|stable|lts)\b|"
+    r"最低|最新|当前|推荐",
+    re.IGNORECASE,
+)
 _LITERAL_SUBJECT = re.compile(r"^(?:[A-Z]+ )?/\S*$|^[\w\-]+(?:\.[\w\-]+)+$")
 
 
@@ -126,8 +137,21 @@ def subject_key(subject: str, attribute: str) -> str:
     for noun in nouns:  # CJK: attribute nouns glued to the subject
         if re.search(r"[\u3400-\u9fff]", noun) and phrase.endswith(noun) and phrase != noun:
             phrase = phrase[: -len(noun)].rstrip("的 ")
-    words = word_tokens(phrase) + [w for w in phrase.split() if re.search(r"[\u3400-\u9fff]", w)]
+    cjk = [w for w in phrase.split() if re.search(r"[\u3400-\u9fff]", w)]
+    words = word_tokens(phrase) + literal_tokens(phrase) + cjk
     return " ".join(words) if words else phrase
+
+
+def is_generic_subject(subject: str, attribute: str) -> bool:
+    """True when the subject is only the attribute's own noun ("port", "owner").
+
+    Such a fact says nothing about *which* thing it describes, so it is only
+    compared with facts of the same document (where it plausibly means the same
+    thing), never across documents.
+    """
+    nouns = _ATTRIBUTE_NOUNS.get(attribute, frozenset())
+    words = [w for w in subject.lower().split() if w not in _SCOPE_WORDS]
+    return not [w for w in words if w not in nouns]
 
 
 def scopes_separate(a: Qualifiers, b: Qualifiers) -> str | None:
@@ -149,18 +173,25 @@ def _unscoped(q: Qualifiers) -> bool:
 
 def find_conflicts(facts: Iterable[Fact]) -> list[Conflict]:
     """All pairs of facts that conflict, in input order (see module docstring)."""
-    groups: dict[tuple[str, str], list[Fact]] = defaultdict(list)
+    groups: dict[tuple[str, str, str], list[Fact]] = defaultdict(list)
     for fact in facts:
-        groups[(subject_key(fact.subject, fact.attribute), fact.attribute)].append(fact)
+        doc = fact.doc_path if is_generic_subject(fact.subject, fact.attribute) else ""
+        groups[(subject_key(fact.subject, fact.attribute), fact.attribute, doc)].append(fact)
     out: list[Conflict] = []
     seen: set[tuple[object, ...]] = set()
-    for (key, attribute), group in groups.items():
+    for (key, attribute, _doc), group in groups.items():
         for i, a in enumerate(group):
             for b in group[i + 1 :]:
                 if a.value == b.value:
                     continue
-                if a.doc_path == b.doc_path and a.start == b.start and a.end == b.end:
-                    continue  # same sentence / row
+                if a.doc_path == b.doc_path and (
+                    (a.start == b.start and a.end == b.end) or (a.group >= 0 and a.group == b.group)
+                ):
+                    continue  # same sentence / row, or one table / list enumerating values
+                if attribute == "version" and not (
+                    _ROLE.search(a.subject) and _ROLE.search(b.subject)
+                ):
+                    continue  # a product has many versions; only a role ("minimum") is single
                 if scopes_separate(a.qualifiers, b.qualifiers):
                     continue
                 ident = (

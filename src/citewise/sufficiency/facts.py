@@ -106,6 +106,9 @@ class Fact:
     qualifiers: Qualifiers = Qualifiers()
     doc_path: str = ""
     heading_path: tuple[str, ...] = ()
+    #: Offset of the table / list the fact came from (-1 for prose): rows and
+    #: items of one table or list enumerate values, they do not contradict.
+    group: int = -1
 
 
 # --------------------------------------------------------------------------- qualifiers
@@ -229,7 +232,7 @@ def qualifiers_in(text: str) -> Qualifiers:
 
 # ------------------------------------------------------------------------------- values
 
-_NUM = r"\d+(?:\.\d+)?"
+_NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _UNITS: dict[str, tuple[str, str, Decimal]] = {}  # unit → (kind, canonical unit, factor)
 for _names, _kind, _canon, _factor in (
     (("ms", "millisecond", "milliseconds", "毫秒"), "duration", "s", Decimal("0.001")),
@@ -254,13 +257,23 @@ for _names, _kind, _canon, _factor in (
     (("hz",), "frequency", "Hz", Decimal(1)),
     (("khz",), "frequency", "Hz", Decimal(1000)),
     (("mhz",), "frequency", "Hz", Decimal(1000**2)),
+    (("nm",), "length", "mm", Decimal("0.000001")),
+    (("ml", "millilitre", "milliliter"), "volume", "mL", Decimal(1)),
+    (("µl", "ul", "microlitre", "microliter"), "volume", "mL", Decimal("0.001")),
+    (("l", "litre", "liter", "litres", "liters"), "volume", "mL", Decimal(1000)),
+    (("mg",), "mass", "g", Decimal("0.001")),
+    (("g",), "mass", "g", Decimal(1)),
+    (("kg",), "mass", "g", Decimal(1000)),
     (("times", "attempts", "retries", "tries", "次"), "count", "", Decimal(1)),
 ):
     for _n in _names:
         _UNITS[_n] = (_kind, _canon, _factor)
 
 _UNIT_ALT = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
-_QUANTITY = re.compile(rf"(±|\+/-|\+-)?\s*(-?{_NUM})\s*({_UNIT_ALT})(?![A-Za-z0-9])", re.IGNORECASE)
+_QUANTITY = re.compile(
+    rf"(±|\+/-|\+-)?\s*(-?{_NUM})(?:\s*(?:–|—|-|~|to)\s*({_NUM}))?\s*({_UNIT_ALT})(?![A-Za-z0-9])",
+    re.IGNORECASE,
+)
 _PLAIN_NUMBER = re.compile(r"(?<![\w.\-/:#§$])(-?\d+(?:\.\d+)?)(?![\w.\-/:%]*\d)(?![A-Za-z%])")
 _NUMBER_NOT_VALUE = re.compile(
     r"(?:\b(?:step|section|chapter|figure|fig\.|table|page|line|item|article|art\.|"
@@ -334,7 +347,7 @@ _OWNER = re.compile(
     re.IGNORECASE,
 )
 _OWNER_VALUE = re.compile(
-    r"(?:the\s+)?((?:[\w\-&@.]+)(?:\s+(?!and\b|since\b|as\b|until\b|in\b|on\b|for\b|from\b|"
+    r"(?:the[ \t]+)?((?:[\w\-&@.]+)(?:[ \t]+(?!and\b|since\b|as\b|until\b|in\b|on\b|for\b|from\b|"
     r"but\b|while\b|which\b|who\b)[\w\-&@.]+){0,4})",
     re.IGNORECASE,
 )
@@ -350,7 +363,7 @@ class _Value:
 
 
 def _num(text: str) -> Decimal:
-    return Decimal(text)
+    return Decimal(text.replace(",", ""))
 
 
 def _fmt(d: Decimal) -> str:
@@ -359,7 +372,7 @@ def _fmt(d: Decimal) -> str:
 
 
 def _quantity(m: re.Match[str]) -> _Value | None:
-    sign, number, unit = m.group(1), m.group(2), m.group(3)
+    sign, number, upper, unit = m.group(1), m.group(2), m.group(3), m.group(4)
     spec = _UNITS.get(unit.lower())
     if spec is None:
         return None
@@ -374,6 +387,8 @@ def _quantity(m: re.Match[str]) -> _Value | None:
         return None
     try:
         value = _fmt(_num(number) * factor)
+        if upper:  # a range "30–90 s" is one value
+            value = f"{value}–{_fmt(_num(upper) * factor)}"
     except InvalidOperation:
         return None
     tol = "±" if sign else ""
@@ -488,7 +503,8 @@ _LINK_TAIL = re.compile(
     r"becomes?|became|changed|changes|up to|at most|at least|on|at|in|by|with|via|over|"
     r"uses|used|using|accepts|returns|expects|sends|stores|requires|supports|runs|"
     r"listens|serves|binds|speaks|exposes|has|have|had|as|its|their|up|then|only|always|"
-    r"also|owned|maintained|managed|http|status|code)\b|[=:：]|状态码|默认|设置为|设为|改为|等于|采用|使用|为|是|已|被))+"
+    r"also|owned|maintained|managed|http|status|code|typically|usually|normally|about|"
+    r"around|roughly|approximately|approx|exactly|generally|always)\b|[=:：]|状态码|默认|设置为|设为|改为|等于|采用|使用|为|是|已|被))+"
     r"\s*$",
     re.IGNORECASE,
 )
@@ -678,7 +694,9 @@ def _sentence_facts(
             subject = inherited
             if facts and value.kind == "count" and facts[-1].attribute in ("port", "status_code"):
                 value = replace(value, kind=facts[-1].attribute)
-        if value.kind == "count" and _is_bare_number_noise(subject):
+        if not re.search(r"[^\W\d_]", subject):
+            continue  # "–" of "30–90 s", stray symbols: no subject
+        if _is_bare_number_noise(subject) and value.kind in ("count", "duration", "endpoint"):
             continue
         if value.kind == "status_code":
             # Status codes are conditional ("503 when overloaded"): the condition
@@ -719,7 +737,8 @@ def _is_bare_number_noise(subject: str) -> bool:
     return bool(
         re.fullmatch(
             r"[\d\s.]*|steps?|sections?|items?|pages?|figures?|tables?|see|refer|use|run|"
-            r"click|press|type|wait|read|repeat|choose|select",
+            r"click|press|type|waits?|read|repeat|choose|select|calls?|exits?|returns?|"
+            r"prints?|install|send|sends|retry",
             subject,
         )
     )
@@ -751,6 +770,10 @@ _HEADER_KIND = (
     (re.compile(r"\bstatus\b", re.I), "status_code"),
 )
 _EMPTY_CELL = frozenset(("", "-", "—", "–", "n/a", "na", "none", "/"))
+#: Columns that list admissible values, not the value: never facts.
+_OPTION_HEADERS = re.compile(
+    r"allowed|accepted|options?|choices|possible|valid|range|values|可选|取值范围", re.I
+)
 
 
 def _cells(row: str) -> list[tuple[int, int]]:
@@ -773,6 +796,9 @@ def _cells(row: str) -> list[tuple[int, int]]:
     return out
 
 
+_GENERIC_ONLY = re.compile(r"(?i)values?|default values?")
+
+
 def _header_noun(header: str) -> str:
     s = re.sub(r"\([^)]*\)|（[^）]*）", " ", header.lower())
     words = [
@@ -793,6 +819,12 @@ def _row_facts(
     if len(cells) != len(header) or len(cells) < 2:
         return []
     key_col = next((i for i, h in enumerate(header) if _KEY_HEADERS.match(h.strip())), 0)
+    if not any(_KEY_HEADERS.match(h.strip()) for h in header):
+        for i, (a, b) in enumerate(cells):
+            found_path = _PATH.fullmatch(row[a:b].strip("` "))
+            if found_path and _path_kind(None, found_path.group(2), "endpoint") == "endpoint":
+                key_col = i
+                break
     key = row[cells[key_col][0] : cells[key_col][1]].strip()
     if key.lower() in _EMPTY_CELL:
         return []
@@ -815,7 +847,9 @@ def _row_facts(
         if i == key_col or h.lower() in _QUAL_HEADERS:
             continue
         cell = row[a:b]
-        if cell.strip().lower() in _EMPTY_CELL:
+        if cell.strip().lower() in _EMPTY_CELL or (
+            _OPTION_HEADERS.search(h) and not _GENERIC_ONLY.fullmatch(h.strip())
+        ):
             continue
         noun = _header_noun(h)
         subject = f"{key_subject} {noun}".strip() if noun else key_subject
@@ -862,6 +896,24 @@ def _heading_quals(headings: Sequence[str]) -> Qualifiers:
     return q
 
 
+_FENCE = re.compile(r"^[ \t]{0,3}(```+|~~~+)", re.MULTILINE)
+
+
+def _fenced_ranges(text: str) -> list[tuple[int, int]]:
+    """Character ranges of fenced code blocks (an unclosed fence runs to the end)."""
+    out: list[tuple[int, int]] = []
+    opened: tuple[int, str] | None = None
+    for m in _FENCE.finditer(text):
+        if opened is None:
+            opened = (m.start(), m.group(1)[0])
+        elif m.group(1)[0] == opened[1]:
+            out.append((opened[0], text.find("\n", m.end()) % (len(text) + 1) or len(text)))
+            opened = None
+    if opened is not None:
+        out.append((opened[0], len(text)))
+    return out
+
+
 def extract_facts(
     text: str,
     *,
@@ -884,7 +936,14 @@ def extract_facts(
     header: list[str] | None = list(table_header) if table_header else None
     prev_subject: str | None = None
     facts: list[Fact] = []
-    for span in split_sentences(text_nfc, base_offset):
+    group = -1
+    prev_kind = ""
+    # Code is not prose ("retries=5" in an example states nothing): fenced blocks
+    # are blanked (same length, newlines kept) before splitting into units.
+    prose = text_nfc
+    for a, b in _fenced_ranges(text_nfc):
+        prose = prose[:a] + re.sub(r"[^\n]", " ", prose[a:b]) + prose[b:]
+    for span in split_sentences(prose, base_offset):
         path = tuple(headings + [h for _, h in inner])
         base = _heading_quals(path)
         if span.kind == "heading":
@@ -893,6 +952,7 @@ def extract_facts(
             inner.append((level, span.text.lstrip("#").strip()))
             header = list(table_header) if table_header else None
             prev_subject = None
+            prev_kind = "heading"
             continue
         if span.kind == "table_row":
             rel_end = span.end - base_offset
@@ -903,11 +963,20 @@ def extract_facts(
                 header = [row[a:b] for a, b in _cells(row)]
                 continue
             if header:
-                facts.extend(_row_facts(span, header, base, doc_path, path))
+                if prev_kind != "table_row":
+                    group = span.start
+                rows = _row_facts(span, header, base, doc_path, path)
+                facts.extend(replace(f, group=group) for f in rows)
+            prev_kind = "table_row"
             continue
         if not table_header:
             header = None
+        if span.kind == "list_item" and prev_kind != "list_item":
+            group = span.start
         found = _sentence_facts(span, base, prev_subject, doc_path, path)
+        if span.kind == "list_item":
+            found = [replace(f, group=group) for f in found]
+        prev_kind = span.kind
         facts.extend(found)
         prev_subject = found[-1].subject if found else None
     return [replace(f, heading_path=tuple(f.heading_path)) for f in facts]
