@@ -260,3 +260,12 @@ def test_fact_spans_slice_the_source_exactly(text: str, base: int) -> None:
         assert text[f.value_start - base : f.value_end - base] == f.raw_value
         assert f.start <= f.value_start <= f.value_end <= f.end
         assert f.subject
+
+
+def test_property_owner_before_has_verb_is_part_of_the_subject() -> None:
+    assert triples("The Lumen S200 covers a wavelength range of 340–800 nm.") == [
+        ("lumen s200 wavelength range", "length", "0.00034–0.0008 mm")
+    ]
+    assert triples("The S400 has a warm-up time of 15 minutes.") == [
+        ("s400 warm-up time", "duration", "900 s")
+    ]

@@ -536,6 +536,11 @@ _VERB_BRIDGE = re.compile(
     r"(?:\s+(?:on|at|over|via|with|in|to))?\s*$",
     re.IGNORECASE,
 )
+_HAS_BRIDGE = re.compile(
+    r"^(.*?\S)\s+(?:has|have|covers|offers|provides|features|comes with|ships with)\s+"
+    r"(?:a|an|the)?\s*$",
+    re.IGNORECASE,
+)
 _ATTR_NOUNS = frozenset(("port", "format", "protocol"))
 _PRONOUN = "\x00pronoun"
 
@@ -613,6 +618,15 @@ def _subject_for(
         bridge = _VERB_BRIDGE.search(left[: len(left.rstrip()) - len(np)].rstrip())
         if bridge:
             np = f"{_np(bridge.group(1))} {np}"
+    if np and np.lower() not in _PRONOUNS:
+        # "The Lumen S200 covers a wavelength range of …": the owner of the
+        # property is the sentence subject before the verb.
+        head = left.rstrip()[: len(left.rstrip()) - len(np)]
+        owner = _HAS_BRIDGE.search(head)
+        if owner:
+            owner_np = _np(owner.group(1))
+            if owner_np and owner_np.lower() not in _PRONOUNS:
+                np = f"{owner_np} {np}"
     if not np:
         return None
     if np.lower() in _PRONOUNS:
