@@ -269,3 +269,8 @@ def test_property_owner_before_has_verb_is_part_of_the_subject() -> None:
     assert triples("The S400 has a warm-up time of 15 minutes.") == [
         ("s400 warm-up time", "duration", "900 s")
     ]
+
+
+def test_negated_state_is_flipped() -> None:
+    assert triples("Telemetry is not enabled.") == [("telemetry", "state", "disabled")]
+    assert triples("同步服务未启用。") == [("同步服务", "state", "disabled")]

@@ -453,6 +453,8 @@ def _values(s: str, masked: list[tuple[int, int]]) -> list[_Value]:
     for m in _STATE.finditer(s):
         word = (m.group(1) or m.group(2) or m.group(3)).lower()
         on = word in ("enabled", "turned on", "switched on", "on", "true", "启用", "开启")
+        if re.search(r"(?:\bnot|n't|\bnever|未|不|没有?)\s*(?:be\s+|been\s+)?$", s[: m.start()]):
+            on = not on  # "is not enabled" states disabled
         grp = 1 if m.group(1) else 2 if m.group(2) else 3
         cands.append(_Value("state", "enabled" if on else "disabled", m.start(grp), m.end(grp), 4))
     for m in _PROTOCOL.finditer(s):
@@ -504,7 +506,7 @@ _LINK_TAIL = re.compile(
     r"uses|used|using|accepts|returns|expects|sends|stores|requires|supports|runs|"
     r"listens|serves|binds|speaks|exposes|has|have|had|as|its|their|up|then|only|always|"
     r"also|owned|maintained|managed|http|status|code|typically|usually|normally|about|"
-    r"around|roughly|approximately|approx|exactly|generally|always)\b|[=:：]|状态码|默认|设置为|设为|改为|等于|采用|使用|为|是|已|被))+"
+    r"around|roughly|approximately|approx|exactly|generally|always|not|never)\b|n't|[=:：]|状态码|默认|设置为|设为|改为|等于|采用|使用|为|是|已|被|未|不|没有?))+"
     r"\s*$",
     re.IGNORECASE,
 )
