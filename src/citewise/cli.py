@@ -10,8 +10,10 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from citewise import cli_evidence
 from citewise import cli_output as ui
 from citewise.cli_eval import eval_app
+from citewise.cli_graph import graph_app
 from citewise.config import DEFAULT_KB
 from citewise.errors import CitewiseError, UsageError
 from citewise.ingest.models import FileResult
@@ -32,6 +34,8 @@ cite_app = typer.Typer(help="Resolve citations to their exact text.", no_args_is
 app.add_typer(kb_app, name="kb")
 app.add_typer(docs_app, name="docs")
 app.add_typer(cite_app, name="cite")
+cli_evidence.register(app)
+app.add_typer(graph_app, name="graph")
 app.add_typer(eval_app, name="eval")
 
 HomeOpt = Annotated[
@@ -178,6 +182,34 @@ def search(
     else:
         ui.print_search(result)
     if result.outcome != "ok":
+        raise typer.Exit(3)
+
+
+@app.command("ask")
+def ask_cmd(
+    question: str,
+    kb: KbOpt = DEFAULT_KB,
+    principal: Annotated[
+        str | None, typer.Option("--as", help="Ask as this principal (access lists).")
+    ] = None,
+    filter_: Annotated[
+        list[str] | None,
+        typer.Option("--filter", help="path=PREFIX, tag=TAG or KEY=VALUE (metadata); repeat."),
+    ] = None,
+    trace: Annotated[
+        bool, typer.Option("--trace", help="Include the full trace in --json.")
+    ] = False,
+    home: HomeOpt = None,
+    json: JsonOpt = False,
+) -> None:
+    """Answer a question: every sentence cites its exact source span, or says what is missing."""
+    with _home(home) as h:
+        answer = h.kb(kb).ask(question, filters=_filters(filter_ or [], principal))
+    if json:
+        ui.print_json(answer.to_json(with_trace=trace))
+    else:
+        ui.print_answer(answer)
+    if answer.outcome in ("insufficient_evidence", "generation_unavailable"):
         raise typer.Exit(3)
 
 

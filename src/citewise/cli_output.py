@@ -10,6 +10,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from citewise.answer.models import Answer
 from citewise.ingest.models import AddReport, Node
 from citewise.recall.models import SearchResult
 from citewise.store.models import DocumentInfo, KBInfo, ResolvedCitation, VersionInfo
@@ -138,3 +139,26 @@ def print_search(result: SearchResult) -> None:
         excerpt = " ".join(hit.excerpt.split())
         out.print(f"    {excerpt[:300]}{'...' if len(excerpt) > 300 else ''}", markup=False)
         out.print(f"    cite: {hit.citation_id}  sha256 {hit.sha256[:12]}", markup=False)
+
+
+def print_answer(answer: Answer) -> None:
+    status = (
+        answer.outcome
+        if answer.degradation == "none"
+        else (f"{answer.outcome}, degraded: {answer.degradation}")
+    )
+    out.print(f"[{status}]", markup=False)
+    out.print(answer.answer, markup=False)
+    if answer.citations:
+        out.print("")
+    for c in answer.citations:
+        out.print(
+            f"[{c.number}] {c.path}:{c.line_start}-{c.line_end} (rev {c.revision}, "
+            f"chars {c.char_start}-{c.char_end}) {c.id}",
+            markup=False,
+        )
+        excerpt = " ".join(c.excerpt.split())
+        out.print(f'    "{excerpt[:240]}{"..." if len(excerpt) > 240 else ""}"', markup=False)
+    if answer.sufficiency.reasons and answer.outcome == "answered":
+        out.print(f"\nnotes: {'; '.join(answer.sufficiency.reasons)}", markup=False)
+    out.print(f"replay {answer.replay_id}", markup=False)

@@ -10,8 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from citewise.answer.models import Answer
+from citewise.answer.pipeline import ask
 from citewise.config import DEFAULT_KB, Settings
 from citewise.errors import CitewiseError, FileTooLarge, UnreadableFile, UsageError
+from citewise.evidence.assemble import assemble
+from citewise.evidence.models import EvidencePack, Profile
 from citewise.index.manager import LOADERS, KBIndex
 from citewise.ingest.models import AddReport, FileResult, FileStatus, Node
 from citewise.ingest.parse import parse_document
@@ -193,6 +197,27 @@ class KnowledgeBase:
             mode=mode,
             settings=settings,
         )
+
+    def evidence(
+        self,
+        query: str,
+        *,
+        filters: SearchFilters | None = None,
+        profile: Profile | None = None,
+        rse: bool = True,
+    ) -> EvidencePack:
+        """The hard-budgeted context pack for ``query``, with a stable replay id."""
+        if not query.strip():
+            raise UsageError(
+                "The query is empty.", hint="Pass the question to gather evidence for."
+            )
+        return assemble(self, query, filters=filters, profile=profile, rse=rse)
+
+    def ask(self, question: str, *, filters: SearchFilters | None = None) -> Answer:
+        """One answer whose every sentence carries an exact citation, or an honest outcome."""
+        if not question.strip():
+            raise UsageError("The question is empty.", hint="Pass the question to answer.")
+        return ask(self, question, filters=filters)
 
     # -- history ------------------------------------------------------------
     def versions(self, path: str) -> list[VersionInfo]:

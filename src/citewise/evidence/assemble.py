@@ -26,6 +26,7 @@ from citewise.evidence.models import (
     Profile,
     Segment,
 )
+from citewise.evidence.neighbors import neighbor_fragments
 from citewise.evidence.replay import normalize_query, replay_id
 from citewise.evidence.rse import best_segments, chunk_values
 from citewise.evidence.sentences import query_terms
@@ -34,6 +35,7 @@ from citewise.evidence.tokens import estimate_tokens
 from citewise.index.manager import KBIndex
 from citewise.ingest.models import Node
 from citewise.recall.models import Hit, SearchFilters, SearchResult
+from citewise.recall.scope import visible_chunks
 from citewise.recall.search import RecallSettings, search
 from citewise.store.models import StoredChunk
 
@@ -88,6 +90,12 @@ def assemble(
             candidates.extend(_degraded(h) for h in result.hits if (h.doc_id, h.version_id) == key)
         segments = _segments(index, result.hits, views, cfg, rse)
         candidates.extend(_evidence(index, query, result.hits, segments, views, cfg, bud))
+        allowed = visible_chunks(index.chunks.values(), filters or SearchFilters())
+        graph_frags, graph_limits = neighbor_fragments(
+            index, result.graph, revision, allowed, candidates
+        )
+        candidates.extend(graph_frags)
+        limitations.extend(graph_limits)
     kept, decisions, use = apply_budget(candidates, bud)
     decisions.extend(_segment_decisions(result.hits, segments, rse))
     direct = tuple(f for f in kept if f.role == "direct_support")
@@ -110,14 +118,19 @@ def assemble(
         outcome="ok" if direct else "insufficient_evidence",
         direct=direct,
         augmentation=augmentation,
-        graph_neighbors=(),
+        graph_neighbors=tuple(f for f in kept if f.role == "graph_neighbor_support"),
         conflicts=(),
         limitations=tuple(limitations),
         segments=tuple(segments),
         decisions=tuple(decisions),
         budget=bud,
         budget_use=use,
-        replay_id=replay_id(query, revision, conf, direct + augmentation),
+        replay_id=replay_id(
+            query,
+            revision,
+            conf,
+            direct + augmentation + tuple(f for f in kept if f.role == "graph_neighbor_support"),
+        ),
         config=conf,
     )
 

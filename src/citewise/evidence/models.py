@@ -26,8 +26,8 @@ Action = Literal["include", "truncate", "drop"]
 ROLE_PRIORITY: dict[str, int] = {
     "direct_support": 0,
     "conflict": 1,
-    "parent_context": 2,
-    "graph_neighbor_support": 3,
+    "graph_neighbor_support": 2,  # a few, budgeted: a neighbor's own words, not a title
+    "parent_context": 3,
     "adjacent_context": 4,
     "background": 5,
 }
@@ -134,6 +134,10 @@ class Fragment:
     #: Order of preference inside its role (lower first).
     rank: float = 0.0
     kind: str = ""  # node kind of the (first) unit: code, table, mermaid, paragraph...
+    #: graph_neighbor_support only: how the neighbor connects to the anchor.
+    relation: str = ""
+    direction: str = ""
+    path_to_anchor: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -155,6 +159,15 @@ class Fragment:
             "tail_start": self.tail_start,
             "citation_id": self.citation_id,
             "reason": self.reason,
+            **(
+                {
+                    "relation": self.relation,
+                    "direction": self.direction,
+                    "path_to_anchor": list(self.path_to_anchor),
+                }
+                if self.role == "graph_neighbor_support"
+                else {}
+            ),
         }
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from citewise.graph.build import KBGraph
 from citewise.index.embedder import Embedder, Unavailable, probe
 from citewise.index.lexical import LexicalIndex
 from citewise.index.vectors import VectorIndex
@@ -108,6 +109,7 @@ class KBIndex:
         self.embedder: Embedder | None = None
         self.dense = DenseState("disabled", "dense route disabled by configuration")
         self._loaded = False
+        self.graph = KBGraph(store, kb)  # structural knowledge graph, synced on use
 
     # -- dense encoder ----------------------------------------------------------
     def _ensure_embedder(self) -> Embedder | None:

@@ -84,3 +84,6 @@ class SearchResult:
     scope_mode: str = "pre_filter"
     abstention: Abstention | None = None
     settings: dict[str, Any] = field(default_factory=dict)
+    #: Graph diagnostics (anchor, degrees, windows, fallback) when the graph route ran;
+    #: the evidence stage reads its neighbor windows. Not part of the JSON contract.
+    graph: Any = field(default=None, repr=False, compare=False)

@@ -9,6 +9,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
+from citewise.graph.models import Point
+from citewise.graph.select import GraphDiagnostics, graph_boost, graph_context
 from citewise.index.manager import KBIndex
 from citewise.index.tokenize import is_cjk_char, term_coverage, tokenize
 from citewise.ingest.models import sha256_text
@@ -40,6 +42,8 @@ class RecallSettings:
     weights: dict[str, float] = field(
         default_factory=lambda: {"identifier": 4.0, "lexical": 1.0, "vector": 1.0}
     )
+    #: Weight of the graph boost (an RRF-style term for pool members near the anchor).
+    graph_boost: float = 0.5
     mmr: bool = True
     mmr_lambda: float = 0.7
     per_doc_cap: int = 2
@@ -93,10 +97,12 @@ def search(
     )
     criterion, abstain = _criterion(index, query, scores, s)
     hits: list[Hit] = []
+    graph_diag = None
     if abstain is None:
         fused = (
             convex(scores, s.weights) if s.fusion == "convex" else rrf(rankings, s.weights, s.rrf_k)
         )
+        graph_diag = _graph(index, query, fused, allowed, s, diags)
         order = _diversify(index, ranked(fused), fused, top_k, s)
         hits = _hits(index, order, fused, rankings)
     revision = index.store.get_kb(index.kb).revision
@@ -111,7 +117,43 @@ def search(
         criterion=criterion,
         abstention=abstain,
         settings={k: v for k, v in asdict(s).items()},
+        graph=graph_diag,
     )
+
+
+def _graph(
+    index: KBIndex,
+    query: str,
+    fused: dict[str, float],
+    allowed: set[str],
+    s: RecallSettings,
+    diags: list[RouteDiagnostic],
+) -> GraphDiagnostics | None:
+    """Boost pool members near the query's anchor; the graph never adds candidates."""
+    if s.graph_boost <= 0:
+        diags.append(RouteDiagnostic("graph", "skipped", 0, None, None, 0.0, "boost disabled"))
+        return None
+    t0 = time.perf_counter()
+    kg = index.graph.sync()
+    order = ranked(fused)
+
+    def visible(point: Point) -> bool:
+        return any(c in allowed for c in kg.chunks_of(point.key))
+
+    diag = graph_context(kg, query, order[:10], visible=visible, has_evidence=visible)
+    ms = (time.perf_counter() - t0) * 1000
+    if diag.status != "ok" or diag.anchor is None:
+        reason = diag.reason or "no anchor for this query"
+        diags.append(RouteDiagnostic("graph", "unavailable", 0, None, None, ms, reason))
+        return diag
+    boosts = graph_boost(order[: s.pool], diag.anchor, kg, intent=diag.intent, weight=s.graph_boost)
+    for cid, b in boosts.items():
+        if cid in fused and cid in allowed:
+            fused[cid] += b
+    top = max(boosts.values()) if boosts else None
+    ms = (time.perf_counter() - t0) * 1000
+    diags.append(RouteDiagnostic("graph", "ok", len(boosts), top, None, ms))
+    return diag
 
 
 def _identifier(index: KBIndex, refs: list[str], allowed: set[str]) -> dict[str, float]:

@@ -1,0 +1,252 @@
+"""``ask``: the one public answer. Intent, evidence, sufficiency (with at most one recovery
+pass), conflicts and stale editions, extractive composition, release review, and a trace
+that keeps what the answer hides.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from dataclasses import asdict, replace
+from typing import TYPE_CHECKING, Any
+
+from citewise.answer.compose import Candidate, compose
+from citewise.answer.models import Answer, Citation, Claim, FailureStage
+from citewise.answer.review import release_review
+from citewise.evidence.assemble import assemble
+from citewise.evidence.models import EvidenceConfig, EvidencePack, Fragment
+from citewise.ingest.models import Node, sha256_text
+from citewise.recall.models import SearchFilters
+from citewise.sufficiency.conflicts_adapter import ConflictNote, detect_conflicts, stale_paths
+from citewise.sufficiency.gates import GateInput, review
+from citewise.sufficiency.intent import classify_intent
+from citewise.sufficiency.models import Sufficiency
+
+if TYPE_CHECKING:
+    from citewise.kb import KnowledgeBase
+
+NON_KB_REPLY = (
+    "Hello! I answer questions from the documents in this knowledge base, and every "
+    "sentence I give carries a citation you can check. Ask about a topic the documents "
+    'cover, for example: "What is ...?" or "How do I ...?"'
+)
+INSUFFICIENT = "The knowledge base does not hold enough evidence to answer this question."
+
+
+def ask(kb: KnowledgeBase, question: str, *, filters: SearchFilters | None = None) -> Answer:
+    intent = classify_intent(question)
+    trace: dict[str, Any] = {"question": question, "intent": asdict(intent)}
+    revision = kb.info().revision
+    if intent.kind == "non_kb":
+        rid = _digest({"q": question.strip().lower(), "outcome": "non_kb_reply"})
+        suff = Sufficiency("sufficient", "none", ("non_kb:whitelisted greeting or help",))
+        return Answer(
+            "non_kb_reply",
+            NON_KB_REPLY,
+            (),
+            "none",
+            suff,
+            rid,
+            _trace_id(),
+            intent.kind,
+            kb.name,
+            revision,
+            trace=trace,
+        )
+    pack = assemble(kb, question, filters=filters)
+    conflicts = detect_conflicts(kb, question, pack)
+    stale = stale_paths(kb, pack)
+    suff = review(GateInput(question, intent, pack, len(conflicts), stale))
+    trace["recovery"] = None
+    if suff.recoverable:
+        # One extra assembly pass: read more of the documents. Never a loop.
+        wider = EvidenceConfig(top_k=40, adjacent_window=8)
+        second = assemble(kb, question, filters=filters, config=wider, profile="deep")
+        conflicts2 = detect_conflicts(kb, question, second)
+        again = review(
+            GateInput(question, intent, second, len(conflicts2), stale_paths(kb, second))
+        )
+        better = _rank(again) > _rank(suff)
+        trace["recovery"] = {
+            "attempted": True,
+            "improved": better,
+            "first": asdict(suff),
+            "second": asdict(again),
+        }
+        if better:
+            pack, suff, conflicts = second, again, conflicts2
+    trace["pack"] = pack.to_json()
+    trace["sufficiency"] = asdict(suff)
+    trace["conflicts"] = [asdict(c) for c in conflicts]
+    if suff.status == "insufficient":
+        missing = "; ".join(suff.reasons)
+        text = f"{INSUFFICIENT} ({_human(suff)})"
+        trace["failure_stage"] = _failure_stage(pack)
+        return Answer(
+            "insufficient_evidence",
+            text,
+            (),
+            "insufficient_evidence",
+            suff,
+            pack.replay_id,
+            _trace_id(),
+            intent.kind,
+            kb.name,
+            pack.revision,
+            failure_stage=_failure_stage(pack),
+            trace=trace | {"missing": missing},
+        )
+    fragments = [f for f in (*pack.direct, *pack.augmentation) if f.path not in stale] or list(
+        pack.direct
+    )
+    chosen = compose(question, intent.kind, fragments)
+    citations, claims = _cite(kb, chosen, conflicts)
+    claims = release_review(claims, citations)
+    kept = [c for c in claims if c.kept]
+    trace["claims"] = [asdict(c) for c in claims]
+    if not kept:
+        trace["failure_stage"] = "citation_verification"
+        return Answer(
+            "insufficient_evidence",
+            f"{INSUFFICIENT} (no sentence passed review)",
+            (),
+            "insufficient_evidence",
+            replace(suff, status="insufficient"),
+            pack.replay_id,
+            _trace_id(),
+            intent.kind,
+            kb.name,
+            pack.revision,
+            claims=tuple(claims),
+            failure_stage="citation_verification",
+            trace=trace,
+        )
+    used = sorted({n for c in kept for n in c.citations})
+    renumber = {old: new for new, old in enumerate(used, start=1)}
+    final_cites = tuple(replace(citations[n - 1], number=renumber[n]) for n in used)
+    text = _render(
+        intent.kind, [replace(c, citations=tuple(renumber[n] for n in c.citations)) for c in kept]
+    )
+    degradation = suff.degradation
+    if len(kept) < len([c for c in claims if c.verdict != "notice"]) and degradation == "none":
+        degradation = "partial_coverage"
+    return Answer(
+        "answered",
+        text,
+        final_cites,
+        degradation,
+        suff,
+        pack.replay_id,
+        _trace_id(),
+        intent.kind,
+        kb.name,
+        pack.revision,
+        claims=tuple(claims),
+        trace=trace,
+    )
+
+
+def _rank(s: Sufficiency) -> int:
+    return {"insufficient": 0, "borderline": 1, "sufficient": 2}[s.status]
+
+
+def _human(s: Sufficiency) -> str:
+    first = s.reasons[0] if s.reasons else "no evidence"
+    gate, _, detail = first.partition(":")
+    if gate == "subject_absent":
+        return f"the documents do not mention: {detail}"
+    if gate == "no_direct_evidence":
+        return f"nothing relevant was found: {detail}"
+    return f"{gate.replace('_', ' ')}: {detail}" if detail else gate.replace("_", " ")
+
+
+def _failure_stage(pack: EvidencePack) -> FailureStage:
+    if any(x.kind == "source_window_unavailable" for x in pack.limitations):
+        return "parsing_source"
+    return "retrieval" if not pack.direct else "context_assembly"
+
+
+def _cite(
+    kb: KnowledgeBase, chosen: list[Candidate], conflicts: list[ConflictNote]
+) -> tuple[list[Citation], list[Claim]]:
+    citations: list[Citation] = []
+    claims: list[Claim] = []
+    nodes: dict[tuple[str, int], list[Node]] = {}
+    by_key: dict[tuple[str, int, int], int] = {}
+
+    def cite(frag: Fragment, start: int, end: int, excerpt: str, role: str) -> int:
+        key = (frag.doc_id, start, end)
+        if key in by_key:
+            return by_key[key]
+        doc_nodes = nodes.setdefault(
+            (frag.path, frag.version_id),
+            kb.store.nodes_of_version(kb.name, frag.path, frag.version_id),
+        )
+        node = _smallest_containing(doc_nodes, start, end)
+        cid = f"{node.id}:{start}-{end}" if node else frag.citation_id
+        lines = (node.line_start, node.line_end) if node else (frag.line_start, frag.line_end)
+        if node:
+            text_before = node.text[: start - node.char_start]
+            first = node.line_start + text_before.count("\n")
+            lines = (first, first + excerpt.count("\n"))
+        citations.append(
+            Citation(
+                len(citations) + 1,
+                cid,
+                frag.path,
+                frag.doc_id,
+                frag.revision,
+                frag.version_id,
+                (node.id,) if node else frag.node_ids,
+                lines[0],
+                lines[1],
+                start,
+                end,
+                excerpt,
+                sha256_text(excerpt),
+                role,
+            )
+        )
+        by_key[key] = len(citations)
+        return len(citations)
+
+    for c in chosen:
+        n = cite(c.fragment, c.span.start, c.span.end, c.span.text, c.fragment.role)
+        claims.append(Claim(c.clean, (n,), 0.0, "", True))
+    for note in conflicts:
+        nums = tuple(
+            cite(side.fragment, side.start, side.end, side.text, "conflict") for side in note.sides
+        )
+        claims.append(Claim(note.sentence, nums, 1.0, "notice", True, "conflict notice"))
+    return citations, claims
+
+
+def _smallest_containing(nodes: list[Node], start: int, end: int) -> Node | None:
+    best: Node | None = None
+    for n in nodes:
+        if (
+            n.kind != "document"
+            and n.char_start <= start
+            and end <= n.char_end
+            and (best is None or n.char_end - n.char_start < best.char_end - best.char_start)
+        ):
+            best = n
+    return best
+
+
+def _render(intent: str, claims: list[Claim]) -> str:
+    parts = []
+    for c in claims:
+        marks = "".join(f"[{n}]" for n in c.citations)
+        parts.append(f"{c.text} {marks}")
+    return "\n".join(f"- {p}" for p in parts) if intent == "how_to" else " ".join(parts)
+
+
+def _digest(obj: object) -> str:
+    blob = json.dumps(obj, sort_keys=True, ensure_ascii=False).encode("utf-8")
+    return hashlib.sha256(blob).hexdigest()[:32]
+
+
+def _trace_id() -> str:
+    return f"t_{uuid.uuid4().hex[:24]}"

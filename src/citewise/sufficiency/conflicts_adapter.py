@@ -1,0 +1,115 @@
+"""Bridges the pure fact/conflict rules to a knowledge base: which documents to read,
+which conflicts matter for this question, and which evidence is stale.
+
+Facts are read from the full text of every document the pack draws on (so an appendix far
+from the matched span still counts), block by block with each block's heading path as a
+qualifier source. Facts of stale editions are left out when a current edition exists.
+A conflict matters when its subject shares a key term with the question.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from citewise.evidence.models import EvidencePack, Fragment
+from citewise.index.tokenize import key_terms, term_coverage
+from citewise.ingest.models import BLOCK_KINDS
+
+if TYPE_CHECKING:
+    from citewise.kb import KnowledgeBase
+
+STALE_STATUS = frozenset({"superseded", "obsolete", "withdrawn", "repealed", "archived"})
+SUPERSEDING = frozenset({"supersedes", "replaces", "repeals", "obsoletes"})
+FACT_KINDS = BLOCK_KINDS | {"table_row"}
+
+
+@dataclass(frozen=True, slots=True)
+class ConflictSide:
+    fragment: Fragment
+    start: int
+    end: int
+    text: str
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
+class ConflictNote:
+    subject: str
+    attribute: str
+    sentence: str
+    sides: tuple[ConflictSide, ...]
+    reason: str
+
+
+def stale_paths(kb: KnowledgeBase, pack: EvidencePack) -> tuple[str, ...]:
+    """Paths in the pack that are superseded editions while a current one exists."""
+    used = {f.path for f in pack.fragments}
+    if not used:
+        return ()
+    docs = kb.documents()
+    superseded_by: dict[str, str] = {}
+    for d in docs:
+        for rel in d.metadata.get("relations") or ():
+            if isinstance(rel, dict) and str(rel.get("type", "")).lower() in SUPERSEDING:
+                superseded_by[str(rel.get("target", "")).lstrip("./")] = d.path
+    stale = []
+    current_exists = any(
+        str(d.metadata.get("status", "")).lower() not in STALE_STATUS for d in docs
+    )
+    for d in docs:
+        if d.path not in used:
+            continue
+        status = str(d.metadata.get("status", "")).lower()
+        if d.path in superseded_by or (status in STALE_STATUS and current_exists):
+            stale.append(d.path)
+    return tuple(sorted(stale))
+
+
+def detect_conflicts(kb: KnowledgeBase, question: str, pack: EvidencePack) -> list[ConflictNote]:
+    from citewise.sufficiency.conflicts import find_conflicts
+    from citewise.sufficiency.facts import Fact, extract_facts
+
+    stale = set(stale_paths(kb, pack))
+    docs: dict[str, Fragment] = {}
+    for f in pack.fragments:
+        if f.path not in stale:
+            docs.setdefault(f.path, f)
+    facts: list[Fact] = []
+    owner: dict[int, Fragment] = {}
+    for path, frag in sorted(docs.items()):
+        for node in kb.store.nodes_of_version(kb.name, path, frag.version_id):
+            if node.kind not in FACT_KINDS:
+                continue
+            found = extract_facts(
+                node.text,
+                base_offset=node.char_start,
+                heading_path=node.heading_path,
+                doc_path=path,
+            )
+            for fact in found:
+                owner[id(fact)] = frag
+            facts.extend(found)
+    terms = set(key_terms(question))
+    notes: list[ConflictNote] = []
+    for c in find_conflicts(facts):
+        pair = (c.a, c.b)
+        subject_terms = set(key_terms(c.a.subject)) | set(key_terms(c.b.subject))
+        if not terms & subject_terms and term_coverage(c.a.subject, question).ratio < 0.5:
+            continue  # a disagreement about something the question does not ask about
+        sides = tuple(_side(owner[id(p)], p) for p in pair)
+        sentence = (
+            f"The sources disagree on {c.a.subject}: {sides[0].fragment.path} gives "
+            f"{p_raw(c.a)} and {sides[1].fragment.path} gives {p_raw(c.b)}."
+        )
+        notes.append(ConflictNote(c.a.subject, c.a.attribute, sentence, sides, c.reason))
+    return notes
+
+
+def p_raw(fact: object) -> str:
+    return str(getattr(fact, "raw_value", "") or getattr(fact, "value", ""))
+
+
+def _side(frag: Fragment, fact: object) -> ConflictSide:
+    start, end = int(getattr(fact, "start")), int(getattr(fact, "end"))  # noqa: B009
+    return ConflictSide(frag, start, end, str(getattr(fact, "text")), p_raw(fact))  # noqa: B009

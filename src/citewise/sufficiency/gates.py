@@ -1,0 +1,107 @@
+"""Deterministic sufficiency gates, run before any answer is written.
+
+Each gate returns machine-readable reasons (``gate:detail``). The result is a status
+(sufficient / borderline / insufficient) and one degradation state, chosen by severity:
+insufficient_evidence > conflict > stale_evidence > source_window_unavailable >
+partial_coverage > none.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from citewise.evidence.models import EvidencePack, Fragment
+from citewise.index.tokenize import term_coverage
+from citewise.sufficiency.intent import Intent
+from citewise.sufficiency.models import Degradation, Status, Sufficiency
+
+#: Share of the question's key terms the direct evidence must contain.
+SUFFICIENT_COVERAGE = 0.6
+BORDERLINE_COVERAGE = 0.34
+_SEVERITY: tuple[Degradation, ...] = (
+    "insufficient_evidence",
+    "conflict",
+    "stale_evidence",
+    "source_window_unavailable",
+    "partial_coverage",
+)
+_STEPS = re.compile(r"^\s*(?:\d{1,3}[.)]|[-*+])\s", re.M)
+_HAS_DIGIT = re.compile(r"\d")
+
+
+@dataclass(frozen=True, slots=True)
+class GateInput:
+    question: str
+    intent: Intent
+    pack: EvidencePack
+    conflicts: int = 0
+    stale_paths: tuple[str, ...] = ()
+
+
+def _texts(frags: Sequence[Fragment]) -> list[str]:
+    return [f.text for f in frags] + [" ".join(f.heading_path) for f in frags]
+
+
+def review(g: GateInput) -> Sufficiency:
+    """Run every gate; the first failing hard gate makes the evidence insufficient."""
+    pack, reasons = g.pack, []
+    direct = list(pack.direct)
+    if not direct:
+        why = next(
+            (x.reason for x in pack.limitations if x.kind == "insufficient_evidence"),
+            "no direct evidence",
+        )
+        return Sufficiency("insufficient", "insufficient_evidence", (f"no_direct_evidence:{why}",))
+    texts = _texts(direct)
+    # Subject present: a near-miss question names a subject the evidence never mentions.
+    subject = (
+        term_coverage(" ".join(g.intent.subject_terms), texts) if g.intent.subject_terms else None
+    )
+    if subject is not None:
+        missing_ids = [t for t in subject.missing if _HAS_DIGIT.search(t)]
+        if missing_ids or subject.ratio < 0.5:
+            missing = ", ".join(subject.missing[:6])
+            return Sufficiency(
+                "insufficient", "insufficient_evidence", (f"subject_absent:{missing}",)
+            )
+    cover = term_coverage(g.question, texts + _texts(pack.augmentation))
+    if cover.ratio < BORDERLINE_COVERAGE:
+        return Sufficiency(
+            "insufficient",
+            "insufficient_evidence",
+            (f"coverage:{cover.ratio:.2f}<{BORDERLINE_COVERAGE}",),
+        )
+    degradations: list[Degradation] = []
+    if cover.ratio < SUFFICIENT_COVERAGE:
+        reasons.append(f"partial_coverage:{cover.ratio:.2f} missing {', '.join(cover.missing[:5])}")
+        degradations.append("partial_coverage")
+    if g.intent.kind == "how_to" and not any(
+        _STEPS.search(t) for t in [f.text for f in direct + list(pack.augmentation)]
+    ):
+        reasons.append("intent_mismatch:how_to evidence has no steps")
+    if any(not f.citation_id for f in direct):
+        reasons.append("citation_missing")
+        degradations.append("insufficient_evidence")
+    use, budget = pack.budget_use, pack.budget
+    if use.tokens > budget.total_tokens or use.fragments > budget.max_fragments:
+        reasons.append("over_budget")
+        degradations.append("insufficient_evidence")
+    if g.conflicts:
+        reasons.append(f"conflict:{g.conflicts} unresolved")
+        degradations.append("conflict")
+    if g.stale_paths:
+        reasons.append(f"stale_evidence:{', '.join(g.stale_paths)}")
+        degradations.append("stale_evidence")
+    for lim in pack.limitations:
+        if lim.kind == "source_window_unavailable":
+            reasons.append(f"source_window_unavailable:{lim.path}")
+            degradations.append("source_window_unavailable")
+    worst: Degradation = next((d for d in _SEVERITY if d in degradations), "none")
+    if worst == "insufficient_evidence":
+        return Sufficiency("insufficient", worst, tuple(reasons))
+    borderline = bool(reasons) and worst in ("partial_coverage", "none")
+    status: Status = "borderline" if borderline else "sufficient"
+    recoverable = status == "borderline"
+    return Sufficiency(status, worst, tuple(reasons), recoverable)
