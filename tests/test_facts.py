@@ -274,3 +274,30 @@ def test_property_owner_before_has_verb_is_part_of_the_subject() -> None:
 def test_negated_state_is_flipped() -> None:
     assert triples("Telemetry is not enabled.") == [("telemetry", "state", "disabled")]
     assert triples("同步服务未启用。") == [("同步服务", "state", "disabled")]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "The Lumen Telemetry Gateway is owned by the Fleet Platform team.",
+            ("lumen telemetry gateway", "owner", "fleet platform team"),
+        ),
+        (
+            "The gateway is owned by the Fleet Platform team.",
+            ("gateway", "owner", "fleet platform team"),
+        ),
+        (
+            "The Telemetry Gateway is owned by Fleet Platform.",
+            ("telemetry gateway", "owner", "fleet platform"),
+        ),
+        (
+            "The sync service is maintained by a platform group.",
+            ("sync service", "owner", "platform group"),
+        ),
+    ],
+)
+def test_owner_after_a_determiner_keeps_its_subject(
+    text: str, expected: tuple[str, str, str]
+) -> None:
+    assert triples(text) == [expected]

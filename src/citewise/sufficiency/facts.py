@@ -347,8 +347,8 @@ _OWNER = re.compile(
     re.IGNORECASE,
 )
 _OWNER_VALUE = re.compile(
-    r"(?:the[ \t]+)?((?:[\w\-&@.]+)(?:[ \t]+(?!and\b|since\b|as\b|until\b|in\b|on\b|for\b|from\b|"
-    r"but\b|while\b|which\b|who\b)[\w\-&@.]+){0,4})",
+    r"(?:(?:the|an?)[ \t]+)?((?:[\w\-&@.]+)(?:[ \t]+(?!and\b|since\b|as\b|until\b|in\b|on\b|"
+    r"for\b|from\b|but\b|while\b|which\b|who\b)[\w\-&@.]+){0,4})",
     re.IGNORECASE,
 )
 
@@ -506,7 +506,8 @@ _LINK_TAIL = re.compile(
     r"uses|used|using|accepts|returns|expects|sends|stores|requires|supports|runs|"
     r"listens|serves|binds|speaks|exposes|has|have|had|as|its|their|up|then|only|always|"
     r"also|owned|maintained|managed|http|status|code|typically|usually|normally|about|"
-    r"around|roughly|approximately|approx|exactly|generally|always|not|never)\b|n't|[=:：]|状态码|默认|设置为|设为|改为|等于|采用|使用|为|是|已|被|未|不|没有?))+"
+    r"around|roughly|approximately|approx|exactly|generally|always|not|never|the)\b|"
+    r"(?-i:\ba|\ban)\b|n't|[=:：]|状态码|默认|设置为|设为|改为|等于|采用|使用|为|是|已|被|未|不|没有?))+"
     r"\s*$",
     re.IGNORECASE,
 )
