@@ -279,3 +279,43 @@ def test_thousands_separators_and_volume_units() -> None:
     assert c.values == ("7200000 s", "5400000 s")
     (v,) = conflicts("The S400 sample volume is 3.5 mL.", "The S400 sample volume is 2.5 mL.")
     assert v.attribute == "volume"
+
+
+def test_owner_teams_across_documents() -> None:
+    facts = [
+        *extract_facts(
+            "The Lumen Telemetry Gateway is owned by the Instrument Reliability team.",
+            doc_path="a.md",
+        ),
+        *extract_facts(
+            "The Lumen Telemetry Gateway is owned by the Fleet Platform team.", doc_path="b.md"
+        ),
+    ]
+    (c,) = find_conflicts(facts)
+    assert c.attribute == "owner"
+    assert c.values == ("instrument reliability team", "fleet platform team")
+    assert [side[0] for side in c.citations] == ["a.md", "b.md"]
+
+
+def test_owner_with_and_without_team_noun_agree() -> None:
+    assert (
+        conflicts(
+            "The Telemetry Gateway is owned by Fleet Platform.",
+            "The Telemetry Gateway is owned by the Fleet Platform team.",
+        )
+        == []
+    )
+
+
+def test_options_listed_by_one_list_contradict_nothing() -> None:
+    table = "| Key | Default | Notes |\n|---|---|---|\n| storage.backend | postgres | - |\n"
+    options = (
+        "- **PostgreSQL** (`storage.backend: postgres`)\n"
+        "  - needs PostgreSQL 14 or newer;\n"
+        "- **SQLite** (`storage.backend: sqlite`)\n"
+        "  - single node only.\n"
+    )
+    assert conflicts(table, options) == []
+    # Control: a list that states one value is a statement, not a set of options.
+    (c,) = conflicts(table, "- Backend: see below.\n- `storage.backend: sqlite`\n")
+    assert c.values == ("postgresql", "sqlite")

@@ -47,6 +47,7 @@ from citewise.sufficiency.facts import Fact, Qualifiers
 __all__ = [
     "SYNONYMS",
     "Conflict",
+    "comparable_value",
     "find_conflicts",
     "is_generic_subject",
     "scopes_separate",
@@ -171,19 +172,56 @@ def _unscoped(q: Qualifiers) -> bool:
     return q.environment is None and q.platform is None and q.version is None and q.time is None
 
 
+_TEAM_SUFFIX = re.compile(r"(?:\s+(?:team|group|squad|department|dept\.?|团队|组))+$")
+
+
+def comparable_value(attribute: str, value: str) -> str:
+    """The form of ``value`` two facts are compared in.
+
+    Owners are compared without a trailing team noun ("Fleet Platform" =
+    "Fleet Platform team"); every other value is already normalised.
+    """
+    if attribute == "owner":
+        return _TEAM_SUFFIX.sub("", value.strip()) or value
+    return value
+
+
+def _options(groups: Iterable[list[Fact]]) -> set[int]:
+    """Facts (by ``id``) that one table or list gives as alternatives.
+
+    A table or list (``Fact.group``) that gives several values for one subject
+    in one scope enumerates options ("PostgreSQL (backend: postgres)", "SQLite
+    (backend: sqlite)"); none of them is *the* value, so they contradict nothing.
+    """
+    values: dict[tuple[object, ...], set[str]] = defaultdict(set)
+    members: dict[tuple[object, ...], list[Fact]] = defaultdict(list)
+    for group in groups:
+        for f in group:
+            if f.group < 0:
+                continue
+            key = subject_key(f.subject, f.attribute)
+            ident: tuple[object, ...] = (key, f.attribute, f.doc_path, f.group, f.qualifiers)
+            values[ident].add(comparable_value(f.attribute, f.value))
+            members[ident].append(f)
+    return {id(f) for k, fs in members.items() if len(values[k]) > 1 for f in fs}
+
+
 def find_conflicts(facts: Iterable[Fact]) -> list[Conflict]:
     """All pairs of facts that conflict, in input order (see module docstring)."""
     groups: dict[tuple[str, str, str], list[Fact]] = defaultdict(list)
     for fact in facts:
         doc = fact.doc_path if is_generic_subject(fact.subject, fact.attribute) else ""
         groups[(subject_key(fact.subject, fact.attribute), fact.attribute, doc)].append(fact)
+    options = _options(groups.values())
     out: list[Conflict] = []
     seen: set[tuple[object, ...]] = set()
     for (key, attribute, _doc), group in groups.items():
         for i, a in enumerate(group):
             for b in group[i + 1 :]:
-                if a.value == b.value:
+                if comparable_value(attribute, a.value) == comparable_value(attribute, b.value):
                     continue
+                if id(a) in options or id(b) in options:
+                    continue  # alternatives listed by one table / list
                 if a.doc_path == b.doc_path and (
                     (a.start == b.start and a.end == b.end) or (a.group >= 0 and a.group == b.group)
                 ):
