@@ -319,3 +319,22 @@ def test_options_listed_by_one_list_contradict_nothing() -> None:
     # Control: a list that states one value is a statement, not a set of options.
     (c,) = conflicts(table, "- Backend: see below.\n- `storage.backend: sqlite`\n")
     assert c.values == ("postgresql", "sqlite")
+
+
+def test_editions_of_a_specification_do_not_conflict() -> None:
+    old = ("The Lumen S400 warm-up time is 30 minutes.", ("Specifications 2023", "Lumen S400"))
+    new = ("The Lumen S400 warm-up time is 15 minutes.", ("Specifications 2024", "Lumen S400"))
+    assert conflicts(old, new) == []
+    t23 = "| Specification | Lumen S400 (2023) |\n|---|---|\n| Warm-up time | 30 minutes |\n"
+    t24 = "| Specification | Lumen S400 (2024) |\n|---|---|\n| Warm-up time | 15 minutes |\n"
+    assert conflicts(t23, t24) == []
+    # Control: the same edition stating two values is still a conflict.
+    assert len(conflicts(old, (old[0].replace("30", "45"), old[1]))) == 1
+
+
+def test_rollback_to_previous_package_is_not_the_target_version() -> None:
+    guide = (
+        "The minimum client is 2.4.1.\n\n1. Drain the node.\n2. The {}minimum client is 2.4.0-1.\n"
+    )
+    assert conflicts(guide.format("previous ")) == []
+    assert len(conflicts(guide.format(""))) == 1  # control

@@ -301,3 +301,19 @@ def test_owner_after_a_determiner_keeps_its_subject(
     text: str, expected: tuple[str, str, str]
 ) -> None:
     assert triples(text) == [expected]
+
+
+def test_edition_year_in_headers_is_a_version() -> None:
+    assert qualifiers_in("Lumen Instrument Specifications 2023") == Qualifiers(version="2023")
+    assert qualifiers_in("Lumen S400 (2024)") == Qualifiers(version="2024")
+    assert qualifiers_in("2024 edition") == Qualifiers(version="2024")
+    assert qualifiers_in("Top 2000 errors") == Qualifiers()
+    assert qualifiers_in("Harbor 2.4.1 — 2024-05-14") == Qualifiers(version="2.4.1")
+    f = one("The S400 warm-up time is 30 minutes.", heading_path=("Specifications 2023",))
+    assert f.qualifiers == Qualifiers(version="2023")
+
+
+def test_previous_and_rollback_are_historical() -> None:
+    f = one("2. Install the previous package, `harbor=2.4.0-1`.")
+    assert (f.value, f.qualifiers.time) == ("2.4.0-1", "historical")
+    assert one("Roll back to port 8080.").qualifiers.time == "historical"

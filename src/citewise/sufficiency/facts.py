@@ -46,7 +46,10 @@ mention in the sentence, else a single mention elsewhere in the sentence, else
 the heading path (a "Staging" section qualifies its facts; headings inside
 ``text`` count too).  Table value columns get qualifiers from their header
 ("Old default (2.3.x)" → version 2.3.x, historical) and from environment /
-platform / version columns of the row.
+platform / version columns of the row.  In headings and headers an edition
+year closing the title counts as a version ("Specifications 2023", "Lumen S400
+(2024)"); "previous" / "roll back" / "downgrade" mark a historical statement
+("Install the previous package, harbor=2.4.0-1").
 """
 
 from __future__ import annotations
@@ -151,7 +154,8 @@ _TIME_RULES: tuple[tuple[TimeScope, re.Pattern[str]], ...] = (
     (
         "historical",
         re.compile(
-            r"\b(?:previously|formerly|was|were|used to|old|legacy|earlier|originally|"
+            r"\b(?:previously|previous|formerly|was|were|used to|old|legacy|earlier|originally|"
+            r"roll(?:ed|s)? back|rollback|downgrade[sd]?|"
             r"no longer|had been|deprecated)\b|以前|之前|原来|曾经|旧版|过去",
             re.IGNORECASE,
         ),
@@ -209,10 +213,18 @@ def _mentions(s: str) -> list[_Mention]:
     return out
 
 
+#: A year closing a title or header, or naming an edition: "Specifications 2023",
+#: "Lumen S400 (2024)", "2024 edition".
+_EDITION_YEAR = re.compile(
+    r"(?<![\w.\-/:])((?:19|20)\d\d)(?=\s*(?:edition\b|[)）\]]?\s*$))", re.IGNORECASE
+)
+
+
 def qualifiers_in(text: str) -> Qualifiers:
     """Qualifiers stated anywhere in ``text`` (first mention per dimension).
 
-    Used for headings and table headers; a bare version (``2.4.0``) counts here.
+    Used for headings and table headers; a bare version (``2.4.0``) counts here,
+    and so does an edition year (``Specifications 2023`` → version ``2023``).
     """
     found: dict[str, str] = {}
     for mention in sorted(_mentions(text), key=lambda x: x.start):
@@ -221,6 +233,11 @@ def qualifiers_in(text: str) -> Qualifiers:
         m = re.search(r"(?<![\w.])v?(\d+\.\d+(?:\.(?:\d+|x))?)(?![\w.]*\d)", text)
         if m:
             found["version"] = m.group(1).lower()
+    if "version" not in found:
+        # An edition year ("Specifications 2023", "Lumen S400 (2024)"), not a date.
+        m = _EDITION_YEAR.search(text)
+        if m:
+            found["version"] = m.group(1)
     time = found.get("time")
     return Qualifiers(
         found.get("environment"),
