@@ -14,10 +14,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from citewise.answer.procedure import PROCEDURE_HEAD
 from citewise.answer.sentences import Span, clean_sentence, split_sentences
 from citewise.answer.support import contains_orchestration
 from citewise.evidence.models import TRUNCATION_MARKER, Fragment
 from citewise.index.tokenize import key_terms, term_coverage, tokenize
+from citewise.recall.identifiers import clause_refs
 
 ROLE_WEIGHT = {
     "direct_support": 1.0,
@@ -27,6 +29,10 @@ ROLE_WEIGHT = {
     "background": 0.3,
 }
 _DEFINES = re.compile(r"\b(?:is|are|means|refers to|defined as|stands for)\b|是|指|称为", re.I)
+#: "X is a/an/the ...": a sentence that says what something is, not what value it has.
+_DEFINES_STRICT = re.compile(
+    r"\b(?:is|are) (?:an?|the|one of)\b|\bmeans\b|refers to|defined as|是一|指的是|是指", re.I
+)
 _CAUSAL = re.compile(
     r"\b(?:because|since|due to|leads? to|led to|causes?|caused|results? in|so that|"
     r"therefore|consequently|triggers?)\b|因为|由于|导致|造成|因此|所以|引起",
@@ -38,6 +44,7 @@ _STEP = re.compile(r"^\s*(?:\d{1,3}[.)]|step\s+\d+)", re.I)
 _CAVEAT = re.compile(
     r"\b(?:note|warning|caution|only|except|unless|must not|never)\b|注意|警告", re.I
 )
+_SIDE_PROCEDURE = re.compile(r"roll(?:ing)? ?back|revert|undo|troubleshoot|回滚|撤销", re.I)
 _SIDES = re.compile(r"\s+(?:vs\.?|versus|and|or|compared (?:to|with))\s+|和|与|跟|对比", re.I)
 
 
@@ -66,7 +73,13 @@ def candidates(question: str, fragments: list[Fragment]) -> list[Candidate]:
             continue  # code and diagrams are cited whole as evidence, never as prose
         for span in _spans(frag):
             clean = clean_sentence(span.text)
-            if len(clean) < 3 or contains_orchestration(clean):
+            if (
+                len(clean) < 3
+                or contains_orchestration(clean)
+                or "```" in span.text
+                or span.kind == "heading"
+                or _is_table_header(frag, span)
+            ):
                 continue
             key = (frag.doc_id, span.start, span.end)
             if key in seen:
@@ -77,6 +90,14 @@ def candidates(question: str, fragments: list[Fragment]) -> list[Candidate]:
             score = weight * (0.6 * own.ratio + 0.4 * cover.ratio)
             out.append(Candidate(frag, span, clean, score, (fi, span.start)))
     return out
+
+
+def _is_table_header(frag: Fragment, span: Span) -> bool:
+    """The header row of a table names columns; it states nothing by itself."""
+    if span.kind != "table_row":
+        return False
+    after = frag.text[span.end - frag.char_start :].lstrip("\r\n")
+    return bool(re.match(r"\|?\s*:?-{2,}", after))
 
 
 def _spans(frag: Fragment) -> list[Span]:
@@ -92,19 +113,29 @@ def compose(
     question: str, intent: str, fragments: list[Fragment], *, limit: int = 6
 ) -> list[Candidate]:
     """Choose and order the sentences of the answer for ``intent``."""
-    pool = [c for c in candidates(question, fragments) if c.score > 0]
+    pool = [
+        c
+        for c in candidates(question, fragments)
+        if c.score > 0 or (intent == "how_to" and _STEP.match(c.span.text))
+    ]
     pool.sort(key=lambda c: (-c.score, c.order))
     if not pool:
         return []
+    refs = clause_refs(question)
+    if refs:
+        clause = _clause(refs, pool, limit)
+        if clause:
+            return clause
     if intent == "how_to":
-        return _how_to(pool, limit + 4)
+        return _how_to(question, pool, limit + 4)
     if intent == "compare":
         return _compare(question, pool, limit)
     if intent == "definition":
         return _definition(pool, min(limit, 4))
     if intent == "causal":
         return _ranked_by(pool, _CAUSAL, limit)
-    return _diverse(pool, min(limit, 4))
+    best = pool[0].score
+    return _diverse([c for c in pool if c.score >= 0.75 * best], min(limit, 3))
 
 
 def _diverse(pool: list[Candidate], n: int) -> list[Candidate]:
@@ -134,10 +165,26 @@ def _ranked_by(
     return body + [c for c in caveats if c not in body]
 
 
+def _clause(refs: list[str], pool: list[Candidate], n: int) -> list[Candidate]:
+    """A question naming a clause gets that clause's own text, in document order."""
+    for ref in refs:
+        body = [
+            c
+            for c in pool
+            if c.span.kind != "heading"
+            and c.fragment.heading_path
+            and re.match(rf"(?:§\s*)?{re.escape(ref)}\b", c.fragment.heading_path[-1])
+        ]
+        if body:
+            return sorted(body, key=lambda c: c.span.start)[:n]
+    return []
+
+
 def _definition(pool: list[Candidate], n: int) -> list[Candidate]:
     """The best defining sentence, then what its own section says next, then a caveat."""
     best = pool[0].score
-    defining = [c for c in pool if _DEFINES.search(c.clean) and c.score >= 0.5 * best]
+    defining = [c for c in pool if _DEFINES_STRICT.search(c.clean) and c.score >= 0.5 * best]
+    defining = defining or [c for c in pool if _DEFINES.search(c.clean) and c.score >= 0.5 * best]
     lead = defining[0] if defining else pool[0]
     section = [
         c
@@ -148,34 +195,67 @@ def _definition(pool: list[Candidate], n: int) -> list[Candidate]:
     ]
     section.sort(key=lambda c: c.span.start)
     chosen = [lead, *_diverse(section, n - 1)]
-    if len(chosen) < 2:
-        chosen += [c for c in _diverse(pool, n) if c not in chosen][: n - len(chosen)]
+    if len(chosen) < 2:  # the lead stands alone: add only other strong sentences
+        strong = [c for c in pool if c is not lead and c.score >= 0.75 * best]
+        chosen += [c for c in _diverse(strong, n) if c not in chosen][: n - len(chosen)]
     return chosen[:n]
 
 
-def _how_to(pool: list[Candidate], n: int) -> list[Candidate]:
+def _how_to(question: str, pool: list[Candidate], n: int) -> list[Candidate]:
     """Prerequisites, then the steps of the best-scoring section in document order, checks."""
-    best = pool[0]
-    section = best.fragment.heading_path
-    same_doc = [c for c in pool if c.fragment.doc_id == best.fragment.doc_id]
+    groups: dict[tuple[str, tuple[str, ...]], float] = {}
+    for c in pool:
+        if _STEP.match(c.span.text):
+            key = (c.fragment.doc_id, c.fragment.heading_path)
+            groups[key] = groups.get(key, 0.0) + c.score
+    for key in groups:  # the announced main procedure beats a rollback or side list
+        head = " ".join(key[1][-1:])
+        groups[key] += 1.0 if PROCEDURE_HEAD.search(head) else 0.0
+        groups[key] -= (
+            1.0 if _SIDE_PROCEDURE.search(head) and not _SIDE_PROCEDURE.search(question) else 0.0
+        )
+    if groups:  # the procedure: the section whose numbered steps match the question best
+        doc_id, section = max(groups, key=lambda k: (groups[k], k))
+    else:
+        doc_id, section = pool[0].fragment.doc_id, pool[0].fragment.heading_path
+    same_doc = [c for c in pool if c.fragment.doc_id == doc_id]
     prereq = [c for c in same_doc if _PREREQ.search(" ".join(c.fragment.heading_path))][:3]
-    steps = [c for c in same_doc if c.fragment.heading_path == section and c not in prereq]
-    if not any(_STEP.match(c.span.text) for c in steps):
-        steps = [c for c in same_doc if _STEP.match(c.span.text) and c not in prereq] or steps
-    steps.sort(key=lambda c: c.span.start)
-    checks = [c for c in same_doc if _CHECK.search(c.clean) and c not in steps + prereq][:2]
-    return (prereq + steps + checks)[:n]
+    # Each step is the opening sentence of its numbered item; details stay in the citation.
+    steps = [
+        c
+        for c in same_doc
+        if c.fragment.heading_path == section and _STEP.match(c.span.text) and c not in prereq
+    ]
+    if not steps:
+        steps = [c for c in same_doc if c.fragment.heading_path == section and c not in prereq]
+    steps = sorted(steps, key=lambda c: c.span.start)[:15]
+    checks = [
+        c
+        for c in same_doc
+        if _CHECK.search(c.clean) and c not in steps + prereq and not _STEP.match(c.span.text)
+    ][:2]
+    return (prereq + steps + checks)[: max(n, len(prereq) + len(steps))]
 
 
 def _compare(question: str, pool: list[Candidate], n: int) -> list[Candidate]:
-    sides = [s for s in _SIDES.split(_subject(question)) if key_terms(s)]
+    """Each side with its own evidence (sentences naming that side's distinctive terms),
+    then sentences that name both."""
+    sides = [s for s in _SIDES.split(_subject(question)) if key_terms(s)][:2]
     if len(sides) < 2:
         return _diverse(pool, n)
+    a, b = (set(key_terms(x)) for x in sides)
+    own_terms = [a - b or a, b - a or b]
+
+    def names(c: Candidate, terms: set[str]) -> bool:
+        return bool(terms & set(tokenize(c.clean)))
+
+    both = [c for c in pool if all(names(c, t) for t in own_terms)]
     chosen: list[Candidate] = []
-    both = [c for c in pool if all(term_coverage(s, c.clean).ratio >= 0.5 for s in sides[:2])]
-    for side in sides[:2]:
-        own = [c for c in pool if term_coverage(side, c.clean).ratio >= 0.5 and c not in chosen]
-        chosen.extend(_diverse(own, max(1, (n - 2) // 2)))
+    per_side = max(1, (n - 2) // 2)
+    for mine, other in (own_terms, own_terms[::-1]):
+        own = [c for c in pool if names(c, mine) and not names(c, other) and c not in chosen]
+        own.sort(key=lambda c: (not _DEFINES_STRICT.search(c.clean), -c.score, c.order))
+        chosen.extend(_diverse(own, per_side))
     chosen.extend(c for c in _diverse(both, 2) if c not in chosen)
     return chosen[:n] or _diverse(pool, n)
 

@@ -7,15 +7,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import uuid
 from dataclasses import asdict, replace
 from typing import TYPE_CHECKING, Any
 
 from citewise.answer.compose import Candidate, compose
 from citewise.answer.models import Answer, Citation, Claim, FailureStage
+from citewise.answer.procedure import complete_procedures
 from citewise.answer.review import release_review
 from citewise.evidence.assemble import assemble
 from citewise.evidence.models import EvidenceConfig, EvidencePack, Fragment
+from citewise.index.tokenize import QUESTION_STEMS, is_cjk_char, tokenize
 from citewise.ingest.models import Node, sha256_text
 from citewise.recall.models import SearchFilters
 from citewise.sufficiency.conflicts_adapter import ConflictNote, detect_conflicts, stale_paths
@@ -57,15 +60,21 @@ def ask(kb: KnowledgeBase, question: str, *, filters: SearchFilters | None = Non
     pack = assemble(kb, question, filters=filters)
     conflicts = detect_conflicts(kb, question, pack)
     stale = stale_paths(kb, pack)
-    suff = review(GateInput(question, intent, pack, len(conflicts), stale))
+    unknown = absent_terms(kb, named_terms(question))
+    suff = review(
+        GateInput(question, intent, pack, len(conflicts), _stale_used(pack, stale), unknown)
+    )
     trace["recovery"] = None
     if suff.recoverable:
         # One extra assembly pass: read more of the documents. Never a loop.
         wider = EvidenceConfig(top_k=40, adjacent_window=8)
         second = assemble(kb, question, filters=filters, config=wider, profile="deep")
         conflicts2 = detect_conflicts(kb, question, second)
+        stale2 = stale_paths(kb, second)
         again = review(
-            GateInput(question, intent, second, len(conflicts2), stale_paths(kb, second))
+            GateInput(
+                question, intent, second, len(conflicts2), _stale_used(second, stale2), unknown
+            )
         )
         better = _rank(again) > _rank(suff)
         trace["recovery"] = {
@@ -100,6 +109,12 @@ def ask(kb: KnowledgeBase, question: str, *, filters: SearchFilters | None = Non
     fragments = [f for f in (*pack.direct, *pack.augmentation) if f.path not in stale] or list(
         pack.direct
     )
+    if intent.kind == "how_to":
+        before = len(fragments)
+        fragments = complete_procedures(
+            fragments, lambda path, vid: kb.store.nodes_of_version(kb.name, path, vid)
+        )
+        trace["procedure_steps_added"] = len(fragments) - before
     chosen = compose(question, intent.kind, fragments)
     citations, claims = _cite(kb, chosen, conflicts)
     claims = release_review(claims, citations)
@@ -145,6 +160,51 @@ def ask(kb: KnowledgeBase, question: str, *, filters: SearchFilters | None = Non
         claims=tuple(claims),
         trace=trace,
     )
+
+
+def _stale_used(pack: EvidencePack, stale: tuple[str, ...]) -> tuple[str, ...]:
+    """Stale editions count against the evidence only when no current direct evidence is
+    left once they are set aside (they are then set aside from the answer)."""
+    current = [f for f in pack.direct if f.path not in stale]
+    return () if current else stale
+
+
+_NAMED = re.compile(
+    r"(?<![.?!]\s)\b([A-Z][\w-]*\d[\w-]*|[A-Z][a-z]+[A-Z][\w-]*|[A-Z][a-z]{2,}"
+    r"|[A-Za-z]+\d[\w.-]*|\d+[A-Za-z][\w-]*)\b"
+)
+
+
+#: Generic head nouns: the word before one names which thing is meant ("billing service").
+_HEADS = re.compile(
+    r"\b([a-z][a-z-]{2,})\s+(?:service|system|team|device|model|instrument|feature|mode|"
+    r"policy|process|endpoint|module|component|server|agent|gateway|database|queue)s?\b"
+)
+
+
+def named_terms(question: str) -> tuple[str, ...]:
+    """Names and identifiers a question relies on: capitalised words after the first word,
+    tokens mixing letters and digits (``Kafka``, ``X9``, ``S400``), and the modifier that
+    picks out a generic head noun (``billing`` in "the billing service")."""
+    q = question.strip()
+    rest = q.split(None, 1)[1] if len(q.split(None, 1)) == 2 else ""
+    words = [m.group(1) for m in _NAMED.finditer(rest)]
+    words += [m.group(1) for m in _HEADS.finditer(q.lower())]
+    terms = (t for w in words for t in tokenize(w, literals=False))
+    return tuple(dict.fromkeys(t for t in terms if t not in QUESTION_STEMS))
+
+
+def absent_terms(kb: KnowledgeBase, terms: tuple[str, ...]) -> tuple[str, ...]:
+    """Named terms that occur nowhere in the knowledge base (a near-miss question)."""
+    index = kb.home.index(kb.name)
+    index.sync()
+    missing = []
+    for t in terms:
+        if any(is_cjk_char(ch) for ch in t):
+            continue  # CJK bigrams are not index tokens on their own; coverage handles them
+        if not index.lexical.search_tokens([t], k=1):
+            missing.append(t)
+    return tuple(missing)
 
 
 def _rank(s: Sufficiency) -> int:

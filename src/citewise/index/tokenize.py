@@ -219,7 +219,13 @@ QUESTION_WORDS_ZH = (
     "呢",
     "吧",
 )
-_QUESTION_STEMS = frozenset(word_tokens(" ".join(QUESTION_WORDS_EN), stopwords=False))
+QUESTION_STEMS = frozenset(word_tokens(" ".join(QUESTION_WORDS_EN), stopwords=False))
+
+
+def query_tokens(query: str) -> list[str]:
+    """BM25 tokens of a question: :func:`tokenize` without English question words, which
+    would otherwise match every "What is ...?" heading (a statement query is unchanged)."""
+    return [t for t in tokenize(query) if t not in QUESTION_STEMS]
 
 
 def key_terms(query: str) -> list[str]:
@@ -234,7 +240,7 @@ def key_terms(query: str) -> list[str]:
     """
     terms: dict[str, None] = {}
     for tok in word_tokens(query) + literal_tokens(query):
-        if tok not in _QUESTION_STEMS:
+        if tok not in QUESTION_STEMS:
             terms[tok] = None
     text = normalize(query)
     for word in QUESTION_WORDS_ZH:

@@ -12,7 +12,7 @@ from typing import Literal
 from citewise.graph.models import Point
 from citewise.graph.select import GraphDiagnostics, graph_boost, graph_context
 from citewise.index.manager import KBIndex
-from citewise.index.tokenize import is_cjk_char, term_coverage, tokenize
+from citewise.index.tokenize import is_cjk_char, query_tokens, term_coverage, tokenize
 from citewise.ingest.models import sha256_text
 from citewise.recall.fusion import convex, mmr, ranked, rrf
 from citewise.recall.identifiers import clause_refs
@@ -168,7 +168,8 @@ def _identifier(index: KBIndex, refs: list[str], allowed: set[str]) -> dict[str,
 
 def _lexical(index: KBIndex, query: str, allowed: set[str], s: RecallSettings) -> dict[str, float]:
     everything = len(allowed) == len(index.chunks)
-    hits = index.lexical.search(query, k=s.pool, allowed=None if everything else allowed)
+    tokens = query_tokens(query)
+    hits = index.lexical.search_tokens(tokens, k=s.pool, allowed=None if everything else allowed)
     return {h.chunk_id: float(h.score) for h in hits if h.score > 0}
 
 

@@ -14,14 +14,16 @@ from typing import TYPE_CHECKING
 
 from citewise.evidence.models import EvidencePack, Fragment
 from citewise.index.tokenize import key_terms, term_coverage
-from citewise.ingest.models import BLOCK_KINDS
+from citewise.ingest.models import BLOCK_KINDS, Node
 
 if TYPE_CHECKING:
     from citewise.kb import KnowledgeBase
 
 STALE_STATUS = frozenset({"superseded", "obsolete", "withdrawn", "repealed", "archived"})
 SUPERSEDING = frozenset({"supersedes", "replaces", "repeals", "obsoletes"})
-FACT_KINDS = BLOCK_KINDS | {"table_row"}
+#: Blocks whose prose and tables state facts (code and diagrams do not; table rows are read
+#: through their whole table so every row keeps its header).
+FACT_KINDS = BLOCK_KINDS - {"code", "mermaid"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,14 +80,11 @@ def detect_conflicts(kb: KnowledgeBase, question: str, pack: EvidencePack) -> li
     facts: list[Fact] = []
     owner: dict[int, Fragment] = {}
     for path, frag in sorted(docs.items()):
-        for node in kb.store.nodes_of_version(kb.name, path, frag.version_id):
-            if node.kind not in FACT_KINDS:
-                continue
+        text = kb.store.get_document_text(kb.name, frag.doc_id, frag.version_id)
+        nodes = kb.store.nodes_of_version(kb.name, path, frag.version_id)
+        for start, end, heading in _units(nodes):
             found = extract_facts(
-                node.text,
-                base_offset=node.char_start,
-                heading_path=node.heading_path,
-                doc_path=path,
+                text[start:end], base_offset=start, heading_path=heading, doc_path=path
             )
             for fact in found:
                 owner[id(fact)] = frag
@@ -104,6 +103,24 @@ def detect_conflicts(kb: KnowledgeBase, question: str, pack: EvidencePack) -> li
         )
         notes.append(ConflictNote(c.a.subject, c.a.attribute, sentence, sides, c.reason))
     return notes
+
+
+def _units(nodes: list[Node]) -> list[tuple[int, int, tuple[str, ...]]]:
+    """Fact-bearing ranges: each block, with the items of one list read as one unit (the
+    options of a list are alternatives, not contradicting facts)."""
+    units: list[tuple[int, int, tuple[str, ...]]] = []
+    last_kind = ""
+    for n in nodes:
+        if n.kind not in FACT_KINDS:
+            continue
+        if units and n.char_end <= units[-1][1]:
+            continue  # nested inside the current unit (a sub-item, a paragraph in an item)
+        if n.kind == last_kind == "list_item" and n.heading_path == units[-1][2]:
+            units[-1] = (units[-1][0], n.char_end, n.heading_path)
+        else:
+            units.append((n.char_start, n.char_end, n.heading_path))
+        last_kind = n.kind
+    return units
 
 
 def p_raw(fact: object) -> str:

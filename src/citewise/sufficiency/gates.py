@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from citewise.evidence.models import EvidencePack, Fragment
-from citewise.index.tokenize import term_coverage
+from citewise.index.tokenize import Coverage, term_coverage
 from citewise.sufficiency.intent import Intent
 from citewise.sufficiency.models import Degradation, Status, Sufficiency
 
@@ -29,6 +29,22 @@ _SEVERITY: tuple[Degradation, ...] = (
 )
 _STEPS = re.compile(r"^\s*(?:\d{1,3}[.)]|[-*+])\s", re.M)
 _HAS_DIGIT = re.compile(r"\d")
+#: Words that point at a passage rather than name a subject ("what does clause 2.3 say").
+_REFERENCE_WORDS = frozenset(
+    [
+        "claus",
+        "section",
+        "articl",
+        "paragraph",
+        "rule",
+        "say",
+        "state",
+        "mean",
+        "requir",
+        "document",
+        "page",
+    ]
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,10 +54,17 @@ class GateInput:
     pack: EvidencePack
     conflicts: int = 0
     stale_paths: tuple[str, ...] = ()
+    #: Subject terms that occur nowhere in the knowledge base.
+    unknown_terms: tuple[str, ...] = ()
 
 
 def _texts(frags: Sequence[Fragment]) -> list[str]:
     return [f.text for f in frags] + [" ".join(f.heading_path) for f in frags]
+
+
+def _without_reference_words(c: Coverage) -> Coverage:
+    terms = tuple(t for t in c.terms if t not in _REFERENCE_WORDS)
+    return Coverage(terms, tuple(t for t in c.matched if t in terms))
 
 
 def review(g: GateInput) -> Sufficiency:
@@ -54,11 +77,16 @@ def review(g: GateInput) -> Sufficiency:
             "no direct evidence",
         )
         return Sufficiency("insufficient", "insufficient_evidence", (f"no_direct_evidence:{why}",))
+    if g.unknown_terms:
+        return Sufficiency(
+            "insufficient",
+            "insufficient_evidence",
+            (f"subject_absent:{', '.join(g.unknown_terms)} (not in the knowledge base)",),
+        )
     texts = _texts(direct)
+    subject_terms = tuple(t for t in g.intent.subject_terms if t not in _REFERENCE_WORDS)
     # Subject present: a near-miss question names a subject the evidence never mentions.
-    subject = (
-        term_coverage(" ".join(g.intent.subject_terms), texts) if g.intent.subject_terms else None
-    )
+    subject = term_coverage(" ".join(subject_terms), texts) if subject_terms else None
     if subject is not None:
         missing_ids = [t for t in subject.missing if _HAS_DIGIT.search(t)]
         if missing_ids or subject.ratio < 0.5:
@@ -66,7 +94,7 @@ def review(g: GateInput) -> Sufficiency:
             return Sufficiency(
                 "insufficient", "insufficient_evidence", (f"subject_absent:{missing}",)
             )
-    cover = term_coverage(g.question, texts + _texts(pack.augmentation))
+    cover = _without_reference_words(term_coverage(g.question, texts + _texts(pack.augmentation)))
     if cover.ratio < BORDERLINE_COVERAGE:
         return Sufficiency(
             "insufficient",

@@ -124,6 +124,14 @@ class Intent:
     subject_terms: tuple[str, ...]
 
 
+#: A thank-you or goodbye with at most a short courtesy tail ("thanks, that was helpful"),
+#: never a question.
+_COURTESY = re.compile(
+    r"(?:thanks|thank you|many thanks|cheers)(?! (?:but|how|what|why|where|when|which|who)\b)"
+    r"(?: \w+){0,5}|(?:谢谢|多谢|感谢)(?!.*(?:什么|如何|怎么|吗|为什么))[^？?]{0,10}"
+)
+
+
 def _norm(question: str) -> str:
     s = unicodedata.normalize("NFKC", question).lower().strip(_PUNCT_EDGES)
     return re.sub(r"\s+", " ", s)
@@ -155,8 +163,9 @@ def classify_intent(question: str) -> Intent:
     norm = _norm(question)
     deep_match = _DEEP.search(norm)
     deep = deep_match is not None
-    if _whitelist_form(question) in _NON_KB:
-        return Intent("non_kb", False, _whitelist_form(question), "", ())
+    form = _whitelist_form(question)
+    if form in _NON_KB or _COURTESY.fullmatch(form):
+        return Intent("non_kb", False, form, "", ())
     kind: IntentKind = "generic"
     cue = ""
     for rule_kind, pattern in _RULES:

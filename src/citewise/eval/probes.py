@@ -1,0 +1,140 @@
+"""The answer-probe suite: questions with expected outcomes, run against a corpus.
+
+A suite is a folder with ``corpus/`` (the documents) and ``cases.yaml`` (a list of cases:
+``id``, ``kind``, ``question``, optional ``principal`` and ``expect`` with ``outcome``,
+``degradation``, ``must_include``, ``must_not_include``, ``cited_docs``, ``not_cited_docs``,
+``roles``). Every answer's citations are also checked: each excerpt must equal the source
+text at its offsets in its revision, with a matching sha256.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from citewise.answer.models import Answer
+from citewise.errors import UsageError
+from citewise.ingest.models import sha256_text
+from citewise.kb import Home, KnowledgeBase
+from citewise.recall.models import SearchFilters
+
+
+@dataclass(frozen=True, slots=True)
+class CaseResult:
+    id: str
+    kind: str
+    question: str
+    passed: bool
+    outcome: str
+    degradation: str
+    problems: tuple[str, ...] = ()
+    answer: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeReport:
+    suite: str
+    results: tuple[CaseResult, ...] = field(default_factory=tuple)
+
+    @property
+    def passed(self) -> int:
+        return sum(r.passed for r in self.results)
+
+    @property
+    def failed(self) -> int:
+        return len(self.results) - self.passed
+
+
+def load_cases(suite: Path) -> list[dict[str, Any]]:
+    path = suite / "cases.yaml"
+    if not path.is_file() or not (suite / "corpus").is_dir():
+        raise UsageError(
+            f"{suite} is not a probe suite.", hint="It needs corpus/ and cases.yaml inside."
+        )
+    try:
+        cases = yaml.safe_load(path.read_text("utf-8"))
+    except yaml.YAMLError as exc:
+        raise UsageError(f"{path}: not valid YAML ({exc}).", hint="Fix the file.") from exc
+    if not isinstance(cases, list) or not all(isinstance(c, dict) for c in cases):
+        raise UsageError(f"{path}: expected a list of cases.", hint="See tests/probes/README.md.")
+    for c in cases:
+        if not c.get("id") or not c.get("question") or not isinstance(c.get("expect"), dict):
+            raise UsageError(f"{path}: a case lacks id, question or expect: {c!r:.120}")
+    return cases
+
+
+def check_citations(kb: KnowledgeBase, answer: Answer) -> list[str]:
+    """Every citation's excerpt must equal the stored source text at its offsets."""
+    problems = []
+    for c in answer.citations:
+        resolved = kb.resolve(c.id)
+        text = kb.store.get_document_text(kb.name, c.doc_id, c.version_id)
+        if text[c.char_start : c.char_end] != c.excerpt or resolved.text != c.excerpt:
+            problems.append(f"citation [{c.number}] excerpt differs from the source at its offsets")
+        if sha256_text(c.excerpt) != c.sha256 or (
+            resolved.revisions and c.revision not in (*resolved.revisions, max(resolved.revisions))
+        ):
+            problems.append(f"citation [{c.number}] hash or revision does not match")
+    return problems
+
+
+def check_case(kb: KnowledgeBase, case: dict[str, Any]) -> CaseResult:
+    exp: dict[str, Any] = case["expect"]
+    principal = case.get("principal")
+    answer = kb.ask(str(case["question"]), filters=SearchFilters(principal=principal))
+    problems: list[str] = []
+    text = answer.answer.lower()
+    if exp.get("outcome") and answer.outcome != exp["outcome"]:
+        problems.append(f"outcome {answer.outcome} != {exp['outcome']}")
+    if exp.get("degradation") and answer.degradation != exp["degradation"]:
+        problems.append(f"degradation {answer.degradation} != {exp['degradation']}")
+    for s in exp.get("must_include") or []:
+        if str(s).lower() not in text:
+            problems.append(f"missing {s!r}")
+    for s in exp.get("must_not_include") or []:
+        if str(s).lower() in text:
+            problems.append(f"contains {s!r}")
+    cited = {c.path for c in answer.citations}
+    for path in exp.get("cited_docs") or []:
+        if path not in cited:
+            problems.append(f"no citation from {path}")
+    for path in exp.get("not_cited_docs") or []:
+        if path in cited:
+            problems.append(f"cites {path}")
+    pack = answer.trace.get("pack") or {}
+    roles = {
+        f["role"]
+        for key in ("direct_evidence", "document_augmentation", "graph_neighbor_evidence")
+        for f in pack.get(key, [])
+    }
+    for role in exp.get("roles") or []:
+        if role not in roles:
+            problems.append(f"no {role} fragment in the pack")
+    problems += check_citations(kb, answer)
+    return CaseResult(
+        str(case["id"]),
+        str(case.get("kind", "")),
+        str(case["question"]),
+        not problems,
+        answer.outcome,
+        answer.degradation,
+        tuple(problems),
+        answer.answer,
+    )
+
+
+def run_suite(suite: Path, *, home: Path | None = None) -> ProbeReport:
+    """Ingest ``suite/corpus`` into a fresh home and run every case."""
+    cases = load_cases(suite)
+    with tempfile.TemporaryDirectory() as tmp, Home.open(home or Path(tmp) / "home") as h:
+        kb = h.kb()
+        report = kb.add([suite / "corpus"])
+        if not report.ok:
+            bad = [f"{f.path}: {f.message}" for f in report.files if f.status == "failed"]
+            raise UsageError(f"The probe corpus did not ingest cleanly: {bad[:3]}")
+        results = tuple(check_case(kb, c) for c in cases)
+    return ProbeReport(str(suite), results)
