@@ -25,6 +25,12 @@ say 'citewise search "如何排查指标异常" -k 2   (Chinese, no dictionary)'
 say 'citewise search "clause 3.1" -k 1   (exact clause lookup)'
 "$CW" search "clause 3.1" -k 1
 
+say 'citewise evidence "what happens when a sync cursor expires?" --no-decisions'
+"$CW" evidence "what happens when a sync cursor expires?" --no-decisions
+
+say "citewise graph show sync-modes.md"
+"$CW" graph show sync-modes.md
+
 say "citewise docs show data-retention-policy.md --nodes (clause paths from legal numbering)"
 "$CW" docs show data-retention-policy.md --nodes --limit 8 || true
 
@@ -34,3 +40,12 @@ nodes = json.load(sys.stdin)["nodes"]
 print(next(n["id"] for n in nodes if n.get("clause_path") and n["kind"] == "paragraph"))')
 say "citewise cite resolve $NODE"
 "$CW" cite resolve "$NODE"
+
+say 'citewise ask "How do I upgrade a Harbor node to 2.4.1?"'
+"$CW" ask "How do I upgrade a Harbor node to 2.4.1?"
+
+say 'citewise ask "What is the default retry limit?"   (a superseded edition says otherwise)'
+"$CW" ask "What is the default retry limit?"
+
+say 'citewise ask "How do I configure Kafka in Harbor?"   (not in the corpus: says so)'
+"$CW" ask "How do I configure Kafka in Harbor?" || true

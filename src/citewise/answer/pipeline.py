@@ -85,6 +85,10 @@ def ask(kb: KnowledgeBase, question: str, *, filters: SearchFilters | None = Non
         }
         if better:
             pack, suff, conflicts = second, again, conflicts2
+    set_aside = tuple(p for p in stale_paths(kb, pack) if not _stale_used(pack, (p,)))
+    if set_aside and suff.status != "insufficient":
+        note = f"stale_set_aside:{', '.join(set_aside)} (superseded; current editions used)"
+        suff = replace(suff, reasons=(*suff.reasons, note))
     trace["pack"] = pack.to_json()
     trace["sufficiency"] = asdict(suff)
     trace["conflicts"] = [asdict(c) for c in conflicts]
