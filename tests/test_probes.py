@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from citewise.eval.probes import load_cases, run_suite
+from tests.conftest import run_cli
 
 SUITE = Path(__file__).parent / "probes"
 
@@ -45,3 +46,24 @@ def test_every_probe_passes(dense: str, monkeypatch: pytest.MonkeyPatch) -> None
     ]
     assert not failures, "\n".join(failures)
     assert report.passed == len(load_cases(SUITE))
+
+
+def test_cli_runs_a_suite_and_fails_on_a_failing_case(tmp_path: Path) -> None:
+    suite = tmp_path / "suite"
+    (suite / "corpus").mkdir(parents=True)
+    (suite / "corpus" / "a.md").write_text(
+        "# Widgets\n\nA widget is a small blue part that holds the frame together.\n", "utf-8"
+    )
+    (suite / "cases.yaml").write_text(
+        "- id: ok\n  kind: definition\n  question: What is a widget?\n"
+        "  expect: {outcome: answered, must_include: [small blue part], cited_docs: [a.md]}\n"
+        "- id: wrong\n  kind: definition\n  question: What is a widget?\n"
+        "  expect: {outcome: answered, must_include: [large red part]}\n",
+        "utf-8",
+    )
+    proc = run_cli("eval", "probes", str(suite), home=tmp_path / "home")
+    assert proc.returncode == 1, proc.stderr
+    assert "PASS ok" in proc.stdout and "FAIL wrong" in proc.stdout
+    assert "1 passed, 1 failed" in proc.stdout
+    bad = run_cli("eval", "probes", str(tmp_path / "missing"), home=tmp_path / "home")
+    assert bad.returncode == 2 and "not a probe suite" in bad.stderr

@@ -76,3 +76,36 @@ def retrieval(
         f"{out['latency_ms']['p50']:.1f} ms, p95 {out['latency_ms']['p95']:.1f} ms; "
         f"abstained on {report.abstained}"
     )
+
+
+@eval_app.command("probes")
+def probes(
+    suite: Annotated[Path, typer.Argument(help="Folder with corpus/ and cases.yaml.")],
+    json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
+) -> None:
+    """Run an answer-probe suite in a fresh temporary home: pass/fail per case.
+
+    Exits 1 when any case fails. Every answer's citations are also checked against the
+    source text at their offsets.
+    """
+    from citewise.eval.probes import run_suite
+
+    report = run_suite(suite)
+    if json:
+        ui.print_json(
+            {
+                "suite": report.suite,
+                "passed": report.passed,
+                "failed": report.failed,
+                "results": list(report.results),
+            }
+        )
+    else:
+        for r in report.results:
+            mark = "PASS" if r.passed else "FAIL"
+            ui.out.print(f"{mark} {r.id} [{r.kind}] {r.outcome}/{r.degradation}", markup=False)
+            for p in r.problems:
+                ui.out.print(f"     - {p}", markup=False)
+        ui.out.print(f"{report.passed} passed, {report.failed} failed", markup=False)
+    if report.failed:
+        raise typer.Exit(1)
