@@ -1,0 +1,76 @@
+"""The graph inside recall and evidence: boost diagnostics, neighbor fragments made of the
+neighbor's own text, an honest 'unavailable' without a graph, unreadable neighbors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from citewise.errors import CorruptContent
+from citewise.kb import Home
+from tests.conftest import EXAMPLES
+
+QUESTION = "what happens when a sync cursor expires?"
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Home:
+    monkeypatch.setenv("CITEWISE_DENSE", "off")
+    return Home.open(tmp_path / "home")
+
+
+def test_graph_route_and_neighbor_fragments(home: Home) -> None:
+    kb = home.kb()
+    assert kb.add([EXAMPLES]).ok
+    result = kb.search(QUESTION)
+    graph = next(d for d in result.diagnostics if d.route == "graph")
+    assert graph.status == "ok" and "graph" in result.routes
+    pack = kb.evidence(QUESTION)
+    assert pack.graph_neighbors, "the anchor's neighbors enter as their own text"
+    for f in pack.graph_neighbors:
+        assert f.relation and f.direction and f.path_to_anchor
+        text = home.store.get_document_text("default", f.doc_id, f.version_id)
+        assert text[f.char_start : f.char_end] == f.text
+        assert kb.resolve(f.citation_id).text == f.text
+
+
+def test_without_a_graph_recall_and_evidence_still_work(home: Home, tmp_path: Path) -> None:
+    corpus = tmp_path / "plain"
+    corpus.mkdir()
+    (corpus / "notes.txt").write_text(
+        "The sync cursor expires after fourteen days without a sync.\n\n"
+        "An expired cursor forces a full resync of the workspace.\n",
+        "utf-8",
+    )
+    kb = home.kb()
+    assert kb.add([corpus]).ok
+    result = kb.search(QUESTION)
+    graph = next(d for d in result.diagnostics if d.route == "graph")
+    assert graph.status == "unavailable" and graph.reason
+    assert "graph" not in result.routes
+    pack = kb.evidence(QUESTION)
+    assert pack.direct and not pack.graph_neighbors
+
+
+def test_unreadable_neighbor_is_recorded_not_guessed(
+    home: Home, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kb = home.kb()
+    assert kb.add([EXAMPLES]).ok
+    first = kb.evidence(QUESTION)
+    assert first.graph_neighbors
+    broken = {f.path for f in first.graph_neighbors}
+    real = home.store.nodes_of_version
+
+    def failing(kb_name: str, path: str, version_id: int):  # type: ignore[no-untyped-def]
+        if path in broken:
+            raise CorruptContent(f"{path}: stored text does not match its hash")
+        return real(kb_name, path, version_id)
+
+    monkeypatch.setattr(home.store, "nodes_of_version", failing)
+    pack = kb.evidence(QUESTION)
+    assert all(f.path not in broken for f in pack.graph_neighbors)
+    assert any(
+        lim.kind == "source_window_unavailable" and lim.path in broken for lim in pack.limitations
+    )
