@@ -19,6 +19,7 @@ from citewise.errors import CitewiseError, UsageError
 from citewise.ingest.models import FileResult
 from citewise.kb import Home
 from citewise.recall.models import SearchFilters
+from citewise.recall.scope import parse_filters
 
 app = typer.Typer(
     help="citewise: a knowledge base whose answers carry exact, checkable citations.",
@@ -132,23 +133,8 @@ def verify(home: HomeOpt = None, json: JsonOpt = False) -> None:
         raise typer.Exit(6)
 
 
-def _filters(filters: list[str], principal: str | None) -> SearchFilters:
-    prefixes: list[str] = []
-    tags: list[str] = []
-    meta: list[tuple[str, str]] = []
-    for f in filters:
-        key, sep, value = f.partition("=")
-        if not sep or not key or not value:
-            raise UsageError(
-                f"Bad filter {f!r}.", hint="Use KEY=VALUE, e.g. path=runbooks/ or tag=ops."
-            )
-        if key == "path":
-            prefixes.append(value)
-        elif key == "tag":
-            tags.append(value)
-        else:
-            meta.append((key, value))
-    return SearchFilters(tuple(prefixes), tuple(tags), tuple(meta), principal)
+def _filters(items: list[str], principal: str | None) -> SearchFilters:
+    return parse_filters(items, principal)
 
 
 @app.command()

@@ -12,6 +12,7 @@ from citewise.config import DEFAULT_KB
 from citewise.errors import UsageError
 from citewise.evidence.models import EvidencePack, Fragment
 from citewise.recall.models import SearchFilters
+from citewise.recall.scope import parse_filters
 
 _PROFILES = ("base", "causal", "deep")
 _GROUPS = (
@@ -23,22 +24,7 @@ _GROUPS = (
 
 
 def _filters(items: list[str], principal: str | None) -> SearchFilters:
-    prefixes: list[str] = []
-    tags: list[str] = []
-    meta: list[tuple[str, str]] = []
-    for f in items:
-        key, sep, value = f.partition("=")
-        if not sep or not key or not value:
-            raise UsageError(
-                f"Bad filter {f!r}.", hint="Use KEY=VALUE, e.g. path=runbooks/ or tag=ops."
-            )
-        if key == "path":
-            prefixes.append(value)
-        elif key == "tag":
-            tags.append(value)
-        else:
-            meta.append((key, value))
-    return SearchFilters(tuple(prefixes), tuple(tags), tuple(meta), principal)
+    return parse_filters(items, principal)
 
 
 def _fragment(f: Fragment) -> None:

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 
 from citewise.evidence.models import Fragment
-from citewise.evidence.tokens import estimate_tokens
+from citewise.evidence.whole import node_fragment
 from citewise.ingest.models import Node
 
 STEP = re.compile(r"^\s*(?:\d{1,3}[.)]|step\s+\d+)", re.I)
@@ -81,22 +81,12 @@ def _runs(nodes: list[Node]) -> list[list[Node]]:
 
 
 def _fragment(like: Fragment, n: Node) -> Fragment:
-    return Fragment(
+    return node_fragment(
+        n,
         role="adjacent_context",
         doc_id=like.doc_id,
         path=like.path,
         revision=like.revision,
         version_id=like.version_id,
-        node_ids=(n.id,),
-        line_start=n.line_start,
-        line_end=n.line_end,
-        char_start=n.char_start,
-        char_end=n.char_end,
-        heading_path=n.heading_path,
-        text=n.text,
-        tokens=estimate_tokens(n.text),
-        truncated=False,
-        citation_id=f"{n.id}:{n.char_start}-{n.char_end}",
         reason="procedure_step",
-        kind=n.kind,
     )

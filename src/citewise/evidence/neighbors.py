@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from citewise.errors import CitewiseError
 from citewise.evidence.models import Fragment, Limitation
-from citewise.evidence.tokens import estimate_tokens
+from citewise.evidence.whole import node_fragment
 from citewise.graph.select import GraphDiagnostics, neighbor_support
 from citewise.index.manager import KBIndex
 
@@ -57,25 +57,15 @@ def neighbor_fragments(
         ):
             continue
         frags.append(
-            Fragment(
+            node_fragment(
+                node,
                 role="graph_neighbor_support",
                 doc_id=chunk.doc_id,
                 path=chunk.path,
                 revision=revision,
                 version_id=chunk.version_id,
-                node_ids=(node.id,),
-                line_start=node.line_start,
-                line_end=node.line_end,
-                char_start=node.char_start,
-                char_end=node.char_end,
-                heading_path=node.heading_path,
-                text=node.text,
-                tokens=estimate_tokens(node.text),
-                truncated=False,
-                citation_id=f"{node.id}:{node.char_start}-{node.char_end}",
                 reason=f"graph:{ns.relation}:{ns.direction}",
                 rank=float(rank),
-                kind=node.kind,
                 relation=ns.relation,
                 direction=ns.direction,
                 path_to_anchor=ns.path_to_anchor,

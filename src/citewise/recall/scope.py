@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from citewise.errors import UsageError
 from citewise.recall.models import SearchFilters
 from citewise.store.models import StoredChunk
 
@@ -37,3 +38,24 @@ def in_scope(chunk: StoredChunk, filters: SearchFilters) -> bool:
 
 def visible_chunks(chunks: Iterable[StoredChunk], filters: SearchFilters) -> set[str]:
     return {c.chunk_id for c in chunks if in_scope(c, filters)}
+
+
+def parse_filters(items: Iterable[str], principal: str | None = None) -> SearchFilters:
+    """``path=PREFIX``, ``tag=TAG`` or ``KEY=VALUE`` (metadata) strings, as the CLI and the
+    HTTP API accept them, into :class:`SearchFilters`."""
+    prefixes: list[str] = []
+    tags: list[str] = []
+    meta: list[tuple[str, str]] = []
+    for f in items:
+        key, sep, value = f.partition("=")
+        if not sep or not key or not value:
+            raise UsageError(
+                f"Bad filter {f!r}.", hint="Use KEY=VALUE, e.g. path=runbooks/ or tag=ops."
+            )
+        if key == "path":
+            prefixes.append(value)
+        elif key == "tag":
+            tags.append(value)
+        else:
+            meta.append((key, value))
+    return SearchFilters(tuple(prefixes), tuple(tags), tuple(meta), principal)
