@@ -1,0 +1,165 @@
+"""The HTTP API: FastAPI over :class:`~citewise.server.service.Service`.
+
+Every error leaves as one envelope ``{"error": {"code", "message"}}`` with the error's
+stable code and HTTP status; unexpected failures become ``INTERNAL`` 500 without a stack
+trace or internal path (the traceback goes to the server log only).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from citewise.errors import CitewiseError, FileTooLarge
+from citewise.kb import Home
+from citewise.server.auth import Caller, KeyStore
+from citewise.server.service import Service
+
+log = logging.getLogger("citewise.server")
+STATIC = Path(__file__).parent / "static"
+#: Most files one upload request may carry (the request body cap is this many times the
+#: per-file limit, plus room for the multipart framing).
+MAX_FILES_PER_UPLOAD = 16
+
+_HTTP_CODES = {
+    400: "BAD_REQUEST",
+    401: "UNAUTHORIZED",
+    403: "FORBIDDEN",
+    404: "NOT_FOUND",
+    405: "METHOD_NOT_ALLOWED",
+    413: "FILE_TOO_LARGE",
+    415: "UNSUPPORTED_MEDIA_TYPE",
+}
+
+
+def envelope(code: str, message: str, status: int) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+
+
+class BodyLimit:
+    """Counts request body bytes as they stream in and stops at the cap (FILE_TOO_LARGE)."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method") not in ("POST", "PUT", "PATCH"):
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        declared = headers.get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.limit:
+            await _too_large(self.limit)(scope, receive, send)
+            return
+        seen = 0
+        exceeded = False
+
+        async def limited() -> Message:
+            nonlocal seen, exceeded
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    exceeded = True
+                    raise _request_too_large(self.limit)
+            return message
+
+        async def guarded(message: Message) -> None:
+            if not exceeded:  # once over the cap, the app's own response is replaced
+                await send(message)
+
+        try:
+            await self.app(scope, limited, guarded)
+        except FileTooLarge:
+            if not exceeded:
+                raise
+        if exceeded:
+            await _too_large(self.limit)(scope, receive, send)
+
+
+def _request_too_large(limit: int) -> FileTooLarge:
+    return FileTooLarge(
+        f"The request body is over the {limit:,}-byte limit.",
+        hint="Upload fewer or smaller files per request.",
+    )
+
+
+def _too_large(limit: int) -> JSONResponse:
+    exc = _request_too_large(limit)
+    return envelope(exc.code, str(exc), exc.http_status)
+
+
+def get_service(request: Request) -> Service:
+    service: Service = request.app.state.service
+    return service
+
+
+def get_caller(request: Request) -> Caller:
+    keys: KeyStore = request.app.state.keys
+    auth = request.headers.get("authorization", "")
+    token = auth[7:].strip() if auth.lower().startswith("bearer ") else None
+    token = token or request.headers.get("x-api-key")
+    return keys.authenticate(token)
+
+
+def create_app(home: Home, *, max_upload_bytes: int | None = None) -> FastAPI:
+    """The API for ``home``. The caller keeps ``home`` open while the app serves."""
+    from citewise.server import routes_health, routes_kb, routes_query
+
+    service = Service(home, max_upload_bytes=max_upload_bytes)
+    app = FastAPI(
+        title="citewise",
+        version="0.1.0",
+        description="Evidence-grounded knowledge base: search, evidence packs and answers "
+        "whose every sentence carries an exact, checkable citation.",
+    )
+    app.state.service = service
+    app.state.keys = KeyStore(home.settings.home)
+
+    @app.exception_handler(CitewiseError)
+    async def _citewise(_: Request, exc: CitewiseError) -> JSONResponse:
+        return envelope(exc.code, str(exc), exc.http_status)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        parts = []
+        for err in exc.errors()[:5]:
+            where = ".".join(str(x) for x in err.get("loc", ()) if x != "body")
+            parts.append(f"{where}: {err.get('msg', 'invalid')}")
+        return envelope("BAD_REQUEST", "Invalid request: " + "; ".join(parts) + ".", 400)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = _HTTP_CODES.get(exc.status_code, "HTTP_ERROR")
+        message = exc.detail if isinstance(exc.detail, str) else "Request failed."
+        return envelope(code, message, exc.status_code)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return envelope("INTERNAL", "Internal error; see the server log.", 500)
+
+    app.include_router(routes_health.router)
+    app.include_router(routes_kb.router)
+    app.include_router(routes_query.router)
+    if STATIC.is_dir():
+        app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.add_middleware(
+        BodyLimit, limit=service.max_upload_bytes * MAX_FILES_PER_UPLOAD + 1024 * 1024
+    )
+    return app
+
+
+def jsonable(obj: Any) -> Any:
+    from citewise.cli_output import to_jsonable
+
+    return to_jsonable(obj)

@@ -1,0 +1,35 @@
+"""GET /health, GET /health/models, and the web page at /."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import FileResponse, Response
+
+from citewise.server.app import STATIC, get_caller, get_service
+from citewise.server.auth import Caller, KeyStore
+from citewise.server.service import Service
+
+router = APIRouter()
+
+
+@router.get("/", include_in_schema=False)
+def index() -> Response:
+    return FileResponse(STATIC / "index.html", media_type="text/html")
+
+
+@router.get("/health", tags=["health"])
+def health(request: Request) -> dict[str, Any]:
+    """Liveness, and whether API keys are required (no secrets, no paths)."""
+    keys: KeyStore = request.app.state.keys
+    return {"status": "ok", "auth": "api_keys" if keys.configured else "none"}
+
+
+@router.get("/health/models", tags=["health"])
+def health_models(
+    caller: Annotated[Caller, Depends(get_caller)],
+    service: Annotated[Service, Depends(get_service)],
+) -> dict[str, Any]:
+    """Per knowledge base: dense encoder status, fingerprint, vectors, last error."""
+    return service.models(caller)

@@ -1,0 +1,465 @@
+"""What the HTTP and MCP servers may do for a caller: one place for scope and access.
+
+Every read goes through a :class:`Caller`: knowledge bases it may not use, and documents
+whose front-matter ``access:`` list does not name its principal, look exactly like ones that
+do not exist (same code, same message), in listings, counts, citations and graph
+neighbors. Searches, evidence and answers get ``SearchFilters(principal=...)`` so the
+library applies the same rule inside every route before ranking.
+
+One lock serialises work on the shared :class:`~citewise.kb.Home` (its indexes are
+brought up to date on use and are not safe to mutate concurrently).
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path, PurePosixPath
+from typing import Any, BinaryIO
+
+from citewise.answer.models import Answer
+from citewise.cli_output import to_jsonable
+from citewise.errors import (
+    CitationNotFound,
+    CitewiseError,
+    DocumentNotFound,
+    FileTooLarge,
+    KBNotFound,
+    NotFoundError,
+    UnsupportedFormat,
+    UsageError,
+    VersionNotFound,
+)
+from citewise.evidence.models import EvidencePack, Profile
+from citewise.graph.build import KBGraph
+from citewise.ingest.models import AddReport, FileResult
+from citewise.ingest.parse import parse_document
+from citewise.ingest.walker import SUPPORTED_SUFFIXES
+from citewise.kb import Home, KnowledgeBase
+from citewise.recall.models import SearchFilters, SearchMode, SearchResult
+from citewise.recall.scope import may_read
+from citewise.server.auth import Caller, Forbidden
+from citewise.store.models import (
+    DocumentInfo,
+    IngestOutcome,
+    KBInfo,
+    ResolvedCitation,
+    VersionInfo,
+)
+
+_COPY_CHUNK = 64 * 1024
+_BAD_NAME = re.compile(r"[\x00-\x1f\\]")
+
+
+class NodeNotFound(NotFoundError):
+    code = "NODE_NOT_FOUND"
+
+
+@dataclass(frozen=True, slots=True)
+class Upload:
+    """One uploaded file: its document path and a readable binary stream."""
+
+    name: str
+    stream: BinaryIO
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """Narrowing filters a caller may add (never the principal: that comes from the key)."""
+
+    path_prefixes: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    metadata: tuple[tuple[str, str], ...] = ()
+
+
+def _no_kb(name: str) -> KBNotFound:
+    return KBNotFound(f"No knowledge base named {name!r}.", hint="List them with GET /kb.")
+
+
+def _no_doc(kb: str, path: str) -> DocumentNotFound:
+    return DocumentNotFound(f"No document {path!r} in knowledge base {kb!r}.")
+
+
+def _no_citation(cid: str) -> CitationNotFound:
+    return CitationNotFound(f"No citation {cid!r} in the knowledge bases you can read.")
+
+
+def safe_doc_path(name: str) -> str:
+    """A relative POSIX document path from an uploaded file name, or BAD_REQUEST."""
+    if not name or _BAD_NAME.search(name):
+        raise UsageError(f"Bad file name {name!r}.", hint="Use a relative path like a/b.md.")
+    p = PurePosixPath(name)
+    if p.is_absolute() or any(part in ("", ".", "..") for part in p.parts):
+        raise UsageError(f"Bad file name {name!r}.", hint="Use a relative path like a/b.md.")
+    if any(part.startswith(".") for part in p.parts):
+        raise UsageError(f"Hidden file name {name!r}.", hint="Hidden files are never ingested.")
+    return p.as_posix()
+
+
+class Service:
+    """Access-checked operations on one home, shared by all requests of a server."""
+
+    def __init__(self, home: Home, *, max_upload_bytes: int | None = None) -> None:
+        self.home = home
+        self.max_upload_bytes = max_upload_bytes or home.settings.ingest.max_file_bytes
+        self.lock = threading.RLock()
+        self._graphs: dict[str, KBGraph] = {}
+        self._version_meta: dict[tuple[str, str, int], dict[str, Any]] = {}
+
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        with self.lock:
+            yield
+
+    # -- knowledge bases ------------------------------------------------------------
+    def kb(self, caller: Caller, name: str) -> KnowledgeBase:
+        if not caller.may_use(name):
+            raise _no_kb(name)
+        try:
+            return self.home.kb(name)
+        except KBNotFound:
+            raise _no_kb(name) from None
+
+    def visible_documents(self, caller: Caller, kb: KnowledgeBase) -> list[DocumentInfo]:
+        return [d for d in kb.documents() if may_read(d.metadata, caller.principal)]
+
+    def kb_info(self, caller: Caller, name: str) -> dict[str, Any]:
+        with self.lock:
+            kb = self.kb(caller, name)
+            info = kb.info()
+            docs = self.visible_documents(caller, kb)
+        data: dict[str, Any] = to_jsonable(replace(info, document_count=len(docs)))
+        data["stats"] = {
+            "documents": len(docs),
+            "nodes": sum(d.node_count for d in docs),
+            "chunks": sum(d.chunk_count for d in docs),
+            "bytes": sum(d.size_bytes for d in docs),
+        }
+        return data
+
+    def list_kbs(self, caller: Caller) -> list[dict[str, Any]]:
+        with self.lock:
+            names = [k.name for k in self.home.list_kbs() if caller.may_use(k.name)]
+        return [self.kb_info(caller, n) for n in names]
+
+    def create_kb(self, caller: Caller, name: str, description: str) -> KBInfo:
+        if not caller.all_kbs:
+            raise Forbidden("This key may not create knowledge bases.")
+        with self.lock:
+            return self.home.create_kb(name, description)
+
+    def update_kb(self, caller: Caller, name: str, description: str) -> dict[str, Any]:
+        if not caller.all_kbs:
+            self.kb(caller, name)  # 404 before 403 for bases it cannot see
+            raise Forbidden("This key may not change knowledge bases.")
+        with self.lock:
+            self.kb(caller, name)
+            from citewise.store.sqlite import SQLiteStore
+
+            store = self.home.store
+            if not isinstance(store, SQLiteStore):  # pragma: no cover - one backend today
+                raise UsageError("This store cannot change a knowledge base's description.")
+            with store._write() as c:
+                c.execute("UPDATE kb SET description = ? WHERE name = ?", (description, name))
+        return self.kb_info(caller, name)
+
+    def delete_kb(self, caller: Caller, name: str, *, force: bool) -> None:
+        with self.lock:
+            self.kb(caller, name)
+            if not caller.all_kbs:
+                raise Forbidden("This key may not delete knowledge bases.")
+            self.home.delete_kb(name, force=force)
+            self._graphs.pop(name, None)
+            self.home._indexes.pop(name, None)
+
+    # -- documents ------------------------------------------------------------------
+    def documents(
+        self,
+        caller: Caller,
+        name: str,
+        *,
+        query: str = "",
+        prefix: str = "",
+        tag: str = "",
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> dict[str, Any]:
+        with self.lock:
+            kb = self.kb(caller, name)
+            docs = self.visible_documents(caller, kb)
+        if prefix:
+            docs = [d for d in docs if d.path.startswith(prefix)]
+        if tag:
+            docs = [
+                d
+                for d in docs
+                if tag.lower() in {str(t).lower() for t in d.metadata.get("tags") or ()}
+            ]
+        if query:
+            q = query.lower()
+            docs = [d for d in docs if q in d.path.lower() or q in d.title.lower()]
+        total = len(docs)
+        page = docs[offset : None if limit is None else offset + limit]
+        return {"total": total, "offset": offset, "documents": to_jsonable(page)}
+
+    def _readable_version(self, kb: KnowledgeBase, caller: Caller, path: str, vid: int) -> bool:
+        key = (kb.name, path, vid)
+        meta = self._version_meta.get(key)
+        if meta is None:
+            raw, _ = self.home.store.get_version_content(kb.name, path, vid)
+            parsed = parse_document(
+                raw, name=path, kb=kb.name, doc_path=path, config=self.home.settings.ingest
+            )
+            meta = parsed.metadata
+            self._version_meta[key] = meta
+        return may_read(meta, caller.principal)
+
+    def _document(self, caller: Caller, kb: KnowledgeBase, path: str) -> DocumentInfo:
+        try:
+            doc = kb.document(path)
+        except DocumentNotFound:
+            raise _no_doc(kb.name, path) from None
+        if not may_read(doc.metadata, caller.principal):
+            raise _no_doc(kb.name, path)
+        return doc
+
+    def _history(self, caller: Caller, kb: KnowledgeBase, path: str) -> list[VersionInfo]:
+        """Versions of a document the caller may read (its head decides), or DOC_NOT_FOUND."""
+        try:
+            versions = kb.versions(path)
+        except DocumentNotFound:
+            raise _no_doc(kb.name, path) from None
+        if not versions:
+            raise _no_doc(kb.name, path)
+        latest = versions[0]
+        if not self._readable_version(kb, caller, path, latest.version_id):
+            raise _no_doc(kb.name, path)
+        return versions
+
+    def document(
+        self, caller: Caller, name: str, path: str, *, nodes: bool = False
+    ) -> dict[str, Any]:
+        with self.lock:
+            kb = self.kb(caller, name)
+            doc = self._document(caller, kb, path)
+            data: dict[str, Any] = to_jsonable(doc)
+            if nodes:
+                data["nodes"] = to_jsonable(kb.nodes(path))
+        return data
+
+    def versions(self, caller: Caller, name: str, path: str) -> list[VersionInfo]:
+        with self.lock:
+            kb = self.kb(caller, name)
+            return [replace(v, source="") for v in self._history(caller, kb, path)]
+
+    def revert(self, caller: Caller, name: str, path: str, version_id: int) -> IngestOutcome:
+        with self.lock:
+            kb = self.kb(caller, name)
+            versions = self._history(caller, kb, path)
+            if not any(v.version_id == version_id for v in versions) or not (
+                self._readable_version(kb, caller, path, version_id)
+            ):
+                raise VersionNotFound(f"{path!r} has no version {version_id}.")
+            return kb.revert(path, version_id)
+
+    def delete_document(self, caller: Caller, name: str, path: str) -> IngestOutcome:
+        with self.lock:
+            kb = self.kb(caller, name)
+            self._document(caller, kb, path)
+            return kb.delete(path)
+
+    def upload(self, caller: Caller, name: str, files: list[Upload], prefix: str = "") -> AddReport:
+        """Write uploads to a temporary folder (size-limited while copying) and ingest them."""
+        if not files:
+            raise UsageError("No files were uploaded.", hint="Send one or more 'files' parts.")
+        base = safe_doc_path(prefix.strip("/")) + "/" if prefix.strip("/") else ""
+        with self.lock:
+            kb = self.kb(caller, name)
+        early: list[FileResult] = []
+        with tempfile.TemporaryDirectory(prefix="citewise-upload-") as tmp:
+            root = Path(tmp)
+            wanted = 0
+            for f in files:
+                rel = base + safe_doc_path(f.name)
+                suffix = PurePosixPath(rel).suffix.lower()
+                if suffix not in SUPPORTED_SUFFIXES:
+                    err: CitewiseError = UnsupportedFormat(
+                        f"{rel}: unsupported format {suffix or '(no suffix)'} (supported: "
+                        f"{', '.join(sorted(SUPPORTED_SUFFIXES))})."
+                    )
+                    early.append(FileResult(rel, "failed", code=err.code, message=str(err)))
+                    continue
+                if self._hidden_existing(caller, kb, rel):
+                    err = Forbidden(f"{rel}: this key may not write that path.")
+                    early.append(FileResult(rel, "failed", code=err.code, message=str(err)))
+                    continue
+                try:
+                    self._copy(f.stream, root / rel, rel)
+                except FileTooLarge as exc:
+                    early.append(FileResult(rel, "failed", code=exc.code, message=str(exc)))
+                    continue
+                wanted += 1
+            if wanted:
+                with self.lock:
+                    report = kb.add([root])
+                    self._version_meta.clear()
+            else:
+                report = AddReport(kb=kb.name, files=(), revision=None, revision_hash=None)
+        scrub = str(root)
+        cleaned = tuple(
+            replace(r, message=r.message.replace(scrub, "upload")) if r.message else r
+            for r in report.files
+        )
+        return replace(report, files=tuple(early) + cleaned)
+
+    def _hidden_existing(self, caller: Caller, kb: KnowledgeBase, path: str) -> bool:
+        with self.lock:
+            try:
+                doc = kb.document(path)
+            except DocumentNotFound:
+                return False
+        return not may_read(doc.metadata, caller.principal)
+
+    def _copy(self, stream: BinaryIO, dest: Path, rel: str) -> None:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        limit = self.max_upload_bytes
+        size = 0
+        with dest.open("wb") as out:
+            while chunk := stream.read(_COPY_CHUNK):
+                size += len(chunk)
+                if size > limit:
+                    out.close()
+                    dest.unlink()
+                    raise FileTooLarge(
+                        f"{rel}: over the {limit:,}-byte upload limit.",
+                        hint="Split the file, or start the server with a larger limit.",
+                    )
+                out.write(chunk)
+
+    # -- questions ------------------------------------------------------------------
+    def _filters(self, caller: Caller, scope: Scope | None) -> SearchFilters:
+        s = scope or Scope()
+        return SearchFilters(s.path_prefixes, s.tags, s.metadata, caller.principal)
+
+    def search(
+        self,
+        caller: Caller,
+        name: str,
+        query: str,
+        *,
+        scope: Scope | None = None,
+        top_k: int = 10,
+        mode: SearchMode = "hybrid",
+    ) -> SearchResult:
+        with self.lock:
+            kb = self.kb(caller, name)
+            return kb.search(query, filters=self._filters(caller, scope), top_k=top_k, mode=mode)
+
+    def evidence(
+        self,
+        caller: Caller,
+        name: str,
+        query: str,
+        *,
+        scope: Scope | None = None,
+        profile: Profile | None = None,
+        rse: bool = True,
+    ) -> EvidencePack:
+        with self.lock:
+            kb = self.kb(caller, name)
+            return kb.evidence(
+                query, filters=self._filters(caller, scope), profile=profile, rse=rse
+            )
+
+    def ask(
+        self, caller: Caller, name: str, question: str, *, scope: Scope | None = None
+    ) -> Answer:
+        with self.lock:
+            kb = self.kb(caller, name)
+            return kb.ask(question, filters=self._filters(caller, scope))
+
+    def resolve(self, caller: Caller, citation_id: str) -> ResolvedCitation:
+        with self.lock:
+            try:
+                cited = self.home.resolve(citation_id)
+            except NotFoundError:
+                raise _no_citation(citation_id) from None
+            if not caller.may_use(cited.kb):
+                raise _no_citation(citation_id)
+            kb = self.home.kb(cited.kb)
+            if not self._readable_version(kb, caller, cited.path, cited.version_id):
+                raise _no_citation(citation_id)
+        return cited
+
+    # -- graph ----------------------------------------------------------------------
+    def graph(self, caller: Caller, name: str, node: str) -> dict[str, Any]:
+        from citewise.cli_graph import _edge, _point
+
+        with self.lock:
+            kb = self.kb(caller, name)
+            builder = self._graphs.get(kb.name)
+            if builder is None:
+                builder = self._graphs[kb.name] = KBGraph(self.home.store, kb.name)
+            g = builder.sync()
+            readable = {d.path for d in self.visible_documents(caller, kb)}
+        found = [p for p in g.find(node) if p.path in readable]
+        if not found:
+            raise NodeNotFound(
+                f"No graph node matches {node!r}.",
+                hint="Pass a document path, path#anchor, a section node id or a heading title.",
+            )
+        p = found[0]
+        edges = [("in", e, g.points[str(e.source)]) for e in g.in_edges(p.key)] + [
+            ("out", e, g.points[str(e.target)]) for e in g.out_edges(p.key)
+        ]
+        edges = [t for t in edges if t[2].path in readable and t[1].span.path in readable]
+        edges.sort(key=lambda t: (t[0], -t[1].confidence, t[1].kind, t[2].path, t[2].line_start))
+        return {
+            "point": _point(p),
+            "in_degree": sum(1 for d, _, _ in edges if d == "in"),
+            "out_degree": sum(1 for d, _, _ in edges if d == "out"),
+            "edges": [_edge(e, d, o) for d, e, o in edges],
+            "also_matched": [_point(q) for q in found[1:]],
+        }
+
+    # -- health ---------------------------------------------------------------------
+    def _visible_vectors(self, caller: Caller, name: str) -> int:
+        vectors = self.home.index(name).vectors
+        if vectors is None:
+            return 0
+        return sum(
+            1
+            for c in self.home.store.iter_chunks(name)
+            if c.chunk_id in vectors and may_read(c.metadata, caller.principal)
+        )
+
+    def models(self, caller: Caller) -> dict[str, Any]:
+        out: list[dict[str, Any]] = []
+        with self.lock:
+            names = [k.name for k in self.home.list_kbs() if caller.may_use(k.name)]
+            for n in names:
+                index = self.home.index(n)
+                last_error = ""
+                try:
+                    index.sync()
+                except CitewiseError as exc:
+                    last_error = f"{exc.code}: {exc.message}"
+                dense = index.dense
+                out.append(
+                    {
+                        "kb": n,
+                        "encoder": self.home.settings.encoder,
+                        "dense_enabled": self.home.settings.dense,
+                        "status": dense.status,
+                        "fingerprint": dense.fingerprint,
+                        "vectors": self._visible_vectors(caller, n),
+                        "last_error": last_error
+                        or (dense.reason if dense.status == "unavailable" else ""),
+                        "reason": dense.reason,
+                    }
+                )
+        return {"models": out}

@@ -1,0 +1,52 @@
+"""A real citewise HTTP server on 127.0.0.1 (uvicorn in a thread) for the server tests."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@contextmanager
+def running_server(home_dir: Path, *, max_upload_bytes: int | None = None) -> Iterator[str]:
+    """Serve ``home_dir`` on a free loopback port; yields the base URL."""
+    import uvicorn
+
+    from citewise.kb import Home
+    from citewise.server.app import create_app
+
+    home = Home.open(home_dir)
+    app = create_app(home, max_upload_bytes=max_upload_bytes)
+    port = free_port()
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(url + "/health", timeout=1).status_code == 200:
+                break
+        except httpx.TransportError:
+            time.sleep(0.05)
+    else:  # pragma: no cover
+        raise RuntimeError("server did not start")
+    try:
+        yield url
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        home.close()
