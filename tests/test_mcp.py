@@ -1,0 +1,175 @@
+"""``citewise mcp`` over stdio, driven by the official MCP SDK client; tools vs library."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import run_cli
+
+os.environ["CITEWISE_DENSE"] = "off"
+
+GUIDE = "# Key rotation\n\nTo rotate keys, run `citewise rotate` every 90 days.\n"
+SECRET = "---\naccess: [alice]\n---\n# Vault\n\nThe ZEBRAQUARTZ vault rotates keys hourly.\n"
+
+
+async def _session(home: Path, key: str | None, body: Any) -> Any:
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    env = dict(os.environ, CITEWISE_HOME=str(home), CITEWISE_DENSE="off", PYTHONUTF8="1")
+    if key:
+        env["CITEWISE_API_KEY"] = key
+    params = StdioServerParameters(
+        command=sys.executable, args=["-c", "from citewise.cli import main; main()", "mcp"], env=env
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        return await body(session)
+
+
+def _run(home: Path, key: str | None, body: Any) -> Any:
+    return asyncio.run(asyncio.wait_for(_session(home, key, body), timeout=120))
+
+
+def _data(result: Any) -> dict[str, Any]:
+    assert not result.is_error, result.content
+    if result.structured_content is not None:
+        data: dict[str, Any] = result.structured_content
+        return data.get("result", data) if set(data) == {"result"} else data
+    loaded: dict[str, Any] = json.loads(result.content[0].text)
+    return loaded
+
+
+def test_every_tool_over_stdio(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+
+    async def body(s: Any) -> dict[str, Any]:
+        tools = {t.name: t for t in (await s.list_tools()).tools}
+        out: dict[str, Any] = {"tools": tools}
+        out["add"] = _data(
+            await s.call_tool("add_source", {"name": "ops/guide.md", "content": GUIDE})
+        )
+        out["add_secret"] = _data(
+            await s.call_tool("add_source", {"name": "vault.md", "content": SECRET})
+        )
+        out["bad"] = await s.call_tool("add_source", {"name": "../x.md", "content": "x"})
+        out["list"] = _data(await s.call_tool("list_documents", {"prefix": "ops/"}))
+        out["recall"] = _data(await s.call_tool("recall_knowledge", {"query": "rotate keys"}))
+        out["ask"] = _data(await s.call_tool("ask", {"question": "How do I rotate keys?"}))
+        cid = out["ask"]["citations"][0]["id"]
+        out["cite"] = _data(await s.call_tool("resolve_citation", {"citation_id": cid}))
+        out["missing"] = await s.call_tool("list_documents", {"kb": "nope"})
+        return out
+
+    out = _run(home, None, body)
+    assert set(out["tools"]) == {
+        "recall_knowledge",
+        "ask",
+        "add_source",
+        "list_documents",
+        "resolve_citation",
+    }
+    assert out["add"]["files"][0]["status"] == "added" and out["add"]["ok"]
+    assert out["bad"].is_error and "BAD_REQUEST" in out["bad"].content[0].text
+    assert [d["path"] for d in out["list"]["documents"]] == ["ops/guide.md"]
+    assert out["recall"]["hits"][0]["path"] == "ops/guide.md"
+    assert "ZEBRAQUARTZ" not in json.dumps(out["recall"])  # anonymous: no access list match
+    assert out["ask"]["outcome"] == "answered"
+    assert out["cite"]["text"] == out["ask"]["citations"][0]["excerpt"]
+    assert out["missing"].is_error and "BASE_NOT_FOUND" in out["missing"].content[0].text
+
+
+def test_key_scopes_the_tools(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    run_cli("kb", "create", "other", home=home, check=True)
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "vault.md").write_text(SECRET)
+    (src / "guide.md").write_text(GUIDE)
+    run_cli("add", str(src), home=home, check=True)
+    key = run_cli("keys", "add", "a", "--principal", "alice", "--kbs", "default", home=home)
+    token = key.stdout.strip()
+
+    async def body(s: Any) -> dict[str, Any]:
+        return {
+            "list": _data(await s.call_tool("list_documents", {})),
+            "recall": _data(await s.call_tool("recall_knowledge", {"query": "vault hourly"})),
+            "other": await s.call_tool("list_documents", {"kb": "other"}),
+        }
+
+    out = _run(home, token, body)
+    assert out["list"]["total"] == 2
+    assert any("ZEBRAQUARTZ" in h["excerpt"] for h in out["recall"]["hits"])
+    assert out["other"].is_error and "BASE_NOT_FOUND" in out["other"].content[0].text
+
+
+def test_tools_match_library_functions() -> None:
+    """Every tool wraps a public library function and exposes its scope-relevant arguments;
+    every public KnowledgeBase method is either a tool or deliberately not one."""
+    from citewise.kb import Home, KnowledgeBase
+    from citewise.mcp_server import DESCRIPTIONS, LIBRARY_FUNCTIONS, build_server
+    from citewise.server.auth import LOCAL
+    from citewise.server.service import Service
+
+    classes = {"KnowledgeBase": KnowledgeBase, "Home": Home}
+    for tool, target in LIBRARY_FUNCTIONS.items():
+        cls, meth = target.split(".")
+        assert callable(getattr(classes[cls], meth, None)), target
+        assert "Scope:" in DESCRIPTIONS[tool]
+    not_tools = {
+        "evidence",  # the HTTP API serves packs; agents get them through recall/ask
+        "versions",
+        "revert",
+        "delete",
+        "info",
+        "document",
+        "nodes",
+        "revisions",
+        "stats",
+        "resolve",  # KnowledgeBase.resolve == Home.resolve (resolve_citation)
+        "store",
+    }
+    public = {n for n in dir(KnowledgeBase) if not n.startswith("_")}
+    exposed = {t.split(".")[1] for t in LIBRARY_FUNCTIONS.values() if t.startswith("Know")}
+    assert public == exposed | not_tools, "a new public method needs a tool or an exemption"
+
+    server = build_server(Service.__new__(Service), LOCAL)
+    tools = {t.name: t for t in asyncio.run(server.list_tools())}
+    assert set(tools) == set(LIBRARY_FUNCTIONS)
+    search_params = set(inspect.signature(KnowledgeBase.search).parameters)
+    recall = set(tools["recall_knowledge"].input_schema["properties"])
+    assert {"query", "top_k"} <= recall and {"query", "top_k"} <= search_params
+    assert {"path_prefixes", "tags"} <= recall  # SearchFilters' narrowing fields
+    ask_params = set(inspect.signature(KnowledgeBase.ask).parameters)
+    assert "question" in ask_params and "question" in tools["ask"].input_schema["properties"]
+    doc_params = set(inspect.signature(KnowledgeBase.documents).parameters) - {"self"}
+    assert doc_params <= set(tools["list_documents"].input_schema["properties"])
+    assert "citation_id" in inspect.signature(Home.resolve).parameters
+    assert "citation_id" in tools["resolve_citation"].input_schema["properties"]
+    for t in tools.values():
+        assert t.description == DESCRIPTIONS[t.name]
+
+
+@pytest.mark.parametrize("key", ["cw_bad"])
+def test_bad_key_refuses_to_start(tmp_path: Path, key: str) -> None:
+    run_cli("keys", "add", "a", "--principal", "alice", home=tmp_path / "h", check=True)
+    import subprocess
+
+    env = dict(os.environ, CITEWISE_HOME=str(tmp_path / "h"), CITEWISE_API_KEY=key)
+    proc = subprocess.run(
+        [sys.executable, "-c", "from citewise.cli import main; main()", "mcp"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode != 0 and "UNAUTHORIZED" in proc.stderr
