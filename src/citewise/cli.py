@@ -14,6 +14,7 @@ from citewise import cli_evidence, cli_serve
 from citewise import cli_output as ui
 from citewise.cli_eval import eval_app
 from citewise.cli_graph import graph_app
+from citewise.cli_llm import llm_app
 from citewise.config import DEFAULT_KB
 from citewise.errors import CitewiseError, UsageError
 from citewise.ingest.models import FileResult
@@ -39,6 +40,7 @@ cli_evidence.register(app)
 cli_serve.register(app)
 app.add_typer(graph_app, name="graph")
 app.add_typer(eval_app, name="eval")
+app.add_typer(llm_app, name="llm")
 
 HomeOpt = Annotated[
     Path | None,
@@ -186,13 +188,19 @@ def ask_cmd(
     trace: Annotated[
         bool, typer.Option("--trace", help="Include the full trace in --json.")
     ] = False,
+    llm: Annotated[
+        str | None, typer.Option("--llm", help="Write the answer with this activated LLM route.")
+    ] = None,
     home: HomeOpt = None,
     json: JsonOpt = False,
 ) -> None:
     """Answer a question: every sentence cites its exact source span, or says what is missing."""
     with _home(home) as h:
-        answer = h.kb(kb).ask(question, filters=_filters(filter_ or [], principal))
-    if json:
+        answer = h.kb(kb).ask(question, filters=_filters(filter_ or [], principal), llm=llm)
+    if json and llm is not None:
+        out = answer.to_json(with_trace=trace)
+        ui.print_json(out | {"answer_source": answer.trace.get("answer_source")})
+    elif json:
         ui.print_json(answer.to_json(with_trace=trace))
     else:
         ui.print_answer(answer)

@@ -213,11 +213,18 @@ class KnowledgeBase:
             )
         return assemble(self, query, filters=filters, profile=profile, rse=rse)
 
-    def ask(self, question: str, *, filters: SearchFilters | None = None) -> Answer:
-        """One answer whose every sentence carries an exact citation, or an honest outcome."""
+    def ask(
+        self, question: str, *, filters: SearchFilters | None = None, llm: str | None = None
+    ) -> Answer:
+        """One answer whose every sentence carries an exact citation, or an honest outcome.
+
+        ``llm`` names an activated LLM route (docs/llm.md); None keeps the extractive path.
+        """
         if not question.strip():
             raise UsageError("The question is empty.", hint="Pass the question to answer.")
-        return ask(self, question, filters=filters)
+        if llm is None:
+            return ask(self, question, filters=filters)
+        return ask(self, question, filters=filters, llm=llm)
 
     # -- history ------------------------------------------------------------
     def versions(self, path: str) -> list[VersionInfo]:

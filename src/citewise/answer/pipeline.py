@@ -37,7 +37,18 @@ NON_KB_REPLY = (
 INSUFFICIENT = "The knowledge base does not hold enough evidence to answer this question."
 
 
-def ask(kb: KnowledgeBase, question: str, *, filters: SearchFilters | None = None) -> Answer:
+def ask(
+    kb: KnowledgeBase,
+    question: str,
+    *,
+    filters: SearchFilters | None = None,
+    llm: str | None = None,
+) -> Answer:
+    llm_ctx = None
+    if llm is not None:  # an unknown or never-activated route is refused before any work
+        from citewise.llm.generate import open_route
+
+        llm_ctx = open_route(kb.home.settings.home, llm)
     intent = classify_intent(question)
     trace: dict[str, Any] = {"question": question, "intent": asdict(intent)}
     revision = kb.info().revision
@@ -65,7 +76,17 @@ def ask(kb: KnowledgeBase, question: str, *, filters: SearchFilters | None = Non
         GateInput(question, intent, pack, len(conflicts), _stale_used(pack, stale), unknown)
     )
     trace["recovery"] = None
-    if suff.recoverable:
+    judge_wants_more = False
+    if llm_ctx is not None and (suff.status == "borderline" or pack.profile == "deep"):
+        from citewise.llm.generate import judge_borderline
+
+        gi = GateInput(question, intent, pack, len(conflicts), _stale_used(pack, stale), unknown)
+        verdict = judge_borderline(kb, llm_ctx, question, gi, intent.kind, filters)
+        if verdict is not None:
+            trace["llm_judge"] = llm_ctx.clean(verdict.to_json())
+            suff = replace(suff, reasons=(*suff.reasons, verdict.reason))
+            judge_wants_more = verdict.verdict == "insufficient"
+    if suff.recoverable or judge_wants_more:
         # One extra assembly pass: read more of the documents. Never a loop.
         wider = EvidenceConfig(top_k=40, adjacent_window=8)
         second = assemble(kb, question, filters=filters, config=wider, profile="deep")
@@ -110,6 +131,23 @@ def ask(kb: KnowledgeBase, question: str, *, filters: SearchFilters | None = Non
             failure_stage=_failure_stage(pack),
             trace=trace | {"missing": missing},
         )
+    if llm_ctx is not None:
+        from citewise.llm.generate import llm_answer
+
+        gi = GateInput(question, intent, pack, len(conflicts), _stale_used(pack, stale), unknown)
+        generated = llm_answer(
+            kb,
+            llm_ctx,
+            question=question,
+            g=gi,
+            suff=suff,
+            stale=stale,
+            conflicts=conflicts,
+            filters=filters,
+            trace=trace,
+        )
+        if generated is not None:
+            return generated
     fragments = [f for f in (*pack.direct, *pack.augmentation) if f.path not in stale] or list(
         pack.direct
     )

@@ -1,0 +1,335 @@
+"""Generation over the frozen set, with bounded fallback, and the answer it yields.
+
+Every target of the route receives the same frozen payload (nothing is re-retrieved).
+Only eligible failures (connection, timeout, HTTP 429/5xx, output breaking the answer
+contract) move on to the next target; a refusal, a permission problem or a cancellation
+stops. Each attempt is recorded with its outcome, duration and the payload's hash.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from citewise.answer.compose import Candidate, _spans, compose
+from citewise.answer.models import Answer, Claim
+from citewise.answer.review import release_review
+from citewise.answer.sentences import clean_sentence
+from citewise.answer.support import support_score
+from citewise.llm.client import ChatClient, OpenAICompatibleClient, parse_json_object
+from citewise.llm.frozen import (
+    EvidenceDoesNotFit,
+    FrozenPayload,
+    _candidates,
+    freeze,
+    minimal_set,
+    unescape,
+)
+from citewise.llm.judge import JudgeResult, run_judge
+from citewise.llm.models import Attempt, LLMCallError, Route
+from citewise.llm.routes import RouteStore
+from citewise.llm.secrets import redact, redact_obj, resolve_key
+from citewise.recall.models import SearchFilters
+from citewise.sufficiency.gates import GateInput
+from citewise.sufficiency.models import Sufficiency
+
+if TYPE_CHECKING:
+    from citewise.kb import KnowledgeBase
+    from citewise.sufficiency.conflicts_adapter import ConflictNote
+
+log = logging.getLogger("citewise.llm")
+MAX_SENTENCES = 12
+
+
+@dataclass(slots=True)
+class LLMContext:
+    """An active route, its client and the keys it may use (kept out of every output)."""
+
+    route: Route
+    client: ChatClient
+    secrets: list[str] = field(default_factory=list)
+    calls: dict[int, int] = field(default_factory=dict)
+
+    def spend(self, target: int) -> bool:
+        used = self.calls.get(target, 0)
+        if used >= self.route.targets[target].call_budget:
+            return False
+        self.calls[target] = used + 1
+        return True
+
+    def clean(self, obj: Any) -> Any:
+        return redact_obj(obj, self.secrets)
+
+
+def open_route(home: Path, name: str, client: ChatClient | None = None) -> LLMContext:
+    """The active configuration of route ``name``; a never-activated route is refused."""
+    route = RouteStore(home).active(name)
+    keys: dict[str, str] = {}
+    for t in route.targets:
+        if t.api_key_env:
+            key = resolve_key(t.api_key_env, home)
+            if key:
+                keys[t.api_key_env] = key
+    return LLMContext(route, client or OpenAICompatibleClient(keys), list(keys.values()))
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSentence:
+    text: str
+    items: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class Generation:
+    sentences: list[ModelSentence] | None  # None: no target produced a valid answer
+    attempts: list[Attempt]
+    target: int | None = None
+    stopped: str = ""  # the failure kind that stopped fallback, or "exhausted"
+
+
+def validate(text: str, payload: FrozenPayload) -> list[ModelSentence]:
+    """The answer contract: ``{"sentences": [{"text": str, "items": [known ids]}]}``."""
+    obj = parse_json_object(text)
+    raw = obj.get("sentences")
+    if not isinstance(raw, list):
+        raise LLMCallError("contract", "no sentences list")
+    known = payload.by_id()
+    out: list[ModelSentence] = []
+    for s in raw[:MAX_SENTENCES]:
+        if not isinstance(s, dict):
+            raise LLMCallError("contract", "a sentence is not an object")
+        body, items = s.get("text"), s.get("items")
+        if not isinstance(body, str) or not body.strip():
+            raise LLMCallError("contract", "a sentence has no text")
+        if not isinstance(items, list) or not items or not all(isinstance(i, str) for i in items):
+            raise LLMCallError("contract", "a sentence cites no item")
+        unknown = [i for i in items if i not in known]
+        if unknown:
+            raise LLMCallError("contract", f"citations to unknown ids: {', '.join(unknown[:3])}")
+        out.append(ModelSentence(unescape(body.strip()), tuple(dict.fromkeys(items))))
+    return out
+
+
+def generate(payload: FrozenPayload, ctx: LLMContext) -> Generation:
+    messages = payload.messages()
+    digest = payload.sha256()
+    gen = Generation(None, [])
+    for i, target in enumerate(ctx.route.targets):
+        started = time.perf_counter()
+        stop = False
+        if not ctx.spend(i):
+            gen.attempts.append(
+                Attempt(i, target.model, target.endpoint, digest, "budget", "call budget spent", 0)
+            )
+            continue
+        try:
+            sentences = validate(
+                ctx.client.complete(target, messages, timeout=target.timeout), payload
+            )
+            outcome, detail = "ok", f"{len(sentences)} sentences"
+        except LLMCallError as exc:
+            sentences, outcome, detail = None, exc.kind, redact(exc.detail, ctx.secrets)
+            stop = not exc.eligible
+        ms = (time.perf_counter() - started) * 1000
+        gen.attempts.append(Attempt(i, target.model, target.endpoint, digest, outcome, detail, ms))
+        log.info(
+            "llm attempt %d %s %s: %s (%.0f ms)", i, target.model, target.endpoint, outcome, ms
+        )
+        if sentences is not None:
+            gen.sentences, gen.target = sentences, i
+            return gen
+        if stop:
+            gen.stopped = outcome
+            return gen
+    gen.stopped = "exhausted"
+    return gen
+
+
+def judge_borderline(
+    kb: KnowledgeBase,
+    ctx: LLMContext,
+    question: str,
+    g: GateInput,
+    intent: str,
+    filters: SearchFilters | None,
+) -> JudgeResult | None:
+    """Run the judge on the pack's leading items; None when nothing can be sent."""
+    r = ctx.route
+    items = [f for f in _candidates(g.pack, ()) if len(f.text) <= r.item_chars][: r.max_items]
+    while items and sum(len(f.text) for f in items) > r.total_chars:
+        items.pop()
+    if not items:  # the judge is one call per question, outside the generation budget
+        return None
+    result = run_judge(freeze(question, g.pack, items, intent, filters), r, ctx.client)
+    log.info("llm judge %s (%.0f ms)", result.reason, result.attempt.duration_ms)
+    return result
+
+
+def _best_span(frag: Any, sentence: str) -> Any:
+    spans = [s for s in _spans(frag) if s.kind != "heading" and clean_sentence(s.text).strip()]
+    if not spans:
+        return None
+    return max(spans, key=lambda s: (support_score(sentence, [s.text]).score, -s.start))
+
+
+def llm_answer(
+    kb: KnowledgeBase,
+    ctx: LLMContext,
+    *,
+    question: str,
+    g: GateInput,
+    suff: Sufficiency,
+    stale: tuple[str, ...],
+    conflicts: list[ConflictNote],
+    filters: SearchFilters | None,
+    trace: dict[str, Any],
+) -> Answer | None:
+    """The generated answer, or ``generation_unavailable``; None means: give the user the
+    extractive answer (only when the route offers it); ``trace`` records which."""
+    from citewise.answer.pipeline import _cite, _render
+
+    r = ctx.route
+    pack = g.pack
+    info: dict[str, Any] = {"route": r.name, "attempts": []}
+    trace["llm"] = info
+    frags = [f for f in _candidates(pack, stale)]
+    lead = compose(question, g.intent.kind, frags)
+    required = tuple(dict.fromkeys(c.fragment.citation_id for c in lead))
+    try:
+        chosen, set_review = minimal_set(
+            g,
+            suff,
+            required=required,
+            stale=stale,
+            max_items=r.max_items,
+            item_chars=r.item_chars,
+            total_chars=r.total_chars,
+        )
+    except EvidenceDoesNotFit as exc:
+        info["evidence_set"] = {"refused": str(exc)}
+        return _unavailable(kb, ctx, pack, suff, g, trace, f"evidence_set_does_not_fit:{exc}")
+    payload = freeze(question, pack, chosen, g.intent.kind, filters)
+    info["evidence_set"] = {"review": asdict(set_review)}
+    info["payload"] = payload.to_json()
+    gen = generate(payload, ctx)
+    info["attempts"] = [a.to_json() for a in gen.attempts]
+    if gen.sentences is None or gen.target is None:
+        info["stopped"] = gen.stopped
+        offer = gen.stopped == "exhausted"
+        return _unavailable(
+            kb, ctx, pack, suff, g, trace, f"generation_failed:{gen.stopped}", offer
+        )
+    target = r.targets[gen.target]
+    source = f"llm:{r.name}/{target.model}"
+    known = payload.by_id()
+    cands: list[Candidate] = []
+    groups: list[int] = []
+    for n, s in enumerate(gen.sentences):
+        for item_id in s.items:
+            frag = known[item_id].fragment
+            span = _best_span(frag, s.text)
+            if span is not None:
+                cands.append(Candidate(frag, span, s.text, 0.0, (n, span.start)))
+                groups.append(n)
+    citations, per_cand = _cite(kb, cands, conflicts)
+    claims: list[Claim] = []
+    for n, s in enumerate(gen.sentences):
+        nums = tuple(
+            dict.fromkeys(
+                c.citations[0]
+                for c, grp in zip(per_cand[: len(cands)], groups, strict=True)
+                if grp == n
+            )
+        )
+        claims.append(Claim(s.text, nums, 0.0, "", True))
+    claims += per_cand[len(cands) :]  # conflict notices
+    claims = release_review(claims, citations)
+    kept = [c for c in claims if c.kept]
+    trace["claims"] = [asdict(c) for c in claims]
+    trace["answer_source"] = source
+    trace["llm"] = ctx.clean(info)
+    if not any(c.verdict != "notice" for c in kept):
+        trace["failure_stage"] = "citation_verification"
+        return Answer(
+            "insufficient_evidence",
+            "The knowledge base does not hold enough evidence to answer this question. "
+            "(no generated sentence passed review)",
+            (),
+            "insufficient_evidence",
+            replace(suff, status="insufficient"),
+            pack.replay_id,
+            _trace_id(),
+            g.intent.kind,
+            kb.name,
+            pack.revision,
+            claims=tuple(claims),
+            failure_stage="citation_verification",
+            trace=trace,
+        )
+    used = sorted({n for c in kept for n in c.citations})
+    renumber = {old: new for new, old in enumerate(used, start=1)}
+    final = tuple(replace(citations[n - 1], number=renumber[n]) for n in used)
+    text = _render(
+        g.intent.kind,
+        [replace(c, citations=tuple(renumber[n] for n in c.citations)) for c in kept],
+    )
+    degradation = suff.degradation
+    if len(kept) < len([c for c in claims if c.verdict != "notice"]) and degradation == "none":
+        degradation = "partial_coverage"
+    return Answer(
+        "answered",
+        text,
+        final,
+        degradation,
+        suff,
+        pack.replay_id,
+        _trace_id(),
+        g.intent.kind,
+        kb.name,
+        pack.revision,
+        claims=tuple(claims),
+        trace=trace,
+    )
+
+
+def _unavailable(
+    kb: KnowledgeBase,
+    ctx: LLMContext,
+    pack: Any,
+    suff: Sufficiency,
+    g: GateInput,
+    trace: dict[str, Any],
+    reason: str,
+    offer: bool = True,
+) -> Answer | None:
+    trace["llm"] = ctx.clean(trace["llm"] | {"reason": reason, "replay_id": pack.replay_id})
+    if offer and ctx.route.extractive_fallback:
+        trace["answer_source"] = "extractive"
+        trace["llm"]["extractive_offered"] = True
+        return None
+    trace["failure_stage"] = "generation"
+    trace["answer_source"] = None
+    return Answer(
+        "generation_unavailable",
+        "No configured model produced an answer that meets the citation contract "
+        f"({reason.split(':', 1)[0].replace('_', ' ')}); the evidence is in the trace "
+        f"(replay id {pack.replay_id}).",
+        (),
+        suff.degradation,
+        suff,
+        pack.replay_id,
+        _trace_id(),
+        g.intent.kind,
+        kb.name,
+        pack.revision,
+        failure_stage="generation",
+        trace=trace,
+    )
+
+
+def _trace_id() -> str:
+    return f"t_{uuid.uuid4().hex[:24]}"
