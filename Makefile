@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 DEMO_HOME := .citewise-demo
 
-.PHONY: demo test install lint typecheck unit bench clean
+.PHONY: demo test install lint typecheck unit bench clean browser
 
 $(BIN)/citewise: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -24,7 +24,12 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
-unit: install
+# Debian's Chromium for the web page test (tests/test_web.py; skipped when it cannot be installed).
+browser:
+	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium) \
+		|| echo "chromium could not be installed; the browser test will be skipped"
+
+unit: install browser
 	$(BIN)/pytest
 
 test: lint typecheck unit

@@ -1,0 +1,354 @@
+// citewise web page. Everything that comes from documents is put on the page with
+// textContent or createTextNode, never innerHTML.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const state = { kb: "default", answer: null, search: null };
+
+function el(tag, text, cls) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  if (cls) node.className = cls;
+  return node;
+}
+
+function clear(node) {
+  while (node.firstChild) node.removeChild(node.firstChild);
+}
+
+function docUrl(path) {
+  return path.split("/").map(encodeURIComponent).join("/");
+}
+
+function showError(message) {
+  const box = $("error");
+  box.textContent = message || "";
+  box.hidden = !message;
+}
+
+async function api(method, url, body, isForm) {
+  const headers = {};
+  const key = $("api-key").value.trim();
+  if (key) headers["X-API-Key"] = key;
+  let payload;
+  if (body !== undefined) {
+    if (isForm) payload = body;
+    else {
+      headers["Content-Type"] = "application/json";
+      payload = JSON.stringify(body);
+    }
+  }
+  const resp = await fetch(url, { method, headers, body: payload });
+  const data = await resp.json().catch(() => ({}));
+  if (!resp.ok && !(resp.status === 207)) {
+    const err = (data && data.error) || { code: "HTTP_" + resp.status, message: resp.statusText };
+    throw new Error(err.code + ": " + err.message);
+  }
+  return data;
+}
+
+// -- knowledge bases ----------------------------------------------------------------
+async function loadKbs() {
+  const kbs = await api("GET", "/kb");
+  const picker = $("kb-picker");
+  clear(picker);
+  for (const kb of kbs) {
+    const opt = el("option", kb.name + " (" + kb.document_count + ")");
+    opt.value = kb.name;
+    picker.appendChild(opt);
+  }
+  if (kbs.some((k) => k.name === state.kb)) picker.value = state.kb;
+  else if (kbs.length) state.kb = kbs[0].name;
+}
+
+// -- ask ----------------------------------------------------------------------------
+async function ask(question) {
+  showError("");
+  $("ask-button").disabled = true;
+  try {
+    const base = "/kb/" + encodeURIComponent(state.kb);
+    const [answer, search] = await Promise.all([
+      api("POST", base + "/ask", { question, trace: true }),
+      api("POST", base + "/search", { query: question, top_k: 10 }).catch(() => null),
+    ]);
+    state.answer = answer;
+    state.search = search;
+    renderAnswer(answer);
+    renderStatus(answer, search);
+    renderEvidence(answer);
+    renderTrace(answer, search);
+  } catch (e) {
+    showError(e.message);
+  } finally {
+    $("ask-button").disabled = false;
+  }
+}
+
+function renderAnswer(answer) {
+  const box = $("answer");
+  clear(box);
+  $("citation-view").hidden = true;
+  const byNumber = new Map(answer.citations.map((c) => [String(c.number), c]));
+  const parts = String(answer.answer || "").split(/(\[\d+\])/);
+  for (const part of parts) {
+    const m = /^\[(\d+)\]$/.exec(part);
+    if (m && byNumber.has(m[1])) {
+      const c = byNumber.get(m[1]);
+      const btn = el("button", "[" + m[1] + "]", "cite-marker");
+      btn.type = "button";
+      btn.dataset.citation = m[1];
+      btn.title = c.path + " lines " + c.line_start + "-" + c.line_end;
+      btn.addEventListener("click", () => openCitation(c));
+      box.appendChild(btn);
+    } else if (part) {
+      box.appendChild(document.createTextNode(part));
+    }
+  }
+}
+
+function graphStatus(search) {
+  if (!search) return "unknown";
+  const g = (search.diagnostics || []).find((d) => d.route === "graph");
+  return g ? g.status : "not run";
+}
+
+function renderStatus(answer, search) {
+  $("status-row").hidden = false;
+  $("st-outcome").textContent = answer.outcome;
+  $("st-evidence").textContent = answer.sufficiency.status;
+  $("st-citations").textContent = String(answer.citations.length);
+  $("st-graph").textContent = graphStatus(search);
+  $("st-degraded").textContent = answer.degradation === "none" ? "no" : answer.degradation;
+}
+
+async function openCitation(c) {
+  showError("");
+  try {
+    const cited = await api("GET", "/citations/" + encodeURIComponent(c.id));
+    const view = $("citation-view");
+    view.hidden = false;
+    $("cite-meta").textContent =
+      cited.path + " · version " + cited.version_id + " · revision " + c.revision +
+      " · lines " + cited.line_start + "-" + cited.line_end +
+      " · chars " + cited.char_start + "-" + cited.char_end;
+    $("cite-section").textContent = (cited.heading_path || []).join(" > ");
+    const pre = $("cite-text");
+    clear(pre);
+    let section = null;
+    try {
+      const doc = await api(
+        "GET", "/kb/" + encodeURIComponent(state.kb) + "/documents/" + docUrl(cited.path) + "?nodes=true");
+      if (doc.version_id === cited.version_id) {
+        const holders = (doc.nodes || []).filter((n) =>
+          (n.kind === "section" || n.kind === "document") &&
+          n.char_start <= cited.char_start && n.char_end >= cited.char_end);
+        holders.sort((a, b) => (a.char_end - a.char_start) - (b.char_end - b.char_start));
+        section = holders[0] || null;
+      }
+    } catch (e) {
+      section = null; // the excerpt alone still shows
+    }
+    const mark = el("mark", cited.text);
+    mark.id = "cite-highlight";
+    if (section) {
+      const start = cited.char_start - section.char_start;
+      const end = cited.char_end - section.char_start;
+      pre.appendChild(document.createTextNode(section.text.slice(0, start)));
+      pre.appendChild(mark);
+      pre.appendChild(document.createTextNode(section.text.slice(end)));
+    } else {
+      pre.appendChild(mark);
+    }
+    mark.scrollIntoView({ block: "nearest" });
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
+const GROUPS = [
+  ["direct evidence", "direct_evidence"],
+  ["document augmentation", "document_augmentation"],
+  ["graph-neighbor evidence", "graph_neighbor_evidence"],
+];
+
+function fragmentNode(f) {
+  const box = el("div", null, "fragment");
+  const where = f.path + ":" + f.line_start + "-" + f.line_end +
+    ((f.heading_path || []).length ? "  " + f.heading_path.join(" > ") : "");
+  box.appendChild(el("div", "[" + f.role + "] " + where, "meta"));
+  box.appendChild(el("pre", f.text));
+  return box;
+}
+
+function renderEvidence(answer) {
+  const pack = (answer.trace || {}).pack;
+  const groups = $("evidence-groups");
+  clear(groups);
+  $("evidence").hidden = !pack;
+  if (!pack) return;
+  for (const [title, key] of GROUPS) {
+    const frags = pack[key] || [];
+    const g = el("div", null, "group");
+    g.dataset.role = key;
+    g.appendChild(el("h3", title + " (" + frags.length + ")"));
+    frags.forEach((f) => g.appendChild(fragmentNode(f)));
+    groups.appendChild(g);
+  }
+  const cl = pack.conflicts_and_limitations || { conflicts: [], limitations: [] };
+  const g = el("div", null, "group");
+  g.dataset.role = "conflicts";
+  g.appendChild(el("h3", "conflicts and limitations (" + (cl.conflicts.length + cl.limitations.length) + ")"));
+  cl.conflicts.forEach((f) => g.appendChild(fragmentNode(f)));
+  cl.limitations.forEach((l) => g.appendChild(el("div", l.kind + ": " + (l.path || "") + " " + l.reason, "meta")));
+  groups.appendChild(g);
+}
+
+function renderTrace(answer, search) {
+  const trace = answer.trace || {};
+  const pack = trace.pack || {};
+  $("tr-replay").textContent = answer.replay_id;
+  $("tr-trace").textContent = answer.trace_id;
+  const b = pack.budget;
+  $("tr-budget").textContent = b
+    ? b.used.fragments + "/" + b.max_fragments + " fragments, " + b.used.tokens + "/" +
+      b.total_tokens + " tokens, " + b.used.chars + "/" + b.total_chars + " chars"
+    : "n/a";
+  const reasons = answer.sufficiency.reasons || [];
+  $("tr-reasons").textContent = answer.sufficiency.status + (reasons.length ? ": " + reasons.join("; ") : "");
+  const body = $("tr-routes").querySelector("tbody");
+  clear(body);
+  for (const d of (search && search.diagnostics) || []) {
+    const tr = el("tr");
+    [d.route, d.status, d.candidates, Number(d.ms).toFixed(1), d.reason].forEach((v) => tr.appendChild(el("td", v)));
+    body.appendChild(tr);
+  }
+}
+
+// -- documents ----------------------------------------------------------------------
+async function loadDocs() {
+  showError("");
+  try {
+    const data = await api("GET", "/kb/" + encodeURIComponent(state.kb) + "/documents");
+    const body = $("docs-table").querySelector("tbody");
+    clear(body);
+    for (const d of data.documents) {
+      const tr = el("tr");
+      tr.dataset.path = d.path;
+      [d.path, d.title, d.version_id, d.node_count].forEach((v) => tr.appendChild(el("td", v)));
+      const actions = el("td");
+      const vb = el("button", "versions");
+      vb.type = "button";
+      vb.addEventListener("click", () => loadVersions(d.path));
+      const db = el("button", "delete");
+      db.type = "button";
+      db.addEventListener("click", () => deleteDoc(d.path));
+      actions.append(vb, db);
+      tr.appendChild(actions);
+      body.appendChild(tr);
+    }
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
+async function loadVersions(path) {
+  showError("");
+  try {
+    const versions = await api(
+      "GET", "/kb/" + encodeURIComponent(state.kb) + "/documents/" + docUrl(path) + "/versions");
+    $("versions").hidden = false;
+    $("versions-path").textContent = path;
+    const body = $("versions-table").querySelector("tbody");
+    clear(body);
+    for (const v of versions) {
+      const tr = el("tr");
+      const action = v.restored_from ? v.action + " (from v" + v.restored_from + ")" : v.action;
+      [(v.is_head ? "* " : "") + v.version_id, action, v.revision, v.content_sha256.slice(0, 12), v.created_at]
+        .forEach((x) => tr.appendChild(el("td", x)));
+      const td = el("td");
+      if (!v.is_head) {
+        const rb = el("button", "revert");
+        rb.type = "button";
+        rb.addEventListener("click", () => revert(path, v.version_id));
+        td.appendChild(rb);
+      }
+      tr.appendChild(td);
+      body.appendChild(tr);
+    }
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
+async function revert(path, version) {
+  try {
+    await api("POST", "/kb/" + encodeURIComponent(state.kb) + "/documents/" + docUrl(path) + "/revert", { version });
+    await loadVersions(path);
+    await loadDocs();
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
+async function deleteDoc(path) {
+  if (!window.confirm("Delete " + path + " from the current revision? Its history stays.")) return;
+  try {
+    await api("DELETE", "/kb/" + encodeURIComponent(state.kb) + "/documents/" + docUrl(path));
+    $("versions").hidden = true;
+    await loadDocs();
+    await loadKbs();
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
+async function upload(ev) {
+  ev.preventDefault();
+  showError("");
+  const files = $("upload-files").files;
+  if (!files.length) return;
+  const form = new FormData();
+  for (const f of files) form.append("files", f, f.name);
+  form.append("prefix", $("upload-prefix").value.trim());
+  try {
+    const report = await api("POST", "/kb/" + encodeURIComponent(state.kb) + "/documents", form, true);
+    $("upload-result").textContent = report.files
+      .map((f) => f.path + ": " + f.status + (f.code ? " " + f.code : ""))
+      .join("; ");
+    await loadDocs();
+    await loadKbs();
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
+// -- wiring -------------------------------------------------------------------------
+function showView(name) {
+  $("view-ask").hidden = name !== "ask";
+  $("view-docs").hidden = name !== "docs";
+  $("tab-ask").classList.toggle("active", name === "ask");
+  $("tab-docs").classList.toggle("active", name === "docs");
+  if (name === "docs") loadDocs();
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("api-key").value = window.localStorage.getItem("citewise-key") || "";
+  $("api-key").addEventListener("change", () => {
+    window.localStorage.setItem("citewise-key", $("api-key").value.trim());
+    loadKbs().catch((e) => showError(e.message));
+  });
+  $("kb-picker").addEventListener("change", () => {
+    state.kb = $("kb-picker").value;
+    if (!$("view-docs").hidden) loadDocs();
+  });
+  $("ask-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const q = $("question").value.trim();
+    if (q) ask(q);
+  });
+  $("trace-toggle").addEventListener("click", () => { $("trace").hidden = !$("trace").hidden; });
+  $("tab-ask").addEventListener("click", () => showView("ask"));
+  $("tab-docs").addEventListener("click", () => showView("docs"));
+  $("upload-form").addEventListener("submit", upload);
+  loadKbs().catch((e) => showError(e.message));
+});

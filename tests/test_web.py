@@ -1,0 +1,139 @@
+"""The web page at / in a real browser (Debian's Chromium driven by Playwright).
+
+Uploads a document, asks, opens a citation, and checks the evidence pane, status row and
+trace drawer; text from documents must never become markup. A screenshot is saved under
+tests/artifacts/ (gitignored).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests._server import running_server
+
+os.environ["CITEWISE_DENSE"] = "off"
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ARTIFACTS = Path(__file__).parent / "artifacts"
+
+DOC = """---
+title: Key rotation guide
+---
+# Key rotation
+
+To rotate keys, run `citewise rotate` every 90 days. <img src=x onerror="window.__pwned=1">
+
+## Checks
+
+Confirm the new key is active <b>before</b> retiring the old one.
+"""
+
+
+def _chromium() -> str:
+    """Debian's Chromium, installed with apt when missing and possible; else skip."""
+    if Path(CHROMIUM).exists():
+        return CHROMIUM
+    if shutil.which("apt-get") and os.geteuid() == 0:
+        subprocess.run(["apt-get", "update"], capture_output=True, timeout=600)
+        subprocess.run(["apt-get", "install", "-y", "chromium"], capture_output=True, timeout=1200)
+    if not Path(CHROMIUM).exists():
+        pytest.skip(
+            "Chromium is not installed at /usr/bin/chromium and could not be installed "
+            "(needs root and apt-get: apt-get install -y chromium)."
+        )
+    return CHROMIUM
+
+
+@pytest.fixture(scope="module")
+def browser_page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[object, str]]:
+    exe = _chromium()
+    sync_api = pytest.importorskip("playwright.sync_api")
+    home = tmp_path_factory.mktemp("web") / "home"
+    with running_server(home) as url, sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=exe, args=ARGS)
+        page = browser.new_page(viewport={"width": 1200, "height": 1400})
+        yield page, url
+        browser.close()
+
+
+def test_upload_ask_cite(browser_page: tuple[object, str], tmp_path: Path) -> None:
+    page, url = browser_page
+    p: object = page
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(p, Page)
+    errors: list[str] = []
+    p.on("pageerror", lambda exc: errors.append(str(exc)))
+    p.goto(url + "/")
+    expect(p.locator("#kb-picker option")).to_have_count(1)
+
+    # Documents view: upload, then see it listed with its versions.
+    src = tmp_path / "rotation.md"
+    src.write_text(DOC, "utf-8")
+    p.click("#tab-docs")
+    p.set_input_files("#upload-files", str(src))
+    p.fill("#upload-prefix", "ops")
+    p.click("#upload-form button[type=submit]")
+    expect(p.locator("#upload-result")).to_contain_text("ops/rotation.md: added")
+    row = p.locator('#docs-table tr[data-path="ops/rotation.md"]')
+    expect(row).to_have_count(1)
+    row.locator("button", has_text="versions").click()
+    expect(p.locator("#versions-table tbody tr")).to_have_count(1)
+
+    # Ask: one answer with inline citation markers.
+    p.click("#tab-ask")
+    p.fill("#question", "How do I rotate keys?")
+    p.click("#ask-button")
+    marker = p.locator(".cite-marker").first
+    expect(marker).to_be_visible(timeout=60_000)
+    expect(p.locator("#st-outcome")).to_have_text("answered")
+    expect(p.locator("#st-evidence")).not_to_be_empty()
+    assert int(p.locator("#st-citations").inner_text()) >= 1
+    expect(p.locator("#st-graph")).not_to_be_empty()
+    expect(p.locator("#st-degraded")).not_to_be_empty()
+
+    # Open the citation: the excerpt is highlighted inside its section.
+    marker.click()
+    highlight = p.locator("#cite-highlight")
+    expect(highlight).to_be_visible()
+    expect(highlight).to_contain_text("To rotate keys")
+    expect(p.locator("#cite-meta")).to_contain_text("ops/rotation.md")
+    expect(p.locator("#cite-meta")).to_contain_text("lines")
+    expect(p.locator("#cite-section")).to_have_text("Key rotation")
+    expect(p.locator("#cite-text")).to_contain_text("# Key rotation")
+
+    # Evidence pane grouped by role; trace drawer with replay id, routes and budget.
+    expect(p.locator("#evidence")).to_be_visible()
+    expect(p.locator('#evidence-groups [data-role="direct_evidence"] .fragment')).not_to_have_count(
+        0
+    )
+    p.click("#trace-toggle")
+    expect(p.locator("#tr-replay")).to_contain_text("rp_")
+    expect(p.locator("#tr-routes tbody tr")).not_to_have_count(0)
+    expect(p.locator("#tr-budget")).to_contain_text("tokens")
+
+    # Document text is data: the planted markup is shown as text, never run or rendered.
+    expect(p.locator("#evidence")).to_contain_text("<b>before</b>")
+    expect(p.locator("#cite-text")).to_contain_text('<img src=x onerror="window.__pwned=1">')
+    assert p.locator("#evidence img, #cite-text img, #answer img, #evidence b").count() == 0
+    assert p.evaluate("window.__pwned") is None
+    assert errors == []
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    p.screenshot(path=str(ARTIFACTS / "web.png"), full_page=True)
+    assert (ARTIFACTS / "web.png").stat().st_size > 0
