@@ -1,4 +1,6 @@
--- citewise SQLite schema, version 1 (recorded in PRAGMA user_version).
+-- citewise SQLite schema, version 2 (recorded in PRAGMA user_version).
+-- Version 2 added the audit tables at the end (ledger, checkpoint, answer); a version-1
+-- store is upgraded by running the statements marked IF NOT EXISTS.
 --
 -- History is append-only: a version row is never rewritten except to close its
 -- validity interval (rev_removed). A version belongs to revision r of its KB when
@@ -102,3 +104,57 @@ CREATE TABLE chunk (
     PRIMARY KEY (content_id, chunk_id)
 ) WITHOUT ROWID;
 CREATE INDEX chunk_by_id ON chunk(chunk_id);
+
+-- Audit (schema version 2). The ledger is append-only: seq is the Merkle leaf index
+-- (0..n-1) and entry_hash the RFC 6962 leaf hash of the entry's canonical JSON, kept for
+-- convenience only (verification recomputes it). Triggers refuse updates and deletes.
+CREATE TABLE IF NOT EXISTS ledger (
+    seq        INTEGER PRIMARY KEY CHECK (seq >= 0),
+    type       TEXT NOT NULL,
+    kb         TEXT,
+    principal  TEXT NOT NULL,
+    lineage    TEXT NOT NULL DEFAULT '{}',      -- JSON object: session, turn, task, run, trace
+    payload    TEXT NOT NULL,                   -- canonical JSON object
+    ts         TEXT NOT NULL,
+    entry_hash TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS ledger_by_type ON ledger(type, kb, seq);
+CREATE INDEX IF NOT EXISTS ledger_by_principal ON ledger(principal, ts);
+CREATE TRIGGER IF NOT EXISTS ledger_no_update BEFORE UPDATE ON ledger
+BEGIN
+    SELECT RAISE(ABORT, 'the ledger is append-only');
+END;
+CREATE TRIGGER IF NOT EXISTS ledger_no_delete BEFORE DELETE ON ledger
+BEGIN
+    SELECT RAISE(ABORT, 'the ledger is append-only');
+END;
+
+-- Signed tree heads; document is the full checkpoint JSON (body, signature, public key).
+CREATE TABLE IF NOT EXISTS checkpoint (
+    id        INTEGER PRIMARY KEY,
+    tree_size INTEGER NOT NULL,
+    root_hash TEXT NOT NULL,
+    timestamp TEXT NOT NULL,
+    key_id    TEXT NOT NULL,
+    document  TEXT NOT NULL
+);
+
+-- Saved answers, keyed by the answer's trace id; answer_json is the canonical JSON of the
+-- full answer with its trace, never rewritten (its sha256 is in the ledger event).
+CREATE TABLE IF NOT EXISTS answer (
+    answer_id     TEXT PRIMARY KEY,
+    kb            TEXT NOT NULL,
+    question      TEXT NOT NULL,
+    revision      INTEGER NOT NULL,
+    revision_hash TEXT NOT NULL,
+    replay_id     TEXT NOT NULL,
+    outcome       TEXT NOT NULL,
+    answer_json   TEXT NOT NULL,
+    conditions    TEXT NOT NULL,
+    ledger_seq    INTEGER NOT NULL,
+    created_at    TEXT NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS answer_no_update BEFORE UPDATE ON answer
+BEGIN
+    SELECT RAISE(ABORT, 'saved answers are never rewritten');
+END;

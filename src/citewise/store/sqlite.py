@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
+from citewise.audit.sqlite_ledger import SQLiteLedger
 from citewise.errors import (
     DocumentNotFound,
     KBExists,
@@ -34,7 +35,7 @@ from citewise.store._lookup import SQLiteLookup
 from citewise.store._resolve import SQLiteResolve
 from citewise.store.models import IngestAction, IngestOutcome, KBInfo, RevisionInfo
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 DEFAULT_KB = "default"
 
 
@@ -42,7 +43,7 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-class SQLiteStore(SQLiteResolve, SQLiteLookup):
+class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteLedger):
     """``SQLiteStore(home / "citewise.db")``; thread-safe via one lock per store."""
 
     def __init__(self, path: Path) -> None:
@@ -106,6 +107,12 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup):
                 )
             if version == SCHEMA_VERSION:
                 return
+            if version == 1:  # version 2 only added the audit tables
+                for statement in _schema_statements():
+                    if "IF NOT EXISTS" in statement:
+                        c.execute(statement)
+                c.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                return
             tables = c.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
             if tables:
                 raise StoreError(
@@ -160,6 +167,7 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup):
                 )
             c.execute("DELETE FROM kb WHERE name = ?", (name,))
             self._batches.pop(name, None)
+            self._ledger(c, "kb_delete", {"kb": name, "documents": held}, kb=name)
 
     # -- batches and revisions -------------------------------------------------
     def begin_batch(self, kb: str) -> None:
@@ -224,6 +232,8 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup):
         )
         if kb in self._batches:
             self._batches[kb] = number
+        parent = adhash.EMPTY_HASH if head is None else head["hash"]
+        self._ledger(c, "revision", {"kb": kb, "revision": number, "parent_hash": parent}, kb=kb)
         return number
 
     def _finish_change(
@@ -320,7 +330,22 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup):
                 ),
             )
             c.execute("UPDATE document SET head_vid = ? WHERE doc_id = ?", (cur.lastrowid, doc_id))
-            self._finish_change(c, kb, rev, adhash.add(hash_hex, path, content_sha), delta)
+            hash_hex = adhash.add(hash_hex, path, content_sha)
+            self._finish_change(c, kb, rev, hash_hex, delta)
+            event = {
+                "kb": kb,
+                "path": path,
+                "doc_id": doc_id,
+                "action": action,
+                "version": version_no,
+                "content_sha256": content_sha,
+                "raw_sha256": raw_sha,
+                "size_bytes": len(raw),
+                "revision": rev,
+                "revision_hash": hash_hex,
+                "restored_from": restored_from,
+            }
+            self._ledger(c, "revert" if action == "reverted" else "ingest", event, kb=kb)
         return IngestOutcome(
             action, doc_id, path, version_no, rev, len(parsed.nodes), len(parsed.chunks)
         )
@@ -350,6 +375,16 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup):
             c.execute("UPDATE document SET head_vid = ? WHERE doc_id = ?", (cur.lastrowid, doc_id))
             hash_hex = adhash.remove(self._revision_hash(c, kb, rev), path, head["content_sha256"])
             self._finish_change(c, kb, rev, hash_hex, -1)
+            event = {
+                "kb": kb,
+                "path": path,
+                "doc_id": doc_id,
+                "version": head["version_no"] + 1,
+                "removed_content_sha256": head["content_sha256"],
+                "revision": rev,
+                "revision_hash": hash_hex,
+            }
+            self._ledger(c, "delete", event, kb=kb)
         return IngestOutcome("deleted", doc_id, path, head["version_no"] + 1, rev, 0, 0)
 
     def _require_restorable(

@@ -1,0 +1,138 @@
+"""Ledger entries: the event types, canonical JSON, and the exact bytes a leaf hashes."""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+from citewise.audit.merkle import leaf_hash
+
+#: Event types written today. ``access`` carries allowed / denied / redacted decisions.
+EVENT_TYPES = (
+    "ingest",
+    "revision",
+    "delete",
+    "revert",
+    "kb_delete",
+    "search",
+    "evidence",
+    "answer",
+    "feedback",
+    "access",
+    "key",
+    "route",
+)
+LINEAGE_KEYS = ("session", "turn", "task", "run", "trace")
+
+
+def canonical_json(obj: object) -> str:
+    """Sorted keys, no insignificant whitespace, UTF-8 kept as is: one text per value."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerEntry:
+    seq: int
+    type: str
+    kb: str | None
+    principal: str
+    lineage: dict[str, str]
+    payload: dict[str, Any]
+    ts: str
+    entry_hash: str = ""  # as stored (hex); verification recomputes it
+
+    def entry_bytes(self) -> bytes:
+        return encode_entry(
+            self.seq, self.type, self.kb, self.principal, self.lineage, self.payload, self.ts
+        )
+
+    def leaf(self) -> bytes:
+        return leaf_hash(self.entry_bytes())
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "type": self.type,
+            "kb": self.kb,
+            "principal": self.principal,
+            "lineage": self.lineage,
+            "payload": self.payload,
+            "ts": self.ts,
+            "entry_hash": self.entry_hash,
+        }
+
+
+def encode_entry(
+    seq: int,
+    type_: str,
+    kb: str | None,
+    principal: str,
+    lineage: Mapping[str, str],
+    payload: Mapping[str, Any],
+    ts: str,
+) -> bytes:
+    """The bytes of one leaf: canonical JSON of every column except the stored hash."""
+    doc = {
+        "seq": seq,
+        "type": type_,
+        "kb": kb,
+        "principal": principal,
+        "lineage": dict(lineage),
+        "payload": dict(payload),
+        "ts": ts,
+    }
+    return canonical_json(doc).encode("utf-8")
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerContext:
+    """Who is acting and under which lineage ids (all optional)."""
+
+    principal: str | None = None
+    lineage: dict[str, str] = field(default_factory=dict)
+
+
+_CONTEXT: ContextVar[LedgerContext | None] = ContextVar("citewise_ledger_context", default=None)
+
+
+def default_principal() -> str:
+    env = os.environ.get("CITEWISE_PRINCIPAL", "").strip()
+    if env:
+        return env
+    try:
+        return f"local:{getpass.getuser()}"
+    except (KeyError, OSError):
+        return "local"
+
+
+def current_context() -> LedgerContext:
+    return _CONTEXT.get() or LedgerContext()
+
+
+def clean_lineage(lineage: Mapping[str, object] | None) -> dict[str, str]:
+    if not lineage:
+        return {}
+    unknown = set(lineage) - set(LINEAGE_KEYS)
+    if unknown:
+        raise ValueError(f"unknown lineage keys {sorted(unknown)}; use {', '.join(LINEAGE_KEYS)}")
+    return {k: str(v) for k, v in lineage.items() if v is not None and str(v) != ""}
+
+
+@contextmanager
+def ledger_context(
+    principal: str | None = None, lineage: Mapping[str, object] | None = None
+) -> Iterator[LedgerContext]:
+    """Attribute the store's events (ingest, delete, revert) written inside to a principal
+    and lineage ids."""
+    ctx = LedgerContext(principal, clean_lineage(lineage))
+    token = _CONTEXT.set(ctx)
+    try:
+        yield ctx
+    finally:
+        _CONTEXT.reset(token)

@@ -1,0 +1,282 @@
+"""The SQLite side of the ledger: a mixin of :class:`~citewise.store.sqlite.SQLiteStore`.
+
+``_ledger(conn, ...)`` appends one entry on a connection whose write transaction is already
+open, so the store writes ingest, delete and revert events in the same transaction as the
+change: an acknowledged change is in the ledger, and a rolled-back one is not. Answers,
+feedback and checkpoints are written in their own transactions here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterator, Mapping
+from contextlib import AbstractContextManager
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from citewise.audit.entries import (
+    LedgerEntry,
+    canonical_json,
+    clean_lineage,
+    current_context,
+    default_principal,
+    encode_entry,
+)
+from citewise.audit.merkle import leaf_hash
+from citewise.errors import CitationNotFound, StoreError
+from citewise.store._reads import SQLiteReads
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _entry(row: sqlite3.Row) -> LedgerEntry:
+    return LedgerEntry(
+        int(row["seq"]),
+        str(row["type"]),
+        row["kb"],
+        str(row["principal"]),
+        json.loads(row["lineage"]),
+        json.loads(row["payload"]),
+        str(row["ts"]),
+        str(row["entry_hash"]),
+    )
+
+
+class SQLiteLedger(SQLiteReads):
+    if TYPE_CHECKING:
+
+        def _write(self) -> AbstractContextManager[sqlite3.Connection]: ...
+
+    # -- appending -------------------------------------------------------------
+    def _ledger(
+        self,
+        c: sqlite3.Connection,
+        type_: str,
+        payload: Mapping[str, Any],
+        *,
+        kb: str | None = None,
+        principal: str | None = None,
+        lineage: Mapping[str, object] | None = None,
+    ) -> LedgerEntry:
+        """Append inside the caller's open transaction; returns the entry."""
+        ctx = current_context()
+        who = principal or ctx.principal or default_principal()
+        lin = clean_lineage(lineage) if lineage else dict(ctx.lineage)
+        row = c.execute("SELECT coalesce(max(seq) + 1, 0) FROM ledger").fetchone()
+        seq = int(row[0])
+        ts = _now()
+        body = json.loads(canonical_json(dict(payload)))  # plain JSON values only
+        raw = encode_entry(seq, type_, kb, who, lin, body, ts)
+        digest = leaf_hash(raw).hex()
+        c.execute(
+            "INSERT INTO ledger(seq, type, kb, principal, lineage, payload, ts, entry_hash) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (seq, type_, kb, who, canonical_json(lin), canonical_json(body), ts, digest),
+        )
+        return LedgerEntry(seq, type_, kb, who, lin, body, ts, digest)
+
+    def append_event(
+        self,
+        type_: str,
+        payload: Mapping[str, Any],
+        *,
+        kb: str | None = None,
+        principal: str | None = None,
+        lineage: Mapping[str, object] | None = None,
+    ) -> LedgerEntry:
+        """Append one event in its own transaction."""
+        with self._write() as c:
+            return self._ledger(c, type_, payload, kb=kb, principal=principal, lineage=lineage)
+
+    # -- reading ---------------------------------------------------------------
+    def ledger_size(self) -> int:
+        with self._read() as c:
+            return int(c.execute("SELECT count(*) FROM ledger").fetchone()[0])
+
+    def ledger_entry(self, seq: int) -> LedgerEntry:
+        with self._read() as c:
+            row = c.execute("SELECT * FROM ledger WHERE seq = ?", (seq,)).fetchone()
+        if row is None:
+            raise CitationNotFound(
+                f"No ledger entry {seq}.", hint="Entries are numbered from 0; see `audit log`."
+            )
+        return _entry(row)
+
+    def iter_ledger(self, *, batch: int = 5000) -> Iterator[LedgerEntry]:
+        """All entries in ``seq`` order, read in batches."""
+        last = -1
+        while True:
+            with self._read() as c:
+                rows = c.execute(
+                    "SELECT * FROM ledger WHERE seq > ? ORDER BY seq LIMIT ?", (last, batch)
+                ).fetchall()
+            if not rows:
+                return
+            for r in rows:
+                yield _entry(r)
+            last = int(rows[-1]["seq"])
+
+    def query_ledger(
+        self,
+        *,
+        types: tuple[str, ...] = (),
+        principal: str | None = None,
+        since: str | None = None,
+        kb: str | None = None,
+        limit: int | None = None,
+    ) -> list[LedgerEntry]:
+        sql = "SELECT * FROM ledger WHERE 1 = 1"
+        args: list[object] = []
+        if types:
+            sql += f" AND type IN ({', '.join('?' for _ in types)})"
+            args += types
+        if principal is not None:
+            sql += " AND principal = ?"
+            args.append(principal)
+        if since is not None:
+            sql += " AND ts >= ?"
+            args.append(since)
+        if kb is not None:
+            sql += " AND kb = ?"
+            args.append(kb)
+        sql += " ORDER BY seq"
+        if limit is not None:
+            sql += " LIMIT ?"
+            args.append(limit)
+        with self._read() as c:
+            return [_entry(r) for r in c.execute(sql, args)]
+
+    def last_event(self, type_: str, kb: str | None = None) -> LedgerEntry | None:
+        with self._read() as c:
+            row = c.execute(
+                "SELECT * FROM ledger WHERE type = ? AND kb IS ? ORDER BY seq DESC LIMIT 1",
+                (type_, kb),
+            ).fetchone()
+        return None if row is None else _entry(row)
+
+    # -- checkpoints -------------------------------------------------------------
+    def save_checkpoint(self, checkpoint: Mapping[str, Any]) -> None:
+        with self._write() as c:
+            c.execute(
+                "INSERT INTO checkpoint(tree_size, root_hash, timestamp, key_id, document) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (
+                    int(checkpoint["tree_size"]),
+                    str(checkpoint["root_hash"]),
+                    str(checkpoint["timestamp"]),
+                    str(checkpoint["key_id"]),
+                    canonical_json(dict(checkpoint)),
+                ),
+            )
+
+    def list_checkpoints(self) -> list[dict[str, Any]]:
+        with self._read() as c:
+            rows = c.execute("SELECT document FROM checkpoint ORDER BY id").fetchall()
+        return [json.loads(r[0]) for r in rows]
+
+    # -- saved answers -----------------------------------------------------------
+    def save_answer(
+        self,
+        answer_id: str,
+        kb: str,
+        answer_json: Mapping[str, Any],
+        conditions: Mapping[str, Any],
+        event: Mapping[str, Any],
+        *,
+        principal: str | None = None,
+        lineage: Mapping[str, object] | None = None,
+        extra_events: tuple[tuple[str, Mapping[str, Any]], ...] = (),
+    ) -> LedgerEntry:
+        """Store the full answer and its ``answer`` ledger event in one transaction. The
+        event carries the sha256 of the stored answer JSON, binding the two."""
+        body = canonical_json(dict(answer_json))
+        digest = hashlib.sha256(body.encode("utf-8")).hexdigest()
+        with self._write() as c:
+            revision = int(answer_json.get("revision") or 0)
+            row = c.execute(
+                "SELECT hash FROM revision WHERE kb = ? AND revision = ?", (kb, revision)
+            ).fetchone()
+            rev_hash = "" if row is None else str(row[0])
+            payload = dict(event) | {
+                "answer_id": answer_id,
+                "answer_sha256": digest,
+                "revision_hash": rev_hash,
+            }
+            entry = self._ledger(c, "answer", payload, kb=kb, principal=principal, lineage=lineage)
+            c.execute(
+                "INSERT INTO answer(answer_id, kb, question, revision, revision_hash, replay_id, "
+                "outcome, answer_json, conditions, ledger_seq, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    answer_id,
+                    kb,
+                    str(event.get("question", "")),
+                    revision,
+                    rev_hash,
+                    str(answer_json.get("replay_id", "")),
+                    str(answer_json.get("outcome", "")),
+                    body,
+                    canonical_json(dict(conditions)),
+                    entry.seq,
+                    entry.ts,
+                ),
+            )
+            for type_, extra in extra_events:
+                self._ledger(
+                    c,
+                    type_,
+                    dict(extra) | {"answer_id": answer_id},
+                    kb=kb,
+                    principal=principal,
+                    lineage=lineage,
+                )
+        return entry
+
+    def get_answer(self, answer_id: str) -> dict[str, Any]:
+        """``{"answer_id", "kb", "revision", "revision_hash", "answer", "conditions",
+        "ledger_seq", "created_at"}`` of a saved answer."""
+        with self._read() as c:
+            row = c.execute("SELECT * FROM answer WHERE answer_id = ?", (answer_id,)).fetchone()
+        if row is None:
+            raise CitationNotFound(
+                f"No saved answer {answer_id!r}.",
+                hint="Answer ids are the trace ids `citewise ask --json` prints (t_...).",
+            )
+        return {
+            "answer_id": row["answer_id"],
+            "kb": row["kb"],
+            "revision": int(row["revision"]),
+            "revision_hash": row["revision_hash"],
+            "answer": json.loads(row["answer_json"]),
+            "answer_sha256": hashlib.sha256(str(row["answer_json"]).encode("utf-8")).hexdigest(),
+            "conditions": json.loads(row["conditions"]),
+            "ledger_seq": int(row["ledger_seq"]),
+            "created_at": row["created_at"],
+        }
+
+    def list_answer_bindings(self) -> list[tuple[str, int, str]]:
+        """(answer id, ledger seq, sha256 of the stored answer JSON) for every answer."""
+        with self._read() as c:
+            rows = c.execute(
+                "SELECT answer_id, ledger_seq, answer_json FROM answer ORDER BY ledger_seq"
+            ).fetchall()
+        return [
+            (
+                str(r[0]),
+                int(r[1]),
+                hashlib.sha256(str(r[2]).encode("utf-8")).hexdigest(),
+            )
+            for r in rows
+        ]
+
+
+def require_ledger(store: object) -> SQLiteLedger:
+    if not isinstance(store, SQLiteLedger):
+        raise StoreError(
+            "This store keeps no audit ledger.", hint="Use the SQLite store (the default)."
+        )
+    return store
