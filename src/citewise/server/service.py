@@ -279,6 +279,7 @@ class Service:
         base = safe_doc_path(prefix.strip("/")) + "/" if prefix.strip("/") else ""
         with self.lock:
             kb = self.kb(caller, name)
+            hidden = {d.path for d in kb.documents() if not may_read(d.metadata, caller.principal)}
         early: list[FileResult] = []
         with tempfile.TemporaryDirectory(prefix="citewise-upload-") as tmp:
             root = Path(tmp)
@@ -293,7 +294,7 @@ class Service:
                     )
                     early.append(FileResult(rel, "failed", code=err.code, message=str(err)))
                     continue
-                if self._hidden_existing(caller, kb, rel):
+                if rel in hidden:
                     err = Forbidden(f"{rel}: this key may not write that path.")
                     early.append(FileResult(rel, "failed", code=err.code, message=str(err)))
                     continue
@@ -315,14 +316,6 @@ class Service:
             for r in report.files
         )
         return replace(report, files=tuple(early) + cleaned)
-
-    def _hidden_existing(self, caller: Caller, kb: KnowledgeBase, path: str) -> bool:
-        with self.lock:
-            try:
-                doc = kb.document(path)
-            except DocumentNotFound:
-                return False
-        return not may_read(doc.metadata, caller.principal)
 
     def _copy(self, stream: BinaryIO, dest: Path, rel: str) -> None:
         dest.parent.mkdir(parents=True, exist_ok=True)
