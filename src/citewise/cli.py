@@ -204,6 +204,9 @@ def ask_cmd(
         ui.print_json(answer.to_json(with_trace=trace))
     else:
         ui.print_answer(answer)
+        if llm is not None:
+            source = answer.trace.get("answer_source") or "none"
+            ui.out.print(f"answer source: {source}", markup=False)
     if answer.outcome in ("insufficient_evidence", "generation_unavailable"):
         raise typer.Exit(3)
 
