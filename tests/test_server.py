@@ -295,3 +295,57 @@ def test_serve_refuses_public_bind_without_keys(tmp_path: Path) -> None:
     proc = run_cli("serve", "--host", "0.0.0.0", "--port", "1", home=tmp_path / "h")
     assert proc.returncode == 2
     assert "BAD_REQUEST" in proc.stderr and "no API keys" in proc.stderr
+
+
+def test_citewise_serve_command(tmp_path: Path) -> None:
+    """The real ``citewise serve`` process answers on loopback and warns about missing keys."""
+    import subprocess
+    import sys
+    import time
+
+    from tests._server import free_port
+
+    port = free_port()
+    env = dict(os.environ, CITEWISE_HOME=str(tmp_path / "h"), CITEWISE_DENSE="off")
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from citewise.cli import main; main()",
+            "serve",
+            "--port",
+            str(port),
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        body: dict[str, Any] = {}
+        while time.monotonic() < deadline:
+            try:
+                body = httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).json()
+                break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        assert body == {"status": "ok", "auth": "none"}
+        page = httpx.get(f"http://127.0.0.1:{port}/")
+        assert page.status_code == 200 and "<title>citewise</title>" in page.text
+        assert httpx.get(f"http://127.0.0.1:{port}/static/app.js").status_code == 200
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=20)
+    assert "no API keys configured" in err
+
+
+def test_unexpected_error_is_opaque(client: httpx.Client, monkeypatch: pytest.MonkeyPatch) -> None:
+    from citewise.server.service import Service
+
+    def boom(self: Service, caller: object) -> None:
+        raise RuntimeError("/var/lib/secret/internal.db is broken")
+
+    monkeypatch.setattr(Service, "models", boom)
+    e = _err(client.get("/health/models"), 500, "INTERNAL")
+    assert "secret" not in e["message"] and "RuntimeError" not in e["message"]
