@@ -26,6 +26,7 @@ from citewise.graph.build import KBGraph
 from citewise.index.embedder import Embedder, Unavailable, probe
 from citewise.index.lexical import LexicalIndex
 from citewise.index.vectors import VectorIndex
+from citewise.ingest.editions import superseded_paths
 from citewise.store.models import StoredChunk
 from citewise.store.protocol import Store
 
@@ -104,6 +105,8 @@ class KBIndex:
         self._generation = ""
         self._keys: dict[str, str] = {}  # chunk id -> text key of its vector
         self.chunks: dict[str, StoredChunk] = {}
+        #: Paths of superseded editions (recall ranks them below current editions).
+        self.superseded: frozenset[str] = frozenset()
         self.lexical = LexicalIndex()
         self.vectors: VectorIndex | None = None
         self.embedder: Embedder | None = None
@@ -171,6 +174,7 @@ class KBIndex:
             return SyncReport(0, 0, 0, 0, 0.0, time.perf_counter() - started)
         live = {c.chunk_id: c for c in self.store.iter_chunks(self.kb)}
         self.chunks = live
+        self.superseded = superseded_paths((c.path, c.metadata) for c in live.values())
         gone = [cid for cid in self.lexical.ids() if cid not in live]
         self.lexical.remove(gone)
         new = [c for cid, c in live.items() if cid not in self.lexical]

@@ -27,25 +27,30 @@ from citewise.recall.models import (
 )
 from citewise.recall.scope import visible_chunks
 
+#: Rank fusion weights when only one content route has candidates (identifier first).
+RRF_WEIGHTS = {"identifier": 4.0, "lexical": 2.0, "vector": 1.0}
+
 
 @dataclass(frozen=True, slots=True)
 class RecallSettings:
     """Defaults are measured on SciFact (train split for weights; see docs/benchmarks.md)."""
 
-    #: Fusion, weights and pool: SciFact *train* (809 queries, MMR off, bench/retrieval.py).
-    #: RRF lexical:vector 2:1 with pool 100 is the best RRF point (train nDCG@10 0.7229).
-    #: Convex 0.6/0.4 scored higher (0.7360) but ranks a superseded edition first in the
-    #: stale-edition probe, so it waits for the answer stage (docs/benchmarks.md).
+    #: Fusion chosen on the SciFact *train* split (809 queries): convex, lexical 0.6 /
+    #: vector 0.4, pool 100 (train 0.7360, test 0.7309; docs/benchmarks.md). The identifier
+    #: route's weight puts an exact clause match first.
     pool: int = 100  # candidates per route
     vector_threshold: float = 0.30  # cosine; MiniLM unrelated pairs score ~0.1
     #: A vector hit with no query term in any chunk must clear a higher bar.
     vector_only_threshold: float = 0.45
     lexical_min_coverage: float = 0.34  # share of key terms the best lexical hit must hold
-    fusion: Literal["rrf", "convex"] = "rrf"
+    fusion: Literal["rrf", "convex"] = "convex"
     rrf_k: int = 60
     weights: dict[str, float] = field(
-        default_factory=lambda: {"identifier": 4.0, "lexical": 2.0, "vector": 1.0}
+        default_factory=lambda: {"identifier": 2.0, "lexical": 0.6, "vector": 0.4}
     )
+    #: Superseded editions (stale status, or the target of a supersedes relation) keep this
+    #: share of their fused score, so a current edition outranks them (they stay findable).
+    stale_factor: float = 0.5
     #: Weight of the graph boost (an RRF-style term for pool members near the anchor).
     graph_boost: float = 0.5
     mmr: bool = True
@@ -103,9 +108,14 @@ def search(
     hits: list[Hit] = []
     graph_diag = None
     if abstain is None:
-        fused = (
-            convex(scores, s.weights) if s.fusion == "convex" else rrf(rankings, s.weights, s.rrf_k)
-        )
+        # Convex weights were chosen for two content routes; with one (dense off, or no
+        # vector candidate) the rank-based RRF keeps the graph boost on its measured scale.
+        two_routes = bool(scores.get("lexical")) and bool(scores.get("vector"))
+        convex_now = s.fusion == "convex" and two_routes
+        fused = convex(scores, s.weights) if convex_now else rrf(rankings, RRF_WEIGHTS, s.rrf_k)
+        for cid in fused:
+            if index.chunks[cid].path in index.superseded:
+                fused[cid] *= s.stale_factor
         graph_diag = _graph(index, query, fused, allowed, s, diags)
         order = _diversify(index, ranked(fused), fused, top_k, s)
         hits = _hits(index, order, fused, rankings)

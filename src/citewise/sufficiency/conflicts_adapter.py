@@ -14,13 +14,12 @@ from typing import TYPE_CHECKING
 
 from citewise.evidence.models import EvidencePack, Fragment
 from citewise.index.tokenize import key_terms, term_coverage
+from citewise.ingest.editions import superseded_paths
 from citewise.ingest.models import BLOCK_KINDS, Node
 
 if TYPE_CHECKING:
     from citewise.kb import KnowledgeBase
 
-STALE_STATUS = frozenset({"superseded", "obsolete", "withdrawn", "repealed", "archived"})
-SUPERSEDING = frozenset({"supersedes", "replaces", "repeals", "obsoletes"})
 #: Blocks whose prose and tables state facts (code and diagrams do not; table rows are read
 #: through their whole table so every row keeps its header).
 FACT_KINDS = BLOCK_KINDS - {"code", "mermaid"}
@@ -49,23 +48,8 @@ def stale_paths(kb: KnowledgeBase, pack: EvidencePack) -> tuple[str, ...]:
     used = {f.path for f in pack.fragments}
     if not used:
         return ()
-    docs = kb.documents()
-    superseded_by: dict[str, str] = {}
-    for d in docs:
-        for rel in d.metadata.get("relations") or ():
-            if isinstance(rel, dict) and str(rel.get("type", "")).lower() in SUPERSEDING:
-                superseded_by[str(rel.get("target", "")).lstrip("./")] = d.path
-    stale = []
-    current_exists = any(
-        str(d.metadata.get("status", "")).lower() not in STALE_STATUS for d in docs
-    )
-    for d in docs:
-        if d.path not in used:
-            continue
-        status = str(d.metadata.get("status", "")).lower()
-        if d.path in superseded_by or (status in STALE_STATUS and current_exists):
-            stale.append(d.path)
-    return tuple(sorted(stale))
+    stale = superseded_paths((d.path, d.metadata) for d in kb.documents())
+    return tuple(sorted(stale & used))
 
 
 def detect_conflicts(kb: KnowledgeBase, question: str, pack: EvidencePack) -> list[ConflictNote]:
