@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 import tempfile
@@ -54,7 +53,7 @@ def _upload_batch(i: int) -> list[tuple[str, tuple[str, bytes, str]]]:
     return files
 
 
-def run(seconds: float, clients: int) -> dict[str, Any]:
+def run(seconds: float, clients: int, *, dense: bool = False) -> dict[str, Any]:
     from tests._server import running_server
 
     seconds = min(seconds, MAX_SECONDS)
@@ -63,7 +62,7 @@ def run(seconds: float, clients: int) -> dict[str, Any]:
     lock = threading.Lock()
     with (
         tempfile.TemporaryDirectory(prefix="citewise-load-") as tmp,
-        running_server(Path(tmp) / "home") as url,
+        running_server(Path(tmp) / "home", dense=dense) as url,
     ):
         with httpx.Client(base_url=url, timeout=120) as c:
             files = [
@@ -121,7 +120,7 @@ def run(seconds: float, clients: int) -> dict[str, Any]:
     out: dict[str, Any] = {
         "seconds": round(elapsed, 2),
         "clients": clients,
-        "dense": os.environ.get("CITEWISE_DENSE", "on"),
+        "dense": "on" if dense else "off",
         "errors": len(errors),
         "error_samples": errors[:5],
     }
@@ -142,10 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dense", action="store_true", help="keep the dense route on")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    if not args.dense:
-        os.environ["CITEWISE_DENSE"] = "off"
     sys.path.insert(0, str(REPO))
-    result = run(args.seconds, args.clients)
+    result = run(args.seconds, args.clients, dense=args.dense)
     if args.json:
         print(json.dumps(result, indent=2))
     else:

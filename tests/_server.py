@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 import time
@@ -20,14 +21,27 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_server(home_dir: Path, *, max_upload_bytes: int | None = None) -> Iterator[str]:
-    """Serve ``home_dir`` on a free loopback port; yields the base URL."""
+def running_server(
+    home_dir: Path, *, max_upload_bytes: int | None = None, dense: bool = False
+) -> Iterator[str]:
+    """Serve ``home_dir`` on a free loopback port; yields the base URL.
+
+    The dense route is off unless asked for (the setting is read once, when the home opens).
+    """
     import uvicorn
 
     from citewise.kb import Home
     from citewise.server.app import create_app
 
-    home = Home.open(home_dir)
+    saved = os.environ.get("CITEWISE_DENSE")
+    os.environ["CITEWISE_DENSE"] = "on" if dense else "off"
+    try:
+        home = Home.open(home_dir)
+    finally:
+        if saved is None:
+            del os.environ["CITEWISE_DENSE"]
+        else:
+            os.environ["CITEWISE_DENSE"] = saved
     app = create_app(home, max_upload_bytes=max_upload_bytes)
     port = free_port()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")

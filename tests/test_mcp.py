@@ -14,7 +14,12 @@ import pytest
 
 from tests.conftest import run_cli
 
-os.environ["CITEWISE_DENSE"] = "off"
+
+@pytest.fixture(autouse=True)
+def _dense_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CLI subprocesses in these tests run without the dense route (for speed)."""
+    monkeypatch.setenv("CITEWISE_DENSE", "off")
+
 
 GUIDE = "# Key rotation\n\nTo rotate keys, run `citewise rotate` every 90 days.\n"
 SECRET = "---\naccess: [alice]\n---\n# Vault\n\nThe ZEBRAQUARTZ vault rotates keys hourly.\n"

@@ -15,7 +15,12 @@ import pytest
 from tests._server import running_server
 from tests.conftest import run_cli
 
-os.environ["CITEWISE_DENSE"] = "off"
+
+@pytest.fixture(autouse=True)
+def _dense_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CLI subprocesses in these tests run without the dense route (for speed)."""
+    monkeypatch.setenv("CITEWISE_DENSE", "off")
+
 
 LIMIT = 64 * 1024
 

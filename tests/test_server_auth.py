@@ -6,7 +6,6 @@ links to both, so graph neighbors, evidence and answers are all chances to leak.
 
 from __future__ import annotations
 
-import os
 import re
 import stat
 from collections.abc import Iterator
@@ -20,7 +19,12 @@ import yaml
 from tests._server import running_server
 from tests.conftest import run_cli
 
-os.environ["CITEWISE_DENSE"] = "off"
+
+@pytest.fixture(autouse=True)
+def _dense_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CLI subprocesses in these tests run without the dense route (for speed)."""
+    monkeypatch.setenv("CITEWISE_DENSE", "off")
+
 
 PUBLIC = b"""# Key rotation
 

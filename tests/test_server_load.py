@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import os
+import pytest
 
-os.environ["CITEWISE_DENSE"] = "off"
+
+@pytest.fixture(autouse=True)
+def _dense_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CLI subprocesses in these tests run without the dense route (for speed)."""
+    monkeypatch.setenv("CITEWISE_DENSE", "off")
 
 
 def test_load_bench_has_no_errors() -> None:
