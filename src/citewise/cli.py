@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from citewise import cli_evidence, cli_serve
+from citewise import cli_audit, cli_evidence, cli_serve
 from citewise import cli_output as ui
 from citewise.cli_eval import eval_app
 from citewise.cli_graph import graph_app
@@ -38,6 +38,7 @@ app.add_typer(docs_app, name="docs")
 app.add_typer(cite_app, name="cite")
 cli_evidence.register(app)
 cli_serve.register(app)
+cli_audit.register(app)
 app.add_typer(graph_app, name="graph")
 app.add_typer(eval_app, name="eval")
 app.add_typer(llm_app, name="llm")

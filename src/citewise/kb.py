@@ -12,6 +12,7 @@ from pathlib import Path
 
 from citewise.answer.models import Answer
 from citewise.answer.pipeline import ask
+from citewise.audit.record import record_answer, record_evidence, record_search
 from citewise.config import DEFAULT_KB, Settings
 from citewise.errors import CitewiseError, FileTooLarge, UnreadableFile, UsageError
 from citewise.evidence.assemble import assemble
@@ -189,7 +190,7 @@ class KnowledgeBase:
             raise UsageError("The query is empty.", hint="Pass the question to search for.")
         if top_k < 1:
             raise UsageError(f"top_k must be at least 1, not {top_k}.")
-        return search(
+        result = search(
             self.home.index(self.name),
             query,
             filters=filters,
@@ -197,6 +198,8 @@ class KnowledgeBase:
             mode=mode,
             settings=settings,
         )
+        record_search(self, query, result, filters)  # audit ledger
+        return result
 
     def evidence(
         self,
@@ -211,7 +214,9 @@ class KnowledgeBase:
             raise UsageError(
                 "The query is empty.", hint="Pass the question to gather evidence for."
             )
-        return assemble(self, query, filters=filters, profile=profile, rse=rse)
+        pack = assemble(self, query, filters=filters, profile=profile, rse=rse)
+        record_evidence(self, query, pack, filters)  # audit ledger
+        return pack
 
     def ask(
         self, question: str, *, filters: SearchFilters | None = None, llm: str | None = None
@@ -223,8 +228,11 @@ class KnowledgeBase:
         if not question.strip():
             raise UsageError("The question is empty.", hint="Pass the question to answer.")
         if llm is None:
-            return ask(self, question, filters=filters)
-        return ask(self, question, filters=filters, llm=llm)
+            answer = ask(self, question, filters=filters)
+        else:
+            answer = ask(self, question, filters=filters, llm=llm)
+        record_answer(self, answer, filters)  # saved whole, with its ledger event
+        return answer
 
     # -- history ------------------------------------------------------------
     def versions(self, path: str) -> list[VersionInfo]:

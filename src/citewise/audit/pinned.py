@@ -1,0 +1,88 @@
+"""Pinned answers: a saved answer's citations resolve to its revision's text forever, and
+``cite check`` says which of them the current revision changed or removed.
+
+The saved answer is only read here, never rewritten.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import TYPE_CHECKING, Any
+
+from citewise.audit.sqlite_ledger import require_ledger
+from citewise.errors import CitewiseError
+from citewise.ingest.models import sha256_text
+
+if TYPE_CHECKING:
+    from citewise.kb import Home
+
+
+def check_citations(home: Home, answer_id: str) -> dict[str, Any]:
+    """For each citation: does it still resolve to the pinned text and hash (``pinned``), and
+    is it ``current`` (same version), ``unchanged`` (the document changed, the cited text is
+    still there) or ``stale`` (changed or removed), with old and new text."""
+    saved = require_ledger(home.store).get_answer(answer_id)
+    answer = saved["answer"]
+    kb = home.kb(str(saved["kb"]))
+    out: list[dict[str, Any]] = []
+    for c in answer.get("citations") or ():
+        item: dict[str, Any] = {
+            "number": c["number"],
+            "id": c["id"],
+            "path": c["path"],
+            "version_id": c["version_id"],
+            "old_text": c["excerpt"],
+            "sha256": c["sha256"],
+        }
+        try:
+            r = home.resolve(str(c["id"]))
+            item["pinned"] = r.text == c["excerpt"] and sha256_text(r.text) == c["sha256"]
+            item["pinned_problem"] = "" if item["pinned"] else "resolved text differs"
+        except CitewiseError as exc:
+            item["pinned"] = False
+            item["pinned_problem"] = f"{exc.code}: {exc}"
+            r = None
+        item.update(_current(kb, c, r.heading_path if r else ()))
+        out.append(item)
+    stale = [i for i in out if i["status"] == "stale"]
+    return {
+        "answer_id": answer_id,
+        "kb": saved["kb"],
+        "revision": saved["revision"],
+        "current_revision": kb.info().revision,
+        "citations": out,
+        "stale": len(stale),
+        "all_pinned": all(i["pinned"] for i in out),
+    }
+
+
+def _current(kb: Any, c: dict[str, Any], heading: tuple[str, ...]) -> dict[str, Any]:
+    try:
+        doc = kb.document(str(c["path"]))
+    except CitewiseError:
+        doc = None
+    if doc is None or doc.deleted:
+        return {"status": "stale", "reason": "document removed", "new_text": None}
+    if doc.version_id == c["version_id"]:
+        return {"status": "current", "reason": "", "new_text": c["excerpt"]}
+    text = kb.store.get_document_text(kb.name, doc.doc_id, doc.version_id)
+    if c["excerpt"] in text:
+        return {
+            "status": "unchanged",
+            "reason": f"document changed (version {doc.version_id}); cited text still present",
+            "new_text": c["excerpt"],
+            "new_version_id": doc.version_id,
+        }
+    nodes = [n for n in kb.nodes(str(c["path"])) if n.kind != "document"]
+    same = [n for n in nodes if tuple(n.heading_path) == tuple(heading)] or nodes
+    best = max(
+        same,
+        key=lambda n: difflib.SequenceMatcher(None, c["excerpt"], n.text).ratio(),
+        default=None,
+    )
+    return {
+        "status": "stale",
+        "reason": f"cited span changed in version {doc.version_id}",
+        "new_text": best.text if best else None,
+        "new_version_id": doc.version_id,
+    }

@@ -1,0 +1,232 @@
+"""Recording what the knowledge base did: answers (saved whole, with their ledger event),
+searches, evidence packs, access decisions, route changes and feedback.
+
+Nothing here changes an answer; it only writes after the work is done. The principal of an
+event is the reader (``filters.principal``), else the ledger context's, else the local user.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Literal
+
+from citewise.audit.entries import current_context
+from citewise.audit.sqlite_ledger import SQLiteLedger, require_ledger
+from citewise.errors import UsageError
+from citewise.evidence.models import EvidenceConfig, EvidencePack
+from citewise.recall.models import SearchFilters, SearchResult
+from citewise.recall.scope import may_read
+from citewise.recall.search import RecallSettings, search
+
+if TYPE_CHECKING:
+    from citewise.answer.models import Answer
+    from citewise.kb import KnowledgeBase
+
+Verdict = Literal["good", "bad"]
+ANONYMOUS = "anonymous"
+
+
+def _ledger(kb: KnowledgeBase) -> SQLiteLedger | None:
+    store = kb.store
+    return store if isinstance(store, SQLiteLedger) else None
+
+
+def _reader(filters: SearchFilters | None) -> str | None:
+    if filters is not None and filters.principal:
+        return filters.principal
+    return current_context().principal
+
+
+def conditions(kb: KnowledgeBase, filters: SearchFilters | None) -> dict[str, Any]:
+    """What an answer depended on besides the corpus: scope, principal, routes' settings."""
+    s = kb.home.settings
+    return {
+        "kb": kb.name,
+        "filters": dataclasses.asdict(filters or SearchFilters()),
+        "settings": {"dense": s.dense, "encoder": s.encoder},
+    }
+
+
+def filters_from(cond: dict[str, Any]) -> SearchFilters:
+    f = cond.get("filters") or {}
+    return SearchFilters(
+        tuple(f.get("path_prefixes") or ()),
+        tuple(f.get("tags") or ()),
+        tuple((str(m[0]), str(m[1])) for m in f.get("metadata") or ()),
+        f.get("principal"),
+    )
+
+
+def retrieval_snapshot(
+    kb: KnowledgeBase, question: str, filters: SearchFilters | None, pack: dict[str, Any]
+) -> dict[str, Any]:
+    """The recall an answer's pack was built from (same query, scope and settings as the
+    evidence stage used): ranked chunk ids, routes, diagnostics and criterion."""
+    cfg = (pack.get("config") or {}).get("evidence") or {}
+    top_k = int(cfg.get("top_k", EvidenceConfig().top_k))
+    rse = bool((pack.get("config") or {}).get("rse", True))
+    per_doc = int(cfg.get("per_doc_cap", EvidenceConfig().per_doc_cap))
+    settings = RecallSettings(per_doc_cap=per_doc) if rse else RecallSettings()
+    result = search(
+        kb.home.index(kb.name), question, filters=filters, top_k=top_k, settings=settings
+    )
+    return search_summary(result)
+
+
+def search_summary(result: SearchResult) -> dict[str, Any]:
+    return {
+        "revision": result.revision,
+        "outcome": result.outcome,
+        "criterion": result.criterion,
+        "routes": list(result.routes),
+        "hits": [[h.chunk_id, h.sha256] for h in result.hits],
+        "diagnostics": [
+            {k: v for k, v in dataclasses.asdict(d).items() if k != "ms"}
+            for d in result.diagnostics
+        ],
+        "abstention": dataclasses.asdict(result.abstention) if result.abstention else None,
+    }
+
+
+def _pack_paths(pack: dict[str, Any]) -> set[str]:
+    paths: set[str] = set()
+    for key in ("direct_evidence", "document_augmentation", "graph_neighbor_evidence"):
+        paths.update(str(f["path"]) for f in pack.get(key) or ())
+    return paths
+
+
+def access_decisions(
+    kb: KnowledgeBase, filters: SearchFilters | None, read_paths: Iterable[str]
+) -> dict[str, Any] | None:
+    """Restricted documents (front-matter ``access:``) read for the caller (allowed) and
+    withheld from it before ranking (denied). None when the KB restricts nothing.
+    ``redacted`` is part of the format; nothing redacts text today."""
+    index = kb.home.index(kb.name)
+    restricted: dict[str, dict[str, Any]] = {}
+    for c in index.chunks.values():
+        if c.metadata.get("access") and c.path not in restricted:
+            restricted[c.path] = c.metadata
+    if not restricted:
+        return None
+    principal = filters.principal if filters else None
+    read = set(read_paths)
+    return {
+        "principal": principal,
+        "allowed": sorted(p for p in restricted if p in read),
+        "denied": sorted(p for p, m in restricted.items() if not may_read(m, principal)),
+        "redacted": [],
+    }
+
+
+def record_answer(kb: KnowledgeBase, answer: Answer, filters: SearchFilters | None) -> str | None:
+    """Save the answer whole (keyed by its trace id) and its ``answer`` ledger event, plus
+    access and route-change events, in one transaction. Returns the answer id."""
+    store = _ledger(kb)
+    if store is None:
+        return None
+    answer_id = answer.trace_id
+    full = answer.to_json(with_trace=True)
+    pack = answer.trace.get("pack") or {}
+    question = str(answer.trace.get("question", ""))
+    cond = conditions(kb, filters)
+    cond["retrieval"] = retrieval_snapshot(kb, question, filters, pack) if pack else None
+    event = {
+        "kb": kb.name,
+        "question": question,
+        "revision": answer.revision,
+        "replay_id": answer.replay_id,
+        "outcome": answer.outcome,
+        "degradation": answer.degradation,
+        "citations": [[c.id, c.sha256] for c in answer.citations],
+    }
+    extra: list[tuple[str, dict[str, Any]]] = []
+    access = access_decisions(kb, filters, _pack_paths(pack))
+    if access is not None:
+        extra.append(("access", access | {"kb": kb.name, "action": "ask"}))
+    route = dict(cond["settings"]) | {"routes": (cond["retrieval"] or {}).get("routes", [])}
+    last = store.last_event("route", kb.name)
+    if last is None or {k: last.payload.get(k) for k in route} != route:
+        extra.append(("route", route | {"kb": kb.name}))
+    store.save_answer(
+        answer_id,
+        kb.name,
+        full,
+        cond,
+        event,
+        principal=_reader(filters),
+        extra_events=tuple(extra),
+    )
+    return answer_id
+
+
+def record_search(
+    kb: KnowledgeBase, query: str, result: SearchResult, filters: SearchFilters | None
+) -> None:
+    store = _ledger(kb)
+    if store is None:
+        return
+    payload = {
+        "kb": kb.name,
+        "query": query,
+        "mode": result.mode,
+        "revision": result.revision,
+        "outcome": result.outcome,
+        "routes": list(result.routes),
+        "hits": [h.citation_id for h in result.hits],
+    }
+    _append_with_access(kb, store, "search", payload, filters, {h.path for h in result.hits})
+
+
+def record_evidence(
+    kb: KnowledgeBase, query: str, pack: EvidencePack, filters: SearchFilters | None
+) -> None:
+    store = _ledger(kb)
+    if store is None:
+        return
+    payload = {
+        "kb": kb.name,
+        "query": query,
+        "revision": pack.revision,
+        "replay_id": pack.replay_id,
+        "outcome": pack.outcome,
+        "fragments": [
+            [f.citation_id, f.role, hashlib.sha256(f.text.encode("utf-8")).hexdigest()]
+            for f in pack.fragments
+        ],
+    }
+    _append_with_access(kb, store, "evidence", payload, filters, {f.path for f in pack.fragments})
+
+
+def _append_with_access(
+    kb: KnowledgeBase,
+    store: SQLiteLedger,
+    type_: str,
+    payload: dict[str, Any],
+    filters: SearchFilters | None,
+    paths: set[str],
+) -> None:
+    access = access_decisions(kb, filters, paths)
+    who = _reader(filters)
+    with store._write() as c:
+        entry = store._ledger(c, type_, payload, kb=kb.name, principal=who)
+        if access is not None:
+            decision = access | {"kb": kb.name, "action": type_, "event": entry.seq}
+            store._ledger(c, "access", decision, kb=kb.name, principal=who)
+
+
+def record_feedback(
+    store: object, answer_id: str, verdict: str, note: str = "", principal: str | None = None
+) -> dict[str, Any]:
+    if verdict not in ("good", "bad"):
+        raise UsageError(f"Feedback must be good or bad, not {verdict!r}.")
+    ledger = require_ledger(store)
+    saved = ledger.get_answer(answer_id)  # raises when unknown
+    entry = ledger.append_event(
+        "feedback",
+        {"answer_id": answer_id, "verdict": verdict, "note": note},
+        kb=str(saved["kb"]),
+        principal=principal,
+    )
+    return entry.to_json()
