@@ -98,6 +98,8 @@ def test_success_cites_exact_spans_of_the_frozen_set(
     assert not check_citations(kb, answer)
     assert all(c.path == "widgets.md" for c in answer.citations)
     assert outcomes(answer.trace) == ["ok"]
+    assert server.calls("judge") == []  # the review was not borderline: no judge call
+    assert "llm_judge" not in answer.trace
     gen = server.calls("generate")
     assert len(gen) == 1
     messages = gen[0]["body"]["messages"]
