@@ -103,6 +103,8 @@ class Answer:
             "replay_id": self.replay_id,
             "trace_id": self.trace_id,
             "failure_stage": self.failure_stage,
+            # Which writer produced the text: "extractive" or "llm:<route>/<model>".
+            "answer_source": str(self.trace.get("answer_source", "extractive")),
         }
         if with_trace:
             out["trace"] = self.trace
