@@ -13,7 +13,7 @@ import pytest
 
 from citewise.audit import checkpoint as cp
 from citewise.audit import keys
-from citewise.audit.entries import encode_entry, ledger_context
+from citewise.audit.entries import canonical_json, encode_entry, ledger_context
 from citewise.audit.merkle import leaf_hash
 from citewise.errors import CitewiseError
 from citewise.kb import Home
@@ -144,6 +144,7 @@ def _rewrite(db: Path, rows: list[Row], *, renumber: bool = True) -> None:
     conn.execute("DELETE FROM ledger")
     for i, r in enumerate(rows):
         seq = i if renumber else r["seq"]
+        r = dict(r, payload=canonical_json(json.loads(r["payload"])))
         raw = encode_entry(
             seq,
             r["type"],
@@ -272,3 +273,18 @@ def test_external_checkpoint_catches_a_wiped_checkpoint_table(
             h.store, _key(h), against=[cp.read_checkpoint_file(kept)]
         )
     assert not report.ok
+
+
+def test_non_canonical_rewrite_of_an_entry_is_detected(
+    sealed: tuple[Home, Path, dict[str, Any]],
+) -> None:
+    home, db, _ = sealed
+    conn = sqlite3.connect(db)
+    conn.execute("DROP TRIGGER IF EXISTS ledger_no_update")
+    conn.execute("UPDATE ledger SET payload = replace(payload, ',', ', ') WHERE seq = 1")
+    conn.commit()
+    conn.close()
+    with Home.open(home.settings.home) as h:
+        problems = cp.verify(h.store, _key(h)).problems  # type: ignore[arg-type]
+    assert any("entry 1: stored hash" in p for p in problems)
+    assert any("no longer hash to the signed root" in p for p in problems)

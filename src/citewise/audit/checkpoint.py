@@ -19,7 +19,7 @@ _BODY_KEYS = ("format", "tree_size", "root_hash", "timestamp", "key_id")
 
 def leaves(store: SQLiteLedger) -> list[bytes]:
     """Leaf hashes recomputed from every entry's content (stored hashes are not trusted)."""
-    return [e.leaf() for e in store.iter_ledger()]
+    return [leaf for _, leaf, _, _, _ in store.iter_leaves()]
 
 
 def signed_message(checkpoint: dict[str, Any]) -> bytes:
@@ -50,7 +50,7 @@ def make_checkpoint(store: SQLiteLedger, key_path: Path) -> dict[str, Any]:
 
 
 def inclusion(store: SQLiteLedger, seq: int, size: int | None = None) -> dict[str, Any]:
-    hashes = leaves(store)
+    hashes = store.stored_leaves()
     n = len(hashes) if size is None else size
     if not 0 <= seq < n <= len(hashes):
         raise UsageError(
@@ -69,7 +69,7 @@ def inclusion(store: SQLiteLedger, seq: int, size: int | None = None) -> dict[st
 
 
 def consistency(store: SQLiteLedger, old_size: int, new_size: int | None = None) -> dict[str, Any]:
-    hashes = leaves(store)
+    hashes = store.stored_leaves()
     n = len(hashes) if new_size is None else new_size
     if not 0 <= old_size <= n <= len(hashes):
         raise UsageError(
@@ -140,17 +140,16 @@ def verify(
     hashes: list[bytes] = []
     answer_events: dict[int, str] = {}
     expected = 0
-    for e in store.iter_ledger():
-        if e.seq != expected:
+    for seq, leaf, stored, type_, payload in store.iter_leaves():
+        if seq != expected:
             report.problems.append(
-                f"entry sequence jumps from {expected - 1} to {e.seq}: entries missing"
+                f"entry sequence jumps from {expected - 1} to {seq}: entries missing"
             )
-            expected = e.seq
-        leaf = e.leaf()
-        if leaf.hex() != e.entry_hash:
-            report.problems.append(f"entry {e.seq}: stored hash does not match its content")
-        if e.type == "answer":
-            answer_events[e.seq] = str(e.payload.get("answer_sha256", ""))
+            expected = seq
+        if leaf.hex() != stored:
+            report.problems.append(f"entry {seq}: stored hash does not match its content")
+        if type_ == "answer":
+            answer_events[seq] = str(json.loads(payload).get("answer_sha256", ""))
         hashes.append(leaf)
         expected += 1
     report.entries = len(hashes)

@@ -90,6 +90,26 @@ def encode_entry(
     return canonical_json(doc).encode("utf-8")
 
 
+def encode_stored(
+    seq: int,
+    type_: str,
+    kb: str | None,
+    principal: str,
+    lineage_json: str,
+    payload_json: str,
+    ts: str,
+) -> bytes:
+    """The same bytes as :func:`encode_entry`, built from the stored canonical JSON texts
+    without parsing them (the verifier's fast path). A stored text that is not exactly the
+    canonical form it was written in therefore changes the leaf."""
+    d = json.dumps
+    return (
+        f'{{"kb":{d(kb, ensure_ascii=False)},"lineage":{lineage_json},'
+        f'"payload":{payload_json},"principal":{d(principal, ensure_ascii=False)},'
+        f'"seq":{seq},"ts":{d(ts, ensure_ascii=False)},"type":{d(type_, ensure_ascii=False)}}}'
+    ).encode()
+
+
 @dataclass(frozen=True, slots=True)
 class LedgerContext:
     """Who is acting and under which lineage ids (all optional)."""

@@ -23,6 +23,7 @@ from citewise.audit.entries import (
     current_context,
     default_principal,
     encode_entry,
+    encode_stored,
 )
 from citewise.audit.merkle import leaf_hash
 from citewise.errors import CitationNotFound, StoreError
@@ -119,6 +120,32 @@ class SQLiteLedger(SQLiteReads):
             for r in rows:
                 yield _entry(r)
             last = int(rows[-1]["seq"])
+
+    def iter_leaves(self, *, batch: int = 20000) -> Iterator[tuple[int, bytes, str, str, str]]:
+        """``(seq, recomputed leaf hash, stored hash hex, type, payload text)`` in seq order,
+        computed from the stored texts (see :func:`encode_stored`)."""
+        last = -1
+        while True:
+            with self._read() as c:
+                rows = c.execute(
+                    "SELECT seq, type, kb, principal, lineage, payload, ts, entry_hash "
+                    "FROM ledger WHERE seq > ? ORDER BY seq LIMIT ?",
+                    (last, batch),
+                ).fetchall()
+            if not rows:
+                return
+            for r in rows:
+                raw = encode_stored(r[0], r[1], r[2], r[3], r[4], r[5], r[6])
+                yield int(r[0]), leaf_hash(raw), str(r[7]), str(r[1]), str(r[5])
+            last = int(rows[-1][0])
+
+    def stored_leaves(self) -> list[bytes]:
+        """The stored leaf hashes, unchecked (enough to build proofs: a proof built from a
+        rewritten hash does not verify against a signed root)."""
+        with self._read() as c:
+            return [
+                bytes.fromhex(r[0]) for r in c.execute("SELECT entry_hash FROM ledger ORDER BY seq")
+            ]
 
     def query_ledger(
         self,
