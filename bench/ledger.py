@@ -7,6 +7,8 @@ verification takes at 100,000 entries.
 - answer: the example corpus, the same questions asked through ``KnowledgeBase.ask`` (which
   saves the answer, its ledger event, access and route events, and takes the retrieval
   snapshot for export) against the bare pipeline ``ask``; per answer in ms and %.
+- search: ``KnowledgeBase.search`` (which appends a ``search`` event, plus an ``access``
+  event when the KB restricts documents) against the bare recall ``search``.
 - verify: 100,000 synthetic entries (about 300 bytes of payload each) appended in
   transactions of 5,000, one signed checkpoint, then a full ``verify`` (recompute every leaf
   from its entry, the tree, the checkpoint signature and root); plus the time to sign a
@@ -35,6 +37,7 @@ from citewise.answer.pipeline import ask as bare_ask
 from citewise.audit import checkpoint as cp
 from citewise.audit.entries import LedgerEntry
 from citewise.kb import Home
+from citewise.recall.search import search as recall_search
 from citewise.store.sqlite import SQLiteStore
 
 REPO = Path(__file__).resolve().parents[1]
@@ -110,7 +113,25 @@ def bench_answers(tmp: Path, repeat: int) -> dict[str, Any]:
                         kb.ask(q)
                     (bare if mode == "bare" else full).append(time.perf_counter() - t0)
         b, f = statistics.median(bare), statistics.median(full)
+        index = h.index(kb.name)
+        s_bare: list[float] = []
+        s_full: list[float] = []
+        for r in range(repeat * 4):
+            for q in QUESTIONS:
+                for mode in ("bare", "full") if r % 2 else ("full", "bare"):
+                    t0 = time.perf_counter()
+                    if mode == "bare":
+                        recall_search(index, q)
+                    else:
+                        kb.search(q)
+                    (s_bare if mode == "bare" else s_full).append(time.perf_counter() - t0)
+        sb, sf = statistics.median(s_bare), statistics.median(s_full)
         return {
+            "searches": len(s_full),
+            "ms_per_search_bare": round(sb * 1000, 2),
+            "ms_per_search_recorded": round(sf * 1000, 2),
+            "search_overhead_ms": round((sf - sb) * 1000, 2),
+            "search_overhead_pct": round((sf - sb) / sb * 100, 1),
             "answers": len(full),
             "ms_per_answer_bare": round(b * 1000, 2),
             "ms_per_answer_recorded": round(f * 1000, 2),
