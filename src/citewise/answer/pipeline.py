@@ -21,6 +21,7 @@ from citewise.evidence.models import EvidenceConfig, EvidencePack, Fragment
 from citewise.index.tokenize import QUESTION_STEMS, is_cjk_char, tokenize
 from citewise.ingest.models import Node, sha256_text
 from citewise.recall.models import SearchFilters
+from citewise.recall.search import RecallSettings, search, search_summary
 from citewise.sufficiency.conflicts_adapter import ConflictNote, detect_conflicts, stale_paths
 from citewise.sufficiency.gates import GateInput, review
 from citewise.sufficiency.intent import classify_intent
@@ -68,7 +69,16 @@ def ask(
             revision,
             trace=trace,
         )
-    pack = assemble(kb, question, filters=filters)
+    cfg = EvidenceConfig()
+    recall = search(
+        kb.home.index(kb.name),
+        question,
+        filters=filters,
+        top_k=cfg.top_k,
+        settings=RecallSettings(per_doc_cap=cfg.per_doc_cap),
+    )
+    pack = assemble(kb, question, filters=filters, config=cfg, search_result=recall)
+    trace["retrieval"] = search_summary(recall)
     conflicts = detect_conflicts(kb, question, pack)
     stale = stale_paths(kb, pack)
     unknown = absent_terms(kb, named_terms(question))
@@ -106,6 +116,7 @@ def ask(
         }
         if better:
             pack, suff, conflicts = second, again, conflicts2
+            trace["retrieval"] = None  # the recovery pass ran its own, wider recall
     set_aside = tuple(p for p in stale_paths(kb, pack) if not _stale_used(pack, (p,)))
     if set_aside and suff.status != "insufficient":
         note = f"stale_set_aside:{', '.join(set_aside)} (superseded; current editions used)"

@@ -18,7 +18,7 @@ from citewise.errors import UsageError
 from citewise.evidence.models import EvidenceConfig, EvidencePack
 from citewise.recall.models import SearchFilters, SearchResult
 from citewise.recall.scope import may_read
-from citewise.recall.search import RecallSettings, search
+from citewise.recall.search import RecallSettings, search, search_summary
 
 if TYPE_CHECKING:
     from citewise.answer.models import Answer
@@ -75,21 +75,6 @@ def retrieval_snapshot(
     return search_summary(result)
 
 
-def search_summary(result: SearchResult) -> dict[str, Any]:
-    return {
-        "revision": result.revision,
-        "outcome": result.outcome,
-        "criterion": result.criterion,
-        "routes": list(result.routes),
-        "hits": [[h.chunk_id, h.sha256] for h in result.hits],
-        "diagnostics": [
-            {k: v for k, v in dataclasses.asdict(d).items() if k != "ms"}
-            for d in result.diagnostics
-        ],
-        "abstention": dataclasses.asdict(result.abstention) if result.abstention else None,
-    }
-
-
 def _pack_paths(pack: dict[str, Any]) -> set[str]:
     paths: set[str] = set()
     for key in ("direct_evidence", "document_augmentation", "graph_neighbor_evidence"):
@@ -131,7 +116,10 @@ def record_answer(kb: KnowledgeBase, answer: Answer, filters: SearchFilters | No
     pack = answer.trace.get("pack") or {}
     question = str(answer.trace.get("question", ""))
     cond = conditions(kb, filters)
-    cond["retrieval"] = retrieval_snapshot(kb, question, filters, pack) if pack else None
+    # The answer's own recall when it recorded one (no second search), else re-run it.
+    cond["retrieval"] = answer.trace.get("retrieval") or (
+        retrieval_snapshot(kb, question, filters, pack) if pack else None
+    )
     event = {
         "kb": kb.name,
         "question": question,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from citewise.graph.models import Point
 from citewise.graph.select import GraphDiagnostics, graph_boost, graph_context
@@ -320,4 +320,20 @@ def _hits(
     return out
 
 
-__all__ = ["RecallSettings", "search"]
+def search_summary(result: SearchResult) -> dict[str, Any]:
+    """What a result ranked and why, without timings: the retrieval part of an answer's
+    conditions (audit replay compares it stage by stage)."""
+    return {
+        "revision": result.revision,
+        "outcome": result.outcome,
+        "criterion": result.criterion,
+        "routes": list(result.routes),
+        "hits": [[h.chunk_id, h.sha256] for h in result.hits],
+        "diagnostics": [
+            {k: v for k, v in asdict(d).items() if k != "ms"} for d in result.diagnostics
+        ],
+        "abstention": asdict(result.abstention) if result.abstention else None,
+    }
+
+
+__all__ = ["RecallSettings", "search", "search_summary"]
