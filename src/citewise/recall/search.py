@@ -191,6 +191,8 @@ def _vector(
     index: KBIndex, query: str, allowed: set[str], s: RecallSettings
 ) -> tuple[dict[str, float], float | None, str]:
     qvec = index.embed_query(query)
+    if qvec is None and index.dense.status == "disabled":
+        return {}, s.vector_threshold, SKIP + index.dense.reason  # off on purpose: skipped
     if qvec is None or index.vectors is None:
         return {}, s.vector_threshold, index.dense.reason or "dense route unavailable"
     if index.embedder is not None and not index.embedder.multilingual and _cjk_share(query) > 0.3:
