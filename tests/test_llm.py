@@ -11,10 +11,11 @@ from collections.abc import Iterator
 
 import pytest
 
+from citewise.errors import RouteNotActive, RouteNotFound
 from citewise.eval.probes import check_citations
 from citewise.kb import Home, KnowledgeBase
 from citewise.llm.frozen import SYSTEM_PROMPT, escape, freeze
-from citewise.llm.models import Route, RouteNotActive, RouteNotFound, Target
+from citewise.llm.models import Route, Target
 from citewise.llm.routes import RouteStore
 from tests.llm_server import INVENTED, ScriptedLLM
 

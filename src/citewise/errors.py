@@ -124,3 +124,40 @@ class StoreError(CitewiseError):
     code = "STORE_ERROR"
     exit_code = 7
     http_status = 500
+
+
+# -- interfaces (HTTP API, MCP), LLM routes, XML ingest -----------------------------
+class NodeNotFound(NotFoundError):
+    code = "NODE_NOT_FOUND"
+
+
+class Unauthorized(CitewiseError):
+    code = "UNAUTHORIZED"
+    exit_code = 2
+    http_status = 401
+
+
+class Forbidden(CitewiseError):
+    code = "FORBIDDEN"
+    exit_code = 2
+    http_status = 403
+
+
+class RouteNotActive(ConflictError):
+    code = "LLM_ROUTE_NOT_ACTIVE"
+
+
+class RouteNotFound(CitewiseError):
+    code = "LLM_ROUTE_NOT_FOUND"
+    exit_code = 3
+    http_status = 404
+
+
+class SecretsError(CitewiseError):
+    code = "LLM_SECRETS"
+    exit_code = 2
+    http_status = 500
+
+
+class XmlRejected(IngestError):
+    """The XML declares a DTD or entities; it is refused before any expansion."""

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from xml.parsers import expat
 
-from citewise.errors import IngestError
+from citewise.errors import IngestError, XmlRejected
 from citewise.ingest.decode import trim_range
 from citewise.ingest.tree import RawNode, collapse_ws
 
@@ -38,10 +38,6 @@ _SKIP = frozenset(
      "PRTPAGE", "GPH", "analysis"}
 )  # fmt: skip
 _LABEL = re.compile(r"(\d+)-(\d+[a-z]?)((?:-[A-Za-z0-9]+)*)")
-
-
-class XmlRejected(IngestError):
-    """The XML declares a DTD or entities; it is refused before any expansion."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from citewise.errors import CitewiseError, ConflictError, UsageError
+from citewise.errors import UsageError
 
 #: Why one call failed. Only the kinds in :data:`ELIGIBLE` move on to the next target.
 FailureKind = Literal[
@@ -168,22 +168,6 @@ class LLMCallError(Exception):
     @property
     def eligible(self) -> bool:
         return self.kind in ELIGIBLE
-
-
-class RouteNotActive(ConflictError):
-    code = "LLM_ROUTE_NOT_ACTIVE"
-
-
-class RouteNotFound(CitewiseError):
-    code = "LLM_ROUTE_NOT_FOUND"
-    exit_code = 3
-    http_status = 404
-
-
-class SecretsError(CitewiseError):
-    code = "LLM_SECRETS"
-    exit_code = 2
-    http_status = 500
 
 
 @dataclass(slots=True)

@@ -18,9 +18,9 @@ from typing import Any
 
 import yaml
 
-from citewise.errors import UsageError
+from citewise.errors import RouteNotActive, RouteNotFound, UsageError
 from citewise.llm.client import ChatClient, OpenAICompatibleClient
-from citewise.llm.models import LLMCallError, Route, RouteNotActive, RouteNotFound
+from citewise.llm.models import LLMCallError, Route
 from citewise.llm.secrets import resolve_key
 
 ROUTES_FILE = "llm_routes.yaml"

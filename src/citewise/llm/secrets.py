@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from citewise.llm.models import SecretsError
+from citewise.errors import SecretsError
 
 SECRETS_FILE = "secrets.yaml"
 MASK = "[REDACTED]"

@@ -22,22 +22,10 @@ from typing import Any
 
 import yaml
 
-from citewise.errors import CitewiseError, UsageError
+from citewise.errors import Unauthorized, UsageError
 
 KEYS_FILE = "keys.yaml"
 TOKEN_PREFIX = "cw_"
-
-
-class Unauthorized(CitewiseError):
-    code = "UNAUTHORIZED"
-    exit_code = 2
-    http_status = 401
-
-
-class Forbidden(CitewiseError):
-    code = "FORBIDDEN"
-    exit_code = 2
-    http_status = 403
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,9 @@ from citewise.errors import (
     CitewiseError,
     DocumentNotFound,
     FileTooLarge,
+    Forbidden,
     KBNotFound,
+    NodeNotFound,
     NotFoundError,
     UnsupportedFormat,
     UsageError,
@@ -42,7 +44,7 @@ from citewise.ingest.walker import SUPPORTED_SUFFIXES
 from citewise.kb import Home, KnowledgeBase
 from citewise.recall.models import SearchFilters, SearchMode, SearchResult
 from citewise.recall.scope import may_read
-from citewise.server.auth import Caller, Forbidden
+from citewise.server.auth import Caller
 from citewise.store.models import (
     DocumentInfo,
     IngestOutcome,
@@ -53,10 +55,6 @@ from citewise.store.models import (
 
 _COPY_CHUNK = 64 * 1024
 _BAD_NAME = re.compile(r"[\x00-\x1f\\]")
-
-
-class NodeNotFound(NotFoundError):
-    code = "NODE_NOT_FOUND"
 
 
 @dataclass(frozen=True, slots=True)
