@@ -90,7 +90,10 @@ def assemble(
             candidates.extend(_degraded(h) for h in result.hits if (h.doc_id, h.version_id) == key)
         segments = _segments(index, result.hits, views, cfg, rse)
         candidates.extend(_evidence(index, query, result.hits, segments, views, cfg, bud))
-        allowed = visible_chunks(index.chunks.values(), filters or SearchFilters())
+        scope = filters or SearchFilters()
+        allowed = set(
+            index.scoped(scope, lambda: frozenset(visible_chunks(index.chunks.values(), scope)))
+        )
         graph_frags, graph_limits = neighbor_fragments(
             index, result.graph, revision, allowed, candidates
         )

@@ -107,6 +107,7 @@ class KBIndex:
         self.chunks: dict[str, StoredChunk] = {}
         #: Paths of superseded editions (recall ranks them below current editions).
         self.superseded: frozenset[str] = frozenset()
+        self._scopes: dict[object, frozenset[str]] = {}
         self.lexical = LexicalIndex()
         self.vectors: VectorIndex | None = None
         self.embedder: Embedder | None = None
@@ -182,11 +183,21 @@ class KBIndex:
         encoded, reused, enc_secs = self._sync_vectors(live)
         changed = generation != self._generation or gone or new or encoded
         self._generation = generation
+        self._scopes.clear()
         if changed:
             self._save()
         return SyncReport(
             len(new), len(gone), encoded, reused, enc_secs, time.perf_counter() - started
         )
+
+    def scoped(self, key: object, compute: Callable[[], frozenset[str]]) -> frozenset[str]:
+        """The chunk ids a scope (filters + principal) may see, cached until the next change
+        of the store's generation (scope depends only on current documents' metadata)."""
+        if key not in self._scopes:
+            if len(self._scopes) > 256:
+                self._scopes.clear()
+            self._scopes[key] = compute()
+        return self._scopes[key]
 
     def _sync_vectors(self, live: dict[str, StoredChunk]) -> tuple[int, int, float]:
         emb = self._ensure_embedder()

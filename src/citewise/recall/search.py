@@ -70,7 +70,10 @@ def search(
     s = settings or RecallSettings()
     filters = filters or SearchFilters()
     index.sync()
-    allowed = visible_chunks(index.chunks.values(), filters)
+    scope = filters
+    allowed = set(
+        index.scoped(scope, lambda: frozenset(visible_chunks(index.chunks.values(), scope)))
+    )
     diags: list[RouteDiagnostic] = []
     rankings: dict[str, list[str]] = {}
     scores: dict[str, dict[str, float]] = {}
