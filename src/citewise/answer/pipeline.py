@@ -173,28 +173,55 @@ def ask(
     claims = release_review(claims, citations)
     kept = [c for c in claims if c.kept]
     trace["claims"] = [asdict(c) for c in claims]
-    if not kept:
+    return finish(
+        kb,
+        intent.kind,
+        pack,
+        suff,
+        claims,
+        citations,
+        trace,
+        failed_why=None if kept else "no sentence passed review",
+    )
+
+
+def finish(
+    kb: KnowledgeBase,
+    intent: str,
+    pack: EvidencePack,
+    suff: Sufficiency,
+    claims: list[Claim],
+    citations: list[Citation],
+    trace: dict[str, Any],
+    *,
+    failed_why: str | None,
+) -> Answer:
+    """The public answer from reviewed claims (shared by the extractive and LLM writers):
+    citations renumbered in order of use, or ``insufficient_evidence`` when the review
+    left nothing (``failed_why``)."""
+    if failed_why is not None:
         trace["failure_stage"] = "citation_verification"
         return Answer(
             "insufficient_evidence",
-            f"{INSUFFICIENT} (no sentence passed review)",
+            f"{INSUFFICIENT} ({failed_why})",
             (),
             "insufficient_evidence",
             replace(suff, status="insufficient"),
             pack.replay_id,
             _trace_id(),
-            intent.kind,
+            intent,
             kb.name,
             pack.revision,
             claims=tuple(claims),
             failure_stage="citation_verification",
             trace=trace,
         )
+    kept = [c for c in claims if c.kept]
     used = sorted({n for c in kept for n in c.citations})
     renumber = {old: new for new, old in enumerate(used, start=1)}
     final_cites = tuple(replace(citations[n - 1], number=renumber[n]) for n in used)
     text = _render(
-        intent.kind, [replace(c, citations=tuple(renumber[n] for n in c.citations)) for c in kept]
+        intent, [replace(c, citations=tuple(renumber[n] for n in c.citations)) for c in kept]
     )
     degradation = suff.degradation
     if len(kept) < len([c for c in claims if c.verdict != "notice"]) and degradation == "none":
@@ -207,7 +234,7 @@ def ask(
         suff,
         pack.replay_id,
         _trace_id(),
-        intent.kind,
+        intent,
         kb.name,
         pack.revision,
         claims=tuple(claims),

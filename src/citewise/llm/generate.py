@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -190,7 +190,7 @@ def llm_answer(
 ) -> Answer | None:
     """The generated answer, or ``generation_unavailable``; None means: give the user the
     extractive answer (only when the route offers it); ``trace`` records which."""
-    from citewise.answer.pipeline import _cite, _render
+    from citewise.answer.pipeline import _cite, finish
 
     r = ctx.route
     pack = g.pack
@@ -252,47 +252,16 @@ def llm_answer(
     trace["claims"] = [asdict(c) for c in claims]
     trace["answer_source"] = source
     trace["llm"] = ctx.clean(info)
-    if not any(c.verdict != "notice" for c in kept):
-        trace["failure_stage"] = "citation_verification"
-        return Answer(
-            "insufficient_evidence",
-            "The knowledge base does not hold enough evidence to answer this question. "
-            "(no generated sentence passed review)",
-            (),
-            "insufficient_evidence",
-            replace(suff, status="insufficient"),
-            pack.replay_id,
-            _trace_id(),
-            g.intent.kind,
-            kb.name,
-            pack.revision,
-            claims=tuple(claims),
-            failure_stage="citation_verification",
-            trace=trace,
-        )
-    used = sorted({n for c in kept for n in c.citations})
-    renumber = {old: new for new, old in enumerate(used, start=1)}
-    final = tuple(replace(citations[n - 1], number=renumber[n]) for n in used)
-    text = _render(
+    failed = not any(c.verdict != "notice" for c in kept)
+    return finish(
+        kb,
         g.intent.kind,
-        [replace(c, citations=tuple(renumber[n] for n in c.citations)) for c in kept],
-    )
-    degradation = suff.degradation
-    if len(kept) < len([c for c in claims if c.verdict != "notice"]) and degradation == "none":
-        degradation = "partial_coverage"
-    return Answer(
-        "answered",
-        text,
-        final,
-        degradation,
+        pack,
         suff,
-        pack.replay_id,
-        _trace_id(),
-        g.intent.kind,
-        kb.name,
-        pack.revision,
-        claims=tuple(claims),
-        trace=trace,
+        claims,
+        citations,
+        trace,
+        failed_why="no generated sentence passed review" if failed else None,
     )
 
 
