@@ -318,13 +318,19 @@ def test_anchor_by_title_then_top_hit_and_boost_stays_in_pool() -> None:
     boost = graph_boost(pool, anchor, g, intent="compare")
     assert boost and set(boost) <= set(pool)
     assert graph_boost(pool[:2], anchor, g).keys() <= set(pool[:2])
-    # nearer chunks get the larger term; a chunk far from the anchor gets none
+    # the anchor's own document keeps the largest term (unless excluded); a document two
+    # hops away (pipeline -> push mode -> pull mode) gets less than the one it is reached by
     pipeline_chunks = set(g.chunks_of(anchor))
-    far = set(g.chunks_of(g.doc_keys["pull-mode.md"]))
     best = max(boost, key=lambda c: boost[c])
     assert best in pipeline_chunks
-    assert not far & set(boost)
+    assert 0 < _doc_boost(g, boost, "pull-mode.md") < _doc_boost(g, boost, "push-mode.md")
+    assert (
+        graph_boost(pool, anchor, g, max_hops=1)
+        .keys()
+        .isdisjoint(g.chunks_of(g.doc_keys["pull-mode.md"]))
+    )
     assert all(v <= 0.5 / 61 for v in boost.values())
+    assert not pipeline_chunks & set(graph_boost(pool, anchor, g, include_anchor=False))
 
 
 def test_invisible_neighbors_are_hidden() -> None:
@@ -333,3 +339,60 @@ def test_invisible_neighbors_are_hidden() -> None:
     diag = select_neighbors(g, anchor, intent="compare", visible=lambda p: p.path != "b.md")
     assert all(n.path != "b.md" for n in diag.predecessors + diag.successors)
     assert diag.filtered["not_visible"] >= 1 and diag.fallback_used
+
+
+LINKED_DOCS = {
+    "anchor.md": "# Anchor\n\nThe anchor runbook. First read [the target](target.md).\n\n"
+    "## Steps\n\nDo the steps.\n",
+    "target.md": "# Target\n\nThe linked target runbook.\n\n## Details\n\nTarget details.\n",
+    "hub.md": "# Hub\n\nEverything: [[Anchor]], [[Target]], [[One]], [[Two]], [[Three]], "
+    "[[Four]], [[Five]].\n",
+    "one.md": "# One\n\nOne.\n",
+    "two.md": "# Two\n\nTwo.\n",
+    "three.md": "# Three\n\nThree.\n",
+    "four.md": "# Four\n\nFour.\n",
+    "five.md": "# Five\n\nFive.\n",
+    "unrelated.md": "# Unrelated\n\nNothing links here.\n",
+}
+
+
+def _doc_boost(g: KnowledgeGraph, boost: dict[str, float], path: str) -> float:
+    return max((boost.get(c, 0.0) for c in g.chunks_of(g.doc_keys[path])), default=0.0)
+
+
+def test_boost_reaches_a_document_linked_from_the_anchor_body() -> None:
+    g, _ = graph_of(LINKED_DOCS)
+    pool = list(g.chunk_point)
+    boost = graph_boost(pool, g.doc_keys["anchor.md"], g)
+    # the body link hangs off "# Anchor", which counts as the document: one hop, and every
+    # chunk of the target (its subsection too) is within reach
+    target_chunks = g.chunks_of(g.doc_keys["target.md"])
+    assert len(target_chunks) >= 2 and all(boost.get(c, 0) > 0 for c in target_chunks)
+    assert _doc_boost(g, boost, "unrelated.md") == 0.0
+    # also through a section-level title anchor
+    section = select_anchor(g, "anchor", pool)
+    assert section is not None and section.kind == "document"
+    assert graph_boost(pool, section, g) == boost
+
+
+def test_boost_leaves_out_the_anchor_document_when_asked() -> None:
+    g, _ = graph_of(LINKED_DOCS)
+    pool = list(g.chunk_point)
+    anchor = g.doc_keys["anchor.md"]
+    excluded = graph_boost(pool, anchor, g, include_anchor=False)
+    assert _doc_boost(g, excluded, "anchor.md") == 0.0
+    assert _doc_boost(g, excluded, "target.md") > 0
+    # by default it keeps the top term, so a boosted neighbour cannot overtake it
+    included = graph_boost(pool, anchor, g)
+    assert _doc_boost(g, included, "anchor.md") == 0.5 / 61
+    assert _doc_boost(g, included, "anchor.md") > _doc_boost(g, included, "target.md")
+
+
+def test_hub_neighbour_gets_less_than_a_direct_specific_link() -> None:
+    g, _ = graph_of(LINKED_DOCS)
+    pool = list(g.chunk_point)
+    boost = graph_boost(pool, g.doc_keys["anchor.md"], g)
+    hub, target = _doc_boost(g, boost, "hub.md"), _doc_boost(g, boost, "target.md")
+    assert 0 < hub < target
+    # documents reached only through the hub get less again (hop decay and hub damping)
+    assert 0 < _doc_boost(g, boost, "one.md") < hub

@@ -6,6 +6,7 @@ chunks that are already in the recall pool and sit near the query's anchor.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter, deque
 from collections.abc import Callable, Mapping, Sequence
@@ -417,6 +418,16 @@ def proximity(
     return best
 
 
+def _unit_members(graph: KnowledgeGraph, key: str) -> set[str]:
+    """A document and its ``# Title`` section(s) count as one point; anything else alone."""
+    p = graph.points[key]
+    if p.kind != "document":
+        return {key}
+    return {key} | {
+        q.key for q in graph.of_path(p.path) if q.kind == "section" and q.norm_title == p.norm_title
+    }
+
+
 def graph_boost(
     pool_chunk_ids: Sequence[str],
     anchor: Anchor | str | None,
@@ -429,10 +440,21 @@ def graph_boost(
     min_confidence: float = 0.5,
     include_anchor: bool = True,
 ) -> dict[str, float]:
-    """An RRF-style term ``weight / (k + rank)`` for pool chunks near the anchor.
+    """A term of at most ``weight / (k + 1)`` for pool chunks of documents linked to the
+    anchor, scaled by how directly and how specifically they are linked.
 
-    Chunks are ranked by hop distance of their point from the anchor (a chunk also counts
-    one hop beyond its document's point), then by path score, then by pool order. Only ids in
+    Hops are counted between *units*: a document and its ``# Title`` section (which carries
+    the document's body links, wiki links and diagrams) are one unit, so a document linked
+    from the anchor's body is one hop away. When the anchor is a document, every point of
+    it (subsections, diagram concepts) is the origin. A chunk counts at the distance of its
+    own point or of its document, whichever is nearer. The term multiplies, along the path,
+    each edge's confidence (three quarters for an edge whose kind does not suit the intent)
+    divided by ``max(1, ln(1 + d))`` of each unit reached, where ``d`` is its number of
+    outgoing non-containment edges (hub pages linking everything are damped, as are paths
+    through them), and halves per hop beyond the first. The anchor's own document gets the
+    full term with ``include_anchor`` (the default) and nothing without it: measured on
+    ``tests/fixtures/graph_bench``, leaving it out let linked documents overtake a
+    top-ranked anchor that was itself the answer (see docs/benchmarks.md). Only ids in
     ``pool_chunk_ids`` are returned: the graph never adds candidates.
     """
     if graph is None or anchor is None or graph.edge_count == 0:
@@ -440,28 +462,86 @@ def graph_boost(
     key = anchor if isinstance(anchor, str) else anchor.key
     if key not in graph.points:
         return {}
-    near = proximity(graph, key, intent=intent, max_hops=max_hops, min_confidence=min_confidence)
-    found: dict[str, tuple[int, float, int]] = {}
-    for i, cid in enumerate(pool_chunk_ids):
-        options: list[tuple[int, float]] = []
+    aligned = set(ALIGNED.get(intent, RELATION_KINDS))
+    start = _canonical(graph, graph.points[key])
+    unit_of: dict[str, str] = {}
+    members: dict[str, set[str]] = {}
+
+    def unit(x: str) -> str:
+        if x not in unit_of:
+            u = _canonical(graph, graph.points[x]).key
+            unit_of[x] = u
+            members.setdefault(u, _unit_members(graph, u))
+        return unit_of[x]
+
+    damp_cache: dict[str, float] = {}
+
+    def damp(u: str) -> float:
+        if u not in damp_cache:
+            d = sum(
+                1
+                for m in members[u]
+                for e in graph.out_edges(m)
+                if e.origin != "containment" and e.target not in members[u]
+            )
+            damp_cache[u] = max(1.0, math.log1p(d))
+        return damp_cache[u]
+
+    origin_points = (
+        [p.key for p in graph.of_path(start.path) if not p.bibliographic]
+        if start.kind == "document"
+        else sorted(equivalents(graph, start.key))
+    )
+    origin = {unit(x) for x in origin_points} | {unit(start.key)}
+    best: dict[str, tuple[int, float]] = {u: (0, 1.0) for u in origin}
+    queue: deque[str] = deque(sorted(origin))
+    while queue:
+        u = queue.popleft()
+        hops, score = best[u]
+        if hops >= max_hops:
+            continue
+        for m in sorted(members[u]):
+            for e in graph.out_edges(m) + graph.in_edges(m):
+                if e.confidence < min_confidence:
+                    continue
+                other = e.target if e.source == m else e.source
+                assert isinstance(other, str)
+                p = graph.points.get(other)
+                if p is None or p.bibliographic:
+                    continue
+                v = unit(other)
+                if v in origin or v == u:
+                    continue
+                s = score * e.confidence * (1.0 if e.kind in aligned else 0.75) / damp(v)
+                if hops >= 1:
+                    s *= 0.5
+                old = best.get(v)
+                if old is None:
+                    best[v] = (hops + 1, s)
+                    queue.append(v)
+                elif old[0] == hops + 1 and s > old[1]:
+                    best[v] = (hops + 1, s)
+    top = weight / (k + 1)
+    out: dict[str, float] = {}
+    for cid in pool_chunk_ids:
         point = graph.chunk_point.get(cid)
-        if point is not None:
-            if point in near:
-                options.append(near[point])
-            holder = graph.points.get(point)
-            doc_key = graph.doc_keys.get(holder.path) if holder is not None else None
-            if doc_key is not None and doc_key in near and doc_key != point:
-                h, s = near[doc_key]
-                options.append((h + 1, s))
-        if not options:
+        holder = graph.points.get(point) if point is not None else None
+        if point is None or holder is None or cid in out:
             continue
-        hops, score = min(options, key=lambda o: (o[0], -o[1]))
-        if hops > max_hops or (hops == 0 and not include_anchor):
+        if holder.path == start.path and not include_anchor:
             continue
-        if cid not in found or (hops, -score) < (found[cid][0], -found[cid][1]):
-            found[cid] = (hops, score, i)
-    order = sorted(found, key=lambda c: (found[c][0], -found[c][1], found[c][2]))
-    return {cid: weight / (k + rank) for rank, cid in enumerate(order, start=1)}
+        keys = [unit(point)]
+        doc_key = graph.doc_keys.get(holder.path)
+        if doc_key is not None and doc_key in graph.points:
+            keys.append(unit(doc_key))
+        reached = [best[u] for u in keys if u in best]
+        if not reached:
+            continue
+        hops, score = min(reached, key=lambda o: (o[0], -o[1]))
+        if hops > max_hops:
+            continue
+        out[cid] = top * score
+    return {c: b for c, b in out.items() if b > 0}
 
 
 # -- evidence fragments ------------------------------------------------------------------
