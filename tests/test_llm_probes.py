@@ -82,3 +82,25 @@ def test_unsupported_model_sentence_is_removed(
     dropped = [c for c in answer.claims if not c.kept]
     assert [c.text for c in dropped] == [INVENTED]
     assert not check_citations(kb, answer)
+
+
+def test_a_procedure_is_one_whole_item_of_the_frozen_set(
+    setup: tuple[LLMKnowledgeBase, ScriptedLLM],
+) -> None:
+    """The item limit never cuts a numbered procedure: the steps the evidence touches are
+    sent as one item holding the exact source text from the first step to the last."""
+    kb, _ = setup
+    answer = kb.ask("How do I calibrate a Lumen spectrophotometer?")
+    assert answer.outcome == "answered"
+    items = answer.trace["llm"]["payload"]["items"]
+    source = (SUITE / "corpus" / "calibration-procedure.md").read_text(encoding="utf-8")
+    steps = [i for i in items if i["path"] == "calibration-procedure.md" and i["chars"] > 300]
+    assert len(steps) == 1
+    text = source[steps[0]["char_start"] : steps[0]["char_end"]]
+    assert text.startswith("1. Open Lumen Console") and text.rstrip().endswith("certificate.")
+    assert [line[:2] for line in text.splitlines()] == ["1.", "2.", "3.", "4.", "5.", "6."]
+    # each step is cited on its own exact span inside that item
+    cited = [c for c in answer.citations if c.path == "calibration-procedure.md"]
+    assert len(cited) >= 6
+    for c in cited:
+        assert source[c.char_start : c.char_end] == c.excerpt

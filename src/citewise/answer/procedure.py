@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from citewise.evidence.models import Fragment
+from citewise.evidence.tokens import estimate_tokens
 from citewise.evidence.whole import node_fragment
 from citewise.ingest.models import Node
 
@@ -89,4 +91,67 @@ def _fragment(like: Fragment, n: Node) -> Fragment:
         revision=like.revision,
         version_id=like.version_id,
         reason="procedure_step",
+    )
+
+
+def merge_procedures(fragments: list[Fragment], nodes_of: NodesOf) -> list[Fragment]:
+    """``fragments`` with each numbered list they touch as one fragment.
+
+    For an evidence set with an item limit (the LLM route): :func:`complete_procedures`
+    first, then every run of steps becomes a single fragment with the exact source text
+    from the first step's start to the last step's end, at the place of its first step.
+    It is ``direct_support`` when any step it replaces was. Fragments inside a run are
+    dropped; everything else is kept in order."""
+    done = complete_procedures(fragments, nodes_of)
+    out: list[Fragment] = []
+    placed: set[tuple[str, int]] = set()
+    nodes_by: dict[tuple[str, int], list[Node]] = {}
+    for f in done:
+        key = (f.path, f.version_id)
+        if key not in nodes_by:
+            nodes_by[key] = nodes_of(f.path, f.version_id)
+        run = next((r for r in _runs(nodes_by[key]) if _inside(f, r)), None)
+        if run is None or f.truncated:
+            out.append(f)
+            continue
+        if (f.doc_id, run[0].char_start) in placed:
+            continue
+        placed.add((f.doc_id, run[0].char_start))
+        members = [g for g in done if g.doc_id == f.doc_id and _inside(g, run)]
+        direct = any(g.role == "direct_support" for g in members)
+        merged = _span(f, run, nodes_by[key])
+        out.append(replace(merged, role="direct_support") if direct else merged)
+    return out
+
+
+def _inside(f: Fragment, run: list[Node]) -> bool:
+    return run[0].char_start <= f.char_start and f.char_end <= run[-1].char_end
+
+
+def _span(like: Fragment, run: list[Node], nodes: list[Node]) -> Fragment:
+    """One fragment over the whole run, its text sliced from the enclosing section."""
+    start, end = run[0].char_start, run[-1].char_end
+    outer = min(
+        (n for n in nodes if n.kind != "document" and n.char_start <= start and end <= n.char_end),
+        key=lambda n: n.char_end - n.char_start,
+    )
+    text = outer.text[start - outer.char_start : end - outer.char_start]
+    return Fragment(
+        role="adjacent_context",
+        doc_id=like.doc_id,
+        path=like.path,
+        revision=like.revision,
+        version_id=like.version_id,
+        node_ids=tuple(n.id for n in run),
+        line_start=run[0].line_start,
+        line_end=run[-1].line_end,
+        char_start=start,
+        char_end=end,
+        heading_path=run[0].heading_path,
+        text=text,
+        tokens=estimate_tokens(text),
+        truncated=False,
+        citation_id=f"{outer.id}:{start}-{end}",
+        reason="procedure",
+        kind="list",
     )

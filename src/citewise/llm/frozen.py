@@ -155,10 +155,13 @@ def minimal_set(
     item_chars: int = 1200,
     total_chars: int = 3000,
     required: tuple[str, ...] = (),
+    pool: list[Fragment] | None = None,
 ) -> tuple[list[Fragment], Sufficiency]:
     """The smallest subset of the pack that reviews as well as the whole pack and holds
-    every ``required`` item (citation ids)."""
-    pool = _candidates(g.pack, stale)
+    every ``required`` item (citation ids). ``pool`` replaces the pack's candidates
+    (e.g. with whole procedures merged into one item each)."""
+    if pool is None:
+        pool = _candidates(g.pack, stale)
     need = [f for f in pool if f.citation_id in set(required)][:max_items]
     for r in need:
         if len(r.text) > item_chars and not any(
@@ -166,7 +169,9 @@ def minimal_set(
         ):
             raise EvidenceDoesNotFit(f"required item over {item_chars} chars: {r.citation_id}")
     fits = [f for f in pool if len(f.text) <= item_chars]
-    direct_ids = {f.citation_id for f in g.pack.direct}
+    direct_ids = {f.citation_id for f in g.pack.direct} | {
+        f.citation_id for f in pool if f.role == "direct_support"
+    }
     target = _RANK[whole.status]
     for k in range(1, max_items + 1):
         best: tuple[int, tuple[str, ...], list[Fragment], Sufficiency] | None = None

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from citewise.answer.compose import Candidate, _spans, compose
 from citewise.answer.models import Answer, Claim
+from citewise.answer.procedure import merge_procedures
 from citewise.answer.review import release_review
 from citewise.answer.sentences import clean_sentence
 from citewise.answer.support import support_score
@@ -196,7 +197,12 @@ def llm_answer(
     pack = g.pack
     info: dict[str, Any] = {"route": r.name, "attempts": []}
     trace["llm"] = info
-    frags = [f for f in _candidates(pack, stale)]
+    frags = _candidates(pack, stale)
+    if g.intent.kind == "how_to":
+        # a procedure is sent whole, as one item, so the item limit never cuts steps off
+        frags = merge_procedures(
+            frags, lambda path, vid: kb.store.nodes_of_version(kb.name, path, vid)
+        )
     lead = compose(question, g.intent.kind, frags)
     required = tuple(dict.fromkeys(c.fragment.citation_id for c in lead))
     try:
@@ -204,7 +210,7 @@ def llm_answer(
             g,
             suff,
             required=required,
-            stale=stale,
+            pool=frags,
             max_items=r.max_items,
             item_chars=r.item_chars,
             total_chars=r.total_chars,
