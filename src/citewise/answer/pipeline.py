@@ -23,7 +23,7 @@ from citewise.ingest.models import Node, sha256_text
 from citewise.recall.models import SearchFilters
 from citewise.recall.search import RecallSettings, search, search_summary
 from citewise.sufficiency.conflicts_adapter import ConflictNote, detect_conflicts, stale_paths
-from citewise.sufficiency.gates import GateInput, review
+from citewise.sufficiency.gates import GateInput, procedure_mismatch, review
 from citewise.sufficiency.intent import classify_intent
 from citewise.sufficiency.models import Sufficiency
 
@@ -124,6 +124,19 @@ def ask(
     trace["pack"] = pack.to_json()
     trace["sufficiency"] = asdict(suff)
     trace["conflicts"] = [asdict(c) for c in conflicts]
+    fragments = [f for f in (*pack.direct, *pack.augmentation) if f.path not in stale] or list(
+        pack.direct
+    )
+    if intent.kind == "how_to" and suff.status != "insufficient":
+        before = len(fragments)
+        fragments = complete_procedures(
+            fragments, lambda path, vid: kb.store.nodes_of_version(kb.name, path, vid)
+        )
+        trace["procedure_steps_added"] = len(fragments) - before
+        mismatch = procedure_mismatch(intent, fragments)
+        if mismatch:
+            suff = Sufficiency("insufficient", "insufficient_evidence", (mismatch,))
+            trace["sufficiency"] = asdict(suff)
     if suff.status == "insufficient":
         missing = "; ".join(suff.reasons)
         text = f"{INSUFFICIENT} ({_human(suff)})"
@@ -159,15 +172,6 @@ def ask(
         )
         if generated is not None:
             return generated
-    fragments = [f for f in (*pack.direct, *pack.augmentation) if f.path not in stale] or list(
-        pack.direct
-    )
-    if intent.kind == "how_to":
-        before = len(fragments)
-        fragments = complete_procedures(
-            fragments, lambda path, vid: kb.store.nodes_of_version(kb.name, path, vid)
-        )
-        trace["procedure_steps_added"] = len(fragments) - before
     chosen = compose(question, intent.kind, fragments)
     citations, claims = _cite(kb, chosen, conflicts)
     claims = release_review(claims, citations)
