@@ -14,10 +14,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from citewise.answer.clean import clean_sentence
 from citewise.answer.procedure import PROCEDURE_HEAD
-from citewise.answer.sentences import Span, clean_sentence, split_sentences
 from citewise.answer.support import contains_orchestration
 from citewise.evidence.models import TRUNCATION_MARKER, Fragment
+from citewise.evidence.sentences import Span, split_sentences
 from citewise.index.tokenize import key_terms, term_coverage, tokenize
 from citewise.recall.identifiers import clause_refs
 

@@ -15,11 +15,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from citewise.answer.clean import clean_sentence
 from citewise.answer.compose import Candidate, _spans, compose
 from citewise.answer.models import Answer, Claim
 from citewise.answer.procedure import merge_procedures
 from citewise.answer.review import release_review
-from citewise.answer.sentences import clean_sentence
 from citewise.answer.support import support_score
 from citewise.llm.client import ChatClient, OpenAICompatibleClient, parse_json_object
 from citewise.llm.frozen import (

@@ -6,7 +6,7 @@ Purpose: let the answer stage notice when two pieces of evidence state
 conservative — a fact is only emitted when a typed value and a subject phrase
 are both found; anything vaguer is left to the reader.
 
-Input units come from :func:`citewise.answer.sentences.split_sentences`, so every
+Input units come from :func:`citewise.evidence.sentences.split_sentences`, so every
 fact's ``start``/``end`` slices the source document exactly (``base_offset`` is
 the offset of ``text[0]``, as ``Node.char_start`` in
 :mod:`citewise.ingest.models`).  ``value_start``/``value_end`` locate the value.
@@ -61,7 +61,7 @@ from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import Literal
 
-from citewise.answer.sentences import Span, split_sentences
+from citewise.evidence.sentences import Span, split_sentences
 from citewise.sufficiency._values import PATH as _PATH
 from citewise.sufficiency._values import Value as _Value
 from citewise.sufficiency._values import path_kind as _path_kind
