@@ -3,9 +3,9 @@ terms scattered one per passage, and how-to questions answered by another task's
 
 from __future__ import annotations
 
+from citewise.evidence.intent import classify_intent
 from citewise.evidence.models import Fragment
 from citewise.sufficiency.gates import action_term, cohesion, procedure_mismatch
-from citewise.sufficiency.intent import classify_intent
 
 
 def frag(text: str, *heading: str, doc: str = "d1") -> Fragment:

@@ -17,6 +17,7 @@ from citewise.answer.models import Answer, Citation, Claim, FailureStage
 from citewise.answer.procedure import complete_procedures
 from citewise.answer.review import release_review
 from citewise.evidence.assemble import assemble
+from citewise.evidence.intent import classify_intent
 from citewise.evidence.models import EvidenceConfig, EvidencePack, Fragment
 from citewise.index.tokenize import QUESTION_STEMS, is_cjk_char, tokenize
 from citewise.ingest.models import Node, sha256_text
@@ -24,7 +25,6 @@ from citewise.recall.models import SearchFilters
 from citewise.recall.search import RecallSettings, search, search_summary
 from citewise.sufficiency.conflicts_adapter import ConflictNote, detect_conflicts, stale_paths
 from citewise.sufficiency.gates import GateInput, procedure_mismatch, review
-from citewise.sufficiency.intent import classify_intent
 from citewise.sufficiency.models import Sufficiency
 
 if TYPE_CHECKING:

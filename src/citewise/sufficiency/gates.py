@@ -12,9 +12,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from citewise.evidence.intent import Intent
 from citewise.evidence.models import EvidencePack, Fragment
 from citewise.index.tokenize import Coverage, term_coverage
-from citewise.sufficiency.intent import Intent
 from citewise.sufficiency.models import Degradation, Status, Sufficiency
 
 #: Share of the question's key terms the direct evidence must contain.
