@@ -60,3 +60,38 @@ def test_rank_term_keeps_its_share_of_the_top_score_under_convex() -> None:
     # one route only: the ratio of that route's maxima
     assert abs(rank_term_scale(["lexical"], cvx_w, rrf_w, k) - 0.6 / (2.0 / 61)) < 1e-9
     assert rank_term_scale([], cvx_w, rrf_w, k) == 1.0
+
+
+def _naive_mmr(
+    cands: list[str], rel_in: dict[str, float], sim: dict[tuple[str, str], float], n: int
+) -> list[str]:
+    """The textbook form: redundancy recomputed against every chosen item each pass."""
+    rel = minmax(rel_in)
+    chosen: list[str] = []
+    pool = list(cands)
+    while pool and len(chosen) < n:
+        best, best_score = None, float("-inf")
+        for c in pool:
+            red = max((sim[c, s] for s in chosen), default=0.0)
+            score = 0.7 * rel[c] - (1.0 - 0.7) * red
+            if score > best_score or (score == best_score and best is not None and c < best):
+                best, best_score = c, score
+        assert best is not None
+        chosen.append(best)
+        pool.remove(best)
+    return chosen
+
+
+@given(
+    st.lists(st.floats(0, 1), min_size=1, max_size=12),
+    st.lists(st.floats(0, 1), min_size=144, max_size=144),
+    st.integers(1, 12),
+)
+def test_incremental_mmr_equals_the_textbook_form(
+    scores: list[float], sims: list[float], n: int
+) -> None:
+    cands = [f"c{i:02d}" for i in range(len(scores))]
+    rel = dict(zip(cands, scores, strict=True))
+    sim = {(a, b): sims[i * 12 + j] for i, a in enumerate(cands) for j, b in enumerate(cands)}
+    got = mmr(cands, rel, lambda a, b: sim[a, b], n, lam=0.7)
+    assert got == _naive_mmr(cands, rel, sim, n)

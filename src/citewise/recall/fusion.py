@@ -86,12 +86,20 @@ def mmr(
     group: Callable[[str], str] | None = None,
     per_group_cap: int | None = None,
 ) -> list[str]:
-    """Greedy MMR over ``candidates`` with an optional cap per group (e.g. per document)."""
+    """Greedy MMR (Carbonell & Goldstein 1998) over ``candidates`` with an optional cap per
+    group (e.g. per document). Each candidate's redundancy (its largest similarity to the
+    chosen ones) is updated with the newest pick only, so a pass costs O(n) similarity
+    calls, not O(n * chosen)."""
     rel = minmax({c: relevance[c] for c in candidates})
     chosen: list[str] = []
     counts: dict[str, int] = {}
     pool = list(candidates)
+    redundancy: dict[str, float] = {c: 0.0 for c in pool}
     while pool and len(chosen) < n:
+        if chosen:
+            last = chosen[-1]
+            for c in pool:
+                redundancy[c] = max(redundancy[c], similarity(c, last))
         best, best_score = None, float("-inf")
         for c in pool:
             if (
@@ -100,8 +108,7 @@ def mmr(
                 and counts.get(group(c), 0) >= per_group_cap
             ):
                 continue
-            redundancy = max((similarity(c, s) for s in chosen), default=0.0)
-            score = lam * rel[c] - (1.0 - lam) * redundancy
+            score = lam * rel[c] - (1.0 - lam) * redundancy[c]
             if score > best_score or (score == best_score and best is not None and c < best):
                 best, best_score = c, score
         if best is None:
