@@ -187,20 +187,24 @@ def comparable_value(attribute: str, value: str) -> str:
 
 
 def _options(groups: Iterable[list[Fact]]) -> set[int]:
-    """Facts (by ``id``) that one table or list gives as alternatives.
+    """Facts (by ``id``) that one table, list or sentence gives as alternatives.
 
     A table or list (``Fact.group``) that gives several values for one subject
     in one scope enumerates options ("PostgreSQL (backend: postgres)", "SQLite
     (backend: sqlite)"); none of them is *the* value, so they contradict nothing.
+    The same holds for one sentence: "mortality was 29 in boys and 69 in girls",
+    "(males 3.8, females 3.4), … (males 1.9, females 1.6)" vary something the
+    qualifiers do not capture (population, stratum, comparison), so neither value
+    is the subject's value in general.  Values separated by a qualifier ("9443 in
+    staging and 8443 in production", "was 3, now 5") are not options.
     """
     values: dict[tuple[object, ...], set[str]] = defaultdict(set)
     members: dict[tuple[object, ...], list[Fact]] = defaultdict(list)
     for group in groups:
         for f in group:
-            if f.group < 0:
-                continue
+            unit: object = f.group if f.group >= 0 else ("sentence", f.start)
             key = subject_key(f.subject, f.attribute)
-            ident: tuple[object, ...] = (key, f.attribute, f.doc_path, f.group, f.qualifiers)
+            ident: tuple[object, ...] = (key, f.attribute, f.doc_path, unit, f.qualifiers)
             values[ident].add(comparable_value(f.attribute, f.value))
             members[ident].append(f)
     return {id(f) for k, fs in members.items() if len(values[k]) > 1 for f in fs}

@@ -62,6 +62,7 @@ from itertools import pairwise
 from typing import Literal
 
 from citewise.answer.sentences import Span, split_sentences
+from citewise.sufficiency._numbers import is_bound, is_statistic_label, is_unlinked_count
 from citewise.sufficiency._values import PATH as _PATH
 from citewise.sufficiency._values import Value as _Value
 from citewise.sufficiency._values import path_kind as _path_kind
@@ -272,7 +273,7 @@ _NP_STOP = frozenset(
         "used using accepts returns expects sends stores requires supports runs listens serves "
         "binds speaks exposes has have had does do did also only always now currently still "
         "previously formerly originally set defaults default limited equals becomes became "
-        "changed where which who after before since until per"
+        "changed where which who after before since until per there"
     )
 )
 _PRONOUNS = frozenset(_words("it this that they these those which its"))
@@ -468,6 +469,12 @@ def _sentence_facts(
             continue  # "–" of "30–90 s", stray symbols: no subject
         if _is_bare_number_noise(subject) and value.kind in ("count", "duration", "endpoint"):
             continue
+        if value.kind in _NUMERIC_KINDS and (
+            is_statistic_label(subject) or is_bound(s[clause[0] : value.start])
+        ):
+            continue  # "P < 0.05", "n = 150", "CD4 ≤500": statistics and bounds, not values
+        if value.kind == "count" and is_unlinked_count(s[clause[0] : value.start], s[value.end :]):
+            continue  # "the 6846 women": a number inside a noun phrase states no value
         if value.kind == "status_code":
             # Status codes are conditional ("503 when overloaded"): the condition
             # is part of what the code is the value *of*.
@@ -500,6 +507,9 @@ def _sentence_facts(
     return facts
 
 
+_NUMERIC_KINDS = frozenset(
+    _words("count duration length size percent temperature voltage frequency volume mass")
+)
 _CONDITION = re.compile(r"\b(?:when|if|on|for|after|unless)\b[^.;,]*", re.IGNORECASE)
 
 
