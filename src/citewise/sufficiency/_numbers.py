@@ -14,8 +14,11 @@ import re
 __all__ = [
     "SCI_NOTATION",
     "concerns_question",
+    "framing_condition",
+    "in_brackets",
     "is_bound",
     "is_compound_modifier",
+    "is_confidence_level",
     "is_label_number",
     "is_statistic_label",
     "is_unlinked_count",
@@ -27,7 +30,10 @@ __all__ = [
 _STATISTIC = re.compile(
     r"(?:p|p\s*\(?trend\)?|p\s+(?:for\s+)?(?:trend|interaction)|p[\s-]?values?|n|r|r2|r²|"
     r"or|aor|hr|ahr|rr|irr|ci|sd|se|sem|iqr|β|beta|χ2|χ²|chi2|chi-square|wald χ²|t|f|z|df|"
-    r"i2|i²|auc|kappa|κ|rho|ρ|tau|τ|mean|median|range|total)",
+    r"i2|i²|auc|kappa|κ|rho|ρ|tau|τ|mean|median|range|total|(?:95\s*%\s*)?ci|"
+    r"(?:95\s*%\s*)?(?:confidence|credible|prediction) intervals?|odds ratios?|"
+    r"hazard ratios?|relative risks?|risk ratios?|rate ratios?|standard deviation|"
+    r"standard error|interquartile range)",
     re.IGNORECASE,
 )
 
@@ -177,3 +183,61 @@ def is_unlinked_count(before: str, after: str) -> bool:
     if not re.match(r"\s+[^\W\d_]{2,}", after) or _NOT_A_NOUN.match(after):
         return False
     return _LINKED.search(before) is None
+
+
+def is_confidence_level(after: str) -> bool:
+    """True when a percentage names a confidence level ("95% CI", "95% confidence interval").
+
+    Rationale: the 95 of "95% CI" is the interval's coverage, fixed by convention; it is
+    not a proportion of anything the sentence is about.
+    """
+    return re.match(r"\s*(?:CI|CrI|PI|confidence|credible|prediction)\b", after, re.I) is not None
+
+
+def in_brackets(text: str, pos: int) -> bool:
+    """True when ``pos`` lies inside an unclosed "(" or "[" of ``text``.
+
+    Used so a value in a bracket that has no subject of its own does not inherit the
+    sentence's subject: "(95% CI 86.3% to 92.1%)", "(SD, 260)", "(n = 53)" annotate the
+    value before them, they are not further values of its subject.
+    """
+    depth = 0
+    for ch in text[:pos]:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]" and depth:
+            depth -= 1
+    return depth > 0
+
+
+_FRAMING = re.compile(
+    r"^\s*(?:(?:[A-Z]{2,}\s+){1,4})?"  # an abstract's section label: "RESULTS", "MAIN OUTCOMES"
+    r"((?:at|in|among|for|after|during|within|following|before|over|under|with|without|"
+    r"compared with|in the case of)\s+[^,;:]{1,60}?),",
+    re.IGNORECASE,
+)
+_DISCOURSE = re.compile(
+    r"^(?:in|for|at|with|by|on)\s+(?:addition|contrast|summary|conclusion|particular|general|"
+    r"practice|example|instance|short|brief|total|fact|turn|comparison|default|this\b.*|"
+    r"that\b.*|these\b.*|our\b.*|the present\b.*|all cases|most cases|any case|"
+    r"some cases|other words|the meantime|present|first|the end|last|least|most|short)$",
+    re.IGNORECASE,
+)
+
+
+def framing_condition(sentence: str) -> str | None:
+    """The condition a sentence opens with ("At 12 weeks," → ``"at 12 weeks"``), or None.
+
+    Rationale: "At 12 weeks, abstinence was 43.2%" and "At 26 weeks, abstinence was
+    27.6%" report one measure at two time points; "At 14 ng/L, sensitivity was 89.5%"
+    and "At 3-5 ng/L, …97.4%" at two thresholds; "In boys, …" a subpopulation.  The
+    framing phrase is a scope, compared like environment or version.  Discourse openers
+    ("In addition,", "In this study,", "By default,") are not conditions.
+    """
+    m = _FRAMING.match(sentence)
+    if not m:
+        return None
+    phrase = " ".join(m.group(1).lower().split())
+    if _DISCOURSE.match(phrase):
+        return None
+    return phrase

@@ -19,7 +19,10 @@ statements can be read as talking about the same situation):
   stated vs one unstated — an unqualified statement is read as the general case
   and a qualified one as an override ("port 8443; in staging 9443");
 * time: unstated is read as ``current``; historical / planned / current differ
-  ("previously 3, now 5" is a change, not a contradiction).
+  ("previously 3, now 5" is a change, not a contradiction);
+* condition: the phrase a sentence opens with ("At 12 weeks,", "Among women with
+  X,") separates like environment — one measure at two time points, thresholds or
+  subpopulations is two findings, not a contradiction.
 
 Synonyms (:data:`SYNONYMS`) are deliberately few and exact-phrase: only the
 retry-limit family ("max attempts", "maximum retries", "number of retries"…),
@@ -165,11 +168,13 @@ def scopes_separate(a: Qualifiers, b: Qualifiers) -> str | None:
         return "version"
     if (a.time or "current") != (b.time or "current"):
         return "time"
+    if a.condition != b.condition:
+        return "condition"
     return None
 
 
 def _unscoped(q: Qualifiers) -> bool:
-    return q.environment is None and q.platform is None and q.version is None and q.time is None
+    return q == Qualifiers()
 
 
 _TEAM_SUFFIX = re.compile(r"(?:\s+(?:team|group|squad|department|dept\.?|团队|组))+$")

@@ -62,7 +62,14 @@ from itertools import pairwise
 from typing import Literal
 
 from citewise.answer.sentences import Span, split_sentences
-from citewise.sufficiency._numbers import is_bound, is_statistic_label, is_unlinked_count
+from citewise.sufficiency._numbers import (
+    framing_condition,
+    in_brackets,
+    is_bound,
+    is_confidence_level,
+    is_statistic_label,
+    is_unlinked_count,
+)
 from citewise.sufficiency._values import PATH as _PATH
 from citewise.sufficiency._values import Value as _Value
 from citewise.sufficiency._values import path_kind as _path_kind
@@ -86,6 +93,9 @@ class Qualifiers:
     version: str | None = None
     platform: str | None = None
     time: TimeScope | None = None
+    #: The condition the sentence opens with ("at 12 weeks", "among women with …"):
+    #: :func:`citewise.sufficiency._numbers.framing_condition`.
+    condition: str | None = None
 
     def over(self, base: Qualifiers) -> Qualifiers:
         """These qualifiers, with unset dimensions taken from ``base``."""
@@ -94,6 +104,7 @@ class Qualifiers:
             self.version or base.version,
             self.platform or base.platform,
             self.time or base.time,
+            self.condition or base.condition,
         )
 
 
@@ -443,6 +454,9 @@ def _sentence_facts(
     facts: list[Fact] = []
     subject_prev = prev_subject
     clauses = _clauses(s)
+    condition = framing_condition(s)
+    if condition and any(m.dim != "time" for m in _mentions(condition)):
+        condition = None  # "In staging," is an environment, already a qualifier
     for value in values:
         clause = next((c for c in clauses if c[0] <= value.start < c[1]), (0, len(s)))
         in_clause = [v for v in values if clause[0] <= v.start and v.end <= clause[1]]
@@ -456,6 +470,8 @@ def _sentence_facts(
             if clause[0] <= m.start and m.end <= clause[1]
         ]
         subject = _subject_for(s[clause[0] : clause[1]], rel, rel_vals, rel_mentions)
+        if subject is None and in_brackets(s, value.start) and not rel_mentions:
+            continue  # "(95% CI 1.26 to 2.23)", "(n = 53)": annotations of the value before
         if subject is None or subject == _PRONOUN:
             # Empty phrase: continue this sentence's subject; a pronoun may also
             # refer to the previous sentence's last subject.
@@ -473,6 +489,8 @@ def _sentence_facts(
             is_statistic_label(subject) or is_bound(s[clause[0] : value.start])
         ):
             continue  # "P < 0.05", "n = 150", "CD4 ≤500": statistics and bounds, not values
+        if value.kind == "percent" and is_confidence_level(s[value.end :]):
+            continue  # the 95 of "95% CI" is a convention, not a proportion
         if value.kind == "count" and is_unlinked_count(s[clause[0] : value.start], s[value.end :]):
             continue  # "the 6846 women": a number inside a noun phrase states no value
         if value.kind == "status_code":
@@ -487,6 +505,7 @@ def _sentence_facts(
             _pick("version", value.start, clause, mentions),
             _pick("platform", value.start, clause, mentions),
             _pick("time", value.start, clause, mentions),  # type: ignore[arg-type]
+            condition,
         ).over(base)
         facts.append(
             Fact(
