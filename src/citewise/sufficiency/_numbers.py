@@ -211,7 +211,7 @@ def in_brackets(text: str, pos: int) -> bool:
 
 
 _FRAMING = re.compile(
-    r"^\s*(?:(?:[A-Z]{2,}\s+){1,4})?"  # an abstract's section label: "RESULTS", "MAIN OUTCOMES"
+    r"^\s*(?-i:(?:[A-Z]{2,}\s+){1,4})?"  # an abstract's section label: "RESULTS", "MAIN OUTCOMES"
     r"((?:at|in|among|for|after|during|within|following|before|over|under|with|without|"
     r"compared with|in the case of)\s+[^,;:]{1,60}?),",
     re.IGNORECASE,

@@ -313,23 +313,32 @@ _ATTR_NOUNS = frozenset(("port", "format", "protocol"))
 _PRONOUN = "\x00pronoun"
 
 
+#: Prepositions a noun phrase continues across ("prevalence of diabetes in Ghana").
+_NP_JOINERS = frozenset(_words("of for in from among"))
+
+
 def _np(left: str) -> str:
-    """The noun phrase ending ``left`` (link words already stripped)."""
+    """The noun phrase ending ``left`` (link words already stripped).
+
+    The phrase continues across :data:`_NP_JOINERS` when a noun follows them:
+    "the prevalence of diabetes in Ghana" is about prevalence of diabetes, not about
+    "Ghana" (cut there, "prevalence of hypertension in Ghana" had the same subject).
+    """
     toks = _TOKEN.findall(left)
     words: list[str] = []
     for tok in reversed(toks):
         low = tok.lower()
         if tok in ",;:()[]\"“”'" or not tok.strip():
             break
-        if low in _NP_STOP and not (low in ("of", "for") and words):
+        if low in _NP_STOP and not (low in _NP_JOINERS and words):
             break
-        if low in ("of", "for") and not words:
+        if low in _NP_JOINERS and not words:
             break
         words.append(tok)
         if len(words) >= 6:
             break
     words.reverse()
-    while words and words[0].lower() in ("of", "for"):
+    while words and words[0].lower() in _NP_JOINERS:
         words.pop(0)
     return " ".join(words)
 
