@@ -159,7 +159,9 @@ def concerns_question(subject_terms: set[str], question_terms: set[str], coverag
 _LINKED = re.compile(
     r"(?:\b(?:is|are|was|were|be|been|being|has|have|had|equals?|equalled|becomes?|became|"
     r"to|of|set to|defaults? to|totals?|totalled|numbered|uses|accepts|returns|expects|"
-    r"sends|stores|requires|supports|runs|holds|keeps|allows|retains|needs|takes)|[=:：])"
+    r"sends|stores|requires|supports|runs|holds|keeps|allows|retains|needs|takes|serves|"
+    r"handles|processes|caches|spawns|starts|opens|limits|caps|reserves|contains|includes)|"
+    r"[=:：])"
     r"\s*(?:about|around|approximately|approx\.?|roughly|only|exactly|nearly|almost|just|"
     r"up to|at most|at least)?\s*$",
     re.IGNORECASE,
