@@ -30,7 +30,9 @@ matched as the *end* of the subject phrase, so "sync max attempts" ≈ "sync ret
 limit" but never ≈ plain "retry limit".  Two facts from the same sentence or
 row never conflict with each other (a sentence listing "JSON and YAML" states
 two supported values, not a contradiction), nor do rows of one table or items of
-one list (``Fact.group``: they enumerate).  Version values only conflict when
+one list (``Fact.group``: they enumerate); a table, list or sentence that gives
+several values for one subject in one scope lists options, none of which
+contradicts anything elsewhere.  Version values only conflict when
 both subjects name a role ("minimum", "latest", "required"…) — a product has
 many versions.  A subject that is only the
 attribute's noun ("the port is 8443") is compared within its own document only
