@@ -413,6 +413,14 @@ def test_numbers_inside_noun_phrases_are_not_values() -> None:
         == []
     )
     assert conflicts("There have been 11 cases.", "There have been 21 complete responses.") == []
+    strata = (
+        "The rates of death were {} percent among the 314 patients with low levels, {} percent "
+        "among the {} with middle levels, and {} percent among the {} with high levels."
+    )
+    assert (
+        conflicts(strata.format(5.7, 7.8, 294, 16.5, 309), strata.format(5.4, 12, 300, 13, 303))
+        == []
+    )
 
 
 def test_strata_in_one_sentence_are_options() -> None:

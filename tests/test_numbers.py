@@ -60,6 +60,7 @@ def test_unlinked_counts() -> None:
     assert not is_unlinked_count("The cluster has ", " nodes")
     assert not is_unlinked_count("Retry limit ", "")
     assert not is_unlinked_count("mortality was ", " in boys")
+    assert is_unlinked_count("7.8 percent among the ", " with levels of 2 to 10 mg")
 
 
 def test_scientific_notation_is_one_number() -> None:

@@ -173,6 +173,9 @@ _NOT_A_NOUN = re.compile(
 )
 
 
+_DETERMINED = re.compile(r"\b(?:the|these|those|all|each|every|both|its|their|our)\s*$", re.I)
+
+
 def is_unlinked_count(before: str, after: str) -> bool:
     """True when a unitless number only counts the noun after it ("the 6846 women").
 
@@ -180,8 +183,11 @@ def is_unlinked_count(before: str, after: str) -> bool:
     "improved 0.26 points" use the number inside a noun phrase; nothing states it as the
     value of the phrase on its left.  A fact needs a link ("is", "=", ":", "has", "uses",
     "set to"…) right before the number ("the cluster has 3 nodes"), or no counted noun
-    after it ("Retry limit 3", "males 3.8,").
+    after it ("Retry limit 3", "males 3.8,").  A number right after a determiner ("the
+    294 with levels of …") is inside a noun phrase whatever follows it.
     """
+    if _DETERMINED.search(before):
+        return True  # "the 294 with levels of …": the noun is elided, still a noun phrase
     if not re.match(r"\s+[^\W\d_]{2,}", after) or _NOT_A_NOUN.match(after):
         return False
     return _LINKED.search(before) is None
