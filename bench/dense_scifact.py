@@ -96,7 +96,8 @@ def _pool(vecs: np.ndarray, owner: np.ndarray, n: int, first_only: bool) -> np.n
         out[owner[first]] = vecs[first]
     else:
         np.add.at(out, owner, vecs)
-    return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
+    normed: np.ndarray = out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
+    return normed
 
 
 def _cached_encode(e: Embedder, texts: list[str], tag: str) -> tuple[np.ndarray, float]:
@@ -179,11 +180,13 @@ def _libs(docs: np.ndarray, qvecs: np.ndarray) -> dict[str, object]:
         t0 = time.perf_counter()
         vi = VectorIndex(docs.shape[1], exact_threshold=thr)
         vi.add(keys, data)
-        record(
-            name, time.perf_counter() - t0, lambda q, vi=vi: [int(h.id) for h in vi.search(q, 10)]
-        )
+
+        def top10(q: np.ndarray, vi: VectorIndex = vi) -> list[int]:
+            return [int(h.id) for h in vi.search(q, 10)]
+
+        record(name, time.perf_counter() - t0, top10)
     try:
-        import faiss  # type: ignore[import-not-found]
+        import faiss
 
         t0 = time.perf_counter()
         flat = faiss.IndexFlatIP(data.shape[1])
@@ -205,7 +208,7 @@ def _libs(docs: np.ndarray, qvecs: np.ndarray) -> dict[str, object]:
     except ImportError:
         out["faiss"] = "not installed"
     try:
-        from usearch.index import Index  # type: ignore[import-not-found]
+        from usearch.index import Index
 
         t0 = time.perf_counter()
         ui = Index(ndim=data.shape[1], metric="ip", dtype="i8")
@@ -223,7 +226,7 @@ def main() -> int:
     if not (root / "queries.jsonl").exists():
         print(f"SKIP: {root} not found (set CITEWISE_DATA)")
         return 0
-    m = load_minilm(MiniLMSettings(backend=ARGS.backend, long_text="window"))  # type: ignore[arg-type]
+    m = load_minilm(MiniLMSettings(backend=ARGS.backend, long_text="window"))
     if not isinstance(m, MiniLMEmbedder):
         print(f"SKIP: dense route unavailable: {m.reason} ({m.hint})")
         return 0

@@ -51,7 +51,7 @@ FUSION: Any = ""  # "" keeps RecallSettings' default fusion; "rrf" or "convex" o
 SETTINGS: dict[str, Any] = {}  # the settings of the last search, as the result reports them
 
 
-def _search(kb: Any, text: str, weight: float, top_k: int) -> Any:
+def _search(kb: Any, text: str, weight: float, top_k: int, mode: str = "lexical") -> Any:
     from dataclasses import replace
 
     from citewise.recall.search import RecallSettings
@@ -59,7 +59,7 @@ def _search(kb: Any, text: str, weight: float, top_k: int) -> Any:
     s = replace(RecallSettings(), graph_boost=weight)
     if FUSION:
         s = replace(s, fusion=FUSION)
-    res = kb.search(text, top_k=top_k, mode="lexical", settings=s)
+    res = kb.search(text, top_k=top_k, mode=mode, settings=s)
     SETTINGS.clear()
     SETTINGS.update(res.settings)
     return res
@@ -145,7 +145,9 @@ def _fixture_metrics(qrels: dict[str, dict[str, int]], run: Run) -> dict[str, fl
     }
 
 
-def fixture(verbose: bool) -> dict[str, Any]:
+def fixture(verbose: bool, mode: str = "lexical") -> dict[str, Any]:
+    """The fixture in ``mode``: ``lexical`` (dense off) or ``hybrid`` (the shipped default,
+    dense on with the packaged MiniLM encoder)."""
     import yaml
 
     from citewise.kb import Home
@@ -154,7 +156,12 @@ def fixture(verbose: bool) -> dict[str, Any]:
     corpus = FIXTURE / "corpus"
     qrels = {q["id"]: {p: 1 for p in q["relevant"]} for q in spec}
     kinds = {q["id"]: q["kind"] for q in spec}
-    out: dict[str, Any] = {"queries": len(spec), "docs": len(list(corpus.glob("*.md")))}
+    out: dict[str, Any] = {
+        "queries": len(spec),
+        "docs": len(list(corpus.glob("*.md"))),
+        "mode": mode,
+    }
+    os.environ["CITEWISE_DENSE"] = "on" if mode == "hybrid" else "off"
     ranks: dict[str, dict[float, list[str]]] = {q["id"]: {} for q in spec}
     chunk_scores: dict[str, dict[float, dict[str, tuple[str, float]]]] = {q["id"]: {} for q in spec}
     with (
@@ -166,7 +173,7 @@ def fixture(verbose: bool) -> dict[str, Any]:
         for w in WEIGHTS:
             run: Run = {}
             for q in spec:
-                res = _search(kb, q["text"], w, 50)
+                res = _search(kb, q["text"], w, 50, mode)
                 run[q["id"]] = _doc_run(res.hits, lambda hit: Path(hit.path).name)
                 ranks[q["id"]][w] = sorted(run[q["id"]], key=lambda d: -run[q["id"]][d])
                 chunk_scores[q["id"]][w] = {
@@ -177,7 +184,7 @@ def fixture(verbose: bool) -> dict[str, Any]:
                 sub = {q: r for q, r in qrels.items() if kinds[q] == kind}
                 row[kind] = _fixture_metrics(sub, run)
             out[f"boost_{w}"] = row
-            print("fixture", f"graph_boost={w}", row, flush=True)
+            print("fixture", mode, f"graph_boost={w}", row, flush=True)
     per_query = {}
     off_w, on_w = WEIGHTS
     for q in spec:
@@ -208,7 +215,7 @@ def fixture(verbose: bool) -> dict[str, Any]:
         "relevant_in_pool": sum(len(r["relevant_in_pool"]) for r in linked),
         "relevant_boosted": sum(len(r["relevant_boosted"]) for r in linked),
     }
-    print("fixture linked queries:", out["linked_diagnosis"], flush=True)
+    print(f"fixture {mode} linked queries:", out["linked_diagnosis"], flush=True)
     out["per_query"] = per_query
     return out
 
@@ -231,8 +238,10 @@ def main() -> int:
     result: dict[str, Any] = {}
     if args.hybrid and not args.skip_scifact:
         result["scifact_hybrid"] = scifact_hybrid()
-    os.environ["CITEWISE_DENSE"] = "off"
     result["fixture"] = fixture(args.verbose)
+    if args.hybrid:
+        result["fixture_hybrid"] = fixture(args.verbose, "hybrid")
+    os.environ["CITEWISE_DENSE"] = "off"
     if not args.skip_scifact:
         result["scifact"] = scifact(args.limit)
     result["settings"] = {k: v for k, v in SETTINGS.items() if k != "graph_boost"}

@@ -173,7 +173,7 @@ def main() -> int:
     if not (root / "beir-scifact").exists():
         print(f"bench.ingest: skipped, no benchmark data at {root} (set CITEWISE_DATA)")
         return 0
-    result = {
+    result: dict[str, Any] = {
         "date": date.today().isoformat(),
         "machine": (
             f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"

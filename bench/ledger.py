@@ -205,7 +205,7 @@ def main() -> None:
     load0 = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
-        result = {
+        result: dict[str, Any] = {
             "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
             f"Python {platform.python_version()}",
             "ingest": bench_ingest(tmp, args.files, args.repeat),

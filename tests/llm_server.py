@@ -23,7 +23,8 @@ from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from citewise.answer.sentences import clean_sentence, split_sentences
+from citewise.answer.clean import clean_sentence
+from citewise.evidence.sentences import split_sentences
 from citewise.index.tokenize import key_terms, tokenize
 
 _EVIDENCE = re.compile(

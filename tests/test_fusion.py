@@ -3,7 +3,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from citewise.recall.fusion import convex, minmax, mmr, ranked, rrf
+from citewise.recall.fusion import convex, minmax, mmr, rank_term_scale, ranked, rrf
 
 
 def test_rrf_rewards_agreement() -> None:
@@ -44,3 +44,19 @@ def test_mmr_caps_per_document_and_diversifies() -> None:
     assert out[0] == "d1#1"
     assert sum(1 for c in out if c.startswith("d1")) <= 2
     assert set(out) >= {"d2#1", "d3#1"}
+
+
+def test_rank_term_keeps_its_share_of_the_top_score_under_convex() -> None:
+    """A bonus worth a quarter of RRF's best score is worth a quarter of convex's best."""
+    routes = {"lexical": ["a", "b", "c"], "vector": ["a", "c", "b"]}
+    rrf_w, cvx_w, k = {"lexical": 2.0, "vector": 1.0}, {"lexical": 0.6, "vector": 0.4}, 60
+    by_rrf = rrf(routes, rrf_w, k)
+    by_convex = convex(
+        {"lexical": {"a": 9, "b": 5, "c": 1}, "vector": {"a": 0.9, "c": 0.5, "b": 0.1}}, cvx_w
+    )
+    bonus = 0.25 * max(by_rrf.values())
+    scale = rank_term_scale(["lexical", "vector"], cvx_w, rrf_w, k)
+    assert abs(bonus * scale / max(by_convex.values()) - 0.25) < 1e-9
+    # one route only: the ratio of that route's maxima
+    assert abs(rank_term_scale(["lexical"], cvx_w, rrf_w, k) - 0.6 / (2.0 / 61)) < 1e-9
+    assert rank_term_scale([], cvx_w, rrf_w, k) == 1.0

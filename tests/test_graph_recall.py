@@ -74,3 +74,29 @@ def test_unreadable_neighbor_is_recorded_not_guessed(
     assert any(
         lim.kind == "source_window_unavailable" and lim.path in broken for lim in pack.limitations
     )
+
+
+def test_boost_is_on_the_convex_scale_in_hybrid_mode(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With two content routes (real encoder) convex fusion runs; the boost keeps the share
+    of the top score it has under RRF instead of vanishing against convex scores."""
+    from dataclasses import replace
+
+    from citewise.recall.search import RecallSettings
+
+    monkeypatch.setenv("CITEWISE_DENSE", "on")
+    with Home.open(tmp_path / "home") as h:
+        kb = h.kb()
+        assert kb.add([EXAMPLES]).ok
+        on = kb.search(QUESTION, mode="hybrid")
+        off = kb.search(QUESTION, mode="hybrid", settings=replace(RecallSettings(), graph_boost=0))
+    assert {"lexical", "vector", "graph"} <= set(on.routes)
+    graph = next(d for d in on.diagnostics if d.route == "graph")
+    assert graph.top_score is not None
+    before = {x.chunk_id: x.score for x in off.hits}
+    raised = [x.score - before[x.chunk_id] for x in on.hits if x.chunk_id in before]
+    top = max(before.values())
+    # at most a quarter of the top score (weight 0.5 of RRF's 2/61), and visibly above zero
+    assert max(raised) > 0.02 * top
+    assert max(raised) <= 0.25 * top + 1e-9

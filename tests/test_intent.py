@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from citewise.sufficiency.intent import classify_intent, subject_terms, subject_text
+from citewise.evidence.intent import classify_intent, profile_for, subject_terms, subject_text
 
 
 @pytest.mark.parametrize(
@@ -133,3 +133,23 @@ def test_subject_terms_are_key_terms_without_question_words() -> None:
     assert "什么" not in subject_terms("同步重试是什么")
     assert subject_terms("What is it?") == ()
     assert classify_intent("What is the sync service?").subject_terms == ("sync", "servic")
+
+
+@pytest.mark.parametrize(
+    ("question", "profile"),
+    [
+        ("Explain in depth how sync retries work", "deep"),
+        ("Why does sync fail with HTTP 503?", "causal"),
+        ("Analyze why sync fails", "deep"),  # a depth request outweighs the kind
+        ("全面分析同步失败", "deep"),
+        ("为什么同步失败", "causal"),
+        ("What is the sync service?", "base"),
+        ("How do I configure the retry limit?", "base"),
+        ("What is the difference between v1 and v2?", "base"),
+        ("Why is v1 better than v2?", "base"),  # compare comes before causal
+        ("retry limit", "base"),
+        ("hello", "base"),
+    ],
+)
+def test_profile_for_picks_the_evidence_budget(question: str, profile: str) -> None:
+    assert profile_for(classify_intent(question)) == profile

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citewise.answer.sentences import Span, clean_sentence, split_sentences
+from citewise.answer.clean import clean_sentence
+from citewise.evidence.sentences import Span, split_sentences
 
 
 def texts(spans: list[Span]) -> list[str]:
@@ -94,15 +95,61 @@ def test_empty_and_blank_text() -> None:
     assert split_sentences("  \n\n \t") == []
 
 
+# blocks=False / clauses=True: the evidence stage's direct-support pieces of one node.
+
+
+def test_without_blocks_a_list_item_is_split_into_sentences_keeping_its_marker() -> None:
+    text = "1. Install the agent. Then restart it."
+    assert texts(split_sentences(text)) == [text]
+    pieces = split_sentences(text, blocks=False)
+    assert texts(pieces) == ["1. Install the agent.", "Then restart it."]
+    assert {p.kind for p in pieces} == {"sentence"}
+
+
+def test_without_blocks_inline_step_numbers_stay_with_their_sentence() -> None:
+    text = "Steps: 1. Stop sync. 2. Rotate the key."
+    assert texts(split_sentences(text, blocks=False)) == [
+        "Steps: 1.",
+        "Stop sync.",
+        "2. Rotate the key.",
+    ]
+    assert texts(split_sentences(text))[-2:] == ["2.", "Rotate the key."]
+
+
+def test_without_blocks_table_rows_and_headings_are_prose() -> None:
+    assert [p.kind for p in split_sentences("| a | b |", blocks=False)] == ["sentence"]
+    assert texts(split_sentences("# Title\nBody text", blocks=False)) == ["# Title\nBody text"]
+
+
+def test_clauses_end_at_chinese_semicolon_and_every_exclamation_or_question() -> None:
+    assert texts(split_sentences("端口为8443；协议为HTTP。", clauses=True)) == [
+        "端口为8443；",
+        "协议为HTTP。",
+    ]
+    assert texts(split_sentences("Is it on? yes it is.")) == ["Is it on? yes it is."]
+    assert texts(split_sentences("Is it on? yes it is.", clauses=True)) == [
+        "Is it on?",
+        "yes it is.",
+    ]
+    assert texts(split_sentences("同步已启用!重试3次", clauses=True)) == ["同步已启用!", "重试3次"]
+
+
+def test_pieces_keep_exact_offsets() -> None:
+    doc = "xx" + "1. Install it. Then run it；done"
+    pieces = split_sentences(doc[2:], 2, blocks=False, clauses=True)
+    assert all(doc[p.start : p.end] == p.text for p in pieces)
+    assert texts(pieces) == ["1. Install it.", "Then run it；", "done"]
+
+
 _ALPHABET = st.sampled_from(
     [*"abcAB xyz.!?。！？,;:|-*#>\n\t 12v", "e.g.", "i.e.", "v2.4.1", "同步", "- ", "1. "]
 )
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(_ALPHABET, max_size=60).map("".join), st.integers(0, 1000))
-def test_spans_slice_the_text_exactly(text: str, base: int) -> None:
-    spans = split_sentences(text, base_offset=base)
+@given(st.lists(_ALPHABET, max_size=60).map("".join), st.integers(0, 1000), st.booleans())
+def test_spans_slice_the_text_exactly(text: str, base: int, clauses: bool) -> None:
+    spans = split_sentences(text, base_offset=base, clauses=clauses)
     prev_end = base
     covered: set[int] = set()
     for s in spans:

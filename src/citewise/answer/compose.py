@@ -14,10 +14,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from citewise.answer.clean import clean_sentence
 from citewise.answer.procedure import PROCEDURE_HEAD
-from citewise.answer.sentences import Span, clean_sentence, split_sentences
 from citewise.answer.support import contains_orchestration
 from citewise.evidence.models import TRUNCATION_MARKER, Fragment
+from citewise.evidence.sentences import Span, split_sentences
 from citewise.index.tokenize import key_terms, term_coverage, tokenize
 from citewise.recall.identifiers import clause_refs
 
@@ -71,7 +72,7 @@ def candidates(question: str, fragments: list[Fragment]) -> list[Candidate]:
         weight = ROLE_WEIGHT.get(frag.role, 0.0)
         if weight == 0.0 or frag.kind in ("code", "mermaid"):
             continue  # code and diagrams are cited whole as evidence, never as prose
-        for span in _spans(frag):
+        for span in fragment_spans(frag):
             clean = clean_sentence(span.text)
             if (
                 len(clean) < 3
@@ -100,7 +101,9 @@ def _is_table_header(frag: Fragment, span: Span) -> bool:
     return bool(re.match(r"\|?\s*:?-{2,}", after))
 
 
-def _spans(frag: Fragment) -> list[Span]:
+def fragment_spans(frag: Fragment) -> list[Span]:
+    """The sentence units of ``frag`` at their document offsets; a truncated fragment is
+    split head and tail apart, so no unit spans the truncation marker."""
     if not frag.truncated or frag.head_end is None or frag.tail_start is None:
         return split_sentences(frag.text, frag.char_start)
     head_len = frag.head_end - frag.char_start

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -109,3 +110,8 @@ class Answer:
         if with_trace:
             out["trace"] = self.trace
         return out
+
+
+def new_trace_id() -> str:
+    """A fresh answer trace id: ``t_`` and 24 hex digits."""
+    return f"t_{uuid.uuid4().hex[:24]}"

@@ -8,23 +8,22 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import uuid
 from dataclasses import asdict, replace
 from typing import TYPE_CHECKING, Any
 
-from citewise.answer.compose import Candidate, compose
-from citewise.answer.models import Answer, Citation, Claim, FailureStage
+from citewise.answer.citations import cite_claims
+from citewise.answer.compose import compose
+from citewise.answer.models import Answer, Citation, Claim, FailureStage, new_trace_id
 from citewise.answer.procedure import complete_procedures
 from citewise.answer.review import release_review
 from citewise.evidence.assemble import assemble
-from citewise.evidence.models import EvidenceConfig, EvidencePack, Fragment
+from citewise.evidence.intent import classify_intent
+from citewise.evidence.models import EvidenceConfig, EvidencePack
 from citewise.index.tokenize import QUESTION_STEMS, is_cjk_char, tokenize
-from citewise.ingest.models import Node, sha256_text
 from citewise.recall.models import SearchFilters
 from citewise.recall.search import RecallSettings, search, search_summary
-from citewise.sufficiency.conflicts_adapter import ConflictNote, detect_conflicts, stale_paths
-from citewise.sufficiency.gates import GateInput, review
-from citewise.sufficiency.intent import classify_intent
+from citewise.sufficiency.conflicts_adapter import detect_conflicts, stale_paths
+from citewise.sufficiency.gates import GateInput, procedure_mismatch, review
 from citewise.sufficiency.models import Sufficiency
 
 if TYPE_CHECKING:
@@ -63,7 +62,7 @@ def ask(
             "none",
             suff,
             rid,
-            _trace_id(),
+            new_trace_id(),
             intent.kind,
             kb.name,
             revision,
@@ -124,6 +123,19 @@ def ask(
     trace["pack"] = pack.to_json()
     trace["sufficiency"] = asdict(suff)
     trace["conflicts"] = [asdict(c) for c in conflicts]
+    fragments = [f for f in (*pack.direct, *pack.augmentation) if f.path not in stale] or list(
+        pack.direct
+    )
+    if intent.kind == "how_to" and suff.status != "insufficient":
+        before = len(fragments)
+        fragments = complete_procedures(
+            fragments, lambda path, vid: kb.store.nodes_of_version(kb.name, path, vid)
+        )
+        trace["procedure_steps_added"] = len(fragments) - before
+        mismatch = procedure_mismatch(intent, fragments)
+        if mismatch:
+            suff = Sufficiency("insufficient", "insufficient_evidence", (mismatch,))
+            trace["sufficiency"] = asdict(suff)
     if suff.status == "insufficient":
         missing = "; ".join(suff.reasons)
         text = f"{INSUFFICIENT} ({_human(suff)})"
@@ -135,7 +147,7 @@ def ask(
             "insufficient_evidence",
             suff,
             pack.replay_id,
-            _trace_id(),
+            new_trace_id(),
             intent.kind,
             kb.name,
             pack.revision,
@@ -159,17 +171,8 @@ def ask(
         )
         if generated is not None:
             return generated
-    fragments = [f for f in (*pack.direct, *pack.augmentation) if f.path not in stale] or list(
-        pack.direct
-    )
-    if intent.kind == "how_to":
-        before = len(fragments)
-        fragments = complete_procedures(
-            fragments, lambda path, vid: kb.store.nodes_of_version(kb.name, path, vid)
-        )
-        trace["procedure_steps_added"] = len(fragments) - before
     chosen = compose(question, intent.kind, fragments)
-    citations, claims = _cite(kb, chosen, conflicts)
+    citations, claims = cite_claims(kb, chosen, conflicts)
     claims = release_review(claims, citations)
     kept = [c for c in claims if c.kept]
     trace["claims"] = [asdict(c) for c in claims]
@@ -208,7 +211,7 @@ def finish(
             "insufficient_evidence",
             replace(suff, status="insufficient"),
             pack.replay_id,
-            _trace_id(),
+            new_trace_id(),
             intent,
             kb.name,
             pack.revision,
@@ -233,7 +236,7 @@ def finish(
         degradation,
         suff,
         pack.replay_id,
-        _trace_id(),
+        new_trace_id(),
         intent,
         kb.name,
         pack.revision,
@@ -307,74 +310,6 @@ def _failure_stage(pack: EvidencePack) -> FailureStage:
     return "retrieval" if not pack.direct else "context_assembly"
 
 
-def _cite(
-    kb: KnowledgeBase, chosen: list[Candidate], conflicts: list[ConflictNote]
-) -> tuple[list[Citation], list[Claim]]:
-    citations: list[Citation] = []
-    claims: list[Claim] = []
-    nodes: dict[tuple[str, int], list[Node]] = {}
-    by_key: dict[tuple[str, int, int], int] = {}
-
-    def cite(frag: Fragment, start: int, end: int, excerpt: str, role: str) -> int:
-        key = (frag.doc_id, start, end)
-        if key in by_key:
-            return by_key[key]
-        doc_nodes = nodes.setdefault(
-            (frag.path, frag.version_id),
-            kb.store.nodes_of_version(kb.name, frag.path, frag.version_id),
-        )
-        node = _smallest_containing(doc_nodes, start, end)
-        cid = f"{node.id}:{start}-{end}" if node else frag.citation_id
-        lines = (node.line_start, node.line_end) if node else (frag.line_start, frag.line_end)
-        if node:
-            text_before = node.text[: start - node.char_start]
-            first = node.line_start + text_before.count("\n")
-            lines = (first, first + excerpt.count("\n"))
-        citations.append(
-            Citation(
-                len(citations) + 1,
-                cid,
-                frag.path,
-                frag.doc_id,
-                frag.revision,
-                frag.version_id,
-                (node.id,) if node else frag.node_ids,
-                lines[0],
-                lines[1],
-                start,
-                end,
-                excerpt,
-                sha256_text(excerpt),
-                role,
-            )
-        )
-        by_key[key] = len(citations)
-        return len(citations)
-
-    for c in chosen:
-        n = cite(c.fragment, c.span.start, c.span.end, c.span.text, c.fragment.role)
-        claims.append(Claim(c.clean, (n,), 0.0, "", True))
-    for note in conflicts:
-        nums = tuple(
-            cite(side.fragment, side.start, side.end, side.text, "conflict") for side in note.sides
-        )
-        claims.append(Claim(note.sentence, nums, 1.0, "notice", True, "conflict notice"))
-    return citations, claims
-
-
-def _smallest_containing(nodes: list[Node], start: int, end: int) -> Node | None:
-    best: Node | None = None
-    for n in nodes:
-        if (
-            n.kind != "document"
-            and n.char_start <= start
-            and end <= n.char_end
-            and (best is None or n.char_end - n.char_start < best.char_end - best.char_start)
-        ):
-            best = n
-    return best
-
-
 def _render(intent: str, claims: list[Claim]) -> str:
     parts = []
     for c in claims:
@@ -386,7 +321,3 @@ def _render(intent: str, claims: list[Claim]) -> str:
 def _digest(obj: object) -> str:
     blob = json.dumps(obj, sort_keys=True, ensure_ascii=False).encode("utf-8")
     return hashlib.sha256(blob).hexdigest()[:32]
-
-
-def _trace_id() -> str:
-    return f"t_{uuid.uuid4().hex[:24]}"

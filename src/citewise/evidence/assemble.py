@@ -113,7 +113,7 @@ def assemble(
     return EvidencePack(
         query=query,
         normalized_query=normalize_query(query),
-        intent=intent,
+        intent=intent.kind,
         profile=prof,
         kb=index.kb,
         revision=revision,

@@ -18,7 +18,8 @@ Role = Literal[
     "graph_neighbor_support",
     "conflict",
 ]
-Intent = Literal["definition", "how_to", "compare", "causal", "generic", "deep"]
+#: What kind of answer a question asks for (:func:`citewise.evidence.intent.classify_intent`).
+IntentKind = Literal["definition", "how_to", "compare", "causal", "generic", "non_kb"]
 Profile = Literal["base", "causal", "deep"]
 Action = Literal["include", "truncate", "drop"]
 
@@ -217,7 +218,7 @@ class BudgetUse:
 class EvidencePack:
     query: str
     normalized_query: str
-    intent: Intent
+    intent: IntentKind
     profile: Profile
     kb: str
     revision: int

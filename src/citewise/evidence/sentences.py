@@ -1,69 +1,261 @@
-"""Sentence splitting with exact offsets (English and Chinese), and match scoring.
+"""Sentence units with exact offsets (English and Chinese), and match scoring.
 
-A sentence ends at ``。！？`` (plus closing quotes/brackets), at ``.!?`` followed by
-whitespace (unless the word before the period is a known abbreviation, a single letter,
-or a leading list number, or the next word starts lowercase), and at blank lines. Each
-sentence is trimmed of surrounding whitespace; offsets always slice the input exactly.
+Rationale: every answer sentence must cite an exact, checkable span, so the splitter
+never rewrites text: each :class:`Span` is ``text[start:end]`` of its source (offsets
+are code points, end exclusive, shifted by ``base_offset`` like ``Node.char_start`` in
+:mod:`citewise.ingest.models`). Display cleaning is a separate step
+(:func:`citewise.answer.clean.clean_sentence`). This is the one splitter of the
+pipeline: the evidence stage cuts direct-support pieces with it, sufficiency reads
+facts from its units and the answer stage quotes them.
+
+Units with ``blocks=True`` (the default, for text that may hold Markdown structure):
+
+* a Markdown table row (a line starting with ``|``) is one unit; delimiter rows
+  (``|---|:--:|``) carry no content and are skipped;
+* a list item (``-``, ``*``, ``+``, ``1.``, ``1)``) is one unit, including its
+  indented continuation lines; a heading line (``#``) is one unit;
+* other text is split into sentences (below).
+
+With ``blocks=False`` (the text of one parsed node, whose structure ingest already
+read) every line is prose, and a number alone at the start of a sentence (``1.``) is
+a list marker that stays with its sentence.
+
+Sentences end at ``.``/``!``/``?`` followed by whitespace (not after a known
+abbreviation such as ``e.g.``, an initial, or when the next word starts lower-case),
+right after the Chinese ``。！？``, and at blank lines. ``；`` is not a boundary (a
+clause is not a sentence) unless ``clauses=True``, which also ends a piece at every
+``!``/``?`` whatever follows: the evidence stage matches query terms against these
+smaller pieces. Dotted numbers (``v2.4.1``, ``3.14``) are never split because the
+dot is not followed by whitespace.
+
+Spans never start or end with whitespace and never overlap; every non-whitespace
+character outside delimiter rows belongs to exactly one span.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import Literal
 
 from citewise.index.tokenize import key_terms, tokenize
 
-_CJK_END = re.compile(r"[。！？!?；]+[”’」』）\)\"']*")
-_LATIN_END = re.compile(r"[.!?]+[”’\"'\)\]]*(?=\s)")
-_BLANK = re.compile(r"\n[ \t]*\n")
-_ABBREV = frozenset(
-    {"e.g", "i.e", "etc", "vs", "cf", "al", "fig", "figs", "eq", "eqs", "no", "nos", "approx"}
-    | {"dr", "mr", "mrs", "ms", "prof", "st", "inc", "ltd", "co", "jr", "sr", "dept", "est"}
-    | {"vol", "pp", "ca", "resp"}
+__all__ = [
+    "ABBREVIATIONS",
+    "Span",
+    "SpanKind",
+    "coverage",
+    "query_terms",
+    "split_sentences",
+]
+
+SpanKind = Literal["sentence", "list_item", "table_row", "heading"]
+
+#: Lower-cased tokens (without the final dot) after which a ``.`` does not end a
+#: sentence.  Multi-dot forms (``e.g``) are matched on the whole token.
+ABBREVIATIONS: frozenset[str] = frozenset(
+    (  # noqa: SIM905 - a readable list
+        "e.g i.e etc vs cf al approx incl esp fig figs no nos vol p pp ch sec art "
+        "mr mrs ms dr prof st jr sr inc ltd co corp dept est min max avg ver rev "
+        "resp a.m p.m u.s u.k n.b viz ca"
+    ).split()
 )
 
-
-def _is_break(text: str, m: re.Match[str], piece_start: int) -> bool:
-    if m.re is _CJK_END or m.re is _BLANK:
-        return True
-    word_start = m.start()
-    while word_start > piece_start and not text[word_start - 1].isspace():
-        word_start -= 1
-    word = text[word_start : m.start()].lower().strip("([\"'")
-    if text[m.start()] == ".":
-        if word in _ABBREV or (len(word) == 1 and word.isalpha()):
-            return False
-        if word.isdigit() and not text[piece_start:word_start].strip():
-            return False  # a list marker like "1."
-    nxt = m.end()
-    while nxt < len(text) and text[nxt].isspace():
-        nxt += 1
-    return not (nxt < len(text) and text[nxt].islower())
+_TABLE_ROW = re.compile(r"[ \t]*\|")
+_DELIM_ROW = re.compile(r"[ \t]*\|?[ \t]*:?-{1,}:?[ \t]*(?:\|[ \t]*:?-{1,}:?[ \t]*)*\|?[ \t]*")
+_LIST_ITEM = re.compile(r"([ \t]*)(?:[-*+]|\d{1,3}[.)])[ \t]+\S")
+_HEADING = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+\S")
+_CJK_END = "。！？"
+_CLAUSE_END = "。！？；!?"
+_CLOSERS = "\"')]}”’」』）】"
+_TOKEN_BEFORE_DOT = re.compile(r"([^\s(\[\"'“‘]+)$")
 
 
-def split_sentences(text: str, base: int = 0) -> list[tuple[int, int]]:
-    """``(start, end)`` of each sentence, as ``base`` + offsets into ``text``."""
-    cuts: list[re.Match[str]] = []
-    for pattern in (_CJK_END, _LATIN_END, _BLANK):
-        cuts.extend(pattern.finditer(text))
-    cuts.sort(key=lambda m: (m.end(), m.start()))
+@dataclass(frozen=True, slots=True)
+class Span:
+    """One sentence-like unit: ``source[start - base_offset:end - base_offset] == text``."""
+
+    start: int
+    end: int
+    text: str
+    kind: SpanKind = "sentence"
+
+
+@dataclass(frozen=True, slots=True)
+class _Rules:
+    hard: str  # characters that always end a sentence (with following closers)
+    list_numbers: bool  # "1." at the start of a sentence is a list marker
+
+
+def _lines(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each line, end excluding the newline."""
     out: list[tuple[int, int]] = []
-    start = 0
-    for m in cuts:
-        if m.end() <= start or not _is_break(text, m, start):
-            continue
-        end = m.start() if m.re is _BLANK else m.end()
-        out.extend(_trimmed(text, start, end))
-        start = m.end()
-    out.extend(_trimmed(text, start, len(text)))
-    return [(base + s, base + e) for s, e in out]
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        out.append((pos, pos + len(body)))
+        pos += len(line)
+    return out
 
 
-def _trimmed(text: str, start: int, end: int) -> list[tuple[int, int]]:
+def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
     while start < end and text[start].isspace():
         start += 1
     while end > start and text[end - 1].isspace():
         end -= 1
-    return [(start, end)] if end > start else []
+    return start, end
+
+
+def _is_abbreviation(prefix: str) -> bool:
+    """True if the token ending right before a ``.`` is an abbreviation or initial."""
+    m = _TOKEN_BEFORE_DOT.search(prefix)
+    if not m:
+        return False
+    token = m.group(1).lower().strip("*_`")
+    if token in ABBREVIATIONS:
+        return True
+    # Single-letter initial ("J. Smith") or a dotted abbreviation ("e.g", "U.S").
+    return bool(re.fullmatch(r"[a-z]", token) or re.fullmatch(r"(?:[a-z]\.)+[a-z]", token))
+
+
+def _is_list_number(text: str, sentence_start: int, dot: int) -> bool:
+    """True if ``text[sentence_start:dot]`` is only whitespace and a number ("  2")."""
+    return text[sentence_start:dot].strip().isdigit()
+
+
+def _sentence_ends(text: str, start: int, end: int, rules: _Rules) -> list[int]:
+    """Exclusive end offsets of the sentences inside ``text[start:end]``."""
+    ends: list[int] = []
+    i = start
+    while i < end:
+        ch = text[i]
+        if ch in rules.hard:
+            j = i + 1
+            while j < end and (text[j] in rules.hard or text[j] in _CLOSERS):
+                j += 1
+            ends.append(j)
+            i = j
+            continue
+        if ch in ".!?":
+            j = i + 1
+            while j < end and (text[j] in ".!?" or text[j] in _CLOSERS):
+                j += 1
+            if j >= end:
+                break
+            if not text[j].isspace():
+                i = j
+                continue
+            k = j
+            while k < end and text[k].isspace():
+                k += 1
+            nxt = text[k] if k < end else ""
+            if ch == "." and j == i + 1 and _is_abbreviation(text[start:i]):
+                i = j
+                continue
+            sentence_start = ends[-1] if ends else start
+            if ch == "." and rules.list_numbers and _is_list_number(text, sentence_start, i):
+                i = j
+                continue
+            if nxt and nxt.islower():
+                i = j
+                continue
+            ends.append(j)
+            i = j
+            continue
+        i += 1
+    ends.append(end)
+    return ends
+
+
+def _split_prose(
+    text: str, start: int, end: int, base: int, rules: _Rules, out: list[Span]
+) -> None:
+    s = start
+    for e in _sentence_ends(text, start, end, rules):
+        a, b = _trimmed(text, s, e)
+        if a < b:
+            out.append(Span(a + base, b + base, text[a:b], "sentence"))
+        s = e
+
+
+def _list_item_end(text: str, lines: list[tuple[int, int]], i: int, indent: int) -> int:
+    """Index of the first line after the list item that starts on line ``i``."""
+    j = i + 1
+    while j < len(lines):
+        ns, ne = lines[j]
+        nline = text[ns:ne]
+        if not nline.strip():
+            break
+        nindent = len(nline) - len(nline.lstrip())
+        if (
+            nindent <= indent
+            or _LIST_ITEM.match(nline)
+            or _TABLE_ROW.match(nline)
+            or _HEADING.match(nline)
+        ):
+            break
+        j += 1
+    return j
+
+
+def split_sentences(
+    text: str, base_offset: int = 0, *, blocks: bool = True, clauses: bool = False
+) -> list[Span]:
+    """Split ``text`` into sentence / list-item / table-row / heading units.
+
+    Offsets are relative to the source document: ``base_offset`` is the offset of
+    ``text[0]`` in it (e.g. ``Node.char_start``). ``blocks=False`` reads every line
+    as prose (one node's text); ``clauses=True`` also ends a piece at ``；`` and at
+    every ``!``/``?`` (see the module docstring).
+    """
+    rules = _Rules(_CLAUSE_END if clauses else _CJK_END, list_numbers=not blocks)
+    out: list[Span] = []
+    lines = _lines(text)
+    para_start: int | None = None
+    para_end = 0
+
+    def flush() -> None:
+        nonlocal para_start
+        if para_start is not None:
+            _split_prose(text, para_start, para_end, base_offset, rules, out)
+            para_start = None
+
+    def unit(start: int, end: int, kind: SpanKind) -> None:
+        a, b = _trimmed(text, start, end)
+        out.append(Span(a + base_offset, b + base_offset, text[a:b], kind))
+
+    i = 0
+    while i < len(lines):
+        ls, le = lines[i]
+        line = text[ls:le]
+        if not line.strip():
+            flush()
+            i += 1
+            continue
+        if blocks and _TABLE_ROW.match(line):
+            flush()
+            if not _DELIM_ROW.fullmatch(line):
+                unit(ls, le, "table_row")
+            i += 1
+            continue
+        if blocks and _HEADING.match(line):
+            flush()
+            unit(ls, le, "heading")
+            i += 1
+            continue
+        m = _LIST_ITEM.match(line) if blocks else None
+        if m:
+            flush()
+            j = _list_item_end(text, lines, i, len(m.group(1).expandtabs()))
+            unit(ls, lines[j - 1][1], "list_item")
+            i = j
+            continue
+        if para_start is None:
+            para_start = ls
+        para_end = le
+        i += 1
+    flush()
+    return out
 
 
 def coverage(terms: list[str], text: str) -> int:

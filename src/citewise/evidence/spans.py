@@ -31,7 +31,8 @@ def candidates(view: DocView, unit: Node) -> list[tuple[Node, int, int]]:
         return [(r, r.char_start, r.char_end) for r in rows]
     if unit.kind in WHOLE:
         return [(unit, unit.char_start, unit.char_end)]
-    return [(unit, s, e) for s, e in split_sentences(unit.text, unit.char_start)]
+    pieces = split_sentences(unit.text, unit.char_start, blocks=False, clauses=True)
+    return [(unit, p.start, p.end) for p in pieces]
 
 
 def select_spans(

@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import logging
 import time
-import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from citewise.answer.compose import Candidate, _spans, compose
-from citewise.answer.models import Answer, Claim
+from citewise.answer.citations import cite_claims
+from citewise.answer.clean import clean_sentence
+from citewise.answer.compose import Candidate, compose, fragment_spans
+from citewise.answer.models import Answer, Claim, new_trace_id
 from citewise.answer.procedure import merge_procedures
 from citewise.answer.review import release_review
-from citewise.answer.sentences import clean_sentence
 from citewise.answer.support import support_score
 from citewise.llm.client import ChatClient, OpenAICompatibleClient, parse_json_object
 from citewise.llm.frozen import (
@@ -171,7 +171,9 @@ def judge_borderline(
 
 
 def _best_span(frag: Any, sentence: str) -> Any:
-    spans = [s for s in _spans(frag) if s.kind != "heading" and clean_sentence(s.text).strip()]
+    spans = [
+        s for s in fragment_spans(frag) if s.kind != "heading" and clean_sentence(s.text).strip()
+    ]
     if not spans:
         return None
     return max(spans, key=lambda s: (support_score(sentence, [s.text]).score, -s.start))
@@ -191,7 +193,7 @@ def llm_answer(
 ) -> Answer | None:
     """The generated answer, or ``generation_unavailable``; None means: give the user the
     extractive answer (only when the route offers it); ``trace`` records which."""
-    from citewise.answer.pipeline import _cite, finish
+    from citewise.answer.pipeline import finish
 
     r = ctx.route
     pack = g.pack
@@ -241,7 +243,7 @@ def llm_answer(
             if span is not None:
                 cands.append(Candidate(frag, span, s.text, 0.0, (n, span.start)))
                 groups.append(n)
-    citations, per_cand = _cite(kb, cands, conflicts)
+    citations, per_cand = cite_claims(kb, cands, conflicts)
     claims: list[Claim] = []
     for n, s in enumerate(gen.sentences):
         nums = tuple(
@@ -297,14 +299,10 @@ def _unavailable(
         suff.degradation,
         suff,
         pack.replay_id,
-        _trace_id(),
+        new_trace_id(),
         g.intent.kind,
         kb.name,
         pack.revision,
         failure_stage="generation",
         trace=trace,
     )
-
-
-def _trace_id() -> str:
-    return f"t_{uuid.uuid4().hex[:24]}"

@@ -53,6 +53,24 @@ def convex(
     return fused
 
 
+def rank_term_scale(
+    routes: Sequence[str],
+    convex_weights: Mapping[str, float],
+    rrf_weights: Mapping[str, float],
+    k: int,
+) -> float:
+    """Factor that puts a term measured on the RRF scale onto the convex scale.
+
+    An RRF-style bonus such as the graph boost (``w / (k + rank)``) is tuned as a share of
+    the best score RRF can give (``sum_r w_r / (k + 1)``). Under convex fusion the best
+    score is ``sum_r w_r`` over min-max normalised routes, so the same share is kept by
+    multiplying with the ratio of the two maxima over the routes that ran.
+    """
+    rrf_top = sum(rrf_weights.get(r, 1.0) for r in routes) / (k + 1)
+    convex_top = sum(convex_weights.get(r, 1.0) for r in routes)
+    return convex_top / rrf_top if rrf_top > 0 else 1.0
+
+
 def ranked(fused: Mapping[str, float]) -> list[str]:
     """Ids by descending score, ties by id."""
     return sorted(fused, key=lambda d: (-fused[d], d))

@@ -14,7 +14,7 @@ from citewise.graph.select import GraphDiagnostics, graph_boost, graph_context
 from citewise.index.manager import KBIndex
 from citewise.index.tokenize import is_cjk_char, query_tokens, term_coverage, tokenize
 from citewise.ingest.models import sha256_text
-from citewise.recall.fusion import convex, mmr, ranked, rrf
+from citewise.recall.fusion import convex, mmr, rank_term_scale, ranked, rrf
 from citewise.recall.identifiers import clause_refs
 from citewise.recall.models import (
     Abstention,
@@ -119,7 +119,12 @@ def search(
         for cid in fused:
             if index.chunks[cid].path in index.superseded:
                 fused[cid] *= s.stale_factor
-        graph_diag = _graph(index, query, fused, allowed, s, diags)
+        scale = (
+            rank_term_scale([r for r in scores if scores[r]], s.weights, RRF_WEIGHTS, s.rrf_k)
+            if convex_now
+            else 1.0
+        )
+        graph_diag = _graph(index, query, fused, allowed, s, diags, scale)
         order = _diversify(index, ranked(fused), fused, top_k, s)
         hits = _hits(index, order, fused, rankings)
     revision = index.store.get_kb(index.kb).revision
@@ -145,8 +150,10 @@ def _graph(
     allowed: set[str],
     s: RecallSettings,
     diags: list[RouteDiagnostic],
+    scale: float = 1.0,
 ) -> GraphDiagnostics | None:
-    """Boost pool members near the query's anchor; the graph never adds candidates."""
+    """Boost pool members near the query's anchor; the graph never adds candidates.
+    ``scale`` carries the RRF-scale term onto the fusion's scale (see ``rank_term_scale``)."""
     if s.graph_boost <= 0:
         diags.append(RouteDiagnostic("graph", "skipped", 0, None, None, 0.0, "boost disabled"))
         return None
@@ -164,6 +171,7 @@ def _graph(
         diags.append(RouteDiagnostic("graph", "unavailable", 0, None, None, ms, reason))
         return diag
     boosts = graph_boost(order[: s.pool], diag.anchor, kg, intent=diag.intent, weight=s.graph_boost)
+    boosts = {cid: b * scale for cid, b in boosts.items()}
     for cid, b in boosts.items():
         if cid in fused and cid in allowed:
             fused[cid] += b

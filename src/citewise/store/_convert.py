@@ -8,7 +8,7 @@ import sqlite3
 from typing import Any, cast
 
 from citewise.errors import StoreError, UsageError
-from citewise.ingest.models import ParsedDocument, sha256_text
+from citewise.ingest.models import Chunk, Node, ParsedDocument, sha256_text
 from citewise.store.models import (
     DocumentInfo,
     IngestAction,
@@ -92,48 +92,13 @@ def insert_content(
         "INSERT OR IGNORE INTO node(content_id, node_id, kind, parent_id, heading_path, "
         "ordinal, line_start, line_end, char_start, char_end, text, search_text, sha256, "
         "clause_path, attrs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            (
-                content_id,
-                n.id,
-                n.kind,
-                n.parent_id,
-                dumps(list(n.heading_path)),
-                n.ordinal,
-                n.line_start,
-                n.line_end,
-                n.char_start,
-                n.char_end,
-                n.text,
-                n.search_text,
-                n.sha256,
-                n.clause_path,
-                dumps(n.attrs),
-            )
-            for n in parsed.nodes
-        ],
+        [(content_id, *node_values(n)) for n in parsed.nodes],
     )
     c.executemany(
         "INSERT OR IGNORE INTO chunk(content_id, chunk_id, ordinal, node_ids, heading_path, "
         "breadcrumb, search_text, line_start, line_end, char_start, char_end, word_count) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            (
-                content_id,
-                k.id,
-                k.ordinal,
-                dumps(list(k.node_ids)),
-                dumps(list(k.heading_path)),
-                k.breadcrumb,
-                k.search_text,
-                k.line_start,
-                k.line_end,
-                k.char_start,
-                k.char_end,
-                k.word_count,
-            )
-            for k in parsed.chunks
-        ],
+        [(content_id, *chunk_values(k)) for k in parsed.chunks],
     )
     return content_id
 
@@ -203,6 +168,63 @@ def version_info(row: sqlite3.Row, path: str, head_vid: int | None) -> VersionIn
         is_head=row["vid"] == head_vid,
         source=row["source"],
         restored_from=row["restored_from"],
+    )
+
+
+def node_values(n: Node) -> tuple[Any, ...]:
+    """The ``node`` columns after ``content_id``, in schema order (read back by :func:`node`)."""
+    return (
+        n.id,
+        n.kind,
+        n.parent_id,
+        dumps(list(n.heading_path)),
+        n.ordinal,
+        n.line_start,
+        n.line_end,
+        n.char_start,
+        n.char_end,
+        n.text,
+        n.search_text,
+        n.sha256,
+        n.clause_path,
+        dumps(n.attrs),
+    )
+
+
+def node(r: sqlite3.Row) -> Node:
+    """A ``node`` row as written by :func:`node_values`."""
+    return Node(
+        id=r["node_id"],
+        kind=r["kind"],
+        parent_id=r["parent_id"],
+        heading_path=loads_tuple(r["heading_path"]),
+        ordinal=r["ordinal"],
+        line_start=r["line_start"],
+        line_end=r["line_end"],
+        char_start=r["char_start"],
+        char_end=r["char_end"],
+        text=r["text"],
+        search_text=r["search_text"],
+        sha256=r["sha256"],
+        clause_path=r["clause_path"],
+        attrs=loads_dict(r["attrs"]),
+    )
+
+
+def chunk_values(k: Chunk) -> tuple[Any, ...]:
+    """The ``chunk`` columns after ``content_id`` (read back by :func:`stored_chunk`)."""
+    return (
+        k.id,
+        k.ordinal,
+        dumps(list(k.node_ids)),
+        dumps(list(k.heading_path)),
+        k.breadcrumb,
+        k.search_text,
+        k.line_start,
+        k.line_end,
+        k.char_start,
+        k.char_end,
+        k.word_count,
     )
 
 

@@ -226,7 +226,7 @@ class SQLiteReads:
                 ).fetchone()
             ):
                 raise VersionNotFound(f"{path!r} has no version {version_id} with content.")
-        return [_node(r) for r in rows]
+        return [cv.node(r) for r in rows]
 
     def iter_chunks(self, kb: str) -> Iterator[StoredChunk]:
         """Chunks of the current documents, by path then chunk ordinal."""
@@ -278,22 +278,3 @@ class SQLiteReads:
             "stored_chunks": int(stored[1]),
             "revisions": int(revs[0]),
         }
-
-
-def _node(r: sqlite3.Row) -> Node:
-    return Node(
-        id=r["node_id"],
-        kind=r["kind"],
-        parent_id=r["parent_id"],
-        heading_path=cv.loads_tuple(r["heading_path"]),
-        ordinal=r["ordinal"],
-        line_start=r["line_start"],
-        line_end=r["line_end"],
-        char_start=r["char_start"],
-        char_end=r["char_end"],
-        text=r["text"],
-        search_text=r["search_text"],
-        sha256=r["sha256"],
-        clause_path=r["clause_path"],
-        attrs=cv.loads_dict(r["attrs"]),
-    )

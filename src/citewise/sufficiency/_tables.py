@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
-from citewise.answer.sentences import Span
+from citewise.evidence.sentences import Span
 from citewise.sufficiency._model import Fact, Qualifiers, _mask, _words
 from citewise.sufficiency._qualifiers import _ENV_CANON, _ENV_STRONG, _Dim, qualifiers_in
 from citewise.sufficiency._subjects import _clean_subject

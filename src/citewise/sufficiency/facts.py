@@ -6,7 +6,7 @@ Purpose: let the answer stage notice when two pieces of evidence state
 conservative — a fact is only emitted when a typed value and a subject phrase
 are both found; anything vaguer is left to the reader.
 
-Input units come from :func:`citewise.answer.sentences.split_sentences`, so every
+Input units come from :func:`citewise.evidence.sentences.split_sentences`, so every
 fact's ``start``/``end`` slices the source document exactly (``base_offset`` is
 the offset of ``text[0]``, as ``Node.char_start`` in
 :mod:`citewise.ingest.models`).  ``value_start``/``value_end`` locate the value.
@@ -66,7 +66,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import replace
 
-from citewise.answer.sentences import Span, split_sentences
+from citewise.evidence.sentences import Span, split_sentences
 from citewise.sufficiency._model import Fact, Qualifiers, TimeScope, _mask, _words
 from citewise.sufficiency._numbers import (
     framing_condition,

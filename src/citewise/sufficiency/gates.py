@@ -12,9 +12,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from citewise.evidence.intent import Intent
 from citewise.evidence.models import EvidencePack, Fragment
 from citewise.index.tokenize import Coverage, term_coverage
-from citewise.sufficiency.intent import Intent
 from citewise.sufficiency.models import Degradation, Status, Sufficiency
 
 #: Share of the question's key terms the direct evidence must contain.
@@ -28,6 +28,7 @@ _SEVERITY: tuple[Degradation, ...] = (
     "partial_coverage",
 )
 _STEPS = re.compile(r"^\s*(?:\d{1,3}[.)]|[-*+])\s", re.M)
+_NUMBERED = re.compile(r"^\s*(?:\d{1,3}[.)]|step\s+\d+)\s", re.M | re.I)
 _HAS_DIGIT = re.compile(r"\d")
 #: Words that point at a passage rather than name a subject ("what does clause 2.3 say").
 _REFERENCE_WORDS = frozenset(
@@ -67,6 +68,50 @@ def _without_reference_words(c: Coverage) -> Coverage:
     return Coverage(terms, tuple(t for t in c.matched if t in terms))
 
 
+#: The English how-to cues whose next word is the action asked about ("how do I <verb> ...").
+_HOW_CUE = re.compile(r"^how (?:do|can|should|would|could|to|does one)$")
+
+
+def action_term(intent: Intent) -> str | None:
+    """The verb of an English "how do I <verb> <object>" question: its first subject term."""
+    if intent.kind != "how_to" or not _HOW_CUE.match(intent.cue) or len(intent.subject_terms) < 2:
+        return None
+    term = intent.subject_terms[0]
+    return term if term.isascii() and term.isalpha() else None
+
+
+def cohesion(terms: Sequence[str], frags: Sequence[Fragment]) -> int:
+    """The most of ``terms`` that one fragment holds (its text and its heading path).
+
+    Terms scattered one per passage ("rotate" in one, "token" in another) are not evidence
+    about the subject they name together; the subject gate alone counts them anywhere.
+    """
+    best = 0
+    for f in frags:
+        c = term_coverage(" ".join(terms), [f.text, " ".join(f.heading_path)])
+        best = max(best, len(c.matched))
+    return best
+
+
+def procedure_mismatch(intent: Intent, fragments: Sequence[Fragment]) -> str | None:
+    """A how-to whose numbered steps never name the action asked about (neither in a step
+    nor in the steps' headings), while no section of the steps' documents in the evidence is
+    headed by it either, would be answered with another task's procedure: the reason, or
+    None. A section headed by the action ("Verify") may answer in prose; evidence without
+    numbered steps is left to the other gates."""
+    action = action_term(intent)
+    steps = [f for f in fragments if _NUMBERED.search(f.text)]
+    if action is None or not steps or cohesion((action,), steps) > 0:
+        return None
+    docs = {f.doc_id for f in steps}
+    headed = term_coverage(
+        action, [" ".join(f.heading_path) for f in fragments if f.doc_id in docs]
+    )
+    if headed.matched:
+        return None
+    return f"action_absent:the steps found are for another task, not '{action}'"
+
+
 def review(g: GateInput) -> Sufficiency:
     """Run every gate; the first failing hard gate makes the evidence insufficient."""
     pack, reasons = g.pack, []
@@ -94,6 +139,20 @@ def review(g: GateInput) -> Sufficiency:
             return Sufficiency(
                 "insufficient", "insufficient_evidence", (f"subject_absent:{missing}",)
             )
+        spread = len(subject_terms) >= 2 and g.intent.kind != "compare"
+        if spread and cohesion(subject_terms, direct) < 2:
+            return Sufficiency(
+                "insufficient",
+                "insufficient_evidence",
+                (f"subject_scattered:no passage holds two of {', '.join(subject_terms)}",),
+            )
+        action = action_term(g.intent)
+        if action and cohesion((action,), direct) == 0:
+            why = f"action_absent:no passage describes '{action}'"
+            return Sufficiency("insufficient", "insufficient_evidence", (why,))
+        mismatch = procedure_mismatch(g.intent, (*direct, *pack.augmentation))
+        if mismatch:
+            return Sufficiency("insufficient", "insufficient_evidence", (mismatch,))
     cover = _without_reference_words(term_coverage(g.question, texts + _texts(pack.augmentation)))
     if cover.ratio < BORDERLINE_COVERAGE:
         return Sufficiency(

@@ -1,0 +1,94 @@
+"""Sentence-level citations: quoted spans become numbered, resolvable citations.
+
+Shared by the extractive pipeline and the LLM route (:mod:`citewise.llm.generate`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from citewise.answer.compose import Candidate
+from citewise.answer.models import Citation, Claim
+from citewise.evidence.models import Fragment
+from citewise.ingest.models import Node, sha256_text
+from citewise.sufficiency.conflicts_adapter import ConflictNote
+
+if TYPE_CHECKING:
+    from citewise.kb import KnowledgeBase
+
+__all__ = ["cite_claims"]
+
+
+def cite_claims(
+    kb: KnowledgeBase, chosen: list[Candidate], conflicts: list[ConflictNote]
+) -> tuple[list[Citation], list[Claim]]:
+    """Number the citations of ``chosen`` sentences and ``conflicts`` notices.
+
+    Each citation is a span id ``<node_id>:<start>-<end>`` inside the smallest node that
+    holds the quoted excerpt, with the excerpt's own lines and sha256; the same span is
+    cited once. Returns the citations and one claim per candidate, then one notice per
+    conflict, in that order.
+    """
+    citations: list[Citation] = []
+    claims: list[Claim] = []
+    nodes: dict[tuple[str, int], list[Node]] = {}
+    by_key: dict[tuple[str, int, int], int] = {}
+
+    def cite(frag: Fragment, start: int, end: int, excerpt: str, role: str) -> int:
+        key = (frag.doc_id, start, end)
+        if key in by_key:
+            return by_key[key]
+        doc_nodes = nodes.setdefault(
+            (frag.path, frag.version_id),
+            kb.store.nodes_of_version(kb.name, frag.path, frag.version_id),
+        )
+        node = _smallest_containing(doc_nodes, start, end)
+        cid = f"{node.id}:{start}-{end}" if node else frag.citation_id
+        lines = (node.line_start, node.line_end) if node else (frag.line_start, frag.line_end)
+        if node:
+            text_before = node.text[: start - node.char_start]
+            first = node.line_start + text_before.count("\n")
+            lines = (first, first + excerpt.count("\n"))
+        citations.append(
+            Citation(
+                len(citations) + 1,
+                cid,
+                frag.path,
+                frag.doc_id,
+                frag.revision,
+                frag.version_id,
+                (node.id,) if node else frag.node_ids,
+                lines[0],
+                lines[1],
+                start,
+                end,
+                excerpt,
+                sha256_text(excerpt),
+                role,
+            )
+        )
+        by_key[key] = len(citations)
+        return len(citations)
+
+    for c in chosen:
+        n = cite(c.fragment, c.span.start, c.span.end, c.span.text, c.fragment.role)
+        claims.append(Claim(c.clean, (n,), 0.0, "", True))
+    for note in conflicts:
+        nums = tuple(
+            cite(side.fragment, side.start, side.end, side.text, "conflict") for side in note.sides
+        )
+        claims.append(Claim(note.sentence, nums, 1.0, "notice", True, "conflict notice"))
+    return citations, claims
+
+
+def _smallest_containing(nodes: list[Node], start: int, end: int) -> Node | None:
+    best: Node | None = None
+    for n in nodes:
+        if (
+            n.kind != "document"
+            and n.char_start <= start
+            and end <= n.char_end
+            and (best is None or n.char_end - n.char_start < best.char_end - best.char_start)
+        ):
+            best = n
+    return best
