@@ -338,3 +338,160 @@ def test_rollback_to_previous_package_is_not_the_target_version() -> None:
     )
     assert conflicts(guide.format("previous ")) == []
     assert len(conflicts(guide.format(""))) == 1  # control
+
+
+# ------------------------------------------- scientific prose (BEIR SciFact tally)
+# Each class below was a false "conflict" on SciFact answers (docs/benchmarks.md);
+# each has a control showing the same measure with a different value still conflicts.
+
+
+def test_p_values_of_different_tests_do_not_conflict() -> None:
+    assert (
+        conflicts(
+            "Mortality was 25.7% in the open group and 15.8% in the closed group (p = 0.01).",
+            "The average stay was 17 days in the open group (P = 0.03).",
+        )
+        == []
+    )
+    assert (
+        conflicts("Five new loci were found (P < 5 × 10−8).", "Loci were selected (P < 0.05).")
+        == []
+    )
+    assert conflicts("This SNP was associated with leukopenia (P = 4.64 × 10−4).") == []
+
+
+def test_sample_sizes_and_effect_labels_do_not_conflict() -> None:
+    assert (
+        conflicts("Older people (n = 150) were assessed.", "Residents (n = 15 022) were surveyed.")
+        == []
+    )
+    assert conflicts("The odds ratio was 1.46.", "The odds ratio was 1.68.") == []
+    assert conflicts("The relative risk was 1.68 (95% CI 1.26 to 2.23).") == []
+
+
+def test_bounds_are_not_values() -> None:
+    assert (
+        conflicts(
+            "Guidelines recommend ART initiation with CD4 ≤500 cells/µL.",
+            "The previous recommendation was initiation with CD4 ≤350 cells/µL.",
+        )
+        == []
+    )
+    assert (
+        conflicts("Women with birth weights >4000g were at risk.", "Birth weights >3500 g.") == []
+    )
+
+
+def test_ordinal_labels_years_and_name_parts_are_not_values() -> None:
+    assert (
+        conflicts(
+            "Primary outcome was abstinence at week 12.",
+            "Secondary outcomes were abstinence rates at weeks 26 and 52.",
+        )
+        == []
+    )
+    assert conflicts("Patients with type 1 diabetes.", "Patients with type 2 diabetes.") == []
+    assert (
+        conflicts("Data were available from the year 1953.", "Women received it in years 4.") == []
+    )
+    assert (
+        conflicts(
+            "The enzyme uses phosphatidylinositol 4,5-bisphosphate.",
+            "It cannot use phosphatidylinositol 3,4,5-trisphosphate.",
+        )
+        == []
+    )
+    assert conflicts("A 7-day point prevalence was measured.", "A 3-day point prevalence.") == []
+
+
+def test_numbers_inside_noun_phrases_are_not_values() -> None:
+    assert (
+        conflicts(
+            "Deletion of the N-terminal 23 amino acids compromises apoptosis.",
+            "A deletion which eliminates the N-terminal 63 amino acids renders p53 inert.",
+        )
+        == []
+    )
+    assert conflicts("There have been 11 cases.", "There have been 21 complete responses.") == []
+    strata = (
+        "The rates of death were {} percent among the 314 patients with low levels, {} percent "
+        "among the {} with middle levels, and {} percent among the {} with high levels."
+    )
+    assert (
+        conflicts(strata.format(5.7, 7.8, 294, 16.5, 309), strata.format(5.4, 12, 300, 13, 303))
+        == []
+    )
+
+
+def test_strata_in_one_sentence_are_options() -> None:
+    assert (
+        conflicts(
+            "The early neonatal mortality was 46 per 1000 live births.",
+            "The early neonatal mortality was 29 in boys and 69 in girls per 1000 live births.",
+        )
+        == []
+    )
+
+
+def test_opening_condition_separates_time_points_and_thresholds() -> None:
+    assert (
+        conflicts(
+            "At 12 weeks, the abstinence rate was 43.2%.",
+            "At 26 weeks, the abstinence rate was 27.6%.",
+        )
+        == []
+    )
+    assert (
+        conflicts(
+            "At 14 ng/L (20 papers), the summary sensitivity was 89.5%.",
+            "At 3-5 ng/L (six papers), the summary sensitivity was 97.4%.",
+        )
+        == []
+    )
+    # A discourse opener is not a condition.
+    assert len(conflicts("In addition, the retry limit is 3.", "The retry limit is 5.")) == 1
+
+
+def test_scientific_real_conflicts_are_still_flagged() -> None:
+    (c,) = conflicts(
+        "The early neonatal mortality was 46 per 1000 live births.",
+        "The early neonatal mortality was 52 per 1000 live births.",
+    )
+    assert c.values == ("46", "52")
+    (p,) = conflicts(
+        "At 12 weeks, the abstinence rate was 43%.", "At 12 weeks, the abstinence rate was 53%."
+    )
+    assert p.reason == "value_mismatch:percent:same_scope"
+    # The value's confidence interval does not hide a disagreement about the value.
+    (ci,) = conflicts(
+        "The prevalence of diabetes is 6% (95% CI 5% to 7%).",
+        "The prevalence of diabetes is 9% (95% CI 8% to 10%).",
+    )
+    assert ci.values == ("6 %", "9 %")
+    (n,) = conflicts(
+        "The number of enrolled patients was 120.", "The number of enrolled patients was 150."
+    )
+    assert n.attribute == "count"
+    assert len(conflicts("The buffer size is 2048.", "The buffer size is 4096.")) == 1
+
+
+def test_scope_condition_dimension() -> None:
+    q = Qualifiers
+    assert scopes_separate(q(condition="at 12 weeks"), q(condition="at 26 weeks")) == "condition"
+    assert scopes_separate(q(condition="at 12 weeks"), q()) == "condition"
+    assert scopes_separate(q(condition="at 12 weeks"), q(condition="at 12 weeks")) is None
+
+
+def test_subject_continues_across_of_and_in() -> None:
+    # Cut at "in", both subjects were "Ghana": two measures, one false conflict.
+    assert (
+        conflicts(
+            "The prevalence of diabetes in Ghana was 6%.",
+            "The prevalence of hypertension in Ghana was 28%.",
+        )
+        == []
+    )
+    (c,) = conflicts(
+        "The prevalence of diabetes in Ghana was 6%.", "The prevalence of diabetes in Ghana was 9%."
+    )
+    assert c.values == ("6 %", "9 %")

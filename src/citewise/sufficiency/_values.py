@@ -13,6 +13,14 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
+from citewise.sufficiency._numbers import (
+    SCI_NOTATION,
+    is_compound_modifier,
+    is_label_number,
+    is_year,
+    sci_value,
+)
+
 __all__ = ["PATH", "Value", "path_kind", "values"]
 
 
@@ -261,8 +269,13 @@ def _values(s: str, masked: list[tuple[int, int]]) -> list[_Value]:
             if raw:
                 start = ov.start(1)
                 cands.append(_Value("owner", raw.lower(), start, start + len(raw), 1))
+    for m in SCI_NOTATION.finditer(s):
+        cands.append(_Value("count", sci_value(m), m.start(), m.end(), 2))
     for m in _PLAIN_NUMBER.finditer(s):
-        if _NUMBER_NOT_VALUE.search(s[: m.start()]):
+        before = s[: m.start()]
+        if _NUMBER_NOT_VALUE.search(before) or is_label_number(before):
+            continue
+        if is_year(m.group(1), before, s[m.end() :]) or is_compound_modifier(s[m.end() :]):
             continue
         cands.append(_Value("count", _fmt(_num(m.group(1))), m.start(1), m.end(1), 9))
 

@@ -19,7 +19,10 @@ statements can be read as talking about the same situation):
   stated vs one unstated — an unqualified statement is read as the general case
   and a qualified one as an override ("port 8443; in staging 9443");
 * time: unstated is read as ``current``; historical / planned / current differ
-  ("previously 3, now 5" is a change, not a contradiction).
+  ("previously 3, now 5" is a change, not a contradiction);
+* condition: the phrase a sentence opens with ("At 12 weeks,", "Among women with
+  X,") separates like environment — one measure at two time points, thresholds or
+  subpopulations is two findings, not a contradiction.
 
 Synonyms (:data:`SYNONYMS`) are deliberately few and exact-phrase: only the
 retry-limit family ("max attempts", "maximum retries", "number of retries"…),
@@ -27,7 +30,9 @@ matched as the *end* of the subject phrase, so "sync max attempts" ≈ "sync ret
 limit" but never ≈ plain "retry limit".  Two facts from the same sentence or
 row never conflict with each other (a sentence listing "JSON and YAML" states
 two supported values, not a contradiction), nor do rows of one table or items of
-one list (``Fact.group``: they enumerate).  Version values only conflict when
+one list (``Fact.group``: they enumerate); a table, list or sentence that gives
+several values for one subject in one scope lists options, none of which
+contradicts anything elsewhere.  Version values only conflict when
 both subjects name a role ("minimum", "latest", "required"…) — a product has
 many versions.  A subject that is only the
 attribute's noun ("the port is 8443") is compared within its own document only
@@ -165,11 +170,13 @@ def scopes_separate(a: Qualifiers, b: Qualifiers) -> str | None:
         return "version"
     if (a.time or "current") != (b.time or "current"):
         return "time"
+    if a.condition != b.condition:
+        return "condition"
     return None
 
 
 def _unscoped(q: Qualifiers) -> bool:
-    return q.environment is None and q.platform is None and q.version is None and q.time is None
+    return q == Qualifiers()
 
 
 _TEAM_SUFFIX = re.compile(r"(?:\s+(?:team|group|squad|department|dept\.?|团队|组))+$")
@@ -187,20 +194,24 @@ def comparable_value(attribute: str, value: str) -> str:
 
 
 def _options(groups: Iterable[list[Fact]]) -> set[int]:
-    """Facts (by ``id``) that one table or list gives as alternatives.
+    """Facts (by ``id``) that one table, list or sentence gives as alternatives.
 
     A table or list (``Fact.group``) that gives several values for one subject
     in one scope enumerates options ("PostgreSQL (backend: postgres)", "SQLite
     (backend: sqlite)"); none of them is *the* value, so they contradict nothing.
+    The same holds for one sentence: "mortality was 29 in boys and 69 in girls",
+    "(males 3.8, females 3.4), … (males 1.9, females 1.6)" vary something the
+    qualifiers do not capture (population, stratum, comparison), so neither value
+    is the subject's value in general.  Values separated by a qualifier ("9443 in
+    staging and 8443 in production", "was 3, now 5") are not options.
     """
     values: dict[tuple[object, ...], set[str]] = defaultdict(set)
     members: dict[tuple[object, ...], list[Fact]] = defaultdict(list)
     for group in groups:
         for f in group:
-            if f.group < 0:
-                continue
+            unit: object = f.group if f.group >= 0 else ("sentence", f.start)
             key = subject_key(f.subject, f.attribute)
-            ident: tuple[object, ...] = (key, f.attribute, f.doc_path, f.group, f.qualifiers)
+            ident: tuple[object, ...] = (key, f.attribute, f.doc_path, unit, f.qualifiers)
             values[ident].add(comparable_value(f.attribute, f.value))
             members[ident].append(f)
     return {id(f) for k, fs in members.items() if len(values[k]) > 1 for f in fs}

@@ -4,7 +4,8 @@ which conflicts matter for this question, and which evidence is stale.
 Facts are read from the full text of every document the pack draws on (so an appendix far
 from the matched span still counts), block by block with each block's heading path as a
 qualifier source. Facts of stale editions are left out when a current edition exists.
-A conflict matters when its subject shares a key term with the question.
+A conflict matters when its subject shares a key term with the question (a subject with no
+key terms, such as "p" or "n", never does).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from citewise.evidence.models import EvidencePack, Fragment
 from citewise.index.tokenize import key_terms, term_coverage
 from citewise.ingest.editions import superseded_paths
 from citewise.ingest.models import BLOCK_KINDS, Node
+from citewise.sufficiency._numbers import concerns_question
 
 if TYPE_CHECKING:
     from citewise.kb import KnowledgeBase
@@ -78,7 +80,8 @@ def detect_conflicts(kb: KnowledgeBase, question: str, pack: EvidencePack) -> li
     for c in find_conflicts(facts):
         pair = (c.a, c.b)
         subject_terms = set(key_terms(c.a.subject)) | set(key_terms(c.b.subject))
-        if not terms & subject_terms and term_coverage(c.a.subject, question).ratio < 0.5:
+        coverage = term_coverage(c.a.subject, question).ratio
+        if not concerns_question(subject_terms, terms, coverage):
             continue  # a disagreement about something the question does not ask about
         sides = tuple(_side(owner[id(p)], p) for p in pair)
         sentence = (
