@@ -3,10 +3,11 @@
 Loopback only and bounded in time. It starts ``citewise serve``'s app on 127.0.0.1 (a free
 port, a temporary home seeded with examples/corpus), then for ``--seconds`` runs
 ``--clients`` concurrent clients alternating POST /search and POST /ask while one more
-client keeps uploading a batch of documents. It reports requests/s and p50/p95 latency per
-endpoint and the error count; any error exits 1.
+client keeps uploading a batch of documents (``--no-upload``: readers only). It reports
+requests/s and p50/p95 latency per endpoint and the error count; any error exits 1.
 
-Run: ``.venv/bin/python -m bench.load [--seconds 10] [--clients 8] [--dense] [--json]``.
+Run: ``.venv/bin/python -m bench.load [--seconds 10] [--clients 8] [--dense] [--no-upload]
+[--json]``.
 """
 
 from __future__ import annotations
@@ -53,7 +54,9 @@ def _upload_batch(i: int) -> list[tuple[str, tuple[str, bytes, str]]]:
     return files
 
 
-def run(seconds: float, clients: int, *, dense: bool = False) -> dict[str, Any]:
+def run(
+    seconds: float, clients: int, *, dense: bool = False, upload: bool = True
+) -> dict[str, Any]:
     from tests._server import running_server
 
     seconds = min(seconds, MAX_SECONDS)
@@ -110,7 +113,8 @@ def run(seconds: float, clients: int, *, dense: bool = False) -> dict[str, Any]:
                     i += 1
 
         threads = [threading.Thread(target=reader, args=(k,)) for k in range(clients)]
-        threads.append(threading.Thread(target=uploader))
+        if upload:
+            threads.append(threading.Thread(target=uploader))
         began = time.monotonic()
         for t in threads:
             t.start()
@@ -140,9 +144,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--clients", type=int, default=8)
     ap.add_argument("--dense", action="store_true", help="keep the dense route on")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--no-upload", action="store_true", help="readers only (no concurrent uploads)")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(REPO))
-    result = run(args.seconds, args.clients, dense=args.dense)
+    result = run(args.seconds, args.clients, dense=args.dense, upload=not args.no_upload)
     if args.json:
         print(json.dumps(result, indent=2))
     else:

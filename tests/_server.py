@@ -9,6 +9,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -28,8 +29,6 @@ def running_server(
 
     The dense route is off unless asked for (the setting is read once, when the home opens).
     """
-    import uvicorn
-
     from citewise.kb import Home
     from citewise.server.app import create_app
 
@@ -43,6 +42,18 @@ def running_server(
         else:
             os.environ["CITEWISE_DENSE"] = saved
     app = create_app(home, max_upload_bytes=max_upload_bytes)
+    try:
+        with serving(app) as url:
+            yield url
+    finally:
+        home.close()
+
+
+@contextmanager
+def serving(app: Any) -> Iterator[str]:
+    """Serve an ASGI ``app`` on a free loopback port until the block ends; yields the URL."""
+    import uvicorn
+
     port = free_port()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     server = uvicorn.Server(config)
@@ -63,4 +74,3 @@ def running_server(
     finally:
         server.should_exit = True
         thread.join(timeout=10)
-        home.close()

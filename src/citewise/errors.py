@@ -161,3 +161,11 @@ class SecretsError(CitewiseError):
 
 class XmlRejected(IngestError):
     """The XML declares a DTD or entities; it is refused before any expansion."""
+
+
+class LockMisuse(CitewiseError):
+    """A thread holding the shared (read) side of a lock asked for the exclusive side."""
+
+    code = "LOCK_MISUSE"
+    exit_code = 1
+    http_status = 500

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -47,9 +48,20 @@ class Home:
         self.settings = settings
         self.store = store
         self._indexes: dict[str, KBIndex] = {}
+        self._indexes_lock = threading.Lock()
 
     def index(self, kb: str) -> KBIndex:
-        """The derived search indexes of ``kb`` (kept in step with the store on use)."""
+        """The derived search indexes of ``kb`` (kept in step with the store on use).
+
+        One :class:`KBIndex` per KB even when threads ask at once (two would both write
+        the same index directory)."""
+        got = self._indexes.get(kb)
+        if got is not None:
+            return got
+        with self._indexes_lock:
+            return self._new_index(kb)
+
+    def _new_index(self, kb: str) -> KBIndex:
         if kb not in self._indexes:
             enc = self.settings.encoder
             loader = LOADERS.get(enc)

@@ -12,9 +12,11 @@ store has committed the delete. Nothing is persisted: re-extraction is cheap (se
 from __future__ import annotations
 
 import posixpath
+import threading
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 import networkx as nx
@@ -63,13 +65,19 @@ class KnowledgeGraph:
         return self.stats.edges
 
     def _index(self) -> None:
+        # Built aside and published titles first: a thread that sees ``_by_path`` filled
+        # also sees ``_titles``, and two threads building at once only repeat the work.
         if self._by_path or not self.points:
             return
+        by_path: dict[str, list[str]] = {}
+        titles: dict[str, list[str]] = {}
         for p in self.points.values():
-            self._by_path.setdefault(p.path, []).append(p.key)
+            by_path.setdefault(p.path, []).append(p.key)
             if p.kind != "concept":
                 for t in {p.norm_title, subject_title(p.title)} - {""}:
-                    self._titles.setdefault(t, []).append(p.key)
+                    titles.setdefault(t, []).append(p.key)
+        self._titles = titles
+        self._by_path = by_path
 
     def titled(self, titles: Iterable[str]) -> list[Point]:
         """Documents and sections whose normalised title or subject is one of ``titles``."""
@@ -288,19 +296,56 @@ def doc_input(store: Store, kb: str, info: DocumentInfo) -> DocInput:
 
 
 class KBGraph:
-    """The knowledge graph of one KB, rebuilt from the store whenever its generation moves."""
+    """The knowledge graph of one KB, rebuilt from the store whenever its generation moves.
+
+    Thread-safe: a rebuild runs under a lock and builds the new graph aside; an assembled
+    graph is never changed, so readers holding one keep a consistent view. Inside
+    :meth:`pinned` a thread's :meth:`sync` returns the pinned graph.
+    """
 
     def __init__(self, store: Store, kb: str, *, extractors: Sequence[EdgeExtractor] = ()) -> None:
         self.store, self.kb = store, kb
         self.extractors = tuple(extractors)
         self._cache: dict[tuple[str, str], DocExtract] = {}
         self._graph: KnowledgeGraph | None = None
+        self._lock = threading.Lock()
+        self._pin = threading.local()
+
+    @contextmanager
+    def pinned(self, graph: KnowledgeGraph) -> Iterator[KnowledgeGraph]:
+        """Make :meth:`sync` return ``graph`` in this thread until the block ends."""
+        held = getattr(self._pin, "graph", None)
+        self._pin.graph = graph
+        try:
+            yield graph
+        finally:
+            self._pin.graph = held
 
     def sync(self) -> KnowledgeGraph:
         """The graph of the store's current revision (cached while nothing changes)."""
+        pinned: KnowledgeGraph | None = getattr(self._pin, "graph", None)
+        if pinned is not None:
+            return pinned
+        with self._lock:
+            return self._sync()
+
+    def _sync(self) -> KnowledgeGraph:
         generation = self.store.generation(self.kb)
         if self._graph is not None and self._graph.generation == generation:
             return self._graph
+        for _ in range(3):  # the reads span several transactions: repeat if one landed
+            graph = self._build(generation)
+            after = self.store.generation(self.kb)
+            if after == generation:
+                break
+            generation = after
+        else:
+            graph.generation = ""  # content of no one generation: rebuilt on the next sync
+        graph._index()  # its lookup tables too, before anyone else can see it
+        self._graph = graph
+        return graph
+
+    def _build(self, generation: str) -> KnowledgeGraph:
         started = time.perf_counter()
         docs = [d for d in self.store.list_documents(self.kb) if not d.deleted]
         cache: dict[tuple[str, str], DocExtract] = {}
@@ -323,5 +368,4 @@ class KBGraph:
             extract_seconds=t_extract,
             seconds=time.perf_counter() - started,
         )
-        self._graph = graph
         return graph

@@ -18,6 +18,7 @@ Design (rationale and measurements in ``bench/README.md``):
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import shutil
@@ -54,7 +55,9 @@ class LexicalIndex:
     """BM25 over chunks with cheap add / remove / replace.
 
     ``chunk_id`` is the identity: adding an id that is already present replaces it.
-    Not thread-safe: one writer at a time, and no search while a write runs.
+    Not thread-safe: one writer at a time, and no search while a write runs. Concurrent
+    searches are safe once :meth:`prepare` has run after the last change; to change an
+    index that others are searching, change a :meth:`copy` and publish that.
     """
 
     def __init__(
@@ -98,6 +101,25 @@ class LexicalIndex:
         index._where = {c: i for i, c in enumerate(bags)}
         index._layout += 1
         return index
+
+    def copy(self) -> LexicalIndex:
+        """An independent copy: changing either never changes what the other returns.
+
+        Segments share their immutable arrays; only tombstones and the delta lists are
+        copied, so a copy costs a fraction of a rebuild.
+        """
+        twin = copy.copy(self)
+        twin._main = self._main.copy()
+        twin._delta = None if self._delta is None else self._delta.copy()
+        twin._delta_ids = list(self._delta_ids)
+        twin._delta_bags = list(self._delta_bags)
+        twin._delta_live = list(self._delta_live)
+        twin._where = dict(self._where)
+        return twin
+
+    def prepare(self) -> None:
+        """Build the lazily built scoring caches now, so that searches only read."""
+        self._prepare()
 
     def bag_of(self, text: str, title: str) -> Bag:
         """The (tokens, tf weights, length) bag this index stores for one chunk."""

@@ -13,11 +13,14 @@ fingerprint reuses its vector.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -35,14 +38,16 @@ MANIFEST = "manifest.json"
 
 
 _LOADED: list[Embedder | Unavailable] = []
+_LOADING = threading.Lock()  # one load per process even when several KBs ask at once
 
 
 def default_loader() -> Embedder | Unavailable:
     """The bundled MiniLM, loaded once per process (it is read-only and thread-safe)."""
-    if not _LOADED:
-        from citewise.index.minilm import load_minilm
+    with _LOADING:
+        if not _LOADED:
+            from citewise.index.minilm import load_minilm
 
-        _LOADED.append(load_minilm())
+            _LOADED.append(load_minilm())
     return _LOADED[0]
 
 
@@ -51,10 +56,11 @@ _USE: list[Embedder | Unavailable] = []
 
 def use_loader() -> Embedder | Unavailable:
     """The multilingual USE encoder (optional extra), loaded once per process."""
-    if not _USE:
-        from citewise.index.multilingual import load_use
+    with _LOADING:
+        if not _USE:
+            from citewise.index.multilingual import load_use
 
-        _USE.append(load_use())
+            _USE.append(load_use())
     return _USE[0]
 
 
@@ -88,8 +94,31 @@ class SyncReport:
     seconds: float
 
 
+@dataclass(slots=True)
+class IndexState:
+    """One generation of a KB's derived indexes. Published whole, then only read: a sync
+    builds the next state aside (on copies) and swaps it in with one assignment."""
+
+    generation: str = ""
+    revision: int = 0  # the KB's current revision when ``chunks`` were read
+    chunks: dict[str, StoredChunk] = field(default_factory=dict)
+    #: Paths of superseded editions (recall ranks them below current editions).
+    superseded: frozenset[str] = frozenset()
+    lexical: LexicalIndex = field(default_factory=LexicalIndex)
+    vectors: VectorIndex | None = None
+    keys: dict[str, str] = field(default_factory=dict)  # chunk id -> text key of its vector
+    #: scope key -> chunk ids it may see (valid for this state only; entries only added)
+    scopes: dict[object, frozenset[str]] = field(default_factory=dict)
+
+
 class KBIndex:
-    """The lexical and dense indexes of one knowledge base, persisted under ``directory``."""
+    """The lexical and dense indexes of one knowledge base, persisted under ``directory``.
+
+    Safe to search from many threads. :meth:`sync` builds a new :class:`IndexState` aside
+    under a lock and publishes it with one assignment, so a search never sees half an
+    update. Inside :meth:`pinned` a thread keeps one state (and the graph that goes with
+    it) for the whole request, whatever other threads or processes change meanwhile.
+    """
 
     def __init__(
         self,
@@ -102,35 +131,83 @@ class KBIndex:
     ) -> None:
         self.store, self.kb, self.dir = store, kb, directory
         self._dense_wanted, self._loader = dense, loader
-        self._generation = ""
-        self._keys: dict[str, str] = {}  # chunk id -> text key of its vector
-        self.chunks: dict[str, StoredChunk] = {}
-        #: Paths of superseded editions (recall ranks them below current editions).
-        self.superseded: frozenset[str] = frozenset()
-        self._scopes: dict[object, frozenset[str]] = {}
-        self.lexical = LexicalIndex()
-        self.vectors: VectorIndex | None = None
+        self._state = IndexState()
+        self._sync_lock = threading.RLock()
+        self._pin = threading.local()
         self.embedder: Embedder | None = None
         self.dense = DenseState("disabled", "dense route disabled by configuration")
         self._loaded = False
         self.graph = KBGraph(store, kb)  # structural knowledge graph, synced on use
 
+    # -- the published state -------------------------------------------------------
+    @property
+    def state(self) -> IndexState:
+        """The state this thread sees: its pinned one inside :meth:`pinned`, else the latest."""
+        pinned: IndexState | None = getattr(self._pin, "state", None)
+        return self._state if pinned is None else pinned
+
+    @property
+    def chunks(self) -> dict[str, StoredChunk]:
+        return self.state.chunks
+
+    @property
+    def revision(self) -> int:
+        return self.state.revision
+
+    @property
+    def superseded(self) -> frozenset[str]:
+        return self.state.superseded
+
+    @property
+    def lexical(self) -> LexicalIndex:
+        return self.state.lexical
+
+    @property
+    def vectors(self) -> VectorIndex | None:
+        return self.state.vectors
+
+    @contextmanager
+    def pinned(self) -> Iterator[IndexState]:
+        """Sync, then keep this thread on that state and its graph until the block ends.
+
+        Inside, :meth:`sync` and ``graph.sync()`` change nothing and return the pinned
+        state, so one request reads one generation throughout. Re-entrant.
+        """
+        held: IndexState | None = getattr(self._pin, "state", None)
+        if held is not None:
+            yield held
+            return
+        for _ in range(3):  # another process may commit between the two syncs: retry
+            self.sync()
+            state, graph = self._state, self.graph.sync()
+            if graph.generation == state.generation:
+                break
+        self._pin.state = state
+        try:
+            with self.graph.pinned(graph):
+                yield state
+        finally:
+            self._pin.state = None
+
     # -- dense encoder ----------------------------------------------------------
     def _ensure_embedder(self) -> Embedder | None:
         if not self._dense_wanted or self.embedder is not None or self.dense.status != "disabled":
             return self.embedder
-        got = self._loader()
-        if isinstance(got, Unavailable):
-            hint = f" ({got.hint})" if got.hint else ""
-            self.dense = DenseState("unavailable", got.reason + hint)
-            return None
-        health = probe(got)
-        if not health.ok:
-            self.dense = DenseState("unavailable", f"health probe failed: {health.reason}")
-            return None
-        self.embedder = got
-        self.dense = DenseState("ok", fingerprint=got.fingerprint)
-        return got
+        with self._sync_lock:
+            if self.embedder is not None or self.dense.status != "disabled":
+                return self.embedder
+            got = self._loader()
+            if isinstance(got, Unavailable):
+                hint = f" ({got.hint})" if got.hint else ""
+                self.dense = DenseState("unavailable", got.reason + hint)
+                return None
+            health = probe(got)
+            if not health.ok:
+                self.dense = DenseState("unavailable", f"health probe failed: {health.reason}")
+                return None
+            self.embedder = got
+            self.dense = DenseState("ok", fingerprint=got.fingerprint)
+            return got
 
     def embed_query(self, query: str) -> np.ndarray | None:
         emb = self._ensure_embedder()
@@ -144,73 +221,110 @@ class KBIndex:
             return
         try:
             meta = json.loads(manifest.read_text("utf-8"))
-            self.lexical = LexicalIndex.load(self.dir / "lexical")
+            lexical = LexicalIndex.load(self.dir / "lexical")
+            vectors = None
             if (self.dir / "vectors.npz").exists():
-                self.vectors = VectorIndex.load(self.dir / "vectors.npz")
-            self._keys = dict(meta.get("keys", {}))
-            self._generation = str(meta.get("generation", ""))
-        except (OSError, ValueError, KeyError) as exc:  # a damaged cache is rebuilt, not trusted
-            self.lexical, self.vectors, self._keys, self._generation = LexicalIndex(), None, {}, ""
-            del exc
+                vectors = VectorIndex.load(self.dir / "vectors.npz")
+            keys = dict(meta.get("keys", {}))
+            generation = str(meta.get("generation", ""))
+        except (OSError, ValueError, KeyError):  # a damaged cache is rebuilt, not trusted
+            return
+        # No chunks yet: the first sync reads them from the store (see ``fresh``).
+        self._state = IndexState(generation, lexical=lexical, vectors=vectors, keys=keys)
 
-    def _save(self) -> None:
+    def _save(self, state: IndexState) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
-        self.lexical.save(self.dir / "lexical")
-        if self.vectors is not None:
-            self.vectors.save(self.dir / "vectors.npz")
-        meta = {"generation": self._generation, "keys": self._keys}
+        state.lexical.save(self.dir / "lexical")
+        if state.vectors is not None:
+            state.vectors.save(self.dir / "vectors.npz")
+        meta = {"generation": state.generation, "keys": state.keys}
         tmp = self.dir / (MANIFEST + ".tmp")
         tmp.write_text(json.dumps(meta), "utf-8")
         tmp.replace(self.dir / MANIFEST)
 
     # -- sync --------------------------------------------------------------------
     def sync(self) -> SyncReport:
-        """Bring the indexes to the store's current revision (a no-op when nothing changed)."""
+        """Bring the indexes to the store's current revision (a no-op when nothing changed,
+        and inside :meth:`pinned`)."""
         started = time.perf_counter()
-        if not self._loaded:
-            self._load()
-        generation = self.store.generation(self.kb)
-        fresh = not self.chunks
-        if generation == self._generation and not fresh:
-            return SyncReport(0, 0, 0, 0, 0.0, time.perf_counter() - started)
-        live = {c.chunk_id: c for c in self.store.iter_chunks(self.kb)}
-        self.chunks = live
-        self.superseded = superseded_paths((c.path, c.metadata) for c in live.values())
-        gone = [cid for cid in self.lexical.ids() if cid not in live]
-        self.lexical.remove(gone)
-        new = [c for cid, c in live.items() if cid not in self.lexical]
-        self.lexical.add((c.chunk_id, c.search_text, c.breadcrumb) for c in new)
-        encoded, reused, enc_secs = self._sync_vectors(live)
-        changed = generation != self._generation or gone or new or encoded
-        self._generation = generation
-        self._scopes.clear()
-        if changed:
-            self._save()
+        if getattr(self._pin, "state", None) is not None:
+            return SyncReport(0, 0, 0, 0, 0.0, 0.0)
+        with self._sync_lock:
+            if not self._loaded:
+                self._load()
+            old = self._state
+            generation = self.store.generation(self.kb)
+            if generation == old.generation and old.chunks:
+                return SyncReport(0, 0, 0, 0, 0.0, time.perf_counter() - started)
+            generation, revision, live = self._read_current(generation)
+            lexical = old.lexical.copy()
+            gone = [cid for cid in lexical.ids() if cid not in live]
+            lexical.remove(gone)
+            new = [c for cid, c in live.items() if cid not in lexical]
+            lexical.add((c.chunk_id, c.search_text, c.breadcrumb) for c in new)
+            lexical.prepare()
+            vectors, keys, (encoded, reused, enc_secs) = self._sync_vectors(old, live)
+            state = IndexState(
+                generation=generation,
+                revision=revision,
+                chunks=live,
+                superseded=superseded_paths((c.path, c.metadata) for c in live.values()),
+                lexical=lexical,
+                vectors=vectors,
+                keys=keys,
+            )
+            self._state = state  # the one publishing step
+            if generation != old.generation or gone or new or encoded:
+                # Only a cache (checked against the store on load); a concurrent
+                # ``citewise add`` saving the same directory must not fail this sync.
+                with contextlib.suppress(OSError):
+                    self._save(state)
         return SyncReport(
             len(new), len(gone), encoded, reused, enc_secs, time.perf_counter() - started
         )
 
+    def _read_current(self, generation: str) -> tuple[str, int, dict[str, StoredChunk]]:
+        """Revision and chunks of one generation: the reads span several store
+        transactions, so they are repeated when another process committed in between
+        (after three tries the older generation is kept, so the next sync reads again)."""
+        for _ in range(3):
+            revision = self.store.get_kb(self.kb).revision
+            live = {c.chunk_id: c for c in self.store.iter_chunks(self.kb)}
+            after = self.store.generation(self.kb)
+            if after == generation:
+                break
+            generation = after
+        else:
+            generation = ""
+        return generation, revision, live
+
     def scoped(self, key: object, compute: Callable[[], frozenset[str]]) -> frozenset[str]:
         """The chunk ids a scope (filters + principal) may see, cached until the next change
         of the store's generation (scope depends only on current documents' metadata)."""
-        if key not in self._scopes:
-            if len(self._scopes) > 256:
-                self._scopes.clear()
-            self._scopes[key] = compute()
-        return self._scopes[key]
+        scopes = self.state.scopes
+        got = scopes.get(key)
+        if got is None:
+            got = compute()
+            if len(scopes) < 256:  # bounded; past it, scopes are computed per request
+                scopes[key] = got
+        return got
 
-    def _sync_vectors(self, live: dict[str, StoredChunk]) -> tuple[int, int, float]:
+    def _sync_vectors(
+        self, old: IndexState, live: dict[str, StoredChunk]
+    ) -> tuple[VectorIndex | None, dict[str, str], tuple[int, int, float]]:
+        """The vectors and keys of ``live``, built on copies of ``old``'s."""
         emb = self._ensure_embedder()
         if emb is None:
-            return 0, 0, 0.0
-        if self.vectors is None or self.vectors.fingerprint != emb.fingerprint:
-            self.vectors, self._keys = VectorIndex(emb.dim, fingerprint=emb.fingerprint), {}
-        vectors = self.vectors
+            return old.vectors, dict(old.keys), (0, 0, 0.0)
+        if old.vectors is None or old.vectors.fingerprint != emb.fingerprint:
+            vectors, keys = VectorIndex(emb.dim, fingerprint=emb.fingerprint), {}
+        else:
+            vectors, keys = old.vectors.copy(), dict(old.keys)
         by_key: dict[str, str] = {}
-        for cid, key in self._keys.items():
+        for cid, key in keys.items():
             by_key.setdefault(key, cid)
-        gone = [cid for cid in self._keys if cid not in live]
-        missing = [c for cid, c in live.items() if cid not in self._keys]
+        gone = [cid for cid in keys if cid not in live]
+        missing = [c for cid, c in live.items() if cid not in keys]
         texts = {c.chunk_id: dense_text(c) for c in missing}
         reuse = [
             (c.chunk_id, by_key[text_key(texts[c.chunk_id])])
@@ -227,7 +341,7 @@ class KBIndex:
         secs = time.perf_counter() - started if todo else 0.0
         vectors.remove(gone)
         for cid in gone:
-            del self._keys[cid]
+            del keys[cid]
         for c in missing:
-            self._keys[c.chunk_id] = text_key(texts[c.chunk_id])
-        return len(todo), len(reuse), secs
+            keys[c.chunk_id] = text_key(texts[c.chunk_id])
+        return vectors, keys, (len(todo), len(reuse), secs)

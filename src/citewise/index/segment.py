@@ -15,6 +15,7 @@ tombstone flips a bit and subtracts the document's contribution).
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 from collections import Counter
@@ -136,6 +137,13 @@ class Segment:
         words = list(vocab)
         doc_len = np.concatenate(dls) if dls else np.zeros(0, np.float32)
         return cls(chunk_ids, [words[i] for i in used], doc_ptr, new_id[doc_term], doc_tf, doc_len)
+
+    def copy(self) -> Segment:
+        """A copy whose tombstones are its own (the immutable arrays are shared)."""
+        twin = copy.copy(self)
+        twin.live = self.live.copy()
+        twin.df_live = self.df_live.copy()
+        return twin
 
     # -- mutation (tombstones only) ------------------------------------------------
     def kill(self, slot: int) -> None:

@@ -15,6 +15,7 @@ away later; they are never returned.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 from collections.abc import Collection, Iterable, Sequence
@@ -86,6 +87,14 @@ class VectorIndex:
 
     def __contains__(self, item: object) -> bool:
         return item in self._slot
+
+    def copy(self) -> VectorIndex:
+        """An independent copy (arrays that are only ever replaced, never written, are shared)."""
+        twin = copy.copy(self)
+        twin._ids = list(self._ids)
+        twin._slot = dict(self._slot)
+        twin._alive = self._alive.copy()
+        return twin
 
     def get(self, ids: Sequence[str]) -> F32:
         """Stored vectors of ``ids`` (KeyError for unknown ones): float32 while exact, else the

@@ -127,7 +127,7 @@ def search(
         graph_diag = _graph(index, query, fused, allowed, s, diags, scale)
         order = _diversify(index, ranked(fused), fused, top_k, s)
         hits = _hits(index, order, fused, rankings)
-    revision = index.store.get_kb(index.kb).revision
+    revision = index.revision  # of the index state, not a later commit
     return SearchResult(
         query=query,
         mode=mode,
@@ -301,7 +301,7 @@ def _hits(
 ) -> list[Hit]:
     texts: dict[tuple[str, int], str] = {}
     out = []
-    revision = index.store.get_kb(index.kb).revision
+    revision = index.revision  # of the index state, not a later commit
     for rank, cid in enumerate(order, start=1):
         c = index.chunks[cid]
         key = (c.doc_id, c.version_id)

@@ -6,15 +6,19 @@ do not exist (same code, same message), in listings, counts, citations and graph
 neighbors. Searches, evidence and answers get ``SearchFilters(principal=...)`` so the
 library applies the same rule inside every route before ranking.
 
-One lock serialises work on the shared :class:`~citewise.kb.Home` (its indexes are
-brought up to date on use and are not safe to mutate concurrently).
+Concurrency: one readers-writer lock (:class:`~citewise.server.rwlock.RWLock`) per service.
+Reads (search, evidence, answers, document, graph and KB reads) share it and run at once;
+writes (ingesting an upload, delete, revert, KB create/change/delete) take it alone. A read
+that uses the indexes also pins the KB's index state and graph
+(:meth:`~citewise.index.manager.KBIndex.pinned`): when another process (``citewise add``)
+changes the store meanwhile, the rebuild is built aside and swapped in, and the request
+keeps reading the state it started with.
 """
 
 from __future__ import annotations
 
 import re
 import tempfile
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -37,7 +41,6 @@ from citewise.errors import (
     VersionNotFound,
 )
 from citewise.evidence.models import EvidencePack, Profile
-from citewise.graph.build import KBGraph
 from citewise.ingest.models import AddReport, FileResult
 from citewise.ingest.parse import parse_document
 from citewise.ingest.walker import SUPPORTED_SUFFIXES
@@ -45,6 +48,7 @@ from citewise.kb import Home, KnowledgeBase
 from citewise.recall.models import SearchFilters, SearchMode, SearchResult
 from citewise.recall.scope import may_read
 from citewise.server.auth import Caller
+from citewise.server.rwlock import RWLock
 from citewise.store.models import (
     DocumentInfo,
     IngestOutcome,
@@ -104,14 +108,17 @@ class Service:
     def __init__(self, home: Home, *, max_upload_bytes: int | None = None) -> None:
         self.home = home
         self.max_upload_bytes = max_upload_bytes or home.settings.ingest.max_file_bytes
-        self.lock = threading.RLock()
-        self._graphs: dict[str, KBGraph] = {}
+        self.lock = RWLock()
         self._version_meta: dict[tuple[str, str, int], dict[str, Any]] = {}
 
     @contextmanager
-    def locked(self) -> Iterator[None]:
-        with self.lock:
-            yield
+    def reading(self, caller: Caller, name: str) -> Iterator[KnowledgeBase]:
+        """The shared lock, plus one pinned index state and graph of the KB for the whole
+        read (access is checked first, so a hidden KB is never touched)."""
+        with self.lock.read():
+            kb = self.kb(caller, name)
+            with self.home.index(kb.name).pinned():
+                yield kb
 
     # -- knowledge bases ------------------------------------------------------------
     def kb(self, caller: Caller, name: str) -> KnowledgeBase:
@@ -126,7 +133,7 @@ class Service:
         return [d for d in kb.documents() if may_read(d.metadata, caller.principal)]
 
     def kb_info(self, caller: Caller, name: str) -> dict[str, Any]:
-        with self.lock:
+        with self.lock.read():
             kb = self.kb(caller, name)
             info = kb.info()
             docs = self.visible_documents(caller, kb)
@@ -140,21 +147,21 @@ class Service:
         return data
 
     def list_kbs(self, caller: Caller) -> list[dict[str, Any]]:
-        with self.lock:
+        with self.lock.read():
             names = [k.name for k in self.home.list_kbs() if caller.may_use(k.name)]
         return [self.kb_info(caller, n) for n in names]
 
     def create_kb(self, caller: Caller, name: str, description: str) -> KBInfo:
         if not caller.all_kbs:
             raise Forbidden("This key may not create knowledge bases.")
-        with self.lock:
+        with self.lock.write():
             return self.home.create_kb(name, description)
 
     def update_kb(self, caller: Caller, name: str, description: str) -> dict[str, Any]:
         if not caller.all_kbs:
             self.kb(caller, name)  # 404 before 403 for bases it cannot see
             raise Forbidden("This key may not change knowledge bases.")
-        with self.lock:
+        with self.lock.write():
             self.kb(caller, name)
             from citewise.store.sqlite import SQLiteStore
 
@@ -166,12 +173,11 @@ class Service:
         return self.kb_info(caller, name)
 
     def delete_kb(self, caller: Caller, name: str, *, force: bool) -> None:
-        with self.lock:
+        with self.lock.write():
             self.kb(caller, name)
             if not caller.all_kbs:
                 raise Forbidden("This key may not delete knowledge bases.")
             self.home.delete_kb(name, force=force)
-            self._graphs.pop(name, None)
             self.home._indexes.pop(name, None)
 
     # -- documents ------------------------------------------------------------------
@@ -186,7 +192,7 @@ class Service:
         limit: int | None = None,
         offset: int = 0,
     ) -> dict[str, Any]:
-        with self.lock:
+        with self.lock.read():
             kb = self.kb(caller, name)
             docs = self.visible_documents(caller, kb)
         if prefix:
@@ -241,7 +247,7 @@ class Service:
     def document(
         self, caller: Caller, name: str, path: str, *, nodes: bool = False
     ) -> dict[str, Any]:
-        with self.lock:
+        with self.lock.read():
             kb = self.kb(caller, name)
             doc = self._document(caller, kb, path)
             data: dict[str, Any] = to_jsonable(doc)
@@ -250,12 +256,12 @@ class Service:
         return data
 
     def versions(self, caller: Caller, name: str, path: str) -> list[VersionInfo]:
-        with self.lock:
+        with self.lock.read():
             kb = self.kb(caller, name)
             return [replace(v, source="") for v in self._history(caller, kb, path)]
 
     def revert(self, caller: Caller, name: str, path: str, version_id: int) -> IngestOutcome:
-        with self.lock:
+        with self.lock.write():
             kb = self.kb(caller, name)
             versions = self._history(caller, kb, path)
             if not any(v.version_id == version_id for v in versions) or not (
@@ -265,7 +271,7 @@ class Service:
             return kb.revert(path, version_id)
 
     def delete_document(self, caller: Caller, name: str, path: str) -> IngestOutcome:
-        with self.lock:
+        with self.lock.write():
             kb = self.kb(caller, name)
             self._document(caller, kb, path)
             return kb.delete(path)
@@ -275,7 +281,7 @@ class Service:
         if not files:
             raise UsageError("No files were uploaded.", hint="Send one or more 'files' parts.")
         base = safe_doc_path(prefix.strip("/")) + "/" if prefix.strip("/") else ""
-        with self.lock:
+        with self.lock.read():
             kb = self.kb(caller, name)
             hidden = {d.path for d in kb.documents() if not may_read(d.metadata, caller.principal)}
         early: list[FileResult] = []
@@ -303,7 +309,7 @@ class Service:
                     continue
                 wanted += 1
             if wanted:
-                with self.lock:
+                with self.lock.write():
                     report = kb.add([root])
                     self._version_meta.clear()
             else:
@@ -346,8 +352,7 @@ class Service:
         top_k: int = 10,
         mode: SearchMode = "hybrid",
     ) -> SearchResult:
-        with self.lock:
-            kb = self.kb(caller, name)
+        with self.reading(caller, name) as kb:
             return kb.search(query, filters=self._filters(caller, scope), top_k=top_k, mode=mode)
 
     def evidence(
@@ -360,8 +365,7 @@ class Service:
         profile: Profile | None = None,
         rse: bool = True,
     ) -> EvidencePack:
-        with self.lock:
-            kb = self.kb(caller, name)
+        with self.reading(caller, name) as kb:
             return kb.evidence(
                 query, filters=self._filters(caller, scope), profile=profile, rse=rse
             )
@@ -369,12 +373,11 @@ class Service:
     def ask(
         self, caller: Caller, name: str, question: str, *, scope: Scope | None = None
     ) -> Answer:
-        with self.lock:
-            kb = self.kb(caller, name)
+        with self.reading(caller, name) as kb:
             return kb.ask(question, filters=self._filters(caller, scope))
 
     def resolve(self, caller: Caller, citation_id: str) -> ResolvedCitation:
-        with self.lock:
+        with self.lock.read():
             try:
                 cited = self.home.resolve(citation_id)
             except NotFoundError:
@@ -390,12 +393,9 @@ class Service:
     def graph(self, caller: Caller, name: str, node: str) -> dict[str, Any]:
         from citewise.cli_graph import _edge, _point
 
-        with self.lock:
+        with self.lock.read():
             kb = self.kb(caller, name)
-            builder = self._graphs.get(kb.name)
-            if builder is None:
-                builder = self._graphs[kb.name] = KBGraph(self.home.store, kb.name)
-            g = builder.sync()
+            g = self.home.index(kb.name).graph.sync()
             readable = {d.path for d in self.visible_documents(caller, kb)}
         found = [p for p in g.find(node) if p.path in readable]
         if not found:
@@ -430,7 +430,7 @@ class Service:
 
     def models(self, caller: Caller) -> dict[str, Any]:
         out: list[dict[str, Any]] = []
-        with self.lock:
+        with self.lock.read():
             names = [k.name for k in self.home.list_kbs() if caller.may_use(k.name)]
             for n in names:
                 index = self.home.index(n)
