@@ -28,6 +28,7 @@ from citewise.sufficiency.models import Sufficiency
 
 if TYPE_CHECKING:
     from citewise.kb import KnowledgeBase
+    from citewise.llm.written import LLMWriter
 
 NON_KB_REPLY = (
     "Hello! I answer questions from the documents in this knowledge base, and every "
@@ -42,13 +43,17 @@ def ask(
     question: str,
     *,
     filters: SearchFilters | None = None,
-    llm: str | None = None,
+    llm: str | LLMWriter | None = None,
 ) -> Answer:
-    llm_ctx = None
-    if llm is not None:  # an unknown or never-activated route is refused before any work
+    """``llm`` names an activated route (opened here, so an unknown or never-activated
+    route is refused before any work), or is a writer such as replay's recorded one."""
+    llm_ctx: LLMWriter | None = None
+    if isinstance(llm, str):
         from citewise.llm.generate import open_route
 
         llm_ctx = open_route(kb.home.settings.home, llm)
+    else:
+        llm_ctx = llm
     intent = classify_intent(question)
     trace: dict[str, Any] = {"question": question, "intent": asdict(intent)}
     revision = kb.info().revision
@@ -87,14 +92,12 @@ def ask(
     trace["recovery"] = None
     judge_wants_more = False
     if llm_ctx is not None and (suff.status == "borderline" or pack.profile == "deep"):
-        from citewise.llm.generate import judge_borderline
-
         gi = GateInput(question, intent, pack, len(conflicts), _stale_used(pack, stale), unknown)
-        verdict = judge_borderline(kb, llm_ctx, question, gi, intent.kind, filters)
+        verdict = llm_ctx.judge(kb, question, gi, intent.kind, filters)
         if verdict is not None:
-            trace["llm_judge"] = llm_ctx.clean(verdict.to_json())
-            suff = replace(suff, reasons=(*suff.reasons, verdict.reason))
-            judge_wants_more = verdict.verdict == "insufficient"
+            trace["llm_judge"] = verdict
+            suff = replace(suff, reasons=(*suff.reasons, str(verdict["reason"])))
+            judge_wants_more = verdict.get("verdict") == "insufficient"
     if suff.recoverable or judge_wants_more:
         # One extra assembly pass: read more of the documents. Never a loop.
         wider = EvidenceConfig(top_k=40, adjacent_window=8)
@@ -155,12 +158,9 @@ def ask(
             trace=trace | {"missing": missing},
         )
     if llm_ctx is not None:
-        from citewise.llm.generate import llm_answer
-
         gi = GateInput(question, intent, pack, len(conflicts), _stale_used(pack, stale), unknown)
-        generated = llm_answer(
+        generated = llm_ctx.answer(
             kb,
-            llm_ctx,
             question=question,
             g=gi,
             suff=suff,

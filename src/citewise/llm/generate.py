@@ -14,26 +14,20 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from citewise.answer.citations import cite_claims
-from citewise.answer.clean import clean_sentence
-from citewise.answer.compose import Candidate, compose, fragment_spans
-from citewise.answer.models import Answer, Claim, new_trace_id
-from citewise.answer.procedure import merge_procedures
-from citewise.answer.review import release_review
-from citewise.answer.support import support_score
+from citewise.answer.models import Answer, new_trace_id
 from citewise.llm.client import ChatClient, OpenAICompatibleClient, parse_json_object
 from citewise.llm.frozen import (
     EvidenceDoesNotFit,
     FrozenPayload,
     _candidates,
     freeze,
-    minimal_set,
     unescape,
 )
 from citewise.llm.judge import JudgeResult, run_judge
 from citewise.llm.models import Attempt, LLMCallError, Route
 from citewise.llm.routes import RouteStore
 from citewise.llm.secrets import redact, redact_obj, resolve_key
+from citewise.llm.written import ModelSentence, SetLimits, build_payload, write_answer
 from citewise.recall.models import SearchFilters
 from citewise.sufficiency.gates import GateInput
 from citewise.sufficiency.models import Sufficiency
@@ -65,6 +59,21 @@ class LLMContext:
     def clean(self, obj: Any) -> Any:
         return redact_obj(obj, self.secrets)
 
+    # -- the LLMWriter protocol that ``ask`` uses (llm/written.py) --------------------
+    def judge(
+        self,
+        kb: KnowledgeBase,
+        question: str,
+        g: GateInput,
+        intent: str,
+        filters: SearchFilters | None,
+    ) -> dict[str, Any] | None:
+        verdict = judge_borderline(kb, self, question, g, intent, filters)
+        return None if verdict is None else dict(self.clean(verdict.to_json()))
+
+    def answer(self, kb: KnowledgeBase, **kw: Any) -> Answer | None:
+        return llm_answer(kb, self, **kw)
+
 
 def open_route(home: Path, name: str, client: ChatClient | None = None) -> LLMContext:
     """The active configuration of route ``name``; a never-activated route is refused."""
@@ -76,12 +85,6 @@ def open_route(home: Path, name: str, client: ChatClient | None = None) -> LLMCo
             if key:
                 keys[t.api_key_env] = key
     return LLMContext(route, client or OpenAICompatibleClient(keys), list(keys.values()))
-
-
-@dataclass(frozen=True, slots=True)
-class ModelSentence:
-    text: str
-    items: tuple[str, ...]
 
 
 @dataclass(slots=True)
@@ -170,15 +173,6 @@ def judge_borderline(
     return result
 
 
-def _best_span(frag: Any, sentence: str) -> Any:
-    spans = [
-        s for s in fragment_spans(frag) if s.kind != "heading" and clean_sentence(s.text).strip()
-    ]
-    if not spans:
-        return None
-    return max(spans, key=lambda s: (support_score(sentence, [s.text]).score, -s.start))
-
-
 def llm_answer(
     kb: KnowledgeBase,
     ctx: LLMContext,
@@ -192,35 +186,18 @@ def llm_answer(
     trace: dict[str, Any],
 ) -> Answer | None:
     """The generated answer, or ``generation_unavailable``; None means: give the user the
-    extractive answer (only when the route offers it); ``trace`` records which."""
-    from citewise.answer.pipeline import finish
-
+    extractive answer (only when the route offers it); ``trace`` records which, and the
+    model's sentences (``llm.output``) so that replay can rebuild the answer offline."""
     r = ctx.route
     pack = g.pack
-    info: dict[str, Any] = {"route": r.name, "attempts": []}
+    limits = SetLimits(r.max_items, r.item_chars, r.total_chars)
+    info: dict[str, Any] = {"route": r.name, "limits": limits.to_json(), "attempts": []}
     trace["llm"] = info
-    frags = _candidates(pack, stale)
-    if g.intent.kind == "how_to":
-        # a procedure is sent whole, as one item, so the item limit never cuts steps off
-        frags = merge_procedures(
-            frags, lambda path, vid: kb.store.nodes_of_version(kb.name, path, vid)
-        )
-    lead = compose(question, g.intent.kind, frags)
-    required = tuple(dict.fromkeys(c.fragment.citation_id for c in lead))
     try:
-        chosen, set_review = minimal_set(
-            g,
-            suff,
-            required=required,
-            pool=frags,
-            max_items=r.max_items,
-            item_chars=r.item_chars,
-            total_chars=r.total_chars,
-        )
+        payload, set_review = build_payload(kb, question, g, suff, stale, filters, limits)
     except EvidenceDoesNotFit as exc:
         info["evidence_set"] = {"refused": str(exc)}
         return _unavailable(kb, ctx, pack, suff, g, trace, f"evidence_set_does_not_fit:{exc}")
-    payload = freeze(question, pack, chosen, g.intent.kind, filters)
     info["evidence_set"] = {"review": asdict(set_review)}
     info["payload"] = payload.to_json()
     gen = generate(payload, ctx)
@@ -232,44 +209,21 @@ def llm_answer(
             kb, ctx, pack, suff, g, trace, f"generation_failed:{gen.stopped}", offer
         )
     target = r.targets[gen.target]
-    source = f"llm:{r.name}/{target.model}"
-    known = payload.by_id()
-    cands: list[Candidate] = []
-    groups: list[int] = []
-    for n, s in enumerate(gen.sentences):
-        for item_id in s.items:
-            frag = known[item_id].fragment
-            span = _best_span(frag, s.text)
-            if span is not None:
-                cands.append(Candidate(frag, span, s.text, 0.0, (n, span.start)))
-                groups.append(n)
-    citations, per_cand = cite_claims(kb, cands, conflicts)
-    claims: list[Claim] = []
-    for n, s in enumerate(gen.sentences):
-        nums = tuple(
-            dict.fromkeys(
-                c.citations[0]
-                for c, grp in zip(per_cand[: len(cands)], groups, strict=True)
-                if grp == n
-            )
-        )
-        claims.append(Claim(s.text, nums, 0.0, "", True))
-    claims += per_cand[len(cands) :]  # conflict notices
-    claims = release_review(claims, citations)
-    kept = [c for c in claims if c.kept]
-    trace["claims"] = [asdict(c) for c in claims]
-    trace["answer_source"] = source
+    info["output"] = {
+        "target": gen.target,
+        "model": target.model,
+        "sentences": [s.to_json() for s in gen.sentences],
+    }
     trace["llm"] = ctx.clean(info)
-    failed = not any(c.verdict != "notice" for c in kept)
-    return finish(
+    return write_answer(
         kb,
-        g.intent.kind,
-        pack,
-        suff,
-        claims,
-        citations,
-        trace,
-        failed_why="no generated sentence passed review" if failed else None,
+        payload,
+        gen.sentences,
+        source=f"llm:{r.name}/{target.model}",
+        g=g,
+        suff=suff,
+        conflicts=conflicts,
+        trace=trace,
     )
 
 
