@@ -212,8 +212,10 @@ def replay(
     home: HomeOpt = None,
     json: JsonOpt = False,
 ) -> None:
-    """Re-run a bundle's question and compare retrieval, evidence, sufficiency and answer.
-    Exits 0 when reproduced, 1 when a stage differs, 2 when replay is not possible."""
+    """Re-run a bundle's question and compare retrieval, evidence, sufficiency and answer
+    (and, for an LLM route's answer, its frozen payload; the model's recorded sentences are
+    re-cited and re-reviewed, no model is called). Exits 0 when reproduced, 1 when a stage
+    differs, 2 when replay is not possible, 3 when only some stages could be checked."""
     try:
         data = jsonlib.loads(bundle.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -224,11 +226,16 @@ def replay(
         sys.stdout.write(_dump(report) + "\n")
     else:
         ui.out.print(f"replay: {report['status']}", markup=False)
-        for key in ("message", "note", "replay_id", "expected_replay_id", "first_differing_stage"):
+        keys = ("message", "note", "replay_id", "expected_replay_id", "first_differing_stage")
+        for key in keys:
             if report.get(key) is not None:
                 ui.out.print(f"  {key}: {report[key]}", markup=False)
+        if report.get("unchecked_stages"):
+            ui.out.print(f"  not checked: {', '.join(report['unchecked_stages'])}", markup=False)
     if report["status"] == "unsupported":
         raise typer.Exit(2)
+    if report["status"] == "partial":
+        raise typer.Exit(3)
     if report["status"] != "reproduced":
         raise typer.Exit(1)
 

@@ -9,6 +9,11 @@ Replay re-runs ``ask`` against the knowledge base *as it is*: that is the pinned
 only when the head still has the pinned revision's documents (same revision hash). Replay
 against an older revision whose documents have since changed is not supported, and
 ``replay`` says so instead of answering from different text.
+
+An answer that went through an LLM route is replayed from its record without calling any
+model (``llm_replay.py``): the frozen payload is rebuilt and compared (stage
+``llm_payload``) and the model's recorded sentences are re-cited and re-reviewed. Stages
+the record cannot support make the status ``partial``, never ``reproduced``.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from citewise.answer.pipeline import ask
 from citewise.audit import checkpoint as cp
 from citewise.audit.entries import canonical_json
+from citewise.audit.llm_replay import RecordedLLM, uses_llm
 from citewise.audit.record import filters_from, retrieval_snapshot
 from citewise.audit.sqlite_ledger import require_ledger
 
@@ -30,6 +36,7 @@ if TYPE_CHECKING:
 
 FORMAT = "citewise-answer-bundle/1"
 STAGES = ("retrieval", "evidence", "sufficiency", "answer")
+LLM_STAGES = ("retrieval", "evidence", "sufficiency", "llm_payload", "answer")
 
 
 def export_bundle(home: Home, answer_id: str) -> dict[str, Any]:
@@ -59,6 +66,10 @@ def export_bundle(home: Home, answer_id: str) -> dict[str, Any]:
         "conflicts": trace.get("conflicts", []),
         "claims": trace.get("claims", []),
         "retrieval": retrieval,
+        # An LLM route's record (already redacted): limits, payload, attempts, the model's
+        # sentences, and the judge's verdict. Absent for extractive answers.
+        "llm": trace.get("llm"),
+        "llm_judge": trace.get("llm_judge"),
         "ledger": {
             "seq": saved["ledger_seq"],
             "inclusion_proof": proof,
@@ -138,7 +149,8 @@ def replay(home: Home, bundle: dict[str, Any]) -> dict[str, Any]:
     kb2 = h2.kb(kb.name)
     filters = filters_from(cond)
     question = str(bundle["question"])
-    fresh = ask(kb2, question, filters=filters)
+    rec = RecordedLLM(bundle) if uses_llm(bundle) else None
+    fresh = ask(kb2, question, filters=filters, llm=rec)  # never calls a model
     trace = fresh.trace
     pack = trace.get("pack") or {}
     got = {
@@ -153,19 +165,63 @@ def replay(home: Home, bundle: dict[str, Any]) -> dict[str, Any]:
         "sufficiency": _suff(bundle.get("sufficiency")),
         "answer": _answer(bundle.get("answer") or {}),
     }
+    stages: list[str] = list(STAGES)
+    unchecked: list[str] = []
+    if rec is not None:
+        stages, unchecked = _llm_stages(rec, want, got)
     # Compare as JSON values (tuples in a fresh trace are lists in a saved one).
     got = json.loads(canonical_json(got))
     want = json.loads(canonical_json(want))
-    differs = [s for s in STAGES if got[s] != want[s]]
-    same = not differs
-    return base | {
-        "status": "reproduced" if same else "differs",
+    differs = [s for s in stages if s not in unchecked and got[s] != want[s]]
+    status = "differs" if differs else "partial" if unchecked else "reproduced"
+    report = base | {
+        "status": status,
         "note": note,
         "same_replay_id": fresh.replay_id == want["answer"]["replay_id"],
-        "same_answer": got["answer"] == want["answer"],
+        "same_answer": None if "answer" in unchecked else got["answer"] == want["answer"],
         "replay_id": fresh.replay_id,
         "expected_replay_id": want["answer"]["replay_id"],
         "first_differing_stage": differs[0] if differs else None,
         "differing_stages": differs,
+        "checked_stages": [s for s in stages if s not in unchecked],
+        "unchecked_stages": [s for s in stages if s in unchecked],
         "details": {s: {"expected": want[s], "got": got[s]} for s in differs},
     }
+    if rec is not None:
+        report["answer_source"] = rec.source or None
+        report["model_calls"] = 0
+        report["message"] = _llm_message(rec, unchecked)
+    return report
+
+
+def _llm_stages(
+    rec: RecordedLLM, want: dict[str, Any], got: dict[str, Any]
+) -> tuple[list[str], list[str]]:
+    """Add the ``llm_payload`` stage; say which stages the record cannot check."""
+    unchecked: list[str] = []
+    expected = rec.expected_payload()
+    want["llm_payload"] = expected
+    got["llm_payload"] = rec.rebuilt
+    if expected is None:
+        unchecked.append("llm_payload")
+    if rec.unchecked_answer() is not None:
+        unchecked.append("answer")
+    elif rec.written and not rec.wrote:
+        why = "the recorded model output was not re-applied (no payload, or no LLM stage ran)"
+        got["answer"] = {"not_rebuilt": why, **got["answer"]}
+    return list(LLM_STAGES), unchecked
+
+
+def _llm_message(rec: RecordedLLM, unchecked: list[str]) -> str:
+    source = rec.source or "none"
+    head = f"LLM route answer (source {source}) replayed from its record; no model was called"
+    why = []
+    if "llm_payload" in unchecked:
+        why.append(
+            "the bundle holds no LLM payload record (exported before citewise recorded it), "
+            "so only retrieval, evidence and sufficiency were checked"
+        )
+    reason = rec.unchecked_answer()
+    if reason is not None:
+        why.append(reason)
+    return head + (": " + "; ".join(why) if why else "") + "."
