@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import asdict, replace
 from typing import TYPE_CHECKING, Any
 
@@ -19,12 +18,12 @@ from citewise.answer.review import release_review
 from citewise.evidence.assemble import assemble
 from citewise.evidence.intent import classify_intent
 from citewise.evidence.models import EvidenceConfig, EvidencePack
-from citewise.index.tokenize import QUESTION_STEMS, is_cjk_char, tokenize
 from citewise.recall.models import SearchFilters
 from citewise.recall.search import RecallSettings, search, search_summary
 from citewise.sufficiency.conflicts_adapter import detect_conflicts, stale_paths
 from citewise.sufficiency.gates import GateInput, procedure_mismatch, review
 from citewise.sufficiency.models import Sufficiency
+from citewise.sufficiency.named import absent_terms, named_terms
 
 if TYPE_CHECKING:
     from citewise.kb import KnowledgeBase
@@ -250,44 +249,6 @@ def _stale_used(pack: EvidencePack, stale: tuple[str, ...]) -> tuple[str, ...]:
     left once they are set aside (they are then set aside from the answer)."""
     current = [f for f in pack.direct if f.path not in stale]
     return () if current else stale
-
-
-_NAMED = re.compile(
-    r"(?<![.?!]\s)\b([A-Z][\w-]*\d[\w-]*|[A-Z][a-z]+[A-Z][\w-]*|[A-Z][a-z]{2,}"
-    r"|[A-Za-z]+\d[\w.-]*|\d+[A-Za-z][\w-]*)\b"
-)
-
-
-#: Generic head nouns: the word before one names which thing is meant ("billing service").
-_HEADS = re.compile(
-    r"\b([a-z][a-z-]{2,})\s+(?:service|system|team|device|model|instrument|feature|mode|"
-    r"policy|process|endpoint|module|component|server|agent|gateway|database|queue)s?\b"
-)
-
-
-def named_terms(question: str) -> tuple[str, ...]:
-    """Names and identifiers a question relies on: capitalised words after the first word,
-    tokens mixing letters and digits (``Kafka``, ``X9``, ``S400``), and the modifier that
-    picks out a generic head noun (``billing`` in "the billing service")."""
-    q = question.strip()
-    rest = q.split(None, 1)[1] if len(q.split(None, 1)) == 2 else ""
-    words = [m.group(1) for m in _NAMED.finditer(rest)]
-    words += [m.group(1) for m in _HEADS.finditer(q.lower())]
-    terms = (t for w in words for t in tokenize(w, literals=False))
-    return tuple(dict.fromkeys(t for t in terms if t not in QUESTION_STEMS))
-
-
-def absent_terms(kb: KnowledgeBase, terms: tuple[str, ...]) -> tuple[str, ...]:
-    """Named terms that occur nowhere in the knowledge base (a near-miss question)."""
-    index = kb.home.index(kb.name)
-    index.sync()
-    missing = []
-    for t in terms:
-        if any(is_cjk_char(ch) for ch in t):
-            continue  # CJK bigrams are not index tokens on their own; coverage handles them
-        if not index.lexical.search_tokens([t], k=1):
-            missing.append(t)
-    return tuple(missing)
 
 
 def _rank(s: Sufficiency) -> int:
