@@ -26,6 +26,7 @@ NodesOf = Callable[[str, int], list[Node]]
 
 def complete_procedures(fragments: list[Fragment], nodes_of: NodesOf) -> list[Fragment]:
     """``fragments`` plus the missing items of every numbered list they touch."""
+    nodes_of = _cached(nodes_of)
     have = {(f.doc_id, f.char_start, f.char_end) for f in fragments}
     covered = [(f.doc_id, f.char_start, f.char_end) for f in fragments]
     extra: list[Fragment] = []
@@ -102,15 +103,16 @@ def merge_procedures(fragments: list[Fragment], nodes_of: NodesOf) -> list[Fragm
     from the first step's start to the last step's end, at the place of its first step.
     It is ``direct_support`` when any step it replaces was. Fragments inside a run are
     dropped; everything else is kept in order."""
+    nodes_of = _cached(nodes_of)
     done = complete_procedures(fragments, nodes_of)
     out: list[Fragment] = []
     placed: set[tuple[str, int]] = set()
-    nodes_by: dict[tuple[str, int], list[Node]] = {}
+    runs_by: dict[tuple[str, int], list[list[Node]]] = {}
     for f in done:
         key = (f.path, f.version_id)
-        if key not in nodes_by:
-            nodes_by[key] = nodes_of(f.path, f.version_id)
-        run = next((r for r in _runs(nodes_by[key]) if _inside(f, r)), None)
+        if key not in runs_by:
+            runs_by[key] = _runs(nodes_of(*key))
+        run = next((r for r in runs_by[key] if _inside(f, r)), None)
         if run is None or f.truncated:
             out.append(f)
             continue
@@ -119,9 +121,21 @@ def merge_procedures(fragments: list[Fragment], nodes_of: NodesOf) -> list[Fragm
         placed.add((f.doc_id, run[0].char_start))
         members = [g for g in done if g.doc_id == f.doc_id and _inside(g, run)]
         direct = any(g.role == "direct_support" for g in members)
-        merged = _span(f, run, nodes_by[key])
+        merged = _span(f, run, nodes_of(*key))
         out.append(replace(merged, role="direct_support") if direct else merged)
     return out
+
+
+def _cached(nodes_of: NodesOf) -> NodesOf:
+    """``nodes_of`` reading each document version from the store once per call."""
+    seen: dict[tuple[str, int], list[Node]] = {}
+
+    def read(path: str, version_id: int) -> list[Node]:
+        if (path, version_id) not in seen:
+            seen[(path, version_id)] = nodes_of(path, version_id)
+        return seen[(path, version_id)]
+
+    return read
 
 
 def _inside(f: Fragment, run: list[Node]) -> bool:
