@@ -8,8 +8,6 @@ trace or internal path (the traceback goes to the server log only).
 from __future__ import annotations
 
 import logging
-from pathlib import Path
-from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -20,11 +18,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from citewise.errors import CitewiseError, FileTooLarge
 from citewise.kb import Home
-from citewise.server.auth import Caller, KeyStore
+from citewise.server import routes_health, routes_kb, routes_query
+from citewise.server.auth import KeyStore
+from citewise.server.deps import STATIC, envelope
 from citewise.server.service import Service
 
 log = logging.getLogger("citewise.server")
-STATIC = Path(__file__).parent / "static"
 #: Most files one upload request may carry (the request body cap is this many times the
 #: per-file limit, plus room for the multipart framing).
 MAX_FILES_PER_UPLOAD = 16
@@ -38,10 +37,6 @@ _HTTP_CODES = {
     413: "FILE_TOO_LARGE",
     415: "UNSUPPORTED_MEDIA_TYPE",
 }
-
-
-def envelope(code: str, message: str, status: int) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
 
 
 class BodyLimit:
@@ -98,23 +93,8 @@ def _too_large(limit: int) -> JSONResponse:
     return envelope(exc.code, str(exc), exc.http_status)
 
 
-def get_service(request: Request) -> Service:
-    service: Service = request.app.state.service
-    return service
-
-
-def get_caller(request: Request) -> Caller:
-    keys: KeyStore = request.app.state.keys
-    auth = request.headers.get("authorization", "")
-    token = auth[7:].strip() if auth.lower().startswith("bearer ") else None
-    token = token or request.headers.get("x-api-key")
-    return keys.authenticate(token)
-
-
 def create_app(home: Home, *, max_upload_bytes: int | None = None) -> FastAPI:
     """The API for ``home``. The caller keeps ``home`` open while the app serves."""
-    from citewise.server import routes_health, routes_kb, routes_query
-
     service = Service(home, max_upload_bytes=max_upload_bytes)
     app = FastAPI(
         title="citewise",
@@ -157,9 +137,3 @@ def create_app(home: Home, *, max_upload_bytes: int | None = None) -> FastAPI:
         BodyLimit, limit=service.max_upload_bytes * MAX_FILES_PER_UPLOAD + 1024 * 1024
     )
     return app
-
-
-def jsonable(obj: Any) -> Any:
-    from citewise.cli_output import to_jsonable
-
-    return to_jsonable(obj)
