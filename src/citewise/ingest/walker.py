@@ -16,8 +16,9 @@ from typing import Any
 
 import pathspec
 
+from citewise.ingest.formats import is_supported, supported_suffixes
+
 IGNORE_FILE = ".citewiseignore"
-SUPPORTED_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".text", ".html", ".htm", ".xml"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,12 +97,12 @@ def walk(path: Path) -> Iterator[SourceFile | WalkProblem]:
                 continue
             abs_path = here / name
             suffix = abs_path.suffix.lower()
-            if suffix and suffix not in SUPPORTED_SUFFIXES:
+            if suffix and not is_supported(suffix):
                 yield WalkProblem(
                     rel,
                     "UNSUPPORTED_FORMAT",
                     f"{rel}: skipped, {suffix} is not a supported format "
-                    f"({', '.join(sorted(SUPPORTED_SUFFIXES))}).",
+                    f"({', '.join(sorted(supported_suffixes()))}).",
                     False,
                 )
                 continue

@@ -41,9 +41,9 @@ from citewise.errors import (
 )
 from citewise.evidence.models import EvidencePack, Profile
 from citewise.graph.serialize import edge_json, point_json
+from citewise.ingest.formats import supported_suffixes
 from citewise.ingest.models import AddReport, FileResult
 from citewise.ingest.parse import parse_document
-from citewise.ingest.walker import SUPPORTED_SUFFIXES
 from citewise.jsonable import to_jsonable
 from citewise.kb import Home, KnowledgeBase
 from citewise.recall.models import SearchFilters, SearchMode, SearchResult
@@ -292,10 +292,10 @@ class Service:
             for f in files:
                 rel = base + safe_doc_path(f.name)
                 suffix = PurePosixPath(rel).suffix.lower()
-                if suffix not in SUPPORTED_SUFFIXES:
+                if suffix not in supported_suffixes():
                     err: CitewiseError = UnsupportedFormat(
                         f"{rel}: unsupported format {suffix or '(no suffix)'} (supported: "
-                        f"{', '.join(sorted(SUPPORTED_SUFFIXES))})."
+                        f"{', '.join(sorted(supported_suffixes()))})."
                     )
                     early.append(FileResult(rel, "failed", code=err.code, message=str(err)))
                     continue
