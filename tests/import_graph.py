@@ -10,8 +10,9 @@ runs (``citewise.graph``), except the importer's own ancestors.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
 from pathlib import Path
+
+import networkx as nx
 
 PACKAGE = "citewise"
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -75,68 +76,29 @@ def import_graph(src: Path = SRC) -> Graph:
     return graph
 
 
+def _digraph(graph: Graph) -> nx.DiGraph:
+    g = nx.DiGraph()
+    g.add_nodes_from(graph)
+    g.add_edges_from((a, b) for a, targets in graph.items() for b in targets)
+    return g
+
+
 def strongly_connected(graph: Graph) -> list[list[str]]:
-    """Tarjan's algorithm (iterative): every component with more than one module, or a
-    module importing itself; each sorted, the list sorted."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    found: list[list[str]] = []
-    counter = 0
-    for root in sorted(graph):
-        if root in index:
-            continue
-        work: list[tuple[str, Iterable[str]]] = [(root, iter(sorted(graph.get(root, ()))))]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, children = work[-1]
-            child = next(iter(children), None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = counter
-                    counter += 1
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(graph.get(child, ())))))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[node])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    top = stack.pop()
-                    on_stack.discard(top)
-                    component.append(top)
-                    if top == node:
-                        break
-                if len(component) > 1 or node in graph.get(node, ()):
-                    found.append(sorted(component))
-    return sorted(found)
+    """Every import cycle as its strongly connected component (more than one module, or
+    a module importing itself); each sorted, the list sorted."""
+    g = _digraph(graph)
+    return sorted(
+        sorted(c)
+        for c in nx.strongly_connected_components(g)
+        if len(c) > 1 or any(g.has_edge(m, m) for m in c)
+    )
 
 
 def a_cycle(graph: Graph, component: list[str]) -> list[str]:
-    """One concrete import circle inside ``component`` (first module back to itself)."""
-    members = set(component)
-    start = component[0]
-    paths: dict[str, list[str]] = {start: [start]}
-    queue = [start]
-    while queue:
-        node = queue.pop(0)
-        for nxt in sorted(graph.get(node, set()) & members):
-            if nxt == start:
-                return [*paths[node], start]
-            if nxt not in paths:
-                paths[nxt] = [*paths[node], nxt]
-                queue.append(nxt)
-    return [start]
+    """One concrete import circle inside ``component``, from its first module back to it."""
+    g = _digraph(graph).subgraph(component)
+    edges = nx.find_cycle(g, source=component[0])
+    return [edges[0][0], *(b for _, b in edges)]
 
 
 def describe(graph: Graph) -> str:
