@@ -121,6 +121,7 @@ class Guard:
         self.app = app
         self.keys = keys
         self.config = config
+        install_log_scrub()  # again here: the server configures logging after create_app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
