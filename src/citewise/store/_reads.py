@@ -15,6 +15,7 @@ from citewise.errors import (
 )
 from citewise.ingest.models import Node, sha256_text
 from citewise.store import _convert as cv
+from citewise.store import checks
 from citewise.store._txn import SQLiteTx
 from citewise.store.models import (
     DocumentInfo,
@@ -40,7 +41,7 @@ class SQLiteReads(SQLiteTx):
     @staticmethod
     def _require_kb(c: sqlite3.Connection, kb: str) -> None:
         if c.execute("SELECT 1 FROM kb WHERE name = ?", (kb,)).fetchone() is None:
-            cv.check_kb_name(kb)
+            checks.check_kb_name(kb)
             raise KBNotFound(
                 f"No knowledge base named {kb!r}.",
                 hint="List bases with `citewise kb list`, or create it with "

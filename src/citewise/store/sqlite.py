@@ -29,7 +29,7 @@ from citewise.errors import (
 from citewise.ingest.models import ParsedDocument, stable_id
 from citewise.store import _convert as cv
 from citewise.store import _ledger as sqlite_ledger
-from citewise.store import adhash
+from citewise.store import adhash, checks
 from citewise.store._lookup import SQLiteLookup
 from citewise.store._resolve import SQLiteResolve
 from citewise.store.models import IngestAction, IngestOutcome, KBInfo, RevisionInfo
@@ -115,7 +115,7 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup):
 
     # -- knowledge bases -----------------------------------------------------
     def create_kb(self, name: str, description: str = "") -> KBInfo:
-        cv.check_kb_name(name)
+        checks.check_kb_name(name)
         with self._write() as c:
             if c.execute("SELECT 1 FROM kb WHERE name = ?", (name,)).fetchone():
                 raise KBExists(
@@ -135,7 +135,7 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup):
         return self.get_kb(name)
 
     def delete_kb(self, name: str, *, force: bool = False) -> None:
-        cv.check_kb_name(name)
+        checks.check_kb_name(name)
         if name == DEFAULT_KB:
             raise KBIsDefault(
                 "The default knowledge base cannot be deleted.",
@@ -248,8 +248,8 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup):
         source: str = "",
         restored_from: int | None = None,
     ) -> IngestOutcome:
-        cv.check_doc_path(path)
-        cv.check_parsed(parsed)
+        checks.check_doc_path(path)
+        checks.check_parsed(parsed)
         content_sha = parsed.content_sha256
         raw_sha = hashlib.sha256(raw).hexdigest()
         doc_id = stable_id("d", kb, path)
