@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
+import citewise
 from citewise.errors import StoreError
 from citewise.kb import Home
 from citewise.store.factory import DB_NAME, StoreLocation, open_store, parse_location
@@ -69,3 +71,22 @@ def test_home_open_default_location_and_given_store(tmp_path: Path) -> None:
     with Home.open(tmp_path / "c", store=mem) as home:
         assert home.store is mem and [k.name for k in home.list_kbs()] == ["default"]
     assert not (tmp_path / "c" / DB_NAME).exists()
+
+
+def test_no_code_outside_store_and_audit_names_a_backend() -> None:
+    """The dependency rule of docs/architecture.md: everything else sees the protocols."""
+    root = Path(citewise.__file__).parent
+    patterns = [
+        r"\bSQLite(Store|Ledger|Tx|Reads)\b",
+        r"citewise\.store\.(sqlite|_\w+)",
+        r"from citewise\.store import .*\b(sqlite|_\w+)\b",
+        r"^\s*import sqlite3\b",
+    ]
+    offenders = [
+        f"{path.relative_to(root)}: {pattern}"
+        for path in sorted(root.rglob("*.py"))
+        if path.relative_to(root).parts[0] not in ("store", "audit")
+        for pattern in patterns
+        if re.search(pattern, path.read_text("utf-8"), re.MULTILINE)
+    ]
+    assert offenders == []
