@@ -548,7 +548,12 @@ class StoreSuite:
     @settings(
         max_examples=40,
         deadline=None,
-        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+        # One run per backend class (each example makes a fresh store): differing executors.
+        suppress_health_check=[
+            HealthCheck.function_scoped_fixture,
+            HealthCheck.too_slow,
+            HealthCheck.differing_executors,
+        ],
     )
     @given(
         batches=st.lists(
