@@ -14,7 +14,6 @@ from citewise.cli import output as ui
 from citewise.cli.options import HomeOpt, JsonOpt, open_home
 
 if TYPE_CHECKING:
-    from citewise.audit.sqlite_ledger import SQLiteLedger
     from citewise.kb import Home
 
 audit_app = typer.Typer(
@@ -32,12 +31,6 @@ KeyOpt = Annotated[
     ),
 ]
 _dump = ui.dump_json
-
-
-def _ledger(h: Home) -> SQLiteLedger:
-    from citewise.audit.sqlite_ledger import require_ledger
-
-    return require_ledger(h.store)
 
 
 def _key(h: Home, key: Path | None) -> Path:
@@ -68,7 +61,7 @@ def audit_checkpoint(
     from citewise.audit import checkpoint as cp
 
     with open_home(home) as h:
-        c = cp.make_checkpoint(_ledger(h), _key(h, key))
+        c = cp.make_checkpoint(h.store.ledger, _key(h, key))
     sys.stdout.write(_dump(c) + "\n")
     if out is not None:
         out.write_text(_dump(c) + "\n", encoding="utf-8")
@@ -86,7 +79,7 @@ def proof_inclusion(
     from citewise.audit import checkpoint as cp
 
     with open_home(home) as h:
-        proof = cp.inclusion(_ledger(h), event_seq, size)
+        proof = cp.inclusion(h.store.ledger, event_seq, size)
     sys.stdout.write(_dump(proof | {"verifies": cp.check_inclusion(proof)}) + "\n")
 
 
@@ -102,7 +95,7 @@ def proof_consistency(
     from citewise.audit import checkpoint as cp
 
     with open_home(home) as h:
-        proof = cp.consistency(_ledger(h), old_size, new_size)
+        proof = cp.consistency(h.store.ledger, old_size, new_size)
     sys.stdout.write(_dump(proof | {"verifies": cp.check_consistency(proof)}) + "\n")
 
 
@@ -122,7 +115,7 @@ def audit_verify(
 
     given = [cp.read_checkpoint_file(p) for p in against or []]
     with open_home(home) as h:
-        report = cp.verify(_ledger(h), _key(h, key), given)
+        report = cp.verify(h.store.ledger, _key(h, key), given)
     if json:
         sys.stdout.write(_dump(report.to_json()) + "\n")
     else:
@@ -157,7 +150,7 @@ def audit_log(
     """Access decisions (restricted reads allowed, denied, redacted), or other event types."""
     chosen = tuple(types or ["access"])
     with open_home(home) as h:
-        entries = _ledger(h).query_ledger(
+        entries = h.store.ledger.query_ledger(
             types=() if "all" in chosen else chosen, principal=principal, since=since, limit=limit
         )
     if json:
