@@ -89,3 +89,37 @@ def locator_fields(locator: dict[str, Any] | None) -> dict[str, Any]:
         out["locator_degraded"] = True
         out["locator_degraded_reason"] = str(locator["degraded"])
     return out
+
+
+def place(locator: dict[str, Any] | None) -> str:
+    """A short human label of a locator (``p. 3``, ``slide 2``, ``Sheet1!A7:D7``); empty
+    when there is none. CLI and web show it next to the path."""
+    if not locator:
+        return ""
+    parts = locator.get("parts") or [locator]
+    labels: list[str] = []
+    for p in parts:
+        if "page" in p:
+            label = f"p. {p['page']}"
+        elif "slide" in p:
+            label = f"slide {p['slide']}" + (" notes" if p.get("notes") else "")
+        elif "cells" in p:
+            label = str(p["cells"])
+        elif "sheet" in p:
+            label = f"{p['sheet']} row {p.get('row', '?')}"
+        elif "table" in p:
+            label = f"table {p['table']} row {p.get('row', '?')} cell {p.get('cell', '?')}"
+        elif "paragraph" in p:
+            label = f"paragraph {p['paragraph']}"
+        elif "chapter" in p:
+            label = f"chapter {p['chapter']}"
+        else:
+            continue
+        if label not in labels:
+            labels.append(label)
+    text = ", ".join(labels)
+    if locator.get("ocr"):
+        text += " (OCR)"
+    if locator.get("degraded"):
+        text += f" (approximate: {locator['degraded']})"
+    return text
