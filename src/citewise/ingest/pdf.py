@@ -41,7 +41,7 @@ class _Para:
     furniture: str = ""  # "header" / "footer"
 
 
-def _open(raw: bytes, name: str) -> pdfium.PdfDocument:
+def open_pdf(raw: bytes, name: str) -> pdfium.PdfDocument:
     try:
         return pdfium.PdfDocument(raw, password="")
     except pdfium.PdfiumError as exc:
@@ -95,7 +95,7 @@ def _outline(pdf: pdfium.PdfDocument) -> list[tuple[int, str, int]]:
 
 
 def parse_pdf(raw: bytes, name: str) -> Extracted:
-    pdf = _open(raw, name)
+    pdf = open_pdf(raw, name)
     try:
         parts: list[str] = []
         paras: list[_Para] = []
