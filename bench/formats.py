@@ -6,6 +6,11 @@ child process, ``--runs`` times; reported per file are pages, the best wall time
 per second, the child's peak RSS growth over an idle child (``ru_maxrss``) per page, and
 the outcome (error code for files that fail on purpose). Skips cleanly without the data.
 
+Reading order: for a few multi-column pages, a hand-made list of phrases in the order a
+reader reads them (taken from the rendered pages, column by column; footnotes and
+figures left out) is checked against the extracted text: the share of consecutive
+phrase pairs that the text has in the same order.
+
 Run: ``.venv/bin/python -m bench.formats [--dir DIR] [--runs 3] [--json]``. The machine
 is shared: the load average is printed with the figures.
 """
@@ -13,6 +18,7 @@ is shared: the load average is printed with the figures.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import subprocess
@@ -44,6 +50,57 @@ out["seconds"] = time.perf_counter() - started
 out["rss_kib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - idle
 print(json.dumps(out))
 """
+
+
+#: file -> phrases in reading order (hand-made from the rendered pages).
+READING_ORDER: dict[str, list[str]] = {
+    "amt_handbook_sample.pdf": [
+        "pulleys, provided the inner race",
+        "The two general types of self-locking nuts",
+        "Boots Self-Locking Nut",
+        "The spring keeps the locking",
+        "The spring, through the medium",
+        "Boots self-locking nuts are made",
+        "the most common ranges in size",
+        "Stainless Steel Self-Locking Nut",
+        "Elastic Stop Nut",
+        "The elastic stop nut is a standard nut",
+    ],
+    "federal-register-2020-17221.pdf": [
+        "Hatta International Airport in Jakarta",
+        "Following the Lion Air Flight 610",
+        "These effects include stall warning",
+        "On November 7, 2018, the FAA issued",
+        "On March 10, 2019, a Boeing Model",
+        "and the Ethiopian Civil Aviation",
+        "To address the unsafe condition",
+        "In addition to these four design",
+    ],
+    "multicolumn.pdf": [
+        "Two-Column Document with Lorem Ipsum",
+        "This is a sample document with two columns",
+        "Lorem ipsum dolor sit amet",
+        "Nam dui ligula, fringilla a, euismod",
+        "parturient montes, nascetur ridiculus mus",
+    ],
+}
+
+
+def reading_order(path: Path) -> dict[str, Any]:
+    """Share of consecutive hand-ordered phrase pairs found in the same order."""
+    from citewise.ingest.pdf import parse_pdf
+    from citewise.ingest.pdf_layout import search_form
+
+    text = search_form(parse_pdf(path.read_bytes(), path.name).text)
+    where = [text.find(search_form(p)) for p in READING_ORDER[path.name]]
+    pairs = list(itertools.pairwise(where))
+    good = sum(1 for a, b in pairs if 0 <= a < b)
+    return {
+        "file": path.name,
+        "phrases": len(where),
+        "found": sum(1 for w in where if w >= 0),
+        "pairs_in_order": f"{good}/{len(pairs)}",
+    }
 
 
 def _measure(path: Path, runs: int) -> dict[str, Any]:
@@ -83,8 +140,9 @@ def main() -> None:
         "pages_per_s": round(pages / seconds, 1) if seconds else None,
         "load_average": [round(x, 2) for x in os.getloadavg()],
     }
+    order = [reading_order(f) for f in files if f.name in READING_ORDER]
     if args.json:
-        print(json.dumps({"rows": rows, "summary": summary}, indent=2))
+        print(json.dumps({"rows": rows, "summary": summary, "order": order}, indent=2))
         return
     print("| file | pages | s | pages/s | peak RSS KiB/page | outcome |")
     print("|---|---:|---:|---:|---:|---|")
@@ -95,6 +153,10 @@ def main() -> None:
             f"{r['kib_per_page'] or '-'} | {outcome} |"
         )
     print(f"\nall: {summary}")
+    print("\n| file | phrases found | consecutive pairs in reading order |")
+    print("|---|---:|---:|")
+    for o in order:
+        print(f"| {o['file']} | {o['found']}/{o['phrases']} | {o['pairs_in_order']} |")
 
 
 if __name__ == "__main__":

@@ -71,6 +71,9 @@ def test_reading_order_hyphenation_and_search_form() -> None:
 def test_running_furniture_is_stored_but_never_chunked() -> None:
     doc = _parse("dmca.pdf")  # encrypted with an empty user password: opens
     assert doc.metadata["pages"] == 18
+    # a footnote mark raised above its line does not split the paragraph
+    intro = next(n for n in doc.nodes if n.kind == "paragraph" and "signed into law" in n.text)
+    assert "President Clinton" in intro.text and "into law by 1 President" in intro.search_text
     furniture = [n for n in doc.nodes if n.kind == "page_furniture"]
     assert len(furniture) >= 10
     assert all(n.attrs["furniture"] in ("header", "footer") for n in furniture)

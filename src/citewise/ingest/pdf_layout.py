@@ -96,23 +96,39 @@ def split_lines(chars: list[Char], rotation: int, width: float, height: float) -
     return lines
 
 
+def _same_row(a: Box, b: Box) -> bool:
+    """True when the smaller box's vertical middle lies inside the other's range: the
+    two are parts of one printed row (a superscript, a fraction, a form field)."""
+    small, big = (a, b) if a[3] - a[1] <= b[3] - b[1] else (b, a)
+    middle = (small[1] + small[3]) / 2
+    return big[1] <= middle <= big[3]
+
+
 def paragraphs(lines: list[Line]) -> list[list[Line]]:
     """Group consecutive lines into paragraphs by geometry: a new paragraph starts when
-    the vertical gap to the previous line exceeds ~0.8 line heights, when the next line
-    sits above the previous one (a new column) or when it starts a different column."""
+    the vertical gap to the previous full-height line exceeds ~0.8 line heights, when the
+    next line sits above it (a new column) or does not overlap it horizontally. A line
+    on the same printed row as the previous one (superscripts, fractions) continues it."""
     if not lines:
         return []
     heights = [ln.display[3] - ln.display[1] for ln in lines]
     typical = statistics.median(h for h in heights if h > 0) if any(heights) else 10.0
     out: list[list[Line]] = [[lines[0]]]
+    anchor = lines[0]  # the last line of ordinary height
     for prev, line in itertools.pairwise(lines):
-        gap = prev.display[1] - line.display[3]  # display y grows upwards
-        overlap = min(prev.display[2], line.display[2]) - max(prev.display[0], line.display[0])
-        new = gap > 0.8 * typical or gap < -0.5 * typical or overlap <= 0
-        if new:
-            out.append([line])
-        else:
+        if _same_row(prev.display, line.display):
             out[-1].append(line)
+        else:
+            ref = anchor.display
+            gap = ref[1] - line.display[3]  # display y grows upwards
+            overlap = min(ref[2], line.display[2]) - max(ref[0], line.display[0])
+            new = gap > 0.8 * typical or gap < -0.5 * typical or overlap <= 0
+            if new:
+                out.append([line])
+            else:
+                out[-1].append(line)
+        if line.display[3] - line.display[1] >= 0.6 * typical:
+            anchor = line
     return out
 
 
