@@ -1,6 +1,6 @@
 """Binary formats: pages per second and memory per page of the PDF parser.
 
-For every PDF in ``--dir`` (default ``../shared/data/documents/pdf`` next to the repo),
+For every PDF in ``--dir`` (default ``documents/pdf`` under ``$CITEWISE_DATA`` or ``../shared/data``),
 each file is parsed (``parse_document``: extraction, layout, nodes, chunks) in a fresh
 child process, ``--runs`` times; reported per file are pages, the best wall time, pages
 per second, the child's peak RSS growth over an idle child (``ru_maxrss``) per page, and
@@ -26,7 +26,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-DEFAULT_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "documents" / "pdf"
+from bench._beir import data_root
+
+DEFAULT_DIR = data_root() / "documents" / "pdf"
 
 _CHILD = r"""
 import json, resource, sys, time
