@@ -1,10 +1,11 @@
 """Binary formats: pages per second and memory per page of the PDF parser.
 
-For every PDF in ``--dir`` (default ``documents/pdf`` under ``$CITEWISE_DATA`` or ``../shared/data``),
-each file is parsed (``parse_document``: extraction, layout, nodes, chunks) in a fresh
-child process, ``--runs`` times; reported per file are pages, the best wall time, pages
-per second, the child's peak RSS growth over an idle child (``ru_maxrss``) per page, and
-the outcome (error code for files that fail on purpose). Skips cleanly without the data.
+For every PDF in ``--dir`` (default ``documents/pdf`` under ``$CITEWISE_DATA`` or
+``../shared/data``), each file is parsed (``parse_document``: extraction, layout,
+nodes, chunks) in a fresh child process, ``--runs`` times; reported per file are pages,
+the best wall time, pages per second, the child's peak RSS growth (``ru_maxrss``) per
+page, and the outcome (error code for files that fail on purpose). Skips cleanly
+without the data.
 
 Reading order: for a few multi-column pages, a hand-made list of phrases in the order a
 reader reads them (taken from the rendered pages, column by column; footnotes and
