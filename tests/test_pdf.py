@@ -178,3 +178,24 @@ def test_ask_about_a_pdf_cites_its_page(tmp_path: Path, monkeypatch: pytest.Monk
             # the cited text is the one `cite resolve` returns, forever (hash-checked)
             assert h.resolve(c["id"]).text == c["excerpt"]
         json.dumps(cited)  # plain JSON
+
+
+def test_rotated_page_boxes_land_on_the_cited_text_in_the_rendered_page() -> None:
+    from PIL import Image
+
+    from citewise.ingest.pdf_render import pixel_boxes, render_page
+
+    raw = (FIXTURES / "nics-background-checks-2015-11-rotated.pdf").read_bytes()
+    doc = _parse("nics.pdf", raw)  # /Rotate 90: the table is shown turned a quarter
+    header = next(n for n in doc.nodes if "Pre-Pawn" in n.text and n.kind == "paragraph")
+    _start, _end, *box = next(
+        lb for lb in header.attrs["line_boxes"] if "Pre-Pawn" in doc.text[lb[0] : lb[1]]
+    )
+    plain = Image.open(io.BytesIO(render_page(raw, "nics.pdf", 1, [], scale=1.0))).convert("L")
+    assert plain.size == (612, 1008)  # rendered as the viewer shows it (portrait)
+    ((left, top, right, bottom),) = pixel_boxes([box], 90, 1008, 612, 1.0)
+    assert bottom - top > 5 * (right - left)  # a horizontal text line is shown vertical
+    ink = [plain.getpixel((x, y)) < 128 for x in range(left, right) for y in range(top, bottom, 3)]
+    assert sum(ink) / len(ink) > 0.05  # the box sits on printed text
+    ((left2, top2, right2, bottom2),) = pixel_boxes([box], 0, 1008, 612, 1.0)
+    assert right2 - left2 > 5 * (bottom2 - top2)  # unrotated, the same box is a row
