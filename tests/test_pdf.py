@@ -5,6 +5,7 @@ Fixtures in tests/fixtures/documents/pdf (licences in SOURCE.md there)."""
 
 from __future__ import annotations
 
+import difflib
 import io
 import json
 import shutil
@@ -15,7 +16,7 @@ import pytest
 
 from citewise.config import IngestConfig
 from citewise.errors import BrokenFile, Encrypted, NeedsOCR
-from citewise.ingest.locator import locate
+from citewise.ingest.locator import locate, locator_fields, place
 from citewise.ingest.models import ParsedDocument
 from citewise.ingest.parse import parse_document
 from citewise.kb import Home
@@ -98,7 +99,10 @@ def test_citation_locator_narrows_to_the_cited_lines() -> None:
     assert both is not None and [p["page"] for p in both["parts"]] == [1, 2]
 
 
-def test_encrypted_broken_and_scanned_files_fail_with_their_code() -> None:
+def test_encrypted_broken_and_scanned_files_fail_with_their_code(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CITEWISE_OCR", "off")  # as on a machine without Tesseract
     with pytest.raises(Encrypted, match="empty password") as enc:
         _parse("libreoffice-writer-password.pdf")
     assert enc.value.code == "ENCRYPTED"
@@ -131,6 +135,7 @@ def _with_scanned_page() -> bytes:
 def test_pages_without_text_layer_are_reported_as_needs_ocr(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("CITEWISE_OCR", "off")  # as on a machine without Tesseract
     doc = _parse("mixed.pdf", _with_scanned_page())
     assert doc.metadata["needs_ocr"] == [2]
     assert {n.attrs["locator"]["page"] for n in doc.nodes if "locator" in n.attrs} == {1}
@@ -199,3 +204,31 @@ def test_rotated_page_boxes_land_on_the_cited_text_in_the_rendered_page() -> Non
     assert sum(ink) / len(ink) > 0.05  # the box sits on printed text
     ((left2, top2, right2, bottom2),) = pixel_boxes([box], 0, 1008, 612, 1.0)
     assert right2 - left2 > 5 * (bottom2 - top2)  # unrotated, the same box is a row
+
+
+@pytest.mark.slow
+def test_scanned_page_is_ocred_with_a_degraded_locator(monkeypatch: pytest.MonkeyPatch) -> None:
+    from citewise.ingest import pdf_ocr
+
+    monkeypatch.delenv("CITEWISE_OCR", raising=False)
+    if not pdf_ocr.available():
+        reason = "OCR test skipped: tesseract (apt-get install tesseract-ocr) or pytesseract absent"
+        print(reason)
+        pytest.skip(reason)
+    doc = _parse("linn.pdf")  # one scanned page, no text layer
+    assert doc.metadata["ocr_pages"] == [1] and "needs_ocr" not in doc.metadata
+    reference = " ".join((FIXTURES / "linn.txt").read_text("utf-8").split())
+    got = " ".join(doc.text.split())
+    assert difflib.SequenceMatcher(None, got, reference, autojunk=False).ratio() > 0.9
+    located = [n for n in doc.nodes if "locator" in n.attrs]
+    assert located
+    for n in located:
+        loc = n.attrs["locator"]
+        assert loc["ocr"] is True and loc["degraded"] == "ocr" and 0 < loc["confidence"] <= 1
+        assert loc["page"] == 1 and loc["boxes"]
+        for x0, y0, x1, y1 in loc["boxes"]:
+            assert 0 <= x0 < x1 <= 612 and 0 <= y0 < y1 <= 792
+    cited = locate(doc.nodes, located[1].char_start, located[1].char_end)
+    assert locator_fields(cited)["locator_degraded"] is True
+    assert locator_fields(cited)["locator_degraded_reason"] == "ocr"
+    assert place(cited).startswith("p. 1 (OCR)")

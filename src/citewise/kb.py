@@ -182,7 +182,8 @@ class KnowledgeBase:
                 result,
                 code="NEEDS_OCR",
                 message=f"{item.rel_path}: pages {pages} have no text layer and were not "
-                "read (no OCR engine); run OCR on the file and add it again to cite them.",
+                "read (no OCR engine, or OCR found no text); install tesseract-ocr or run OCR "
+                "on the file and add it again to cite them.",
             )
         return result
 

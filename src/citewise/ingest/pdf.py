@@ -23,6 +23,7 @@ import pypdfium2.raw as pdfium_c
 
 from citewise.errors import BrokenFile, Encrypted, NeedsOCR
 from citewise.ingest import pdf_layout as lay
+from citewise.ingest import pdf_ocr
 from citewise.ingest.formats import Extracted
 from citewise.ingest.models import NodeKind
 from citewise.ingest.tree import Heading, RawNode, nest_sections
@@ -39,6 +40,7 @@ class _Para:
     page_start: int  # page offsets
     lines: list[tuple[int, int, lay.Box]]  # document offsets and page-space box per line
     furniture: str = ""  # "header" / "footer"
+    ocr: float | None = None  # mean OCR word confidence (0..1) when the text is OCR output
 
 
 def open_pdf(raw: bytes, name: str) -> pdfium.PdfDocument:
@@ -100,6 +102,8 @@ def parse_pdf(raw: bytes, name: str) -> Extracted:
         parts: list[str] = []
         paras: list[_Para] = []
         needs_ocr: list[int] = []
+        ocr_pages: list[int] = []
+        can_ocr = pdf_ocr.available()
         pos = 0
         for index in range(len(pdf)):
             page = pdf[index]
@@ -107,15 +111,22 @@ def parse_pdf(raw: bytes, name: str) -> Extracted:
                 # Layout runs in page space: text is laid out upright there even when
                 # /Rotate turns the page in the viewer (the web view applies /Rotate).
                 lines = lay.split_lines(_chars(page), 0, 0.0, 0.0)
+                groups: list[tuple[list[lay.Line], float | None]] = [
+                    (g, None) for g in lay.paragraphs(lines)
+                ]
                 if not lines and _has_images(page):
-                    needs_ocr.append(index + 1)
+                    if can_ocr:
+                        groups = [(p.lines, p.confidence) for p in pdf_ocr.ocr_page(page)]
+                        ocr_pages.append(index + 1)
+                    if not groups:  # no engine, or OCR found no words: say so
+                        needs_ocr.append(index + 1)
             finally:
                 page.close()
             if parts:
                 parts.append(PAGE_SEPARATOR)
                 pos += len(PAGE_SEPARATOR)
             page_start = pos
-            for p_no, group in enumerate(lay.paragraphs(lines)):
+            for p_no, (group, confidence) in enumerate(groups):
                 if p_no:
                     parts.append(PARAGRAPH_SEPARATOR)
                     pos += len(PARAGRAPH_SEPARATOR)
@@ -130,7 +141,7 @@ def parse_pdf(raw: bytes, name: str) -> Extracted:
                     parts.append(text)
                     spans.append((pos, pos + len(text), lay.union(boxes)))
                     pos += len(text)
-                paras.append(_Para(index + 1, start, pos, page_start, spans))
+                paras.append(_Para(index + 1, start, pos, page_start, spans, ocr=confidence))
         text = "".join(parts)
         outline = _outline(pdf)
         pages = len(pdf)
@@ -138,12 +149,15 @@ def parse_pdf(raw: bytes, name: str) -> Extracted:
         pdf.close()
     if not text.strip() and needs_ocr:
         raise NeedsOCR(
-            f"{name}: no page has a text layer (scanned pages {_pages(needs_ocr)}); "
-            "no OCR engine is configured.",
-            hint="Run OCR on the file first (e.g. ocrmypdf) and add the result.",
+            f"{name}: no page has a text layer (scanned pages {_pages(needs_ocr)}) and "
+            "no OCR engine is available (or OCR found no text).",
+            hint="Install one (apt-get install tesseract-ocr; pip install pytesseract) or run "
+            "OCR on the file first (e.g. ocrmypdf) and add the result.",
         )
     _mark_furniture(text, paras)
     metadata: dict[str, Any] = {"pages": pages}
+    if ocr_pages:
+        metadata["ocr_pages"] = ocr_pages
     if needs_ocr:
         metadata["needs_ocr"] = needs_ocr
     nodes = _tree(text, paras, outline)
@@ -176,6 +190,8 @@ def _raw_node(text: str, p: _Para) -> RawNode:
         "page_char_end": p.end - p.page_start,
         "boxes": [list(box) for _, _, box in p.lines],
     }
+    if p.ocr is not None:
+        locator.update(ocr=True, confidence=p.ocr, degraded="ocr")
     attrs: dict[str, Any] = {
         "locator": locator,
         "line_boxes": [[s, e, *box] for s, e, box in p.lines],
