@@ -6,6 +6,8 @@ text), format parser, clause tracking, ids, chunking.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -16,6 +18,7 @@ from citewise.ingest.clauses import ClauseEvent, assign_clause_paths
 from citewise.ingest.decode import LineIndex, decode_bytes
 from citewise.ingest.frontmatter import split_front_matter
 from citewise.ingest.html import parse_html
+from citewise.ingest.limits import ParseBudget
 from citewise.ingest.markdown import parse_markdown
 from citewise.ingest.models import DocFormat, Node, ParsedDocument, sha256_text, stable_id
 from citewise.ingest.text import parse_text
@@ -52,10 +55,19 @@ def _stem(name: str) -> str:
     return PurePosixPath(name.replace("\\", "/")).stem or name
 
 
-def _walk(node: RawNode, depth: int = 0) -> list[tuple[RawNode, int]]:
-    out = [(node, depth)]
-    for child in node.children:
-        out.extend(_walk(child, depth + 1))
+def _walk(root: RawNode, budget: ParseBudget) -> list[tuple[RawNode, int]]:
+    """Pre-order ``(node, depth)`` without recursion (deep trees cannot overflow the
+    stack); depth and node count are checked against the budget as it goes."""
+    out: list[tuple[RawNode, int]] = []
+    stack = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        budget.depth(depth)
+        budget.step()
+        out.append((node, depth))
+        stack.extend((child, depth + 1) for child in reversed(node.children))
+    if len(out) > budget.limits.max_nodes:
+        budget.node(len(out) - budget.nodes)
     return out
 
 
@@ -83,15 +95,24 @@ def _assign_clauses(order: list[tuple[RawNode, int]]) -> None:
 
 
 def parse_document(
-    raw: bytes, *, name: str, kb: str, doc_path: str, config: IngestConfig
+    raw: bytes,
+    *,
+    name: str,
+    kb: str,
+    doc_path: str,
+    config: IngestConfig,
+    clock: Callable[[], float] | None = None,
 ) -> ParsedDocument:
-    """Parse one file. Errors are :class:`~citewise.errors.IngestError` subclasses."""
+    """Parse one file. Errors are :class:`~citewise.errors.IngestError` subclasses;
+    a file past a :class:`~citewise.config.ParseLimits` bound raises
+    :class:`~citewise.errors.ParseLimitExceeded`. ``clock`` is for tests."""
     if len(raw) > config.max_file_bytes:
         raise FileTooLarge(
             f"{name}: {len(raw):,} bytes exceeds the {config.max_file_bytes:,}-byte limit.",
             hint="Split the file or raise ingest.max_file_bytes.",
         )
     fmt = detect_format(name)
+    budget = ParseBudget(name, config.limits, clock or time.monotonic)
     text = decode_bytes(raw, name)
     index = LineIndex(text)
     metadata: dict[str, Any] = {}
@@ -100,22 +121,24 @@ def parse_document(
     if fmt in ("markdown", "text"):
         metadata, body_offset = split_front_matter(text, name)
     if fmt == "markdown":
-        md = parse_markdown(text, body_offset, index)
+        md = parse_markdown(text, body_offset, index, budget)
         children, first_heading = md.nodes, md.first_h1
     elif fmt == "text":
-        children = parse_text(text, body_offset)
+        children = parse_text(text, body_offset, budget)
     elif fmt == "html":
-        html_doc = parse_html(text, name)
+        html_doc = parse_html(text, name, budget)
         children, first_heading = html_doc.nodes, html_doc.title
     else:
-        xml_doc = parse_xml(text, name)
+        xml_doc = parse_xml(text, name, budget)
         children, first_heading = xml_doc.nodes, xml_doc.title
     title = str(metadata.get("title") or first_heading or _stem(name))
 
     root = RawNode("document", 0, len(text), title, title=title, children=children)
     root.clause_preset = True
-    order = _walk(root)
+    order = _walk(root, budget)
+    budget.text(sum(r.char_end - r.char_start for r, _ in order), len(text))
     _assign_clauses(order)
+    budget.check_time()
 
     content_sha = sha256_text(text)
     nodes: list[Node] = []
@@ -126,6 +149,7 @@ def parse_document(
         for child in raw_node.children:
             parents[id(child)] = raw_node
     for ordinal, (raw_node, _) in enumerate(order):
+        budget.step()
         parent = parents[id(raw_node)]
         path = paths[id(parent)] if parent is not None else ()
         if raw_node.kind == "section":
@@ -153,6 +177,7 @@ def parse_document(
                 attrs=raw_node.attrs,
             )
         )
+    budget.check_time()
     chunks = build_chunks(nodes, title, config.chunks, (kb, doc_path, content_sha))
     return ParsedDocument(
         format=fmt, text=text, title=title, metadata=metadata, nodes=tuple(nodes), chunks=chunks
