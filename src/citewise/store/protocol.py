@@ -8,7 +8,7 @@ transaction (a file is ingested whole or not at all).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Protocol, runtime_checkable
 
 from citewise.ingest.models import Node, ParsedDocument
@@ -17,6 +17,7 @@ from citewise.store.models import (
     DocumentInfo,
     IngestOutcome,
     KBInfo,
+    NodeWindow,
     ResolvedCitation,
     RevisionInfo,
     StoredChunk,
@@ -70,6 +71,12 @@ class Store(Protocol):
 
     def nodes_of_version(self, kb: str, path: str, version_id: int) -> list[Node]:
         """The node tree of one version, in document order."""
+
+    def nodes_near(
+        self, kb: str, path: str, version_id: int, spans: Sequence[tuple[int, int]]
+    ) -> NodeWindow:
+        """The nodes of one version around ``spans`` (whole for small versions): a query's
+        cost must not grow with one document's node count (see store/_near.py)."""
 
     def integrity_check(self) -> list[str]:
         """Problems found (empty when healthy): storage, hashes, revision membership."""

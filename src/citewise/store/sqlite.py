@@ -32,10 +32,12 @@ from citewise.ingest.models import ParsedDocument, stable_id
 from citewise.store import _convert as cv
 from citewise.store import adhash
 from citewise.store._lookup import SQLiteLookup
+from citewise.store._near import SQLiteNear
 from citewise.store._resolve import SQLiteResolve
 from citewise.store.models import IngestAction, IngestOutcome, KBInfo, RevisionInfo
 
 SCHEMA_VERSION = 2
+NODE_BY_START = "CREATE INDEX IF NOT EXISTS node_by_start ON node(content_id, char_start)"
 DEFAULT_KB = "default"
 
 
@@ -43,7 +45,7 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteLedger):
+class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteNear, SQLiteLedger):
     """``SQLiteStore(home / "citewise.db")``; thread-safe via one lock per store."""
 
     def __init__(self, path: Path) -> None:
@@ -106,6 +108,11 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteLedger):
                     hint="Upgrade citewise to open it; it was not modified.",
                 )
             if version == SCHEMA_VERSION:
+                # A read accelerator added without a version bump (see store/_near.py).
+                if not c.execute(
+                    "SELECT 1 FROM sqlite_master WHERE name = 'node_by_start'"
+                ).fetchone():
+                    c.execute(NODE_BY_START)
                 return
             if version == 1:  # version 2 only added the audit tables
                 for statement in _schema_statements():
