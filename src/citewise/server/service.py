@@ -8,7 +8,8 @@ library applies the same rule inside every route before ranking.
 
 Concurrency: one readers-writer lock (:class:`~citewise.server.rwlock.RWLock`) per service.
 Reads (search, evidence, answers, document, graph and KB reads) share it and run at once;
-writes (ingesting an upload, delete, revert, KB create/change/delete) take it alone. A read
+writes (storing an upload, delete, revert, KB create/change/delete) take it alone. An
+upload is parsed before the write lock is taken (parse limits bound that work per file). A read
 that uses the indexes also pins the KB's index state and graph
 (:meth:`~citewise.index.manager.KBIndex.pinned`): when another process (``citewise add``)
 changes the store meanwhile, the rebuild is built aside and swapped in, and the request
@@ -309,8 +310,12 @@ class Service:
                     continue
                 wanted += 1
             if wanted:
+                # Parsing is the slow part and touches no shared state: it runs outside
+                # the write lock, so searches go on meanwhile; only the store write and
+                # the index publish are exclusive.
+                prepared = kb.prepare([root])
                 with self.lock.write():
-                    report = kb.add([root])
+                    report = kb.commit(prepared)
                     self._version_meta.clear()
             else:
                 report = AddReport(kb=kb.name, files=(), revision=None, revision_hash=None)

@@ -1,0 +1,91 @@
+"""Uploads are parsed outside the service's exclusive write lock.
+
+A slow or hostile upload must not stall searches: parsing (bounded by the parse limits)
+runs while readers may still hold the lock, and only the store write and the index
+publish take it alone. Checked structurally: the lock state is recorded at the moment
+the parser and the store are called.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import citewise.kb as kb_module
+from citewise.kb import Home
+from citewise.server.auth import LOCAL
+from citewise.server.service import Service, Upload
+from citewise.store.sqlite import SQLiteStore
+
+
+@pytest.fixture
+def service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Service]:
+    monkeypatch.setenv("CITEWISE_DENSE", "off")
+    home = Home.open(tmp_path / "home")
+    yield Service(home)
+    home.close()
+
+
+def test_uploads_are_parsed_without_the_write_lock(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: dict[str, list[bool]] = {"parse": [], "store": []}
+    parse = kb_module.parse_document
+    ingest = SQLiteStore.ingest_document
+
+    def parse_spy(*args: Any, **kw: Any) -> Any:
+        seen["parse"].append(service.lock.writing)
+        return parse(*args, **kw)
+
+    def ingest_spy(self: SQLiteStore, *args: Any, **kw: Any) -> Any:
+        seen["store"].append(service.lock.writing)
+        return ingest(self, *args, **kw)
+
+    monkeypatch.setattr(kb_module, "parse_document", parse_spy)
+    monkeypatch.setattr(SQLiteStore, "ingest_document", ingest_spy)
+    files = [
+        Upload("a.md", io.BytesIO(b"# A\n\nAlpha text.\n")),
+        Upload("b.html", io.BytesIO(b"<h1>B</h1><p>Beta text.</p>")),
+    ]
+    report = service.upload(LOCAL, "default", files)
+    assert [f.status for f in report.files] == ["added", "added"]
+    assert seen["parse"] == [False, False]
+    assert seen["store"] == [True, True]
+
+
+def test_a_search_runs_while_an_upload_is_being_parsed(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service.upload(LOCAL, "default", [Upload("old.md", io.BytesIO(b"# Old\n\nGamma text.\n"))])
+    parsing, release = threading.Event(), threading.Event()
+    parse = kb_module.parse_document
+
+    def slow_parse(*args: Any, **kw: Any) -> Any:
+        parsing.set()
+        assert release.wait(60), "the test never released the parser"
+        return parse(*args, **kw)
+
+    monkeypatch.setattr(kb_module, "parse_document", slow_parse)
+    result: dict[str, Any] = {}
+
+    def upload() -> None:
+        files = [Upload("new.md", io.BytesIO(b"# New\n\nDelta text.\n"))]
+        result["report"] = service.upload(LOCAL, "default", files)
+
+    worker = threading.Thread(target=upload)
+    worker.start()
+    try:
+        assert parsing.wait(60)
+        # the upload is mid-parse: a search gets the shared lock and answers from the old state
+        hits = service.search(LOCAL, "default", "gamma").hits
+        assert [h.path for h in hits] == ["old.md"]
+    finally:
+        release.set()
+        worker.join(60)
+    assert result["report"].files[0].status == "added"
+    assert service.search(LOCAL, "default", "delta").hits[0].path == "new.md"
