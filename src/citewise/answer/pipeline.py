@@ -14,7 +14,7 @@ from citewise.answer.citations import cite_claims
 from citewise.answer.compose import compose
 from citewise.answer.models import Answer, Citation, Claim, FailureStage, new_trace_id
 from citewise.answer.procedure import complete_procedures
-from citewise.answer.review import release_review
+from citewise.answer.review import release_review, removed_orchestration
 from citewise.evidence.assemble import assemble
 from citewise.evidence.intent import classify_intent
 from citewise.evidence.models import EvidenceConfig, EvidencePack
@@ -173,6 +173,7 @@ def ask(
         )
         if generated is not None:
             return generated
+    trace["removed_orchestration"] = removed_orchestration(fragments)
     chosen = compose(question, intent.kind, fragments)
     citations, claims = cite_claims(kb, chosen, conflicts)
     claims = release_review(claims, citations)
