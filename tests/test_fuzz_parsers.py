@@ -34,7 +34,7 @@ from citewise.ingest.xml import parse_xml
 
 pytestmark = pytest.mark.fuzz
 
-EXAMPLES = int(os.environ.get("CITEWISE_FUZZ_EXAMPLES", "40"))
+EXAMPLES = int(os.environ.get("CITEWISE_FUZZ_EXAMPLES", "30"))
 #: Limits small enough that hostile shapes reach them inside small inputs.
 LIMITS = ParseLimits(max_depth=40, max_nodes=2_000, max_seconds=5.0, max_text_ratio=16)
 CONFIG = IngestConfig(limits=LIMITS)
