@@ -138,6 +138,12 @@ def test_front_matter_bombs_are_refused(yaml_text: str) -> None:
     assert "fm.md" in str(err.value)
 
 
+def test_oversized_front_matter_is_refused() -> None:
+    yaml_text = "".join(f"k{i}: [a, b, c]\n" for i in range(5000))  # about 80 KB
+    with pytest.raises(FrontMatterError, match="character limit"):
+        _parse("fm.md", f"---\n{yaml_text}---\nbody\n".encode())
+
+
 def test_limits_come_from_the_environment() -> None:
     env = {"CITEWISE_PARSE_MAX_DEPTH": "7", "CITEWISE_PARSE_MAX_SECONDS": "2.5"}
     assert limits_from_env(env) == ParseLimits(max_depth=7, max_seconds=2.5)

@@ -18,6 +18,9 @@ from citewise.errors import FrontMatterError
 
 #: Nesting of YAML collections front matter may use (the YAML parser recurses per level).
 MAX_YAML_DEPTH = 32
+#: Characters of front matter: metadata is small, and the pure-Python YAML parser cannot be
+#: interrupted by the per-file time limit (about 30 s per MB on a loaded 2-core machine).
+MAX_FRONT_MATTER_CHARS = 64 * 1024
 
 
 class _BoundedLoader(yaml.SafeLoader):
@@ -65,6 +68,12 @@ def split_front_matter(text: str, name: str) -> tuple[dict[str, Any], int]:
             hint="Add a closing '---' line after the YAML, or remove the opening '---'.",
         )
     yaml_text = text[opening.end() : closing.start()]
+    if len(yaml_text) > MAX_FRONT_MATTER_CHARS:
+        raise FrontMatterError(
+            f"{name}: front matter is {len(yaml_text):,} characters, over the "
+            f"{MAX_FRONT_MATTER_CHARS:,}-character limit.",
+            hint="Keep metadata short; move long content into the document body.",
+        )
     try:
         loaded = yaml.load(yaml_text, Loader=_BoundedLoader) if yaml_text.strip() else {}
     except yaml.YAMLError as exc:
