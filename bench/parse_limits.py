@@ -1,10 +1,10 @@
 """Worst-case parse cost per MB of input, per format, under the default parse limits.
 
 Hostile shapes (deep nesting, many headings, long lines, many table cells, unclosed tags,
-deep indentation, non-ASCII XML, front matter at its size cap) are generated at ``--mb`` megabytes and
-parsed by ``parse_document`` with the default :class:`~citewise.config.ParseLimits`, each
-in a fresh forked process, so the peak resident memory (``ru_maxrss``) is that one parse's.
-A shape past a limit is refused (``PARSE_LIMIT``) and its cost is the cost of refusing.
+deep indentation, non-ASCII XML, front matter at its size cap) are generated at ``--mb``
+megabytes and parsed by ``parse_document`` with the default limits, each in a fresh
+forked process, so the peak resident memory (``ru_maxrss``) is that one parse's. A shape
+past a limit is refused (``PARSE_LIMIT``) and its cost is the cost of refusing.
 No data files are needed.
 
 Run: ``.venv/bin/python -m bench.parse_limits [--mb 1] [--json]``.
