@@ -25,8 +25,16 @@ from citewise.ingest.models import NodeKind
 from citewise.ingest.tree import Heading, RawNode, collapse_ws, nest_sections
 
 _BUDGET = "citewise_budget"
-#: Block tokens per node the token stream may hold before the node limit applies.
+_COUNTED = "citewise_counted"
+#: Block tokens per node the token stream may hold (memory: deep nesting makes many
+#: tokens per node) before the node limit applies.
 _TOKENS_PER_NODE = 8
+#: Tokens that become (at most) one node each; counted while markdown-it runs, so a file
+#: of a million headings stops at the node limit, not after tokenizing all of it.
+_NODE_OPENS = frozenset(
+    {"heading_open", "paragraph_open", "list_item_open", "blockquote_open", "tr_open",
+     "fence", "code_block"}
+)  # fmt: skip
 
 
 def _guard_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
@@ -36,16 +44,22 @@ def _guard_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     built with ``maxNesting`` above the depth limit (a nested block opens at most two levels
     deeper), so this refuses the file first."""
     budget: ParseBudget | None = state.env.get(_BUDGET)
-    if budget is not None:
-        budget.depth(state.level)
-        if len(state.tokens) > _TOKENS_PER_NODE * budget.limits.max_nodes:
-            raise limit_error(
-                budget.name,
-                f"{len(state.tokens):,} Markdown block tokens",
-                "max_nodes",
-                budget.limits.max_nodes,
-            )
-        budget.step()
+    if budget is None:
+        return False
+    budget.depth(state.level)
+    tokens = state.tokens
+    seen, opens = state.env.get(_COUNTED, (0, 0))
+    # a paragraph inside an item or quote is part of that node, not one of its own
+    opens += sum(
+        1 for t in tokens[seen:] if t.type in _NODE_OPENS and (t.level == 0 or t.type[0] != "p")
+    )
+    state.env[_COUNTED] = (len(tokens), opens)
+    limit = budget.limits.max_nodes
+    if opens > limit:
+        raise limit_error(budget.name, f"more than {limit:,} blocks", "max_nodes", limit)
+    if len(tokens) > _TOKENS_PER_NODE * limit:
+        raise limit_error(budget.name, f"{len(tokens):,} Markdown block tokens", "max_nodes", limit)
+    budget.step()
     return False
 
 
