@@ -148,12 +148,12 @@ class KnowledgeBase:
 
         Files are read and parsed one at a time (memory stays that of one file)."""
         found = self._walk(paths)
-        return self._store_batch((self.prepare_one(item) for item in found), len(found), progress)
+        return self._store_batch((self._prepare_one(item) for item in found), len(found), progress)
 
     def prepare(self, paths: Iterable[str | Path]) -> list[PreparedFile]:
         """Read and parse every file (no store access): the slow, CPU-bound half of
         :meth:`add`, which a server runs outside its write lock. :meth:`commit` stores it."""
-        return [self.prepare_one(item) for item in self._walk(paths)]
+        return [self._prepare_one(item) for item in self._walk(paths)]
 
     def commit(
         self, prepared: Sequence[PreparedFile], progress: ProgressFn | None = None
@@ -189,7 +189,7 @@ class KnowledgeBase:
             revision_hash=revision.hash if revision else None,
         )
 
-    def prepare_one(self, item: SourceFile | WalkProblem) -> PreparedFile:
+    def _prepare_one(self, item: SourceFile | WalkProblem) -> PreparedFile:
         """One walked file read and parsed, or the reason it was not."""
         if isinstance(item, WalkProblem):
             status: FileStatus = "failed" if item.fatal else "skipped"
@@ -212,7 +212,7 @@ class KnowledgeBase:
         return PreparedFile(item.rel_path, None, raw, parsed, str(item.abs_path))
 
     def _ingest_one(self, item: SourceFile | WalkProblem) -> FileResult:
-        return self._store_one(self.prepare_one(item))
+        return self._store_one(self._prepare_one(item))
 
     def _store_one(self, item: PreparedFile) -> FileResult:
         if item.failure is not None or item.parsed is None or item.raw is None:
