@@ -37,6 +37,9 @@ _NODE_OPENS = frozenset(
 )  # fmt: skip
 
 
+_TOP_ONLY = frozenset({"paragraph_open", "blockquote_open"})
+
+
 def _guard_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     """First block rule, called at every block start: depth, size and time checks.
 
@@ -49,9 +52,11 @@ def _guard_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     budget.depth(state.level)
     tokens = state.tokens
     seen, opens = state.env.get(_COUNTED, (0, 0))
-    # a paragraph inside an item or quote is part of that node, not one of its own
+    # a paragraph or quote inside an item or quote is part of that node, not one of its own
     opens += sum(
-        1 for t in tokens[seen:] if t.type in _NODE_OPENS and (t.level == 0 or t.type[0] != "p")
+        1
+        for t in tokens[seen:]
+        if t.type in _NODE_OPENS and (t.level == 0 or t.type not in _TOP_ONLY)
     )
     state.env[_COUNTED] = (len(tokens), opens)
     limit = budget.limits.max_nodes
