@@ -34,7 +34,7 @@ class ParseLimits:
     """
 
     max_depth: int = 100
-    max_nodes: int = 200_000
+    max_nodes: int = 100_000
     max_seconds: float = 60.0
     max_text_ratio: int = 32
 
