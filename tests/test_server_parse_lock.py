@@ -16,9 +16,11 @@ from typing import Any
 
 import pytest
 
+import citewise.ingest.parse as parse_module
 import citewise.kb as kb_module
+import citewise.server.service as service_module
 from citewise.kb import Home
-from citewise.server.auth import LOCAL
+from citewise.server.auth import LOCAL, Caller
 from citewise.server.service import Service, Upload
 from citewise.store.sqlite import SQLiteStore
 
@@ -89,3 +91,28 @@ def test_a_search_runs_while_an_upload_is_being_parsed(
         worker.join(60)
     assert result["report"].files[0].status == "added"
     assert service.search(LOCAL, "default", "delta").hits[0].path == "new.md"
+
+
+def test_access_checks_on_stored_versions_read_front_matter_only(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    body = b"---\ntitle: T\naccess: [alice]\ntags: a, b\n---\n# T\n\n" + b"Para.\n\n" * 50
+    service.upload(LOCAL, "default", [Upload("t.md", io.BytesIO(body))])
+    service._version_meta.clear()
+    parsed: list[str] = []
+    parse = parse_module.parse_document
+
+    def spy(*args: Any, **kw: Any) -> Any:
+        parsed.append(kw.get("name", ""))
+        return parse(*args, **kw)
+
+    monkeypatch.setattr(parse_module, "parse_document", spy)
+    monkeypatch.setattr(kb_module, "parse_document", spy)
+    monkeypatch.setattr(service_module, "parse_document", spy, raising=False)
+    alice = Caller(name="a", principal="alice", kbs=frozenset({"*"}))
+    assert [v.version_id for v in service.versions(alice, "default", "t.md")] == [1]
+    assert parsed == []  # the body (and its parse limits) is not touched by a read
+    config = service.home.settings.ingest
+    for name, raw in (("t.md", body), ("p.html", b"<h1>P</h1><p>x</p>"), ("t.txt", b"plain")):
+        whole = parse(raw, name=name, kb="default", doc_path=name, config=config)
+        assert parse_module.document_metadata(raw, name) == whole.metadata

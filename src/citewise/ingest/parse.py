@@ -94,6 +94,16 @@ def _assign_clauses(order: list[tuple[RawNode, int]]) -> None:
             raw.attrs["clause_ambiguous"] = True
 
 
+def document_metadata(raw: bytes, name: str) -> dict[str, Any]:
+    """The metadata :func:`parse_document` would give ``raw`` (its front matter), without
+    parsing the body: access checks on stored versions stay cheap however large they are."""
+    fmt = detect_format(name)
+    if fmt not in ("markdown", "text"):
+        return {}
+    metadata, _ = split_front_matter(decode_bytes(raw, name), name)
+    return metadata
+
+
 def parse_document(
     raw: bytes,
     *,

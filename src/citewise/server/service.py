@@ -41,7 +41,7 @@ from citewise.errors import (
 )
 from citewise.evidence.models import EvidencePack, Profile
 from citewise.ingest.models import AddReport, FileResult
-from citewise.ingest.parse import parse_document
+from citewise.ingest.parse import document_metadata
 from citewise.ingest.walker import SUPPORTED_SUFFIXES
 from citewise.kb import Home, KnowledgeBase
 from citewise.recall.models import SearchFilters, SearchMode, SearchResult
@@ -215,10 +215,7 @@ class Service:
         meta = self._version_meta.get(key)
         if meta is None:
             raw, _ = self.home.store.get_version_content(kb.name, path, vid)
-            parsed = parse_document(
-                raw, name=path, kb=kb.name, doc_path=path, config=self.home.settings.ingest
-            )
-            meta = parsed.metadata
+            meta = document_metadata(raw, path)  # front matter only, not the whole body
             self._version_meta[key] = meta
         return may_read(meta, caller.principal)
 
