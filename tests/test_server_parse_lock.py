@@ -116,3 +116,23 @@ def test_access_checks_on_stored_versions_read_front_matter_only(
     for name, raw in (("t.md", body), ("p.html", b"<h1>P</h1><p>x</p>"), ("t.txt", b"plain")):
         whole = parse(raw, name=name, kb="default", doc_path=name, config=config)
         assert parse_module.document_metadata(raw, name) == whole.metadata
+
+
+def test_a_revert_is_parsed_without_the_write_lock(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for text in (b"# R\n\nFirst text.\n", b"# R\n\nSecond text.\n"):
+        service.upload(LOCAL, "default", [Upload("r.md", io.BytesIO(text))])
+    seen: list[bool] = []
+    parse = parse_module.parse_document
+
+    def spy(*args: Any, **kw: Any) -> Any:
+        seen.append(service.lock.writing)
+        return parse(*args, **kw)
+
+    for module in (parse_module, kb_module, service_module):
+        monkeypatch.setattr(module, "parse_document", spy, raising=False)
+    outcome = service.revert(LOCAL, "default", "r.md", 1)
+    assert outcome.action == "reverted"
+    assert seen and not any(seen)
+    assert service.search(LOCAL, "default", "first").hits[0].path == "r.md"

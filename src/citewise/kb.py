@@ -306,12 +306,18 @@ class KnowledgeBase:
     def versions(self, path: str) -> list[VersionInfo]:
         return self.store.list_versions(self.name, path)
 
-    def revert(self, path: str, version_id: int) -> IngestOutcome:
-        """Restore ``version_id`` by re-adding its exact bytes; the revert is itself a version."""
+    def revert(
+        self, path: str, version_id: int, *, parsed: ParsedDocument | None = None
+    ) -> IngestOutcome:
+        """Restore ``version_id`` by re-adding its exact bytes; the revert is itself a version.
+
+        ``parsed`` is that version's bytes already parsed (a server parses them before it
+        takes its write lock; a version's bytes never change)."""
         raw, source = self.store.get_version_content(self.name, path, version_id)
-        parsed = parse_document(
-            raw, name=path, kb=self.name, doc_path=path, config=self.home.settings.ingest
-        )
+        if parsed is None:
+            parsed = parse_document(
+                raw, name=path, kb=self.name, doc_path=path, config=self.home.settings.ingest
+            )
         self.store.begin_batch(self.name)
         try:
             return self.store.ingest_document(

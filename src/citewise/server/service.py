@@ -42,7 +42,7 @@ from citewise.evidence.models import EvidencePack, Profile
 from citewise.graph.serialize import edge_json, point_json
 from citewise.ingest.formats import supported_suffixes
 from citewise.ingest.models import AddReport, FileResult
-from citewise.ingest.parse import document_metadata
+from citewise.ingest.parse import document_metadata, parse_document
 from citewise.jsonable import to_jsonable
 from citewise.kb import Home, KnowledgeBase
 from citewise.recall.models import SearchFilters, SearchMode, SearchResult
@@ -265,16 +265,27 @@ class Service:
             return [replace(v, source="") for v in self._history(caller, kb, path)]
 
     def revert(self, caller: Caller, name: str, path: str, version_id: int) -> IngestOutcome:
+        with self.lock.read():
+            kb = self._revertible(caller, name, path, version_id)
+            raw, _ = self.home.store.get_version_content(kb.name, path, version_id)
+        # The version's bytes never change: parse them before taking the write lock.
+        parsed = parse_document(
+            raw, name=path, kb=kb.name, doc_path=path, config=self.home.settings.ingest
+        )
         with self.lock.write():
-            kb = self.kb(caller, name)
-            versions = self._history(caller, kb, path)
-            if not any(v.version_id == version_id and v.action != "deleted" for v in versions):
-                raise VersionNotFound(
-                    f"{path!r} has no version {version_id} with content.",
-                    hint="List the document's versions to pick one (deletions have no content).",
-                )
+            kb = self._revertible(caller, name, path, version_id)  # checked again, alone
             self._version_meta.clear()
-            return kb.revert(path, version_id)
+            return kb.revert(path, version_id, parsed=parsed)
+
+    def _revertible(self, caller: Caller, name: str, path: str, version_id: int) -> KnowledgeBase:
+        kb = self.kb(caller, name)
+        versions = self._history(caller, kb, path)
+        if not any(v.version_id == version_id and v.action != "deleted" for v in versions):
+            raise VersionNotFound(
+                f"{path!r} has no version {version_id} with content.",
+                hint="List the document's versions to pick one (deletions have no content).",
+            )
+        return kb
 
     def delete_document(self, caller: Caller, name: str, path: str) -> IngestOutcome:
         with self.lock.write():
