@@ -59,6 +59,9 @@ def test_every_node_has_an_exact_page_locator_with_boxes_inside_its_page() -> No
         for x0, y0, x1, y1 in loc["boxes"]:
             assert 0 <= x0 < x1 <= width and 0 <= y0 < y1 <= height
     assert sorted(page_base) == [1, 2, 3] and page_base[1] < page_base[2] < page_base[3]
+    # the page numbers at the foot of every page are running furniture
+    furniture = [(n.text, n.attrs["furniture"]) for n in doc.nodes if n.kind == "page_furniture"]
+    assert furniture == [("1", "footer"), ("2", "footer"), ("3", "footer")]
 
 
 def test_reading_order_hyphenation_and_search_form() -> None:
@@ -232,3 +235,20 @@ def test_scanned_page_is_ocred_with_a_degraded_locator(monkeypatch: pytest.Monke
     assert locator_fields(cited)["locator_degraded"] is True
     assert locator_fields(cited)["locator_degraded_reason"] == "ocr"
     assert place(cited).startswith("p. 1 (OCR)")
+
+
+def test_outline_bookmarks_become_sections_where_their_title_is_found() -> None:
+    from citewise.ingest.pdf import _Para, _tree
+
+    text = "Intro\n\nBody one.\n\nMethods\n\nBody two."
+    spans = [(0, 5), (7, 16), (18, 25), (27, 36)]
+    paras = [
+        _Para(1 if s < 18 else 2, s, e, 0 if s < 18 else 18, [(s, e, (0, 0, 1, 1))])
+        for s, e in spans
+    ]
+    outline = [(1, "Intro", 1), (1, "Methods", 2), (1, "Missing chapter", 2)]
+    nodes = _tree(text, paras, outline)
+    assert [(n.kind, n.title) for n in nodes] == [("section", "Intro"), ("section", "Methods")]
+    assert [text[c.char_start : c.char_end] for c in nodes[1].children] == ["Methods", "Body two."]
+    # a bookmark whose title is on no page is left out, never placed by guess
+    assert all(n.title != "Missing chapter" for n in nodes)
