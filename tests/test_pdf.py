@@ -252,3 +252,11 @@ def test_outline_bookmarks_become_sections_where_their_title_is_found() -> None:
     assert [text[c.char_start : c.char_end] for c in nodes[1].children] == ["Methods", "Body two."]
     # a bookmark whose title is on no page is left out, never placed by guess
     assert all(n.title != "Missing chapter" for n in nodes)
+
+
+def test_search_form_unfolds_ligatures_and_joins_line_end_hyphens() -> None:
+    from citewise.ingest.pdf_layout import search_form
+
+    assert search_form("the \ufb01rst \ufb02ow, adip-\niscing") == "the first flow, adipiscing"
+    # a hyphen before a capital or a digit is kept (a compound or a range, not a split)
+    assert search_form("Franco-\nGerman 1998-\n2001") == "Franco- German 1998- 2001"
