@@ -46,9 +46,10 @@ from citewise.ingest.parse import parse_document
 from citewise.ingest.walker import SUPPORTED_SUFFIXES
 from citewise.kb import Home, KnowledgeBase
 from citewise.recall.models import SearchFilters, SearchMode, SearchResult
-from citewise.recall.scope import may_read
+from citewise.recall.scope import RevisionView, may_read, revision_view
 from citewise.server.auth import Caller
 from citewise.server.rwlock import RWLock
+from citewise.store.adhash import multiset_hash
 from citewise.store.models import (
     DocumentInfo,
     IngestOutcome,
@@ -132,12 +133,20 @@ class Service:
     def visible_documents(self, caller: Caller, kb: KnowledgeBase) -> list[DocumentInfo]:
         return [d for d in kb.documents() if may_read(d.metadata, caller.principal)]
 
+    def _view(self, caller: Caller, name: str) -> RevisionView:
+        """Revision numbers as the caller sees them: changes to documents it may not read
+        never move them (read under the lock, from the store's version history)."""
+        return revision_view(self.home.store.version_intervals(name), caller.principal)
+
     def kb_info(self, caller: Caller, name: str) -> dict[str, Any]:
         with self.lock.read():
             kb = self.kb(caller, name)
             info = kb.info()
             docs = self.visible_documents(caller, kb)
-        data: dict[str, Any] = to_jsonable(replace(info, document_count=len(docs)))
+            revision = self._view(caller, name).number(info.revision)
+        data: dict[str, Any] = to_jsonable(
+            replace(info, document_count=len(docs), revision=revision)
+        )
         data["stats"] = {
             "documents": len(docs),
             "nodes": sum(d.node_count for d in docs),
@@ -258,7 +267,11 @@ class Service:
     def versions(self, caller: Caller, name: str, path: str) -> list[VersionInfo]:
         with self.lock.read():
             kb = self.kb(caller, name)
-            return [replace(v, source="") for v in self._history(caller, kb, path)]
+            view = self._view(caller, name)
+            return [
+                replace(v, source="", revision=view.number(v.revision))
+                for v in self._history(caller, kb, path)
+            ]
 
     def revert(self, caller: Caller, name: str, path: str, version_id: int) -> IngestOutcome:
         with self.lock.write():
@@ -268,13 +281,16 @@ class Service:
                 self._readable_version(kb, caller, path, version_id)
             ):
                 raise VersionNotFound(f"{path!r} has no version {version_id}.")
-            return kb.revert(path, version_id)
+            return self._seen(caller, name, kb.revert(path, version_id))
 
     def delete_document(self, caller: Caller, name: str, path: str) -> IngestOutcome:
         with self.lock.write():
             kb = self.kb(caller, name)
             self._document(caller, kb, path)
-            return kb.delete(path)
+            return self._seen(caller, name, kb.delete(path))
+
+    def _seen(self, caller: Caller, name: str, outcome: IngestOutcome) -> IngestOutcome:
+        return replace(outcome, revision=self._view(caller, name).number(outcome.revision))
 
     def upload(self, caller: Caller, name: str, files: list[Upload], prefix: str = "") -> AddReport:
         """Write uploads to a temporary folder (size-limited while copying) and ingest them."""
@@ -312,6 +328,7 @@ class Service:
                 with self.lock.write():
                     report = kb.add([root])
                     self._version_meta.clear()
+                    report = self._seen_report(caller, kb, report)
             else:
                 report = AddReport(kb=kb.name, files=(), revision=None, revision_hash=None)
         scrub = str(root)
@@ -320,6 +337,18 @@ class Service:
             for r in report.files
         )
         return replace(report, files=tuple(early) + cleaned)
+
+    def _seen_report(self, caller: Caller, kb: KnowledgeBase, report: AddReport) -> AddReport:
+        """The new revision's number and hash as the caller sees the KB: its number among
+        the caller's visible changes and the multiset hash of the documents it may read."""
+        if report.revision is None:
+            return report
+        docs = self.visible_documents(caller, kb)
+        return replace(
+            report,
+            revision=self._view(caller, kb.name).number(report.revision),
+            revision_hash=multiset_hash((d.path, d.content_sha256) for d in docs),
+        )
 
     def _copy(self, stream: BinaryIO, dest: Path, rel: str) -> None:
         dest.parent.mkdir(parents=True, exist_ok=True)
@@ -387,7 +416,9 @@ class Service:
             kb = self.home.kb(cited.kb)
             if not self._readable_version(kb, caller, cited.path, cited.version_id):
                 raise _no_citation(citation_id)
-        return cited
+            view = self._view(caller, cited.kb)
+        seen = tuple(dict.fromkeys(view.number(r) for r in cited.revisions))
+        return replace(cited, revisions=seen)
 
     # -- graph ----------------------------------------------------------------------
     def graph(self, caller: Caller, name: str, node: str) -> dict[str, Any]:
@@ -395,7 +426,7 @@ class Service:
 
         with self.lock.read():
             kb = self.kb(caller, name)
-            g = self.home.index(kb.name).graph.sync()
+            g = self.home.index(kb.name).graph_for(caller.principal)
             readable = {d.path for d in self.visible_documents(caller, kb)}
         found = [p for p in g.find(node) if p.path in readable]
         if not found:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from citewise.errors import (
     CorruptContent,
@@ -131,6 +133,19 @@ class SQLiteReads:
                 (kb, rev, rev),
             ).fetchall()
         return [(r[0], r[1], r[2]) for r in rows]
+
+    def version_intervals(self, kb: str) -> list[tuple[int, int | None, dict[str, Any]]]:
+        """``(rev_added, rev_removed, metadata)`` of every content version (deletion
+        markers left out): enough to number revisions as one principal sees them."""
+        with self._read() as c:
+            self._require_kb(c, kb)
+            rows = c.execute(
+                "SELECT v.rev_added, v.rev_removed, v.metadata_json FROM version v "
+                "JOIN document d ON d.doc_id = v.doc_id "
+                "WHERE d.kb = ? AND v.action != 'deleted'",
+                (kb,),
+            ).fetchall()
+        return [(int(r[0]), None if r[1] is None else int(r[1]), json.loads(r[2])) for r in rows]
 
     # -- documents and versions ------------------------------------------------------
     def get_document(self, kb: str, path: str) -> DocumentInfo:

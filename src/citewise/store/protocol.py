@@ -9,7 +9,7 @@ transaction (a file is ingested whole or not at all).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from citewise.ingest.models import Node, ParsedDocument
 from citewise.store.models import (
@@ -63,6 +63,9 @@ class Store(Protocol):
 
     def list_revisions(self, kb: str) -> list[RevisionInfo]:
         """Oldest first: ``[-1]`` is the head revision."""
+
+    def version_intervals(self, kb: str) -> list[tuple[int, int | None, dict[str, Any]]]:
+        """``(rev_added, rev_removed, metadata)`` of every version that has content."""
 
     def get_document_text(self, kb: str, doc_id: str, version_id: int) -> str: ...
     def iter_chunks(self, kb: str) -> Iterator[StoredChunk]:
