@@ -105,5 +105,51 @@ def diff(a: Any, b: Any, where: str = "") -> list[str]:
             for d in diff(a.get(k, "<absent>"), b.get(k, "<absent>"), f"{where}/{k}")
         ]
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        return [d for i, (x, y) in enumerate(zip(a, b, strict=True)) for d in diff(x, y, f"{where}/{i}")]
+        return [
+            d for i, (x, y) in enumerate(zip(a, b, strict=True)) for d in diff(x, y, f"{where}/{i}")
+        ]
     return [] if a == b else [f"{where}: {str(a)[:200]!r} != {str(b)[:200]!r}"]
+
+
+def write_routes(url: str, token: str) -> dict[str, Any]:
+    """A public upload, the reads that show its revision, then a delete (all by bob)."""
+    out: dict[str, Any] = {}
+    new = "# Field notes\n\nThe vault rotation drill runs on Fridays.\n"
+    with httpx.Client(base_url=url, headers={"X-API-Key": token}, timeout=120) as c:
+
+        def keep(label: str, r: httpx.Response) -> Any:
+            out[label] = [r.status_code, normalise(_body(r))]
+            return _body(r)
+
+        keep(
+            "upload",
+            c.post("/kb/default/documents", files={"files": ("notes/new.md", new.encode())}),
+        )
+        keep("kb info after upload", c.get("/kb/default"))
+        keep("versions after upload", c.get("/kb/default/documents/notes/new.md/versions"))
+        keep("search after upload", c.post("/kb/default/search", json={"query": "vault drill"}))
+        keep("delete", c.delete("/kb/default/documents/notes/new.md"))
+        keep("kb info after delete", c.get("/kb/default"))
+    return out
+
+
+def hidden_path_routes(url: str, token: str, case: str) -> dict[str, Any]:
+    """What bob sees when he names the hidden path itself (existence oracles)."""
+    out: dict[str, Any] = {}
+    doc = f"/kb/default/documents/{HIDDEN}"
+    with httpx.Client(base_url=url, headers={"X-API-Key": token}, timeout=120) as c:
+
+        def keep(label: str, r: httpx.Response) -> None:
+            out[label] = [r.status_code, normalise(_body(r))]
+
+        if case == "read":
+            keep("versions", c.get(doc + "/versions"))
+            keep("revert", c.post(doc + "/revert", json={"version": 1}))
+            keep("delete", c.delete(doc))
+        else:  # write: upload to the hidden path, then look at what it became
+            body = b"# Mine\n\nBob's own notes.\n"
+            keep("upload", c.post("/kb/default/documents", files={"files": (HIDDEN, body)}))
+            keep("document", c.get(doc))
+            keep("versions", c.get(doc + "/versions"))
+            keep("kb info", c.get("/kb/default"))
+    return out
