@@ -112,3 +112,19 @@ def test_population_scores_equal_an_index_of_only_that_population() -> None:
         got = full.search_tokens(tokens, k=10, allowed=visible, population=pop)
         assert got == alone.search_tokens(tokens, k=10)
         assert full.search_tokens(tokens, k=10, allowed=visible) != got or query == "deployment"
+
+
+def test_revision_view_counts_changes_to_what_the_principal_may_read(
+    homes: dict[str, Home],
+) -> None:
+    """A document turning restricted is a change bob sees (it leaves his view); the
+    restricted versions themselves are not. The store reads each version's own access."""
+    from citewise.recall.scope import revision_view
+
+    versions = [(1, 3, None), (3, None, "alice"), (2, None, ["alice"]), (4, None, ["bob"])]
+    bob, alice = revision_view(versions, "bob"), revision_view(versions, "alice")
+    assert [bob.number(r) for r in (0, 1, 2, 3, 4)] == [0, 1, 1, 2, 3]
+    assert [alice.number(r) for r in (0, 1, 2, 3, 4)] == [0, 1, 2, 3, 3]
+    stored = homes["with"].store.version_access("default")
+    assert sorted(a for _, _, a in stored if a) == [["alice"], ["alice"]]
+    assert sum(1 for _, removed, a in stored if a and removed == 3) == 1  # v1 replaced at 3

@@ -350,9 +350,7 @@ class KBIndex:
         revision = self.revision
         return self.memo(
             ("revision", principal),
-            lambda: revision_view(self.store.version_intervals(self.kb), principal).number(
-                revision
-            ),
+            lambda: revision_view(self.store.version_access(self.kb), principal).number(revision),
         )
 
     def graph_for(self, principal: str | None) -> KnowledgeGraph:

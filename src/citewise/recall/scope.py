@@ -77,13 +77,13 @@ class RevisionView:
 
 
 def revision_view(
-    intervals: Iterable[tuple[int, int | None, Mapping[str, Any]]], principal: str | None
+    versions: Iterable[tuple[int, int | None, Any]], principal: str | None
 ) -> RevisionView:
-    """From every content version's ``(rev_added, rev_removed, metadata)``: the revisions
-    that changed what ``principal`` may read (a version's ``access:`` list decides)."""
+    """From every content version's ``(rev_added, rev_removed, access)``: the revisions
+    that changed what ``principal`` may read (a version's own ``access:`` value decides)."""
     changes: set[int] = set()
-    for added, removed, meta in intervals:
-        if may_read(meta, principal):
+    for added, removed, access in versions:
+        if may_read({"access": access}, principal):
             changes.add(added)
             if removed is not None:
                 changes.add(removed)

@@ -136,7 +136,7 @@ class Service:
     def _view(self, caller: Caller, name: str) -> RevisionView:
         """Revision numbers as the caller sees them: changes to documents it may not read
         never move them (read under the lock, from the store's version history)."""
-        return revision_view(self.home.store.version_intervals(name), caller.principal)
+        return revision_view(self.home.store.version_access(name), caller.principal)
 
     def kb_info(self, caller: Caller, name: str) -> dict[str, Any]:
         with self.lock.read():
