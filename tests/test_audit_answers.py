@@ -16,6 +16,7 @@ from citewise.audit.keys import default_key_path
 from citewise.audit.pinned import check_citations
 from citewise.kb import Home
 from citewise.recall.models import SearchFilters
+from citewise.store.protocol import Ledger
 from tests.conftest import EXAMPLES, run_cli
 
 QUESTION = "How long are audit logs retained?"
@@ -39,8 +40,8 @@ def home(tmp_path: Path, corpus: Path) -> Iterator[Home]:
     h.close()
 
 
-def _ledger(h: Home) -> Any:
-    return h.store
+def _ledger(h: Home) -> Ledger:
+    return h.store.ledger
 
 
 def test_answer_is_saved_with_its_ledger_event(home: Home) -> None:

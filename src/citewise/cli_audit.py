@@ -16,7 +16,6 @@ from citewise.audit import checkpoint as cp
 from citewise.audit.keys import default_key_path
 from citewise.audit.pinned import check_citations
 from citewise.audit.record import record_feedback
-from citewise.audit.sqlite_ledger import require_ledger
 from citewise.errors import UsageError
 from citewise.kb import Home
 
@@ -65,7 +64,7 @@ def audit_checkpoint(
 ) -> None:
     """Sign the ledger's current tree head (size, root, time); store and print it."""
     with Home.open(home) as h:
-        c = cp.make_checkpoint(require_ledger(h.store), key or default_key_path(h.settings.home))
+        c = cp.make_checkpoint(h.store.ledger, key or default_key_path(h.settings.home))
     sys.stdout.write(_dump(c) + "\n")
     if out is not None:
         out.write_text(_dump(c) + "\n", encoding="utf-8")
@@ -81,7 +80,7 @@ def proof_inclusion(
 ) -> None:
     """The audit path of one ledger entry up to the tree head."""
     with Home.open(home) as h:
-        proof = cp.inclusion(require_ledger(h.store), event_seq, size)
+        proof = cp.inclusion(h.store.ledger, event_seq, size)
     sys.stdout.write(_dump(proof | {"verifies": cp.check_inclusion(proof)}) + "\n")
 
 
@@ -95,7 +94,7 @@ def proof_consistency(
 ) -> None:
     """The proof that the first OLD_SIZE entries are unchanged in the current tree."""
     with Home.open(home) as h:
-        proof = cp.consistency(require_ledger(h.store), old_size, new_size)
+        proof = cp.consistency(h.store.ledger, old_size, new_size)
     sys.stdout.write(_dump(proof | {"verifies": cp.check_consistency(proof)}) + "\n")
 
 
@@ -113,7 +112,7 @@ def audit_verify(
     Exits 1 on any problem."""
     given = [cp.read_checkpoint_file(p) for p in against or []]
     with Home.open(home) as h:
-        report = cp.verify(require_ledger(h.store), key or default_key_path(h.settings.home), given)
+        report = cp.verify(h.store.ledger, key or default_key_path(h.settings.home), given)
     if json:
         sys.stdout.write(_dump(report.to_json()) + "\n")
     else:
@@ -148,7 +147,7 @@ def audit_log(
     """Access decisions (restricted reads allowed, denied, redacted), or other event types."""
     chosen = tuple(types or ["access"])
     with Home.open(home) as h:
-        entries = require_ledger(h.store).query_ledger(
+        entries = h.store.ledger.query_ledger(
             types=() if "all" in chosen else chosen, principal=principal, since=since, limit=limit
         )
     if json:

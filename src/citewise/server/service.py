@@ -172,13 +172,7 @@ class Service:
             raise Forbidden("This key may not change knowledge bases.")
         with self.lock.write():
             self.kb(caller, name)
-            from citewise.store.sqlite import SQLiteStore
-
-            store = self.home.store
-            if not isinstance(store, SQLiteStore):  # pragma: no cover - one backend today
-                raise UsageError("This store cannot change a knowledge base's description.")
-            with store._write() as c:
-                c.execute("UPDATE kb SET description = ? WHERE name = ?", (description, name))
+            self.home.store.update_kb(name, description)
         return self.kb_info(caller, name)
 
     def delete_kb(self, caller: Caller, name: str, *, force: bool) -> None:
