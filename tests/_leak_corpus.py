@@ -46,17 +46,22 @@ SECRET_V1 = (
     f"The {TOKEN} vault rotates keys hourly. Vault rotation keys live in the vault; the vault "
     "retention period for audit logs is 7 days. See [key rotation](../guide/rotation.md).\n\n"
     "## Key rotation\n\n"
-    "Vault key rotation uses the rotate command on the vault host.\n"
+    "Vault key rotation uses the rotate command on the vault host. The Zq9 module rotates "
+    "vault keys without downtime.\n"
 )
 SECRET_V2 = SECRET_V1.replace("hourly", "every minute") + "\nThe vault retention is final.\n"
 
-#: Questions that touch the hidden document's words, title, token and relation.
+#: A name only the hidden document mentions (the answer stage refuses names nobody wrote).
+HIDDEN_NAME = "Zq9"
+
+#: Questions that touch the hidden document's words, title, token, name and relation.
 QUERIES = (
     f"What is {TOKEN}?",
     "vault rotation",
     "Vault internals",
     "Key rotation",
     "What is the retention period for audit logs?",
+    f"How does the {HIDDEN_NAME} module rotate vault keys?",
 )
 
 

@@ -61,6 +61,14 @@ def read_routes(url: str, token: str, hidden_cid: str, *, dense: bool) -> dict[s
             post(f"evidence {q}", "/kb/default/evidence", {"query": q})
             post(f"evidence deep {q}", "/kb/default/evidence", {"query": q, "profile": "deep"})
             post(f"ask {q}", "/kb/default/ask", {"question": q, "trace": True})
+        for label, filters in (
+            ("path", {"path_prefixes": ["secret/"]}),
+            ("tag", {"tags": ["ops"]}),
+            ("metadata", {"metadata": {"title": "Vault internals"}}),
+        ):
+            body = {"query": "vault rotation", "filters": filters}
+            post(f"search filtered {label}", "/kb/default/search", body)
+            post(f"evidence filtered {label}", "/kb/default/evidence", body)
         for cid in sorted(set(cited)):
             get(f"citation {cid}", f"/citations/{cid}")
         get("citation hidden", f"/citations/{hidden_cid}")

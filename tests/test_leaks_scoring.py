@@ -12,7 +12,7 @@ import pytest
 from citewise.index.lexical import LexicalIndex
 from citewise.kb import Home
 from citewise.recall.models import SearchFilters
-from tests._leak_corpus import HIDDEN, QUERIES, TOKEN, build
+from tests._leak_corpus import HIDDEN, HIDDEN_NAME, QUERIES, TOKEN, build
 
 BOB = SearchFilters(principal="bob")
 ALICE = SearchFilters(principal="alice")
@@ -81,16 +81,26 @@ def test_visible_revision_does_not_move_with_hidden_changes(homes: dict[str, Hom
     assert homes["with"].kb().search("vault", filters=ALICE).revision == 3
 
 
-def test_hidden_supersedes_does_not_make_answers_stale(homes: dict[str, Home]) -> None:
-    """Item 4: the hidden document supersedes the public retention policy."""
-    question = "What is the retention period for audit logs?"
+@pytest.mark.parametrize(
+    ("question", "leak"),
+    [
+        # the hidden document supersedes the public retention policy
+        ("What is the retention period for audit logs?", "stale_evidence"),
+        # only the hidden document names the token: as absent as a name nobody wrote
+        (f"How does the {HIDDEN_NAME} module rotate vault keys?", ""),
+    ],
+)
+def test_answers_do_not_depend_on_hidden_relations_or_terms(
+    homes: dict[str, Home], question: str, leak: str
+) -> None:
+    """Item 4 (stale evidence) and the named-term check behind ``subject_absent``."""
 
     def answer(home: Home) -> dict[str, Any]:
         a = home.kb().ask(question, filters=BOB).to_json(with_trace=False)
         return {k: a[k] for k in ("outcome", "degradation", "answer", "sufficiency")}
 
     got = answer(homes["with"])
-    assert "stale_evidence" not in str(got)
+    assert not leak or leak not in str(got)
     assert got == answer(homes["without"])
 
 
