@@ -138,3 +138,17 @@ def test_revision_view_counts_changes_to_what_the_principal_may_read(
     stored = homes["with"].store.version_access("default")
     assert sorted(a for _, _, a in stored if a) == [["alice"], ["alice"]]
     assert sum(1 for _, removed, a in stored if a and removed == 3) == 1  # v1 replaced at 3
+
+
+def test_principals_with_the_same_access_classes_share_their_views(
+    homes: dict[str, Home],
+) -> None:
+    """Caches are per set of readable access classes, not per principal."""
+    index = homes["with"].index("default")
+    with index.pinned():
+        bob, carol, alice = (index.population(p) for p in ("bob", "carol", "alice"))
+        assert bob is not None and bob is carol
+        assert alice is None  # alice may read everything: global statistics
+        assert index.graph_for("bob") is index.graph_for("carol")
+        assert index.graph_for("alice") is index.graph.sync()
+        assert index.readable("bob") < index.readable("alice")

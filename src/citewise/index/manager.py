@@ -22,23 +22,21 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any
 
 import numpy as np
 
-from citewise.graph.build import KBGraph, KnowledgeGraph
+from citewise.graph.build import KBGraph
 from citewise.index.embedder import Embedder, Unavailable, probe
-from citewise.index.lexical import LexicalIndex, Population
+from citewise.index.lexical import LexicalIndex
 from citewise.index.vectors import VectorIndex
+from citewise.index.views import CallerViews
 from citewise.ingest.editions import superseded_paths
-from citewise.recall.models import SearchFilters
-from citewise.recall.scope import may_read, revision_view, visible_chunks
 from citewise.store.models import StoredChunk
 from citewise.store.protocol import Store
 
 EmbedderLoader = Callable[[], Embedder | Unavailable]
 MANIFEST = "manifest.json"
-T = TypeVar("T")
 
 
 _LOADED: list[Embedder | Unavailable] = []
@@ -116,7 +114,7 @@ class IndexState:
     scopes: dict[object, Any] = field(default_factory=dict)
 
 
-class KBIndex:
+class KBIndex(CallerViews):
     """The lexical and dense indexes of one knowledge base, persisted under ``directory``.
 
     Safe to search from many threads. :meth:`sync` builds a new :class:`IndexState` aside
@@ -303,59 +301,8 @@ class KBIndex:
             generation = ""
         return generation, revision, live
 
-    def scoped(self, key: object, compute: Callable[[], frozenset[str]]) -> frozenset[str]:
-        """The chunk ids a scope (filters + principal) may see, cached until the next change
-        of the store's generation (scope depends only on current documents' metadata)."""
-        return self.memo(key, compute)
-
-    def memo(self, key: object, compute: Callable[[], T]) -> T:
-        """A value derived from this thread's state only, cached with that state (bounded;
-        past 256 entries values are computed per request)."""
-        scopes = self.state.scopes
-        got = scopes.get(key)
-        if got is None:
-            got = compute()
-            if len(scopes) < 256:
-                scopes[key] = got
-        return cast(T, got)
-
-    def readable(self, principal: str | None) -> frozenset[str]:
-        """Chunk ids of the current documents ``principal`` may read (access lists only)."""
-        scope = SearchFilters(principal=principal)
-        return self.scoped(scope, lambda: frozenset(visible_chunks(self.chunks.values(), scope)))
-
-    def population(self, principal: str | None) -> Population | None:
-        """BM25 statistics of what ``principal`` may read; None when that is everything
-        (the global statistics are then the same)."""
-        readable = self.readable(principal)
-        if len(readable) == len(self.chunks):
-            return None
-        lexical = self.lexical
-        return self.memo(("population", principal), lambda: lexical.population(readable))
-
-    def superseded_for(self, principal: str | None) -> frozenset[str]:
-        """Superseded editions as seen from what ``principal`` may read: a relation or a
-        current edition in a document it may not read changes nothing."""
-        if len(self.readable(principal)) == len(self.chunks):
-            return self.superseded
-        readable, chunks = self.readable(principal), self.chunks
-        return self.memo(
-            ("superseded", principal),
-            lambda: superseded_paths((chunks[c].path, chunks[c].metadata) for c in readable),
-        )
-
-    def visible_revision(self, principal: str | None) -> int:
-        """This state's revision numbered as ``principal`` sees the KB: how many revisions
-        changed a document version it may read (see ``recall.scope.revision_view``)."""
-        revision = self.revision
-        return self.memo(
-            ("revision", principal),
-            lambda: revision_view(self.store.version_access(self.kb), principal).number(revision),
-        )
-
-    def graph_for(self, principal: str | None) -> KnowledgeGraph:
-        """The graph assembled from the documents ``principal`` may read only."""
-        return self.graph.sync().restricted(principal, lambda meta: may_read(meta, principal))
+    def _memo_table(self) -> dict[object, Any]:
+        return self.state.scopes
 
     def _sync_vectors(
         self, old: IndexState, live: dict[str, StoredChunk]
