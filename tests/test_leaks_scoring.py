@@ -131,12 +131,18 @@ def test_revision_view_counts_changes_to_what_the_principal_may_read(
     restricted versions themselves are not. The store reads each version's own access."""
     from citewise.recall.scope import revision_view
 
-    versions = [(1, 3, None), (3, None, "alice"), (2, None, ["alice"]), (4, None, ["bob"])]
+    versions = [
+        (1, 3, {}),
+        (3, None, {"access": "alice"}),
+        (2, None, {"access": ["alice"]}),
+        (4, None, {"access": ["bob"]}),
+        (5, None, {"access": ""}),  # fails closed: restricted to nobody
+    ]
     bob, alice = revision_view(versions, "bob"), revision_view(versions, "alice")
-    assert [bob.number(r) for r in (0, 1, 2, 3, 4)] == [0, 1, 1, 2, 3]
-    assert [alice.number(r) for r in (0, 1, 2, 3, 4)] == [0, 1, 2, 3, 3]
+    assert [bob.number(r) for r in (0, 1, 2, 3, 4, 5)] == [0, 1, 1, 2, 3, 3]
+    assert [alice.number(r) for r in (0, 1, 2, 3, 4, 5)] == [0, 1, 2, 3, 3, 3]
     stored = homes["with"].store.version_access("default")
-    assert sorted(a for _, _, a in stored if a) == [["alice"], ["alice"]]
+    assert sorted(str(a) for _, _, a in stored if a) == ["{'access': ['alice']}"] * 2
     assert sum(1 for _, removed, a in stored if a and removed == 3) == 1  # v1 replaced at 3
 
 
@@ -152,3 +158,27 @@ def test_principals_with_the_same_access_classes_share_their_views(
         assert index.graph_for("bob") is index.graph_for("carol")
         assert index.graph_for("alice") is index.graph.sync()
         assert index.readable("bob") < index.readable("alice")
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        {},
+        {"title": "x", "tags": ["a"]},
+        {"access": ["alice", "bob"]},
+        {"access": "alice"},
+        {"access": ""},
+        {"access": []},
+        {"access": None},
+        {"Access": "alice"},
+        {"Access": "alice", "access": ["alice"]},
+    ],
+)
+def test_access_class_decides_like_the_metadata(meta: dict[str, Any]) -> None:
+    """Views are shared per access class, so a class must admit exactly whom the document
+    admits (fail-closed spellings included)."""
+    from citewise.index.views import access_class
+    from citewise.recall.scope import may_read
+
+    for who in (None, "alice", "bob"):
+        assert may_read(dict(access_class(meta)), who) == may_read(meta, who)

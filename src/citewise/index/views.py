@@ -21,14 +21,27 @@ from citewise.store.models import StoredChunk
 from citewise.store.protocol import Store
 
 T = TypeVar("T")
-AccessClass = tuple[str, ...] | None  # a normalised ``access:`` value; None = public
+#: The access keys of a document's metadata, normalised and hashable; () = public.
+AccessClass = tuple[tuple[str, Any], ...]
 
 
 def access_class(metadata: Mapping[str, Any]) -> AccessClass:
-    access = metadata.get("access")
-    if not access:
-        return None
-    return (access,) if isinstance(access, str) else tuple(sorted({str(a) for a in access}))
+    """Metadata keys named ``access`` in any case with their values (lists as sorted
+    tuples): :func:`~citewise.recall.scope.may_read` gives the same answer for
+    ``dict(access_class(m))`` as for ``m``."""
+    return tuple(
+        sorted(
+            (k, _frozen(v))
+            for k, v in metadata.items()
+            if isinstance(k, str) and k.strip().lower() == "access"
+        )
+    )
+
+
+def _frozen(value: Any) -> Any:
+    if isinstance(value, list | tuple | set | dict):
+        return tuple(sorted({str(a) for a in value}))
+    return value
 
 
 class CallerViews:
@@ -82,7 +95,7 @@ class CallerViews:
         )
         return self.memo(
             ("classes", principal),
-            lambda: frozenset(a for a in every if may_read({"access": a}, principal)),
+            lambda: frozenset(a for a in every if may_read(dict(a), principal)),
         )
 
     def readable(self, principal: str | None) -> frozenset[str]:

@@ -18,9 +18,18 @@ from citewise.store.models import StoredChunk
 
 
 def may_read(metadata: Mapping[str, Any], principal: str | None) -> bool:
+    """Whether ``principal`` may read a document with ``metadata``. Fails closed: an
+    ``access`` key that is present but empty, or spelt in another case (``Access``),
+    restricts the document to nobody rather than opening it to everyone (ingest refuses
+    both; this guards documents stored before it did)."""
+    keys = [k for k in metadata if isinstance(k, str) and k.strip().lower() == "access"]
+    if not keys:
+        return True
+    if keys != ["access"]:
+        return False
     access = metadata.get("access")
     if not access:
-        return True
+        return False
     allowed = {access} if isinstance(access, str) else {str(a) for a in access}
     return principal is not None and principal in allowed
 
@@ -77,13 +86,14 @@ class RevisionView:
 
 
 def revision_view(
-    versions: Iterable[tuple[int, int | None, Any]], principal: str | None
+    versions: Iterable[tuple[int, int | None, Mapping[str, Any]]], principal: str | None
 ) -> RevisionView:
-    """From every content version's ``(rev_added, rev_removed, access)``: the revisions
-    that changed what ``principal`` may read (a version's own ``access:`` value decides)."""
+    """From every content version's ``(rev_added, rev_removed, access keys)``: the
+    revisions that changed what ``principal`` may read (a version's own ``access:``
+    decides, through :func:`may_read`)."""
     changes: set[int] = set()
     for added, removed, access in versions:
-        if may_read({"access": access}, principal):
+        if may_read(access, principal):
             changes.add(added)
             if removed is not None:
                 changes.add(removed)

@@ -113,28 +113,21 @@ class SQLiteReads(SQLiteTx):
             ).fetchall()
         return [(r[0], r[1], r[2]) for r in rows]
 
-    def version_access(self, kb: str) -> list[tuple[int, int | None, Any]]:
+    def version_access(self, kb: str) -> list[tuple[int, int | None, dict[str, Any]]]:
         """``(rev_added, rev_removed, access)`` of every content version (deletion markers
-        left out), ``access`` being its front matter's ``access:`` value (None if absent):
-        enough to number revisions as one principal sees them. Only that field is read
-        out of the stored metadata (about ten times faster than parsing it whole)."""
+        left out), ``access`` being the access keys of its metadata (``access`` in any case;
+        empty when public): enough to number revisions as one principal sees them. Only
+        those keys leave SQLite (much faster than parsing every metadata object here)."""
         with self._read() as c:
             self._require_kb(c, kb)
             rows = c.execute(
-                "SELECT v.rev_added, v.rev_removed, json_extract(v.metadata_json, '$.access'), "
-                "json_type(v.metadata_json, '$.access') FROM version v "
-                "JOIN document d ON d.doc_id = v.doc_id "
+                "SELECT v.rev_added, v.rev_removed, (SELECT json_group_object(j.key, j.value) "
+                "FROM json_each(v.metadata_json) j WHERE lower(trim(j.key)) = 'access') "
+                "FROM version v JOIN document d ON d.doc_id = v.doc_id "
                 "WHERE d.kb = ? AND v.action != 'deleted'",
                 (kb,),
             ).fetchall()
-        return [
-            (
-                int(r[0]),
-                None if r[1] is None else int(r[1]),
-                json.loads(r[2]) if r[3] in ("array", "object") else r[2],
-            )
-            for r in rows
-        ]
+        return [(int(r[0]), None if r[1] is None else int(r[1]), json.loads(r[2])) for r in rows]
 
     # -- documents and versions ------------------------------------------------------
     def get_document(self, kb: str, path: str) -> DocumentInfo:
