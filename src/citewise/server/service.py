@@ -24,7 +24,6 @@ from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO
 
 from citewise.answer.models import Answer
-from citewise.cli_output import to_jsonable
 from citewise.errors import (
     CitationNotFound,
     CitewiseError,
@@ -39,9 +38,11 @@ from citewise.errors import (
     VersionNotFound,
 )
 from citewise.evidence.models import EvidencePack, Profile
+from citewise.graph.serialize import edge_json, point_json
+from citewise.ingest.formats import supported_suffixes
 from citewise.ingest.models import AddReport, FileResult
 from citewise.ingest.parse import parse_document
-from citewise.ingest.walker import SUPPORTED_SUFFIXES
+from citewise.jsonable import to_jsonable
 from citewise.kb import Home, KnowledgeBase
 from citewise.recall.models import SearchFilters, SearchMode, SearchResult
 from citewise.recall.scope import RevisionView, may_read, revision_view
@@ -318,10 +319,10 @@ class Service:
             wanted = 0
             for f, rel in zip(files, rels, strict=True):
                 suffix = PurePosixPath(rel).suffix.lower()
-                if suffix not in SUPPORTED_SUFFIXES:
+                if suffix not in supported_suffixes():
                     err: CitewiseError = UnsupportedFormat(
                         f"{rel}: unsupported format {suffix or '(no suffix)'} (supported: "
-                        f"{', '.join(sorted(SUPPORTED_SUFFIXES))})."
+                        f"{', '.join(sorted(supported_suffixes()))})."
                     )
                     early.append(FileResult(rel, "failed", code=err.code, message=str(err)))
                     continue
@@ -439,8 +440,6 @@ class Service:
 
     # -- graph ----------------------------------------------------------------------
     def graph(self, caller: Caller, name: str, node: str) -> dict[str, Any]:
-        from citewise.cli_graph import _edge, _point
-
         with self.lock.read():
             kb = self.kb(caller, name)
             g = self.home.index(kb.name).graph_for(caller.principal)
@@ -458,11 +457,11 @@ class Service:
         edges = [t for t in edges if t[2].path in readable and t[1].span.path in readable]
         edges.sort(key=lambda t: (t[0], -t[1].confidence, t[1].kind, t[2].path, t[2].line_start))
         return {
-            "point": _point(p),
+            "point": point_json(p),
             "in_degree": sum(1 for d, _, _ in edges if d == "in"),
             "out_degree": sum(1 for d, _, _ in edges if d == "out"),
-            "edges": [_edge(e, d, o) for d, e, o in edges],
-            "also_matched": [_point(q) for q in found[1:]],
+            "edges": [edge_json(e, d, o) for d, e, o in edges],
+            "also_matched": [point_json(q) for q in found[1:]],
         }
 
     # -- health ---------------------------------------------------------------------
