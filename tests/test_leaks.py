@@ -97,6 +97,7 @@ def test_alice_sees_it(
     assert len(diff(got, bob_without)) > 20
 
 
+@pytest.mark.model
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_dense_on_search_evidence_ask_are_the_same(
     homes: dict[str, tuple[Path, dict[str, str]]], hidden_cid: str, variant: str
@@ -181,6 +182,7 @@ def _cli(home: Path) -> dict[str, Any]:
     return out
 
 
+@pytest.mark.subprocess
 def test_cli_as_is_the_same(homes: dict[str, tuple[Path, dict[str, str]]]) -> None:
     """``citewise search|evidence|ask --as bob --json`` in fresh processes."""
     base = _cli(homes["without"][0])

@@ -55,6 +55,7 @@ def _tools(home: Path, key: str, hidden_cid: str) -> dict[str, Any]:
     return result
 
 
+@pytest.mark.subprocess
 def test_mcp_tools_are_the_same_for_a_principal_who_may_not_read_it(tmp_path: Path) -> None:
     outs: dict[str, dict[str, Any]] = {}
     cid = ""
