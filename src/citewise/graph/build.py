@@ -180,11 +180,13 @@ class KnowledgeGraph:
         Re-assembled from those documents' extracts, not filtered: links, wiki names and
         diagram labels resolve as if the other documents did not exist, so every point,
         edge, degree and anchor equals the graph of a corpus without them."""
+        view = self.views.get(key)
+        if view is not None:
+            return view
         hidden = {d for d, meta in self.doc_meta.items() if not keep(meta)}
         if not hidden:
-            return self
-        view = self.views.get(key)
-        if view is None:
+            view = self
+        else:
             view = assemble(
                 [x for x in self.sources if x.doc_id not in hidden],
                 [row for row in self.chunk_rows if row[1] not in hidden],
@@ -192,8 +194,8 @@ class KnowledgeGraph:
             )
             view.doc_meta = {d: m for d, m in self.doc_meta.items() if d not in hidden}
             view._index()
-            if len(self.views) < 256:
-                self.views[key] = view
+        if len(self.views) < 256:
+            self.views[key] = view
         return view
 
 
