@@ -260,3 +260,29 @@ def test_search_form_unfolds_ligatures_and_joins_line_end_hyphens() -> None:
     assert search_form("the \ufb01rst \ufb02ow, adip-\niscing") == "the first flow, adipiscing"
     # a hyphen before a capital or a digit is kept (a compound or a range, not a split)
     assert search_form("Franco-\nGerman 1998-\n2001") == "Franco- German 1998- 2001"
+
+
+def test_evidence_never_quotes_running_headers_or_footers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    shutil.copy(FIXTURES / "dmca.pdf", corpus / "dmca.pdf")
+    monkeypatch.setenv("CITEWISE_DENSE", "off")
+    with Home.open(tmp_path / "home") as h:
+        kb = h.kb()
+        kb.add([corpus])
+        nodes = kb.store.nodes_of_version("default", "dmca.pdf", 1)
+        furniture = [(n.char_start, n.char_end) for n in nodes if n.kind == "page_furniture"]
+        assert furniture
+        questions = (
+            "What does Title I implement?",
+            "What is the online service provider safe harbor?",
+            "What are the exemptions for libraries?",
+            "What does Title V protect?",
+        )
+        for q in questions:
+            for f in kb.evidence(q).fragments:
+                assert f.locator is not None
+                overlaps = [r for r in furniture if r[0] < f.char_end and f.char_start < r[1]]
+                assert not overlaps, (q, f.role, f.reason, f.text[-120:])
