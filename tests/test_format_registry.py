@@ -147,6 +147,7 @@ def test_builtin_table() -> None:
         ("text", (".txt", ".text", ""), False),
         ("html", (".html", ".htm"), False),
         ("xml", (".xml",), False),
+        ("pdf", (".pdf",), True),
     ]
     assert formats.supported_suffixes() == {
         ".md",
@@ -156,6 +157,7 @@ def test_builtin_table() -> None:
         ".html",
         ".htm",
         ".xml",
+        ".pdf",
     }
     assert formats.format_for("README").name == "text"
     assert formats.format_for("Notes.MD").name == "markdown"

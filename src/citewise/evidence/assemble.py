@@ -33,6 +33,7 @@ from citewise.evidence.sentences import query_terms
 from citewise.evidence.spans import Span, select_spans
 from citewise.evidence.tokens import estimate_tokens
 from citewise.index.manager import KBIndex
+from citewise.ingest.locator import locate
 from citewise.ingest.models import Node
 from citewise.recall.models import Hit, SearchFilters, SearchResult
 from citewise.recall.scope import visible_chunks
@@ -79,6 +80,7 @@ def assemble(
     limitations: list[Limitation] = []
     candidates: list[Fragment] = []
     segments: list[Segment] = []
+    views: dict[DocKey, DocView] = {}
     if result.abstention is not None or not result.hits:
         reason = result.abstention.reason if result.abstention else "no hits"
         limitations.append(Limitation("insufficient_evidence", reason))
@@ -100,6 +102,7 @@ def assemble(
         candidates.extend(graph_frags)
         limitations.extend(graph_limits)
     kept, decisions, use = apply_budget(candidates, bud)
+    kept = _with_locators(index, kept, views)
     decisions.extend(_segment_decisions(result.hits, segments, rse))
     direct = tuple(f for f in kept if f.role == "direct_support")
     order = {f.doc_id: i for i, f in reversed(list(enumerate(kept)))}
@@ -169,6 +172,27 @@ def _load(index: KBIndex, hits: Sequence[Hit]) -> tuple[dict[DocKey, DocView], d
             continue
         views[key] = DocView(h.doc_id, h.path, h.version_id, h.revision, text, nodes)
     return views, failed
+
+
+def _with_locators(
+    index: KBIndex, frags: list[Fragment], views: dict[DocKey, DocView]
+) -> list[Fragment]:
+    """Each fragment with the locator of its exact characters (documents whose nodes
+    carry locators only; see ingest/locator.py)."""
+    located = {
+        (c.doc_id, c.version_id) for c in index.chunks.values() if c.metadata.get("locators")
+    }
+    nodes = {key: view.nodes for key, view in views.items()}
+    out = []
+    for f in frags:
+        key = (f.doc_id, f.version_id)
+        if key not in located:
+            out.append(f)
+            continue
+        if key not in nodes:
+            nodes[key] = index.store.nodes_of_version(index.kb, f.path, f.version_id)
+        out.append(dataclasses.replace(f, locator=locate(nodes[key], f.char_start, f.char_end)))
+    return out
 
 
 def _degraded(h: Hit) -> Fragment:

@@ -167,3 +167,13 @@ register(FormatSpec("markdown", (".md", ".markdown"), front_matter=True, parse_t
 register(FormatSpec("text", (".txt", ".text", ""), front_matter=True, parse_text=_text))
 register(FormatSpec("html", (".html", ".htm"), parse_text=_html))
 register(FormatSpec("xml", (".xml",), parse_text=_xml))
+
+
+def _pdf(raw: bytes, name: str) -> Extracted:
+    # imported on first use: pypdfium2 stays out of the CLI's start-up
+    from citewise.ingest.pdf import parse_pdf
+
+    return parse_pdf(raw, name)
+
+
+register(FormatSpec("pdf", (".pdf",), binary=True, parse_bytes=_pdf))

@@ -13,7 +13,8 @@ from citewise.graph.models import Point
 from citewise.graph.select import GraphDiagnostics, graph_boost, graph_context
 from citewise.index.manager import KBIndex
 from citewise.index.tokenize import is_cjk_char, query_tokens, term_coverage, tokenize
-from citewise.ingest.models import sha256_text
+from citewise.ingest.locator import locate
+from citewise.ingest.models import Node, sha256_text
 from citewise.recall.fusion import convex, mmr, rank_term_scale, ranked, rrf
 from citewise.recall.identifiers import clause_refs
 from citewise.recall.models import (
@@ -300,6 +301,7 @@ def _hits(
     index: KBIndex, order: list[str], fused: dict[str, float], rankings: dict[str, list[str]]
 ) -> list[Hit]:
     texts: dict[tuple[str, int], str] = {}
+    nodes: dict[tuple[str, int], list[Node]] = {}
     out = []
     revision = index.revision  # of the index state, not a later commit
     for rank, cid in enumerate(order, start=1):
@@ -308,6 +310,11 @@ def _hits(
         if key not in texts:
             texts[key] = index.store.get_document_text(index.kb, c.doc_id, c.version_id)
         excerpt = texts[key][c.char_start : c.char_end]
+        locator = None
+        if c.metadata.get("locators"):
+            if key not in nodes:
+                nodes[key] = index.store.nodes_of_version(index.kb, c.path, c.version_id)
+            locator = locate(nodes[key], c.char_start, c.char_end)
         out.append(
             Hit(
                 rank=rank,
@@ -328,6 +335,7 @@ def _hits(
                 excerpt=excerpt,
                 sha256=sha256_text(excerpt),
                 route_ranks={r: ids.index(cid) + 1 for r, ids in rankings.items() if cid in ids},
+                locator=locator,
             )
         )
     return out
