@@ -177,3 +177,13 @@ def _pdf(raw: bytes, name: str) -> Extracted:
 
 
 register(FormatSpec("pdf", (".pdf",), binary=True, parse_bytes=_pdf))
+
+
+def _rst(src: TextSource) -> Extracted:
+    from citewise.ingest.rst import parse_rst  # docutils loads on first use
+
+    nodes, title = parse_rst(src.text, src.body_offset, src.index)
+    return Extracted(src.text, nodes, title)
+
+
+register(FormatSpec("rst", (".rst", ".rest"), parse_text=_rst))
