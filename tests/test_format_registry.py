@@ -150,6 +150,8 @@ def test_builtin_table() -> None:
         ("xml", (".xml",), False),
         ("pdf", (".pdf",), True),
         ("rst", (".rst", ".rest"), False),
+        ("docx", (".docx",), True),
+        ("xlsx", (".xlsx",), True),
     ]
     assert formats.supported_suffixes() == {
         ".md",
@@ -162,6 +164,8 @@ def test_builtin_table() -> None:
         ".pdf",
         ".rst",
         ".rest",
+        ".docx",
+        ".xlsx",
     }
     assert formats.format_for("README").name == "text"
     assert formats.format_for("Notes.MD").name == "markdown"

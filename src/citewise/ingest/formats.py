@@ -187,3 +187,21 @@ def _rst(src: TextSource) -> Extracted:
 
 
 register(FormatSpec("rst", (".rst", ".rest"), parse_text=_rst))
+
+
+def _docx(raw: bytes, name: str) -> Extracted:
+    from citewise.ingest.docx import parse_docx  # python-docx loads on first use
+
+    return parse_docx(raw, name)
+
+
+register(FormatSpec("docx", (".docx",), binary=True, parse_bytes=_docx))
+
+
+def _xlsx(raw: bytes, name: str) -> Extracted:
+    from citewise.ingest.xlsx import parse_xlsx  # openpyxl loads on first use
+
+    return parse_xlsx(raw, name)
+
+
+register(FormatSpec("xlsx", (".xlsx",), binary=True, parse_bytes=_xlsx))
