@@ -152,6 +152,7 @@ def test_builtin_table() -> None:
         ("rst", (".rst", ".rest"), False),
         ("docx", (".docx",), True),
         ("xlsx", (".xlsx",), True),
+        ("pptx", (".pptx",), True),
     ]
     assert formats.supported_suffixes() == {
         ".md",
@@ -166,6 +167,7 @@ def test_builtin_table() -> None:
         ".rest",
         ".docx",
         ".xlsx",
+        ".pptx",
     }
     assert formats.format_for("README").name == "text"
     assert formats.format_for("Notes.MD").name == "markdown"

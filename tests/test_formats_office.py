@@ -170,3 +170,24 @@ def test_ask_cites_the_docx_row_and_the_xlsx_cells(
         rows = [c["locator"] for c in docx_cited if "Cell 2.1" in c["excerpt"]]
         assert rows and all("table" in loc and "row" in loc for loc in rows)
         json.dumps([*cited, *docx_cited])
+
+
+def test_pptx_slides_titles_tables_and_speaker_notes() -> None:
+    doc = _parse("powerpoint_sample.pptx")
+    assert doc.format == "pptx" and doc.title == "Test Table Slide"
+    assert doc.metadata["slides"] == 3
+    sections = [n.text.split("\n")[0] for n in doc.nodes if n.kind == "section"]
+    assert sections == ["Test Table Slide", "Second slide title", "Slide 3"]
+    notes = [n for n in doc.nodes if n.attrs.get("notes")]
+    assert (_loc(notes[0]), notes[0].heading_path) == (
+        {"slide": 2, "notes": True},
+        ("Second slide title",),
+    )
+    assert notes[0].text == "Some notes on the second slide."
+    assert all(_loc(n) == {"slide": 3, "notes": True} for n in notes[1:])
+    rect = next(n for n in doc.nodes if n.text == "A rectangle shape with this text inside.")
+    assert _loc(rect) == {"slide": 2, "notes": False}
+    row = next(n for n in doc.nodes if n.kind == "table_row" and n.text.startswith("R1 |"))
+    assert _loc(row) == {"slide": 1, "notes": False, "table": 0, "row": 2}
+    # a merged header cell names every column it spans
+    assert row.attrs["header"][1:4] == ["Class1", "Class1 (3)", "Class1 (4)"]

@@ -205,3 +205,12 @@ def _xlsx(raw: bytes, name: str) -> Extracted:
 
 
 register(FormatSpec("xlsx", (".xlsx",), binary=True, parse_bytes=_xlsx))
+
+
+def _pptx(raw: bytes, name: str) -> Extracted:
+    from citewise.ingest.pptx import parse_pptx  # python-pptx loads on first use
+
+    return parse_pptx(raw, name)
+
+
+register(FormatSpec("pptx", (".pptx",), binary=True, parse_bytes=_pptx))
