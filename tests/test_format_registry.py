@@ -153,6 +153,7 @@ def test_builtin_table() -> None:
         ("docx", (".docx",), True),
         ("xlsx", (".xlsx",), True),
         ("pptx", (".pptx",), True),
+        ("epub", (".epub",), True),
     ]
     assert formats.supported_suffixes() == {
         ".md",
@@ -168,6 +169,7 @@ def test_builtin_table() -> None:
         ".docx",
         ".xlsx",
         ".pptx",
+        ".epub",
     }
     assert formats.format_for("README").name == "text"
     assert formats.format_for("Notes.MD").name == "markdown"

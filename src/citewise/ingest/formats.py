@@ -214,3 +214,12 @@ def _pptx(raw: bytes, name: str) -> Extracted:
 
 
 register(FormatSpec("pptx", (".pptx",), binary=True, parse_bytes=_pptx))
+
+
+def _epub(raw: bytes, name: str) -> Extracted:
+    from citewise.ingest.epub import parse_epub
+
+    return parse_epub(raw, name)
+
+
+register(FormatSpec("epub", (".epub",), binary=True, parse_bytes=_epub))
