@@ -154,6 +154,7 @@ def test_builtin_table() -> None:
         ("xlsx", (".xlsx",), True),
         ("pptx", (".pptx",), True),
         ("epub", (".epub",), True),
+        ("odt", (".odt",), True),
     ]
     assert formats.supported_suffixes() == {
         ".md",
@@ -170,6 +171,7 @@ def test_builtin_table() -> None:
         ".xlsx",
         ".pptx",
         ".epub",
+        ".odt",
     }
     assert formats.format_for("README").name == "text"
     assert formats.format_for("Notes.MD").name == "markdown"

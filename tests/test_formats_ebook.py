@@ -96,3 +96,72 @@ def test_epub_bad_and_encrypted_books_fail_with_their_error() -> None:
     )
     with pytest.raises(Encrypted, match="DRM"):
         _parse("drm.epub", _epub(extra={"META-INF/encryption.xml": drm}))
+
+
+ODT_NS = (
+    'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+    'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
+    'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0"'
+)
+ODT_BODY = """<text:h text:outline-level="1">Harbor rules</text:h>
+<text:p>Pilots board at the buoy.<text:note text:note-class="footnote">
+<text:note-citation>1</text:note-citation><text:note-body><text:p>Buoy Q1, red light.</text:p>
+</text:note-body></text:note> Then they call the tower.</text:p>
+<text:list><text:list-item><text:p>Keep two bow lines.</text:p></text:list-item></text:list>
+<table:table><table:table-header-rows><table:table-row>
+<table:table-cell><text:p>Berth</text:p></table:table-cell>
+<table:table-cell table:number-columns-spanned="2"><text:p>Depth</text:p></table:table-cell>
+<table:covered-table-cell/></table:table-row></table:table-header-rows>
+<table:table-row><table:table-cell><text:p>B4</text:p></table:table-cell>
+<table:table-cell><text:p>12 m</text:p></table:table-cell>
+<table:table-cell><text:p>low tide</text:p></table:table-cell></table:table-row>
+</table:table>"""
+
+
+def _odt(body: str = ODT_BODY, manifest: str = "<manifest/>") -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("mimetype", "application/vnd.oasis.opendocument.text")
+        z.writestr("META-INF/manifest.xml", manifest)
+        z.writestr(
+            "content.xml",
+            f'<?xml version="1.0"?><office:document-content {ODT_NS}><office:body>'
+            f"<office:text>{body}</office:text></office:body></office:document-content>",
+        )
+    return buf.getvalue()
+
+
+def test_odt_headings_paragraphs_lists_tables_and_footnotes() -> None:
+    doc = _parse("rules.odt", _odt())
+    assert doc.format == "odt" and doc.title == "Harbor rules"
+    para = next(n for n in doc.nodes if n.text.startswith("Pilots"))
+    assert para.text == "Pilots board at the buoy. Then they call the tower."
+    assert para.attrs["locator"] == {"paragraph": 1} and para.heading_path == ("Harbor rules",)
+    note = next(n for n in doc.nodes if n.attrs.get("note") == "footnote")
+    assert note.text == "[footnote 1] Buoy Q1, red light."
+    assert note.attrs["locator"] == {"paragraph": 1, "footnote": "1"}
+    item = next(n for n in doc.nodes if n.kind == "list_item")
+    assert item.text == "Keep two bow lines." and item.attrs["locator"] == {"paragraph": 2}
+    (row,) = [n for n in doc.nodes if n.kind == "table_row"]
+    assert row.attrs["row"] == {"Berth": "B4", "Depth": "12 m", "Depth (3)": "low tide"}
+    assert row.attrs["locator"] == {"table": 0, "row": 1}
+
+
+def test_odt_real_file_and_bad_files() -> None:
+    from pathlib import Path
+
+    raw = (Path(__file__).parent / "fixtures/documents/office/text_document_01.odt").read_bytes()
+    doc = _parse("t.odt", raw)
+    items = [n for n in doc.nodes if n.kind == "list_item"]
+    assert items[0].text == "numbered list 1"
+    assert items[0].heading_path == ("heading level 1.0", "Heading level 2: A")
+    assert isinstance(items[0].attrs["locator"]["paragraph"], int)
+    locked = (
+        '<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0">'
+        '<manifest:file-entry manifest:full-path="content.xml"><manifest:encryption-data/>'
+        "</manifest:file-entry></manifest:manifest>"
+    )
+    with pytest.raises(Encrypted, match="password"):
+        _parse("locked.odt", _odt(manifest=locked))
+    with pytest.raises(BrokenFile, match="not a readable ODT"):
+        _parse("x.odt", b"garbage")

@@ -223,3 +223,12 @@ def _epub(raw: bytes, name: str) -> Extracted:
 
 
 register(FormatSpec("epub", (".epub",), binary=True, parse_bytes=_epub))
+
+
+def _odt(raw: bytes, name: str) -> Extracted:
+    from citewise.ingest.odt import parse_odt
+
+    return parse_odt(raw, name)
+
+
+register(FormatSpec("odt", (".odt",), binary=True, parse_bytes=_odt))

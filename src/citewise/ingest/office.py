@@ -114,7 +114,7 @@ def one_line(text: str) -> str:
 
 def table_node(
     builder: TextBuilder,
-    header: list[str],
+    header: list[str] | None,
     rows: list[list[str]],
     table_locator: dict[str, Any],
     row_locators: list[dict[str, Any]],
@@ -122,15 +122,19 @@ def table_node(
 ) -> RawNode | None:
     """A table block: header line then one line per row ("a | b | c"); rows are
     ``table_row`` children with the header mapping Markdown tables get. ``display``
-    (header first) is what the lines show when it differs (a merged cell shown once)."""
-    names = unique_headers(header)
-    shown = display or [header, *rows]
+    (header first) is what the lines show when it differs (a merged cell shown once).
+    Without a header (``None``) the columns are named ``column N`` and no header line is
+    written."""
+    width = max((len(r) for r in rows), default=0)
+    names = unique_headers(header if header is not None else [""] * width)
+    shown = display or ([header, *rows] if header is not None else rows)
     lines = [" | ".join(r) for r in shown]
     if not any(line.strip(" |") for line in lines):
         return None
     spans = builder.lines(lines)
     children: list[RawNode] = []
-    for cells, (s, e), loc in zip(rows, spans[1:], row_locators, strict=True):
+    row_spans = spans[1:] if header is not None else spans
+    for cells, (s, e), loc in zip(rows, row_spans, row_locators, strict=True):
         if not any(cells):
             continue
         mapping = dict(zip(names, cells, strict=False))
