@@ -106,6 +106,23 @@ def reading_order(path: Path) -> dict[str, Any]:
     }
 
 
+def ocr_accuracy(folder: Path) -> dict[str, Any] | None:
+    """Character similarity (difflib ratio, whitespace collapsed) of linn.pdf's OCR text
+    to its reference transcription linn.txt; None when OCR or the files are absent."""
+    import difflib
+
+    from citewise.ingest import pdf_ocr
+    from citewise.ingest.pdf import parse_pdf
+
+    pdf, ref = folder / "linn.pdf", folder / "linn.txt"
+    if not (pdf.exists() and ref.exists() and pdf_ocr.available()):
+        return None
+    got = " ".join(parse_pdf(pdf.read_bytes(), pdf.name).text.split())
+    want = " ".join(ref.read_text("utf-8").split())
+    ratio = difflib.SequenceMatcher(None, got, want, autojunk=False).ratio()
+    return {"file": pdf.name, "chars": len(want), "similarity": round(ratio, 4)}
+
+
 def _measure(path: Path, runs: int) -> dict[str, Any]:
     best: dict[str, Any] | None = None
     for _ in range(runs):
@@ -118,7 +135,7 @@ def _measure(path: Path, runs: int) -> dict[str, Any]:
     assert best is not None
     pages = int(best["pages"])
     best["file"] = path.name
-    best["pages_per_s"] = round(pages / best["seconds"], 1) if pages else None
+    best["pages_per_s"] = round(pages / best["seconds"], 2) if pages else None
     best["kib_per_page"] = round(best["rss_kib"] / pages, 1) if pages else None
     best["seconds"] = round(best["seconds"], 3)
     return best
@@ -144,8 +161,10 @@ def main() -> None:
         "load_average": [round(x, 2) for x in os.getloadavg()],
     }
     order = [reading_order(f) for f in files if f.name in READING_ORDER]
+    ocr = ocr_accuracy(args.dir)
     if args.json:
-        print(json.dumps({"rows": rows, "summary": summary, "order": order}, indent=2))
+        out = {"rows": rows, "summary": summary, "order": order, "ocr": ocr}
+        print(json.dumps(out, indent=2))
         return
     print("| file | pages | s | pages/s | peak RSS KiB/page | outcome |")
     print("|---|---:|---:|---:|---:|---|")
@@ -160,6 +179,7 @@ def main() -> None:
     print("|---|---:|---:|")
     for o in order:
         print(f"| {o['file']} | {o['found']}/{o['phrases']} | {o['pairs_in_order']} |")
+    print(f"\nOCR: {ocr if ocr else 'skipped (no tesseract/pytesseract or no linn.pdf)'}")
 
 
 if __name__ == "__main__":

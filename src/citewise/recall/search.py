@@ -14,7 +14,7 @@ from citewise.graph.select import GraphDiagnostics, graph_boost, graph_context
 from citewise.index.manager import KBIndex
 from citewise.index.tokenize import is_cjk_char, query_tokens, term_coverage, tokenize
 from citewise.ingest.locator import locate
-from citewise.ingest.models import Node, sha256_text
+from citewise.ingest.models import sha256_text
 from citewise.recall.fusion import convex, mmr, rank_term_scale, ranked, rrf
 from citewise.recall.identifiers import clause_refs
 from citewise.recall.models import (
@@ -301,7 +301,6 @@ def _hits(
     index: KBIndex, order: list[str], fused: dict[str, float], rankings: dict[str, list[str]]
 ) -> list[Hit]:
     texts: dict[tuple[str, int], str] = {}
-    nodes: dict[tuple[str, int], list[Node]] = {}
     out = []
     revision = index.revision  # of the index state, not a later commit
     for rank, cid in enumerate(order, start=1):
@@ -311,10 +310,10 @@ def _hits(
             texts[key] = index.store.get_document_text(index.kb, c.doc_id, c.version_id)
         excerpt = texts[key][c.char_start : c.char_end]
         locator = None
-        if c.metadata.get("locators"):
-            if key not in nodes:
-                nodes[key] = index.store.nodes_of_version(index.kb, c.path, c.version_id)
-            locator = locate(nodes[key], c.char_start, c.char_end)
+        if c.metadata.get("locators"):  # only the nodes around the chunk are read
+            span = [(c.char_start, c.char_end)]
+            near = index.store.nodes_near(index.kb, c.path, c.version_id, span).nodes
+            locator = locate(near, c.char_start, c.char_end)
         out.append(
             Hit(
                 rank=rank,
