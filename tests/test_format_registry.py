@@ -15,6 +15,7 @@ from citewise.config import IngestConfig
 from citewise.errors import EmptyFile, UnsupportedFormat
 from citewise.ingest import formats
 from citewise.ingest.formats import Extracted, FormatSpec, TextSource
+from citewise.ingest.limits import ParseBudget
 from citewise.ingest.parse import parse_document
 from citewise.ingest.tree import RawNode, collapse_ws
 from citewise.ingest.walker import SourceFile, WalkProblem, walk
@@ -37,8 +38,10 @@ def parse_toy(src: TextSource) -> Extracted:
     return Extracted(src.text, nodes[1:], title=nodes[0].search_text if nodes else None)
 
 
-def parse_ztoy(raw: bytes, name: str) -> Extracted:
+def parse_ztoy(raw: bytes, name: str, budget: ParseBudget) -> Extracted:
     """Toy binary format: zlib-compressed UTF-8 lines (bytes in, extracted text out)."""
+    assert budget.name == name  # the file's own parse budget is handed over
+    budget.step()
     text = zlib.decompress(raw).decode("utf-8")
     return Extracted(text, _lines(text), metadata={"packed": True})
 

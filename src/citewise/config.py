@@ -30,13 +30,16 @@ class ParseLimits:
     time of one file's parse. ``max_text_ratio``: the nodes' texts together (nested nodes
     repeat their children's text) may be at most this many times the file. Each can be
     set with the environment variable named in :data:`LIMIT_ENV` (the error message names
-    it too).
+    it too). ``ocr_seconds_per_page``: wall time Tesseract may spend on one scanned PDF
+    page; OCR time is counted against this per-page allowance instead of ``max_seconds``,
+    so a scanned document of many pages ingests while each page stays bounded.
     """
 
     max_depth: int = 100
     max_nodes: int = 100_000
     max_seconds: float = 60.0
     max_text_ratio: int = 32
+    ocr_seconds_per_page: float = 120.0
 
 
 #: Setting -> environment variable that raises it.
@@ -45,7 +48,11 @@ LIMIT_ENV = {
     "max_nodes": "CITEWISE_PARSE_MAX_NODES",
     "max_seconds": "CITEWISE_PARSE_MAX_SECONDS",
     "max_text_ratio": "CITEWISE_PARSE_MAX_TEXT_RATIO",
+    "ocr_seconds_per_page": "CITEWISE_PARSE_OCR_SECONDS_PER_PAGE",
 }
+
+
+_FLOAT_LIMITS = ("max_seconds", "ocr_seconds_per_page")
 
 
 def limits_from_env(env: Mapping[str, str]) -> ParseLimits:
@@ -57,7 +64,7 @@ def limits_from_env(env: Mapping[str, str]) -> ParseLimits:
         if not raw:
             continue
         try:
-            value = float(raw) if key == "max_seconds" else int(raw)
+            value = float(raw) if key in _FLOAT_LIMITS else int(raw)
         except ValueError:
             value = 0
         if value <= 0:

@@ -24,6 +24,7 @@ from xml.etree.ElementTree import Element
 
 from citewise.errors import EmptyFile, IngestError
 from citewise.ingest.formats import Extracted
+from citewise.ingest.limits import ParseBudget
 from citewise.ingest.models import NodeKind
 from citewise.ingest.office import (
     TextBuilder,
@@ -102,7 +103,7 @@ def _table_rows(table: Any) -> list[tuple[list[str], list[str]]]:
     return rows
 
 
-def parse_docx(raw: bytes, name: str) -> Extracted:
+def parse_docx(raw: bytes, name: str, budget: ParseBudget | None = None) -> Extracted:
     check_container(raw, name, "DOCX")
     try:
         from docx import Document
@@ -111,7 +112,7 @@ def parse_docx(raw: bytes, name: str) -> Extracted:
 
         document = Document(io.BytesIO(raw))
         notes = _notes(document)
-        return _build(document, notes, Paragraph, Table, name)
+        return _build(document, notes, Paragraph, Table, name, budget)
     except IngestError:
         raise
     except Exception as exc:  # python-docx raises KeyError, ValueError, lxml errors ...
@@ -119,9 +120,14 @@ def parse_docx(raw: bytes, name: str) -> Extracted:
 
 
 def _build(
-    document: Any, notes: dict[tuple[str, str], str], paragraph_cls: Any, table_cls: Any, name: str
+    document: Any,
+    notes: dict[tuple[str, str], str],
+    paragraph_cls: Any,
+    table_cls: Any,
+    name: str,
+    budget: ParseBudget | None,
 ) -> Extracted:
-    builder = TextBuilder()
+    builder = TextBuilder(budget)
     items: list[Heading | RawNode] = []
     title: str | None = None
     p_index = t_index = 0

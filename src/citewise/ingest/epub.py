@@ -25,6 +25,7 @@ from xml.etree.ElementTree import Element
 from citewise.errors import BrokenFile, EmptyFile, Encrypted, IngestError
 from citewise.ingest.formats import Extracted
 from citewise.ingest.html import parse_html
+from citewise.ingest.limits import ParseBudget
 from citewise.ingest.office import BLOCK_SEP, broken, parse_xml_part
 from citewise.ingest.tree import RawNode, collapse_ws
 
@@ -105,7 +106,7 @@ def _shift(node: RawNode, by: int, locator: dict[str, Any]) -> None:
         _shift(child, by, locator)
 
 
-def parse_epub(raw: bytes, name: str) -> Extracted:
+def parse_epub(raw: bytes, name: str, budget: ParseBudget | None = None) -> Extracted:
     try:
         z = zipfile.ZipFile(io.BytesIO(raw))
     except zipfile.BadZipFile as exc:
@@ -114,14 +115,14 @@ def parse_epub(raw: bytes, name: str) -> Extracted:
             hint="Check the book opens in an e-reader, re-export it, add it again.",
         ) from exc
     try:
-        return _parse(z, name)
+        return _parse(z, name, budget)
     except IngestError:
         raise
     except Exception as exc:  # a damaged member (zlib.error, KeyError, UnicodeDecodeError)
         raise broken(name, "EPUB", exc) from exc
 
 
-def _parse(z: zipfile.ZipFile, name: str) -> Extracted:
+def _parse(z: zipfile.ZipFile, name: str, budget: ParseBudget | None) -> Extracted:
     _check_drm(z, name)
     container = _xml(z, "META-INF/container.xml", name)
     rootfile = next(
@@ -158,7 +159,7 @@ def _parse(z: zipfile.ZipFile, name: str) -> Extracted:
         ):
             continue
         source = z.read(item["path"]).decode("utf-8-sig", errors="replace").replace("\r\n", "\n")
-        doc = parse_html(source, item["path"])
+        doc = parse_html(source, item["path"], budget)
         if not doc.nodes:
             continue
         if parts:

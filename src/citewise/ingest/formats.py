@@ -9,8 +9,9 @@ Two kinds of parser:
 - a **text** format (``binary=False``) gets the decoded text (UTF-8/UTF-16, checked by
   :func:`~citewise.ingest.decode.decode_bytes`) as a :class:`TextSource`, with the front
   matter already split off when ``front_matter`` is set;
-- a **binary** format (``binary=True``; PDF, DOCX, EPUB, ... later) gets the file's bytes
-  and returns the text it extracted.
+- a **binary** format (``binary=True``; PDF, DOCX, XLSX, PPTX, EPUB, ODT) gets the file's
+  bytes, its name and the file's :class:`~citewise.ingest.limits.ParseBudget` (to report
+  to as it goes, like the text parsers) and returns the text it extracted.
 
 Both return :class:`Extracted`: the document text that node offsets slice, the nodes, a
 title if the format names one, and metadata. Citations point into that text.
@@ -58,8 +59,9 @@ class Extracted:
 
 
 TextParser = Callable[[TextSource], Extracted]
-#: ``(raw bytes, file name) -> Extracted``; raises an ``IngestError`` for a bad file.
-BinaryParser = Callable[[bytes, str], Extracted]
+#: ``(raw bytes, file name, the file's parse budget) -> Extracted``; raises an
+#: ``IngestError`` for a bad file (``ParseLimitExceeded`` past a limit).
+BinaryParser = Callable[[bytes, str, ParseBudget], Extracted]
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,11 +174,11 @@ register(FormatSpec("html", (".html", ".htm"), parse_text=_html))
 register(FormatSpec("xml", (".xml",), parse_text=_xml))
 
 
-def _pdf(raw: bytes, name: str) -> Extracted:
+def _pdf(raw: bytes, name: str, budget: ParseBudget) -> Extracted:
     # imported on first use: pypdfium2 stays out of the CLI's start-up
     from citewise.ingest.pdf import parse_pdf
 
-    return parse_pdf(raw, name)
+    return parse_pdf(raw, name, budget)
 
 
 register(FormatSpec("pdf", (".pdf",), binary=True, parse_bytes=_pdf))
@@ -192,46 +194,46 @@ def _rst(src: TextSource) -> Extracted:
 register(FormatSpec("rst", (".rst", ".rest"), parse_text=_rst))
 
 
-def _docx(raw: bytes, name: str) -> Extracted:
+def _docx(raw: bytes, name: str, budget: ParseBudget) -> Extracted:
     from citewise.ingest.docx import parse_docx  # python-docx loads on first use
 
-    return parse_docx(raw, name)
+    return parse_docx(raw, name, budget)
 
 
 register(FormatSpec("docx", (".docx",), binary=True, parse_bytes=_docx))
 
 
-def _xlsx(raw: bytes, name: str) -> Extracted:
+def _xlsx(raw: bytes, name: str, budget: ParseBudget) -> Extracted:
     from citewise.ingest.xlsx import parse_xlsx  # openpyxl loads on first use
 
-    return parse_xlsx(raw, name)
+    return parse_xlsx(raw, name, budget)
 
 
 register(FormatSpec("xlsx", (".xlsx",), binary=True, parse_bytes=_xlsx))
 
 
-def _pptx(raw: bytes, name: str) -> Extracted:
+def _pptx(raw: bytes, name: str, budget: ParseBudget) -> Extracted:
     from citewise.ingest.pptx import parse_pptx  # python-pptx loads on first use
 
-    return parse_pptx(raw, name)
+    return parse_pptx(raw, name, budget)
 
 
 register(FormatSpec("pptx", (".pptx",), binary=True, parse_bytes=_pptx))
 
 
-def _epub(raw: bytes, name: str) -> Extracted:
+def _epub(raw: bytes, name: str, budget: ParseBudget) -> Extracted:
     from citewise.ingest.epub import parse_epub
 
-    return parse_epub(raw, name)
+    return parse_epub(raw, name, budget)
 
 
 register(FormatSpec("epub", (".epub",), binary=True, parse_bytes=_epub))
 
 
-def _odt(raw: bytes, name: str) -> Extracted:
+def _odt(raw: bytes, name: str, budget: ParseBudget) -> Extracted:
     from citewise.ingest.odt import parse_odt
 
-    return parse_odt(raw, name)
+    return parse_odt(raw, name, budget)
 
 
 register(FormatSpec("odt", (".odt",), binary=True, parse_bytes=_odt))

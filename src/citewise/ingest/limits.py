@@ -10,7 +10,8 @@ without bound. The clock is injectable so tests check the time limit without tim
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from citewise.config import LIMIT_ENV, ParseLimits
@@ -68,6 +69,11 @@ class ParseBudget:
             )
         self.step()
 
+    @property
+    def steps(self) -> int:
+        """Units of work reported so far."""
+        return self._steps
+
     def step(self) -> None:
         """A unit of parse work was done; the clock is read every few hundred steps."""
         self._steps += 1
@@ -84,6 +90,17 @@ class ParseBudget:
                 "max_text_ratio",
                 ratio,
             )
+
+    @contextmanager
+    def set_aside(self) -> Iterator[None]:
+        """Time spent inside is not charged to ``max_seconds`` (the deadline moves by
+        it): for work with its own allowance, such as OCR of one page
+        (``ocr_seconds_per_page``, enforced by the caller)."""
+        started = self.clock()
+        try:
+            yield
+        finally:
+            self._deadline += max(0.0, self.clock() - started)
 
     def check_time(self) -> None:
         if self.clock() > self._deadline:

@@ -23,6 +23,7 @@ from xml.etree.ElementTree import Element
 
 from citewise.errors import BrokenFile, EmptyFile, Encrypted, IngestError
 from citewise.ingest.formats import Extracted
+from citewise.ingest.limits import ParseBudget
 from citewise.ingest.models import NodeKind
 from citewise.ingest.office import TextBuilder, broken, one_line, parse_xml_part, table_node
 from citewise.ingest.tree import Heading, RawNode, nest_sections
@@ -88,8 +89,8 @@ def _rows(table: Element) -> tuple[list[Element], int]:
 
 
 class _Walker:
-    def __init__(self) -> None:
-        self.builder = TextBuilder()
+    def __init__(self, budget: ParseBudget | None = None) -> None:
+        self.builder = TextBuilder(budget)
         self.items: list[Heading | RawNode] = []
         self.paragraphs = 0
         self.tables = 0
@@ -150,7 +151,7 @@ class _Walker:
                 self.walk(child, in_list)
 
 
-def parse_odt(raw: bytes, name: str) -> Extracted:
+def parse_odt(raw: bytes, name: str, budget: ParseBudget | None = None) -> Extracted:
     try:
         z = zipfile.ZipFile(io.BytesIO(raw))
         names = set(z.namelist())
@@ -160,14 +161,14 @@ def parse_odt(raw: bytes, name: str) -> Extracted:
             hint="Check the file opens in an office suite, re-save it as ODT, add it again.",
         ) from exc
     try:
-        return _parse(z, names, name)
+        return _parse(z, names, name, budget)
     except IngestError:
         raise
     except Exception as exc:  # a damaged member (zlib.error, ValueError ...)
         raise broken(name, "ODT", exc) from exc
 
 
-def _parse(z: zipfile.ZipFile, names: set[str], name: str) -> Extracted:
+def _parse(z: zipfile.ZipFile, names: set[str], name: str, budget: ParseBudget | None) -> Extracted:
     if "META-INF/manifest.xml" in names:
         manifest = parse_xml_part(z.read("META-INF/manifest.xml"))
         if manifest is not None and manifest.find(f".//{MANIFEST}encryption-data") is not None:
@@ -182,7 +183,7 @@ def _parse(z: zipfile.ZipFile, names: set[str], name: str) -> Extracted:
             f"{name}: the ODT file has no readable text body (content.xml).",
             hint="Check the file opens in an office suite, re-save it as ODT, add it again.",
         )
-    walker = _Walker()
+    walker = _Walker(budget)
     walker.walk(body)
     if not walker.builder.length:
         raise EmptyFile(f"{name}: the ODT file has no text.", hint="Check it is not only images.")

@@ -22,6 +22,7 @@ import defusedxml.ElementTree as SafeET
 from defusedxml import DefusedXmlException
 
 from citewise.errors import BrokenFile, Encrypted
+from citewise.ingest.limits import ParseBudget
 from citewise.ingest.markdown import unique_headers
 from citewise.ingest.tree import RawNode, collapse_ws
 
@@ -72,11 +73,14 @@ def parse_xml_part(blob: bytes) -> Element | None:
 class TextBuilder:
     """Extracted text grown block by block; ranges returned are exact."""
 
-    def __init__(self) -> None:
+    def __init__(self, budget: ParseBudget | None = None) -> None:
         self.parts: list[str] = []
         self.length = 0
+        self.budget = budget  # told of every block and line (time and node limits)
 
     def _append(self, s: str) -> None:
+        if self.budget is not None:
+            self.budget.step()
         self.parts.append(s)
         self.length += len(s)
 

@@ -115,7 +115,7 @@ def parse_document(
     if spec.parse_bytes is not None:
         if not raw:
             raise EmptyFile(f"{name}: the file is empty.", hint="Add content or remove the file.")
-        extracted = spec.parse_bytes(raw, name)
+        extracted = spec.parse_bytes(raw, name, budget)
         metadata = dict(extracted.metadata)
         text = extracted.text
         if not text.strip():

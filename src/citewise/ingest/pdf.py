@@ -26,6 +26,7 @@ from citewise.errors import BrokenFile, Encrypted, NeedsOCR
 from citewise.ingest import pdf_layout as lay
 from citewise.ingest import pdf_ocr
 from citewise.ingest.formats import Extracted
+from citewise.ingest.limits import ParseBudget, limit_error
 from citewise.ingest.models import NodeKind
 from citewise.ingest.tree import Heading, RawNode, nest_sections
 
@@ -101,64 +102,100 @@ def _outline(pdf: pdfium.PdfDocument) -> list[tuple[int, str, int]]:
     return out
 
 
-def parse_pdf(raw: bytes, name: str) -> Extracted:
+def parse_pdf(raw: bytes, name: str, budget: ParseBudget | None = None) -> Extracted:
     """The PDF's text, nodes and metadata. PDFium is not thread-safe (not even across
-    documents), so every PDFium call of the process runs under :data:`PDFIUM_LOCK`."""
+    documents), so every PDFium call of the process runs under :data:`PDFIUM_LOCK`; the
+    lock is taken per page, and Tesseract reads a rendered page outside it. OCR time is
+    set aside from the file's ``max_seconds`` and bounded per page by
+    ``ocr_seconds_per_page`` instead."""
+    budget = budget or ParseBudget(name)
     with PDFIUM_LOCK:
-        return _parse_pdf(raw, name)
-
-
-def _parse_pdf(raw: bytes, name: str) -> Extracted:
-    pdf = open_pdf(raw, name)
+        pdf = open_pdf(raw, name)
     try:
-        parts: list[str] = []
-        paras: list[_Para] = []
-        needs_ocr: list[int] = []
-        ocr_pages: list[int] = []
-        can_ocr = pdf_ocr.available()
-        pos = 0
-        for index in range(len(pdf)):
-            page = pdf[index]
-            try:
-                # Layout runs in page space: text is laid out upright there even when
-                # /Rotate turns the page in the viewer (the web view applies /Rotate).
-                lines = lay.split_lines(_chars(page), 0, 0.0, 0.0)
-                groups: list[tuple[list[lay.Line], float | None]] = [
-                    (g, None) for g in lay.paragraphs(lines)
-                ]
-                if not lines and _has_images(page):
-                    if can_ocr:
-                        groups = [(p.lines, p.confidence) for p in pdf_ocr.ocr_page(page)]
-                        ocr_pages.append(index + 1)
-                    if not groups:  # no engine, or OCR found no words: say so
-                        needs_ocr.append(index + 1)
-            finally:
-                page.close()
-            if parts:
-                parts.append(PAGE_SEPARATOR)
-                pos += len(PAGE_SEPARATOR)
-            page_start = pos
-            for p_no, (group, confidence) in enumerate(groups):
-                if p_no:
-                    parts.append(PARAGRAPH_SEPARATOR)
-                    pos += len(PARAGRAPH_SEPARATOR)
-                start = pos
-                spans: list[tuple[int, int, lay.Box]] = []
-                for l_no, line in enumerate(group):
-                    if l_no:
-                        parts.append("\n")
-                        pos += 1
-                    text = line.text
-                    boxes = [c.box for c in line.chars if c.box is not None]
-                    parts.append(text)
-                    spans.append((pos, pos + len(text), lay.union(boxes)))
-                    pos += len(text)
-                paras.append(_Para(index + 1, start, pos, page_start, spans, ocr=confidence))
-        text = "".join(parts)
-        outline = _outline(pdf)
-        pages = len(pdf)
+        return _parse_pdf(pdf, name, budget)
     finally:
-        pdf.close()
+        with PDFIUM_LOCK:
+            pdf.close()
+
+
+def _read_page(
+    pdf: pdfium.PdfDocument, index: int, can_ocr: bool
+) -> tuple[list[lay.Line], pdf_ocr.PageImage | None, bool]:
+    """(text-layer lines, the page rendered for OCR when it needs and may have it,
+    whether it is an image-only page). Takes :data:`PDFIUM_LOCK`."""
+    with PDFIUM_LOCK:
+        page = pdf[index]
+        try:
+            # Layout runs in page space: text is laid out upright there even when
+            # /Rotate turns the page in the viewer (the web view applies /Rotate).
+            lines = lay.split_lines(_chars(page), 0, 0.0, 0.0)
+            scanned = not lines and _has_images(page)
+            image = pdf_ocr.render(page) if scanned and can_ocr else None
+            return lines, image, scanned
+        finally:
+            page.close()
+
+
+def _ocr(
+    image: pdf_ocr.PageImage, name: str, page: int, budget: ParseBudget
+) -> list[tuple[list[lay.Line], float | None]]:
+    """OCR of one rendered page, outside the lock, on its own time allowance."""
+    allowance = budget.limits.ocr_seconds_per_page
+    with budget.set_aside():
+        try:
+            found = pdf_ocr.read(image, allowance)
+        except pdf_ocr.OcrTimeout as exc:
+            raise limit_error(
+                name, f"OCR of page {page}", "ocr_seconds_per_page", float(allowance)
+            ) from exc
+    return [(p.lines, p.confidence) for p in found]
+
+
+def _parse_pdf(pdf: pdfium.PdfDocument, name: str, budget: ParseBudget) -> Extracted:
+    parts: list[str] = []
+    paras: list[_Para] = []
+    needs_ocr: list[int] = []
+    ocr_pages: list[int] = []
+    can_ocr = pdf_ocr.available()
+    pos = 0
+    with PDFIUM_LOCK:
+        count = len(pdf)
+    for index in range(count):
+        budget.check_time()
+        lines, image, scanned = _read_page(pdf, index, can_ocr)
+        groups: list[tuple[list[lay.Line], float | None]] = [
+            (g, None) for g in lay.paragraphs(lines)
+        ]
+        if image is not None:
+            groups = _ocr(image, name, index + 1, budget)
+            ocr_pages.append(index + 1)
+        if scanned and not groups:  # no engine, or OCR found no words: say so
+            needs_ocr.append(index + 1)
+        if parts:
+            parts.append(PAGE_SEPARATOR)
+            pos += len(PAGE_SEPARATOR)
+        page_start = pos
+        for p_no, (group, confidence) in enumerate(groups):
+            if p_no:
+                parts.append(PARAGRAPH_SEPARATOR)
+                pos += len(PARAGRAPH_SEPARATOR)
+            start = pos
+            spans: list[tuple[int, int, lay.Box]] = []
+            for l_no, line in enumerate(group):
+                if l_no:
+                    parts.append("\n")
+                    pos += 1
+                text = line.text
+                boxes = [c.box for c in line.chars if c.box is not None]
+                parts.append(text)
+                spans.append((pos, pos + len(text), lay.union(boxes)))
+                pos += len(text)
+            paras.append(_Para(index + 1, start, pos, page_start, spans, ocr=confidence))
+            budget.step()
+    text = "".join(parts)
+    with PDFIUM_LOCK:
+        outline = _outline(pdf)
+    pages = count
     if not text.strip() and needs_ocr:
         raise NeedsOCR(
             f"{name}: no page has a text layer (scanned pages {_pages(needs_ocr)}) and "

@@ -1,9 +1,11 @@
 """OCR of PDF pages without a text layer: Tesseract (Debian ``tesseract-ocr``) through
 pytesseract, when both are installed and ``CITEWISE_OCR`` is not ``off``.
 
-The page is rendered at 300 dpi as the viewer shows it; Tesseract's words (with their
-block/paragraph/line numbers, pixel boxes and confidence) become :class:`Line` objects
-whose word boxes are turned back into PDF page coordinates, grouped into Tesseract's
+The page is rendered at 300 dpi as the viewer shows it (:func:`render`, under the
+process-wide PDFium lock) and read by Tesseract (:func:`read`, outside the lock, so other
+threads' PDFium work goes on meanwhile, and bounded by the per-page OCR allowance);
+Tesseract's words (with their block/paragraph/line numbers, pixel boxes and confidence)
+become :class:`Line` objects whose word boxes are turned back into PDF page coordinates, grouped into Tesseract's
 paragraphs. The text is OCR output, so its locator says ``ocr: true``, the mean word
 confidence (0..1) and ``degraded: "ocr"``.
 """
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pypdfium2 as pdfium
+from PIL import Image
 
 from citewise.ingest.pdf_layout import Box, Char, Line, union
 
@@ -57,21 +60,49 @@ def from_display(box: Box, rotation: int, width: float, height: float) -> Box:
     return (min(a, c), min(b, d), max(a, c), max(b, d))
 
 
-def ocr_page(page: pdfium.PdfPage) -> list[OcrParagraph]:
-    """Tesseract's paragraphs of ``page`` (empty when it finds no words)."""
-    import pytesseract
+@dataclass(frozen=True, slots=True)
+class PageImage:
+    """A page rendered for OCR (owned by Pillow, no PDFium object) and its geometry."""
 
+    image: Image.Image
+    rotation: int
+    width: float  # unrotated size, points
+    height: float
+    shown_h: float  # height as shown (rotated), points
+
+
+class OcrTimeout(Exception):
+    """Tesseract ran past its per-page allowance (the process was stopped)."""
+
+
+def render(page: pdfium.PdfPage) -> PageImage:
+    """``page`` at :data:`DPI` as the viewer shows it. The caller holds ``PDFIUM_LOCK``."""
     rotation = page.get_rotation()
     shown_w, shown_h = page.get_width(), page.get_height()
     width, height = (shown_h, shown_w) if rotation in (90, 270) else (shown_w, shown_h)
-    bitmap = page.render(scale=SCALE)  # the caller holds PDFIUM_LOCK
+    bitmap = page.render(scale=SCALE)
     try:
         image = bitmap.to_pil().convert("RGB")  # a copy owned by Pillow
     finally:
         bitmap.close()
-    data: dict[str, list[Any]] = pytesseract.image_to_data(
-        image, output_type=pytesseract.Output.DICT
-    )
+    return PageImage(image, rotation, width, height, shown_h)
+
+
+def read(page: PageImage, timeout: float) -> list[OcrParagraph]:
+    """Tesseract's paragraphs of a rendered page (empty when it finds no words). No
+    PDFium call: run it without ``PDFIUM_LOCK``. Past ``timeout`` seconds Tesseract is
+    stopped and :class:`OcrTimeout` raised."""
+    import pytesseract
+
+    rotation, width, height, shown_h = page.rotation, page.width, page.height, page.shown_h
+    try:
+        data: dict[str, list[Any]] = pytesseract.image_to_data(
+            page.image, output_type=pytesseract.Output.DICT, timeout=timeout
+        )
+    except RuntimeError as exc:  # pytesseract's "Tesseract process timeout"
+        if "timeout" not in str(exc).lower():
+            raise
+        raise OcrTimeout(str(exc)) from exc
     groups: dict[tuple[int, int], dict[int, list[tuple[str, Box, float]]]] = {}
     for i, word in enumerate(data["text"]):
         text = str(word).strip()

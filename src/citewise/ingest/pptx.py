@@ -17,6 +17,7 @@ from typing import Any
 
 from citewise.errors import EmptyFile, IngestError
 from citewise.ingest.formats import Extracted
+from citewise.ingest.limits import ParseBudget
 from citewise.ingest.models import NodeKind
 from citewise.ingest.office import TextBuilder, broken, check_container, one_line, table_node
 from citewise.ingest.tree import Heading, RawNode, nest_sections
@@ -82,13 +83,13 @@ def _slide(builder: TextBuilder, number: int, slide: Any) -> list[Heading | RawN
     return items
 
 
-def parse_pptx(raw: bytes, name: str) -> Extracted:
+def parse_pptx(raw: bytes, name: str, budget: ParseBudget | None = None) -> Extracted:
     check_container(raw, name, "PPTX")
     try:
         from pptx import Presentation
 
         deck = Presentation(io.BytesIO(raw))
-        builder = TextBuilder()
+        builder = TextBuilder(budget)
         items: list[Heading | RawNode] = []
         for number, slide in enumerate(deck.slides, start=1):
             items.extend(_slide(builder, number, slide))

@@ -23,6 +23,7 @@ from typing import Any
 
 from citewise.errors import EmptyFile, IngestError
 from citewise.ingest.formats import Extracted
+from citewise.ingest.limits import ParseBudget
 from citewise.ingest.office import TextBuilder, broken, check_container, one_line, table_node
 from citewise.ingest.tree import Heading, RawNode, nest_sections
 
@@ -126,13 +127,13 @@ def _sheet(builder: TextBuilder, name: str, ws: Any) -> list[Heading | RawNode]:
     return items
 
 
-def parse_xlsx(raw: bytes, name: str) -> Extracted:
+def parse_xlsx(raw: bytes, name: str, budget: ParseBudget | None = None) -> Extracted:
     check_container(raw, name, "XLSX")
     try:
         from openpyxl import load_workbook
 
         wb = load_workbook(io.BytesIO(raw), data_only=True)
-        builder = TextBuilder()
+        builder = TextBuilder(budget)
         items: list[Heading | RawNode] = []
         sheets = []
         for ws in wb.worksheets:
