@@ -5,8 +5,8 @@ The page is rendered at 300 dpi as the viewer shows it (:func:`render`, under th
 process-wide PDFium lock) and read by Tesseract (:func:`read`, outside the lock, so other
 threads' PDFium work goes on meanwhile, and bounded by the per-page OCR allowance);
 Tesseract's words (with their block/paragraph/line numbers, pixel boxes and confidence)
-become :class:`Line` objects whose word boxes are turned back into PDF page coordinates, grouped into Tesseract's
-paragraphs. The text is OCR output, so its locator says ``ocr: true``, the mean word
+become :class:`Line` objects whose word boxes are turned back into PDF page
+coordinates, grouped into Tesseract's paragraphs. The text is OCR output, so its locator says ``ocr: true``, the mean word
 confidence (0..1) and ``degraded: "ocr"``.
 """
 
