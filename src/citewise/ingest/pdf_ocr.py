@@ -6,8 +6,8 @@ process-wide PDFium lock) and read by Tesseract (:func:`read`, outside the lock,
 threads' PDFium work goes on meanwhile, and bounded by the per-page OCR allowance);
 Tesseract's words (with their block/paragraph/line numbers, pixel boxes and confidence)
 become :class:`Line` objects whose word boxes are turned back into PDF page
-coordinates, grouped into Tesseract's paragraphs. The text is OCR output, so its locator says ``ocr: true``, the mean word
-confidence (0..1) and ``degraded: "ocr"``.
+coordinates, grouped into Tesseract's paragraphs. The text is OCR output, so its
+locator says ``ocr: true``, the mean word confidence (0..1) and ``degraded: "ocr"``.
 """
 
 from __future__ import annotations
