@@ -125,3 +125,57 @@ def place(locator: dict[str, Any] | None) -> str:
     if locator.get("degraded"):
         text += f" (approximate: {locator['degraded']})"
     return text
+
+
+def _cells_only(cells: str) -> str:
+    """``'Stanley Cups'!A5:C5`` -> ``A5:C5`` (the sheet is named separately)."""
+    return cells.rsplit("!", 1)[-1]
+
+
+def _part_words(p: dict[str, Any]) -> str:
+    """One locator part in words; indexes a reader counts (paragraph, table, table row)
+    are 1-based here (the JSON keeps the parser's 0-based ``paragraph``/``table``)."""
+    if "page" in p:
+        return f"page {p['page']}"
+    if "sheet" in p:
+        words = f"Sheet '{p['sheet']}'"
+        if "row" in p:
+            words += f" row {p['row']}"
+        if "cells" in p:
+            words += f", cells {_cells_only(str(p['cells']))}"
+        return words
+    words = ""
+    if "slide" in p:
+        words = f"slide {p['slide']}" + (" (notes)" if p.get("notes") else "")
+    if "table" in p:
+        table = f"table {int(p['table']) + 1}"
+        if "row" in p:
+            table += f", row {int(p['row']) + 1}"
+        words = f"{words}, {table}" if words else table
+    elif "paragraph" in p and not words:
+        words = f"paragraph {int(p['paragraph']) + 1}"
+        for note in ("footnote", "endnote"):
+            if note in p:
+                words = f"{note} {p[note]} (after {words})"
+    if "chapter" in p and not words:
+        words = f"chapter {p['chapter']}"
+    return words
+
+
+def describe(locator: dict[str, Any] | None) -> str:
+    """The locator in words for a reader: ``Sheet 'X' row 5, cells A5:C5``, ``slide 3
+    (notes)``, ``paragraph 12``, ``page 4``; several parts joined by ``; ``; OCR and an
+    approximate locator said last. Empty when there is none."""
+    if not locator:
+        return ""
+    words: list[str] = []
+    for p in locator.get("parts") or [locator]:
+        w = _part_words(p)
+        if w and w not in words:
+            words.append(w)
+    text = "; ".join(words)
+    if locator.get("ocr"):
+        text += " (OCR)"
+    if locator.get("degraded"):
+        text += f" (approximate: {locator['degraded']})"
+    return text

@@ -158,6 +158,25 @@ async function showPages(cited, c) {
   }
 }
 
+const UNIT_FORMATS = ["docx", "xlsx", "epub", "odt"];
+
+function smallest(nodes) {
+  nodes.sort((a, b) => (a.char_end - a.char_start) - (b.char_end - b.char_start));
+  return nodes[0] || null;
+}
+
+// The text shown around the cited span: for a DOCX/XLSX/EPUB/ODT citation the unit its
+// locator names (the row or paragraph holding the span); otherwise the smallest section
+// (a PPTX slide is a section). The span is marked inside it.
+function contextNode(nodes, cited) {
+  const holds = (n) => n.char_start <= cited.char_start && n.char_end >= cited.char_end;
+  if (UNIT_FORMATS.includes((cited.extra || {}).format)) {
+    const unit = smallest(nodes.filter((n) => holds(n) && n.attrs && n.attrs.locator));
+    if (unit) return unit;
+  }
+  return smallest(nodes.filter((n) => (n.kind === "section" || n.kind === "document") && holds(n)));
+}
+
 async function openCitation(c) {
   showError("");
   try {
@@ -171,6 +190,7 @@ async function openCitation(c) {
       ((cited.extra || {}).locator ? " (of the extracted text)" : "") +
       " · chars " + cited.char_start + "-" + cited.char_end;
     $("cite-section").textContent = (cited.heading_path || []).join(" > ");
+    $("cite-where").textContent = (cited.extra || {}).locator_words || "";
     const pre = $("cite-text");
     clear(pre);
     let section = null;
@@ -178,11 +198,7 @@ async function openCitation(c) {
       const doc = await api(
         "GET", "/kb/" + encodeURIComponent(state.kb) + "/documents/" + docUrl(cited.path) + "?nodes=true");
       if (doc.version_id === cited.version_id) {
-        const holders = (doc.nodes || []).filter((n) =>
-          (n.kind === "section" || n.kind === "document") &&
-          n.char_start <= cited.char_start && n.char_end >= cited.char_end);
-        holders.sort((a, b) => (a.char_end - a.char_start) - (b.char_end - b.char_start));
-        section = holders[0] || null;
+        section = contextNode(doc.nodes || [], cited);
       }
     } catch (e) {
       section = null; // the excerpt alone still shows
