@@ -1,11 +1,13 @@
-"""Binary formats: pages per second and memory per page of the PDF parser.
+"""Document formats: units per second and memory per unit of every binary parser.
 
-For every PDF in ``--dir`` (default ``documents/pdf`` under ``$CITEWISE_DATA`` or
-``../shared/data``), each file is parsed (``parse_document``: extraction, layout,
-nodes, chunks) in a fresh child process, ``--runs`` times; reported per file are pages,
-the best wall time, pages per second, the child's peak RSS growth (``ru_maxrss``) per
-page, and the outcome (error code for files that fail on purpose). Skips cleanly
-without the data.
+For every document under ``--dir`` (default ``documents`` under ``$CITEWISE_DATA`` or
+``../shared/data``; every registered suffix except plain text, so ``linn.txt`` and
+``SOURCE.md`` are left out), each file is parsed (``parse_document``: extraction, layout,
+nodes, chunks) in a fresh child process, ``--runs`` times; reported per file are its
+units (PDF pages, PPTX slides, XLSX rows, DOCX/ODT paragraphs and table rows, EPUB
+chapters), the best wall time, units per second, the child's peak RSS growth
+(``ru_maxrss``) per unit, and the outcome (error code for files that fail on purpose).
+``--only pdf`` (or another format) limits the run. Skips cleanly without the data.
 
 Reading order: for a few multi-column pages, a hand-made list of phrases in the order a
 reader reads them (taken from the rendered pages, column by column; footnotes and
@@ -29,14 +31,23 @@ from typing import Any
 
 from bench._beir import data_root
 
-DEFAULT_DIR = data_root() / "documents" / "pdf"
+DEFAULT_DIR = data_root() / "documents"
+#: format -> what its unit is called in the table.
+UNITS = {
+    "pdf": "pages",
+    "pptx": "slides",
+    "xlsx": "rows",
+    "docx": "paragraphs + table rows",
+    "odt": "paragraphs + table rows",
+    "epub": "chapters",
+}
 
 _CHILD = r"""
 import json, resource, sys, time
 from pathlib import Path
 from citewise.config import IngestConfig
 from citewise.errors import CitewiseError
-from citewise.ingest import pdf  # noqa: F401  (import cost outside the timing)
+from citewise.ingest import pdf, docx, xlsx, pptx, epub, odt  # noqa: F401  (import cost)
 from citewise.ingest.parse import parse_document
 path = Path(sys.argv[1])
 raw = path.read_bytes()
@@ -45,10 +56,21 @@ started = time.perf_counter()
 try:
     doc = parse_document(raw, name=path.name, kb="b", doc_path=path.name,
                          config=IngestConfig(max_file_bytes=1 << 30))
-    out = {"pages": doc.metadata.get("pages", 0), "nodes": len(doc.nodes),
-           "needs_ocr": len(doc.metadata.get("needs_ocr", [])), "code": ""}
+    seen = set()
+    for n in doc.nodes:
+        loc = n.attrs.get("locator") or {}
+        if doc.format == "xlsx" and "row" in loc:
+            seen.add((loc["sheet"], loc["row"]))
+        elif doc.format in ("docx", "odt") and ("paragraph" in loc or "row" in loc):
+            seen.add(json.dumps(loc, sort_keys=True))
+    units = {"pdf": doc.metadata.get("pages", 0), "pptx": doc.metadata.get("slides", 0),
+             "epub": len(doc.metadata.get("chapters", []))}.get(doc.format, len(seen))
+    out = {"format": doc.format, "pages": units, "nodes": len(doc.nodes),
+           "needs_ocr": len(doc.metadata.get("needs_ocr", [])),
+           "ocr_pages": len(doc.metadata.get("ocr_pages", [])), "code": ""}
 except CitewiseError as exc:
-    out = {"pages": 0, "nodes": 0, "needs_ocr": 0, "code": exc.code}
+    out = {"format": path.suffix[1:].lower(), "pages": 0, "nodes": 0, "needs_ocr": 0,
+           "ocr_pages": 0, "code": exc.code}
 out["seconds"] = time.perf_counter() - started
 out["rss_kib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - idle
 print(json.dumps(out))
@@ -123,6 +145,47 @@ def ocr_accuracy(folder: Path) -> dict[str, Any] | None:
     return {"file": pdf.name, "chars": len(want), "similarity": round(ratio, 4)}
 
 
+def document_files(root: Path, only: str | None = None) -> list[Path]:
+    """The documents under ``root`` of the formats in :data:`UNITS` (sorted)."""
+    if not root.is_dir():
+        return []
+    wanted = {only} if only else set(UNITS)
+    return sorted(
+        p for p in root.rglob("*") if p.is_file() and p.suffix.lower().lstrip(".") in wanted
+    )
+
+
+#: PDFs with OCR'd pages are summed apart (seconds per page, not pages per second).
+OCR_GROUP = "pdf (OCR'd)"
+
+
+def _group(row: dict[str, Any]) -> str:
+    return OCR_GROUP if row.get("ocr_pages") else str(row["format"])
+
+
+def _by_format(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per format: files, units, parse seconds of the files that parsed, units per
+    second over them, and the median peak RSS KiB per unit."""
+    import statistics
+
+    out: dict[str, dict[str, Any]] = {}
+    for fmt in [*UNITS, OCR_GROUP]:
+        mine = [r for r in rows if _group(r) == fmt]
+        if not mine:
+            continue
+        units = sum(int(r["pages"]) for r in mine)
+        seconds = sum(float(r["seconds"]) for r in mine if r["pages"])
+        per_unit = [float(r["kib_per_page"]) for r in mine if r["kib_per_page"] is not None]
+        out[fmt] = {
+            "files": len(mine),
+            "units": units,
+            "seconds": round(seconds, 2),
+            "units_per_s": round(units / seconds, 1) if seconds else None,
+            "median_kib_per_unit": round(statistics.median(per_unit), 1) if per_unit else None,
+        }
+    return out
+
+
 def _measure(path: Path, runs: int) -> dict[str, Any]:
     best: dict[str, Any] | None = None
     for _ in range(runs):
@@ -146,35 +209,45 @@ def main() -> None:
     ap.add_argument("--dir", type=Path, default=DEFAULT_DIR)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--only", choices=sorted(UNITS), help="one format only")
     args = ap.parse_args()
-    files = sorted(args.dir.glob("*.pdf")) if args.dir.is_dir() else []
+    files = document_files(args.dir, args.only)
     if not files:
-        print(f"skipped: no PDF files in {args.dir} (the shared test material is absent)")
+        print(f"skipped: no documents in {args.dir} (the shared test material is absent)")
         return
     rows = [_measure(f, args.runs) for f in files]
-    pages = sum(int(r["pages"]) for r in rows)
-    seconds = sum(float(r["seconds"]) for r in rows if r["pages"])
-    summary = {
+    summary: dict[str, Any] = {
         "files": len(rows),
-        "pages": pages,
-        "pages_per_s": round(pages / seconds, 1) if seconds else None,
+        "by_format": _by_format(rows),
         "load_average": [round(x, 2) for x in os.getloadavg()],
     }
+    pdf_dir = args.dir / "pdf" if (args.dir / "pdf").is_dir() else args.dir
     order = [reading_order(f) for f in files if f.name in READING_ORDER]
-    ocr = ocr_accuracy(args.dir)
+    ocr = ocr_accuracy(pdf_dir) if args.only in (None, "pdf") else None
     if args.json:
         out = {"rows": rows, "summary": summary, "order": order, "ocr": ocr}
         print(json.dumps(out, indent=2))
         return
-    print("| file | pages | s | pages/s | peak RSS KiB/page | outcome |")
-    print("|---|---:|---:|---:|---:|---|")
+    print("| file | format | units | s | units/s | peak RSS KiB/unit | outcome |")
+    print("|---|---|---:|---:|---:|---:|---|")
     for r in rows:
-        outcome = r["code"] or (f"ok, needs_ocr {r['needs_ocr']}" if r["needs_ocr"] else "ok")
+        outcome = r["code"] or "ok"
+        if r.get("ocr_pages"):
+            outcome += f", {r['ocr_pages']} pages OCR'd"
+        if r["needs_ocr"]:
+            outcome += f", needs_ocr {r['needs_ocr']}"
         print(
-            f"| {r['file']} | {r['pages']} | {r['seconds']} | {r['pages_per_s'] or '-'} | "
-            f"{r['kib_per_page'] or '-'} | {outcome} |"
+            f"| {r['file']} | {r['format']} | {r['pages']} | {r['seconds']} | "
+            f"{r['pages_per_s'] or '-'} | {r['kib_per_page'] or '-'} | {outcome} |"
         )
-    print(f"\nall: {summary}")
+    print("\n| format | unit | files | units | s | units/s | peak RSS KiB/unit (median) |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for fmt, f in summary["by_format"].items():
+        print(
+            f"| {fmt} | {UNITS.get(fmt, 'pages')} | {f['files']} | {f['units']} | {f['seconds']} | "
+            f"{f['units_per_s'] or '-'} | {f['median_kib_per_unit'] or '-'} |"
+        )
+    print(f"\nload average: {summary['load_average']}")
     print("\n| file | phrases found | consecutive pairs in reading order |")
     print("|---|---:|---:|")
     for o in order:

@@ -299,3 +299,26 @@ def test_place_labels_name_only_what_the_locator_holds() -> None:
         "paragraph 1, paragraph 2, paragraph 3 and 2 more"
     )
     assert place({"page": 1, "ocr": True, "degraded": "ocr"}) == "p. 1 (OCR) (approximate: ocr)"
+
+
+def test_pdf_title_is_its_info_title_else_the_file_name() -> None:
+    assert _parse("dmca.pdf").title == "The Digital Millennium Copyright Act of 1998"
+    assert _parse("multicolumn.pdf").title == "multicolumn"  # no /Title
+    from citewise.ingest.pdf import _FILE_NAME
+
+    assert _FILE_NAME.fullmatch("Binder1.pdf") and not _FILE_NAME.fullmatch("AMT Handbook")
+
+
+def test_alternating_even_and_odd_running_headers_are_recognised() -> None:
+    from citewise.ingest.pdf_layout import running_keys
+
+    # page 1 is a title page; then even pages carry the book, odd pages the chapter
+    tops: list[str | None] = ["harbor almanac, a guide"]
+    for n in range(2, 8):
+        tops.append("harbor almanac" if n % 2 == 0 else "chapter two: tides")
+    bottoms: list[str | None] = [f"body text {n}" for n in range(7)]
+    heads, foots = running_keys(tops, bottoms)
+    assert heads == {"harbor almanac", "chapter two: tides"}  # 3 of 7 pages each
+    assert foots == set()
+    # a phrase that starts two pages of different parity is no running header
+    assert running_keys(["a", "x", "b", "c", "x", "d", "e"], [None] * 7)[0] == set()

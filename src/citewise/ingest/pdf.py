@@ -15,6 +15,7 @@ without a text layer are listed in ``metadata["needs_ocr"]``.
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +36,8 @@ from citewise.ingest.tree import Heading, RawNode, nest_sections
 PDFIUM_LOCK = threading.RLock()
 
 PAGE_SEPARATOR = "\n\n"
+#: A /Title that is only a file name (what some producers write there).
+_FILE_NAME = re.compile(r"\S+\.[A-Za-z0-9]{2,4}")
 PARAGRAPH_SEPARATOR = "\n\n"
 
 
@@ -195,6 +198,7 @@ def _parse_pdf(pdf: pdfium.PdfDocument, name: str, budget: ParseBudget) -> Extra
     text = "".join(parts)
     with PDFIUM_LOCK:
         outline = _outline(pdf)
+        info_title = _info_title(pdf)
     pages = count
     if not text.strip() and needs_ocr:
         raise NeedsOCR(
@@ -210,7 +214,22 @@ def _parse_pdf(pdf: pdfium.PdfDocument, name: str, budget: ParseBudget) -> Extra
     if needs_ocr:
         metadata["needs_ocr"] = needs_ocr
     nodes = _tree(text, paras, outline)
-    return Extracted(text, nodes, metadata=metadata)
+    # The title is /Title, else (None) the file name: a PDF has no document heading of
+    # its own, and its first bookmark names a chapter ("1 Topologische Grundbegriffe").
+    return Extracted(text, nodes, info_title, metadata)
+
+
+def _info_title(pdf: pdfium.PdfDocument) -> str | None:
+    """The document information dictionary's /Title, whitespace collapsed (None if
+    absent, blank or only a file name)."""
+    try:
+        value = pdf.get_metadata_value("Title")
+    except (pdfium.PdfiumError, KeyError):
+        return None
+    title = " ".join(str(value or "").split())
+    if _FILE_NAME.fullmatch(title):  # "Binder1.pdf", "zen_of_python.txt": not a title
+        return None
+    return title or None
 
 
 def _pages(pages: list[int]) -> str:

@@ -146,13 +146,18 @@ def furniture_key(text: str) -> str:
 
 def running_keys(tops: list[str | None], bottoms: list[str | None]) -> tuple[set[str], set[str]]:
     """Keys of the text that recurs as the first (header) or last (footer) paragraph on
-    at least half of the pages, with three pages or more."""
+    at least half of the pages, with three pages or more; or on at least half of the odd
+    pages or of the even pages (books alternate running headers: the book's title on
+    even pages, the chapter's on odd ones), twice at least."""
     pages = len(tops)
     if pages < 3:
         return set(), set()
 
     def common(keys: list[str | None]) -> set[str]:
-        counts = Counter(k for k in keys if k)
-        return {k for k, n in counts.items() if n >= max(2, pages / 2)}
+        found: set[str] = set()
+        for group in (keys, keys[0::2], keys[1::2]):
+            counts = Counter(k for k in group if k)
+            found |= {k for k, n in counts.items() if n >= max(2, len(group) / 2)}
+        return found
 
     return common(tops), common(bottoms)
