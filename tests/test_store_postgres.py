@@ -1,0 +1,172 @@
+"""The PostgreSQL backend: the shared store and ledger suites, migrations, the URL plumbing
+and a whole home giving the same results as SQLite. Runs against a throwaway cluster
+(tests/pg.py); skipped, with the reason, where PostgreSQL cannot be started."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from citewise.audit import checkpoint as cp
+from citewise.errors import StoreError
+from citewise.kb import Home
+from citewise.store import adhash
+from citewise.store.factory import DB_NAME, open_store
+from citewise.store.protocol import Ledger, Store
+from tests._docs import make_doc
+from tests.conftest import EXAMPLES
+from tests.ledger_suite import LedgerSuite
+from tests.pg import PgCluster, pg_cluster, pg_url  # noqa: F401  (fixtures)
+from tests.store_suite import P1, P2, StoreFactory, StoreSuite
+from tests.test_store_memory import _run_home
+
+psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed (extra 'postgres')")
+
+
+def _sql(url: str, sql: str, args: tuple[Any, ...] = ()) -> None:
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(sql, args)
+
+
+@pytest.fixture
+def make_pg(pg_cluster: PgCluster) -> Iterator[StoreFactory]:  # noqa: F811
+    opened: list[Store] = []
+
+    def make() -> Store:
+        from tests.pg import _db_numbers
+
+        url = pg_cluster.create_database(f"s{next(_db_numbers)}")
+        opened.append(open_store(url))
+        return opened[-1]
+
+    yield make
+    for s in opened:
+        s.close()
+
+
+class TestPostgres(StoreSuite):
+    @pytest.fixture
+    def make_store(self, make_pg: StoreFactory) -> StoreFactory:
+        return make_pg
+
+    def tamper_node_text(self, store: Store, node_id: str, text: str) -> None:
+        _sql(store.url, "UPDATE node SET text = %s WHERE node_id = %s", (text, node_id))  # type: ignore[attr-defined]
+
+    def tamper_document_text(self, store: Store, doc_id: str, text: str) -> None:
+        _sql(store.url, "UPDATE content SET text = %s WHERE doc_id = %s", (text, doc_id))  # type: ignore[attr-defined]
+
+
+class TestPostgresLedger(LedgerSuite):
+    @pytest.fixture
+    def make_store(self, make_pg: StoreFactory) -> StoreFactory:
+        return make_pg
+
+
+def test_the_store_satisfies_the_protocols(pg_url: str) -> None:  # noqa: F811
+    store = open_store(pg_url)
+    assert isinstance(store, Store) and isinstance(store.ledger, Ledger)
+    store.close()
+
+
+def test_migrations_are_recorded_and_rerun_is_a_noop(pg_url: str) -> None:  # noqa: F811
+    from citewise.store.postgres.schema import SCHEMA_VERSION
+
+    open_store(pg_url).close()
+    store = open_store(pg_url)  # second open: nothing to apply, data kept
+    store.create_kb("docs")
+    store.close()
+    with psycopg.connect(pg_url) as conn:
+        rows = conn.execute("SELECT version FROM schema_version ORDER BY version").fetchall()
+    assert [r[0] for r in rows] == list(range(1, SCHEMA_VERSION + 1))
+    store = open_store(pg_url)
+    assert [k.name for k in store.list_kbs()] == ["default", "docs"]
+    store.close()
+
+
+def test_newer_schema_and_foreign_database_are_refused(pg_cluster: PgCluster) -> None:  # noqa: F811
+    newer = pg_cluster.create_database("newer_schema")
+    open_store(newer).close()
+    _sql(newer, "INSERT INTO schema_version(version) VALUES (999)")
+    with pytest.raises(StoreError, match="newer than"):
+        open_store(newer)
+    foreign = pg_cluster.create_database("foreign_db")
+    _sql(foreign, "CREATE TABLE t (x int)")
+    with pytest.raises(StoreError, match="not a citewise store"):
+        open_store(foreign)
+
+
+def test_ledger_refuses_rewrites(pg_url: str) -> None:  # noqa: F811
+    store = open_store(pg_url)
+    store.ingest_document("default", "a.md", *make_doc("default", "a.md", P1))
+    store.close()
+    for sql in ("UPDATE ledger SET principal = 'x'", "DELETE FROM ledger"):
+        with pytest.raises(psycopg.errors.RaiseException, match="never rewritten"):
+            _sql(pg_url, sql)
+
+
+def test_two_stores_on_one_database_stay_consistent(pg_url: str) -> None:  # noqa: F811
+    """Two servers' stores writing into one base: revisions interleave, nothing is lost."""
+    a, b = open_store(pg_url), open_store(pg_url)
+    a.begin_batch("default")
+    a.ingest_document("default", "a.md", *make_doc("default", "a.md", P1))
+    gen = b.generation("default")
+    b.ingest_document("default", "b.md", *make_doc("default", "b.md", P2))  # own revision
+    assert a.generation("default") != gen  # a sees b's change before its next search
+    a.ingest_document("default", "c.md", *make_doc("default", "c.md", P1))
+    rev = a.end_batch("default")
+    assert rev is not None and rev.revision == 3 and rev.document_count == 3
+    assert [r.revision for r in b.list_revisions("default")] == [1, 2, 3]
+    assert rev.hash == adhash.multiset_hash(
+        (d.path, d.content_sha256) for d in b.list_documents("default")
+    )
+    assert [e.seq for e in b.ledger.iter_ledger()] == list(range(a.ledger.ledger_size()))
+    assert a.integrity_check() == []
+    a.close()
+    b.close()
+
+
+def test_threads_share_one_store(pg_url: str) -> None:  # noqa: F811
+    from concurrent.futures import ThreadPoolExecutor
+
+    store = open_store(pg_url)
+
+    def work(i: int) -> str:
+        raw, parsed = make_doc("default", f"d{i}.md", [f"Doc {i}.", "Body."])
+        store.ingest_document("default", f"d{i}.md", raw, parsed)
+        return store.resolve(parsed.nodes[1].id).text
+
+    with ThreadPoolExecutor(4) as pool:
+        assert sorted(pool.map(work, range(20))) == sorted(f"Doc {i}." for i in range(20))
+    assert store.get_kb("default").document_count == 20
+    assert store.integrity_check() == []
+    store.close()
+
+
+def test_a_home_runs_on_postgresql_with_the_same_results(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """Ingest, change, delete, search, ask and audit through Home.open(store=URL): the same
+    hits, outcomes, replay ids and citations as SQLite, and the audit verifies."""
+    monkeypatch.setenv("CITEWISE_DENSE", "off")
+    results = {}
+    for name in ("sqlite", "postgresql"):
+        corpus = tmp_path / name / "corpus"
+        shutil.copytree(EXAMPLES, corpus)
+        store = None if name == "sqlite" else pg_url
+        with Home.open(tmp_path / name / "home", store=store) as home:
+            results[name] = _run_home(home, corpus)
+            led = home.store.ledger
+            types = {e.type for e in led.iter_ledger()}
+            assert {"ingest", "delete", "search", "evidence", "answer", "route"} <= types
+            report = cp.verify(led, tmp_path / name / "key")
+            assert report.ok and home.verify() == []
+        if name == "postgresql":
+            assert not (tmp_path / name / "home" / DB_NAME).exists()
+    assert results["postgresql"] == results["sqlite"]
+    assert any("answered" in row for row in results["sqlite"])
