@@ -4,7 +4,11 @@ and a whole home giving the same results as SQLite. Runs against a throwaway clu
 
 from __future__ import annotations
 
+import json
 import shutil
+import subprocess
+import sys
+import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +22,7 @@ from citewise.store import adhash
 from citewise.store.factory import DB_NAME, open_store
 from citewise.store.protocol import Ledger, Store
 from tests._docs import make_doc
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, run_cli
 from tests.ledger_suite import LedgerSuite
 from tests.pg import PgCluster, pg_cluster, pg_url  # noqa: F401  (fixtures)
 from tests.store_suite import P1, P2, StoreFactory, StoreSuite
@@ -170,3 +174,70 @@ def test_a_home_runs_on_postgresql_with_the_same_results(
             assert not (tmp_path / name / "home" / DB_NAME).exists()
     assert results["postgresql"] == results["sqlite"]
     assert any("answered" in row for row in results["sqlite"])
+
+
+_WRITER = textwrap.dedent(
+    """
+    import sys
+    sys.path.insert(0, sys.argv[3])
+    from citewise.store.factory import open_store
+    from tests._docs import make_doc
+
+    store = open_store(sys.argv[1])
+    me = sys.argv[2]
+    names = [f"{me}-{i}.md" for i in range(15)] + [f"shared-{i}.md" for i in range(5)]
+    for i, name in enumerate(names):
+        if i % 5 == 0:
+            store.begin_batch("default")
+        raw, parsed = make_doc("default", name, [f"Text of {name}.", "Body."])
+        store.ingest_document("default", name, raw, parsed)
+        if i % 5 == 4:
+            store.end_batch("default")
+    store.close()
+    """
+)
+
+
+@pytest.mark.subprocess
+def test_two_processes_ingesting_into_one_base_lose_and_duplicate_nothing(
+    pg_url: str,  # noqa: F811
+) -> None:
+    open_store(pg_url).close()  # schema first, so the writers race only on documents
+    root = str(Path(__file__).parents[1])
+    procs = [
+        subprocess.Popen([sys.executable, "-c", _WRITER, pg_url, me, root], stderr=subprocess.PIPE)
+        for me in ("a", "b")
+    ]
+    for p in procs:
+        _, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err.decode()
+    store = open_store(pg_url)
+    docs = store.list_documents("default")
+    assert len(docs) == 35  # 15 + 15 own files, 5 shared ones once
+    for d in docs:  # a shared file is added once; the other writer found it unchanged
+        assert [v.version_id for v in store.list_versions("default", d.path)] == [1]
+    head = store.list_revisions("default")[-1]
+    assert head.document_count == 35
+    assert head.hash == adhash.multiset_hash((d.path, d.content_sha256) for d in docs)
+    entries = list(store.ledger.iter_ledger())
+    assert [e.seq for e in entries] == list(range(len(entries)))
+    assert sum(e.type == "ingest" for e in entries) == 35
+    revisions = [e.payload["revision"] for e in entries if e.type == "revision"]
+    assert revisions == list(range(1, len(store.list_revisions("default")) + 1))
+    assert store.integrity_check() == []
+    store.close()
+
+
+def test_cli_store_option_and_environment_select_postgresql(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    pg_url: str,  # noqa: F811
+) -> None:
+    run_cli("--store", pg_url, "kb", "create", "team", home=tmp_path / "h", check=True)
+    monkeypatch.setenv("CITEWISE_STORE", pg_url)
+    listed = run_cli("kb", "list", "--json", home=tmp_path / "other", check=True)
+    assert [k["name"] for k in json.loads(listed.stdout)] == ["default", "team"]
+    assert not (tmp_path / "h" / DB_NAME).exists() and not (tmp_path / "other" / DB_NAME).exists()
+    monkeypatch.delenv("CITEWISE_STORE")
+    local = run_cli("kb", "list", "--json", home=tmp_path / "h", check=True)
+    assert [k["name"] for k in json.loads(local.stdout)] == ["default"]  # default: SQLite

@@ -11,6 +11,7 @@ from __future__ import annotations
 import typer
 
 from citewise.cli import audit, cite, core, eval, evidence, graph, llm, serve
+from citewise.cli.options import StoreOpt, choose_store
 
 app = typer.Typer(
     help="citewise: a knowledge base whose answers carry exact, checkable citations.",
@@ -18,6 +19,13 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+@app.callback()
+def _root(store: StoreOpt = None) -> None:
+    """citewise: a knowledge base whose answers carry exact, checkable citations."""
+    choose_store(store)
+
 
 #: Command modules in help order (commands first, then groups, each in this order).
 MODULES = (core, cite, evidence, serve, audit, graph, eval, llm)
