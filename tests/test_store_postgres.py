@@ -241,3 +241,68 @@ def test_cli_store_option_and_environment_select_postgresql(
     monkeypatch.delenv("CITEWISE_STORE")
     local = run_cli("kb", "list", "--json", home=tmp_path / "h", check=True)
     assert [k["name"] for k in json.loads(local.stdout)] == ["default"]  # default: SQLite
+
+
+def test_migrate_copies_a_home_with_its_history_and_ledger(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    pg_cluster: PgCluster,  # noqa: F811
+) -> None:
+    """A home with changes, a delete, a revert, a second base, answers and a checkpoint is
+    copied whole: the same revisions, bytes, citations and Merkle root, and it runs on."""
+    from citewise.store.migrate import migrate_store
+
+    monkeypatch.setenv("CITEWISE_DENSE", "off")
+    corpus = tmp_path / "corpus"
+    shutil.copytree(EXAMPLES, corpus)
+    with Home.open(tmp_path / "home") as home:
+        _run_home(home, corpus)
+        store = home.store
+        store.create_kb("other")
+        raw, parsed = make_doc("other", "x.md", P1)
+        store.ingest_document("other", "x.md", raw, parsed)
+        store.ingest_document("other", "x.md", *make_doc("other", "x.md", P2))
+        store.ingest_document("other", "x.md", raw, parsed, restored_from=1)
+        cp.make_checkpoint(store.ledger, tmp_path / "key")
+        before = {
+            "revs": [store.list_revisions(k.name) for k in store.list_kbs()],
+            "ledger": list(store.ledger.iter_ledger()),
+            "cite": store.resolve(parsed.nodes[1].id),
+            "versions": store.list_versions("other", "x.md"),
+            "answers": store.ledger.list_answer_bindings(),
+        }
+    url = pg_cluster.create_database("migrated")
+    report = migrate_store(f"sqlite:{tmp_path / 'home' / DB_NAME}", url)
+    assert report.rows["ledger"] == len(before["ledger"]) and report.rows["version"] > 10
+    with Home.open(tmp_path / "home2", store=url) as home:
+        store = home.store
+        assert [store.list_revisions(k.name) for k in store.list_kbs()] == before["revs"]
+        assert list(store.ledger.iter_ledger()) == before["ledger"]
+        assert store.resolve(parsed.nodes[1].id) == before["cite"]
+        assert store.list_versions("other", "x.md") == before["versions"]
+        assert store.get_version_content("other", "x.md", 1)[0] == raw
+        assert store.ledger.list_answer_bindings() == before["answers"]
+        assert cp.verify(store.ledger, tmp_path / "key").ok and home.verify() == []
+        assert home.kb().search("How long are audit logs retained?").hits  # it runs on
+        store.ingest_document("other", "y.md", *make_doc("other", "y.md", P1))
+    with pytest.raises(StoreError, match="already holds"):  # never into a used database
+        migrate_store(f"sqlite:{tmp_path / 'home' / DB_NAME}", url)
+
+
+def test_migrate_over_the_cli_reports_the_root(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+    with Home.open(tmp_path / "home") as home:
+        home.store.ingest_document("default", "a.md", *make_doc("default", "a.md", P1))
+    proc = run_cli(
+        "migrate",
+        "--from",
+        f"sqlite:{tmp_path / 'home' / DB_NAME}",
+        "--to",
+        pg_url,
+        "--json",
+        home=tmp_path / "home",
+        check=True,
+    )
+    out = json.loads(proc.stdout)
+    assert out["rows"]["version"] == 1 and len(out["ledger_root"]) == 64
+    bad = run_cli("migrate", "--from", pg_url, "--to", pg_url, home=tmp_path / "home")
+    assert bad.returncode != 0 and "SQLite store into PostgreSQL" in bad.stderr
