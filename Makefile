@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 DEMO_HOME := .citewise-demo
 
-.PHONY: demo test test-fast install lint typecheck unit bench clean browser postgres
+.PHONY: demo test test-fast install lint typecheck unit bench clean browser ocr postgres
 
 $(BIN)/citewise: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -29,6 +29,11 @@ browser:
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium) \
 		|| echo "chromium could not be installed; the browser test will be skipped"
 
+# Debian's Tesseract for OCR of scanned PDF pages (tests skip OCR when it cannot be installed).
+ocr:
+	command -v tesseract >/dev/null || (apt-get update && apt-get install -y tesseract-ocr) \
+		|| echo "tesseract-ocr could not be installed; scanned pages are reported as needs_ocr"
+
 # Debian's PostgreSQL 15 server binaries for the PostgreSQL store tests (tests/pg.py starts a
 # throwaway cluster; the tests are skipped, with the reason, when it cannot be installed).
 # Not a dependency of `demo`: SQLite stays the default and needs no server.
@@ -36,7 +41,7 @@ postgres:
 	test -x /usr/lib/postgresql/15/bin/initdb || (apt-get update && apt-get install -y postgresql-15) \
 		|| echo "postgresql-15 could not be installed; the PostgreSQL tests will be skipped"
 
-unit: install browser postgres
+unit: install browser ocr postgres
 	$(BIN)/pytest
 
 test: lint typecheck unit
