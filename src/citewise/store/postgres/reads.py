@@ -125,6 +125,28 @@ class PgReads(PgTx):
             ).fetchall()
         return [(r["path"], r["content_sha256"], r["version_no"]) for r in rows]
 
+    def version_access(self, kb: str) -> list[tuple[int, int | None, dict[str, Any]]]:
+        """``(rev_added, rev_removed, access)`` of every content version: the metadata keys
+        named ``access`` in any case (empty when public), picked out by the server."""
+        with self._read() as c:
+            self._require_kb(c, kb)
+            rows = c.execute(
+                "SELECT v.rev_added, v.rev_removed, (SELECT coalesce(jsonb_object_agg(j.key, "
+                "j.value), '{}'::jsonb) FROM jsonb_each(v.metadata_json::jsonb) j "
+                "WHERE lower(trim(j.key)) = 'access') AS access "
+                "FROM version v JOIN document d ON d.doc_id = v.doc_id "
+                "WHERE d.kb = %s AND v.action != 'deleted'",
+                (kb,),
+            ).fetchall()
+        return [
+            (
+                int(r["rev_added"]),
+                None if r["rev_removed"] is None else int(r["rev_removed"]),
+                dict(r["access"]),
+            )
+            for r in rows
+        ]
+
     def generation(self, kb: str) -> str:
         """The base's change counter (bumped in each change's transaction) and birth time."""
         with self._read() as c:

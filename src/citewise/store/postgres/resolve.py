@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from citewise.errors import CitationNotFound, CorruptContent, UsageError
+from citewise.ingest.locator import locate
 from citewise.ingest.models import sha256_text
 from citewise.store import _convert as cv
 from citewise.store import adhash
@@ -154,6 +155,7 @@ class PgResolve(PgReads):
                 "title": ver["title"],
                 "format": ver["format"],
                 "attrs": cv.loads_dict(node["attrs"]),
+                "locator": locate([cv.node(node)], start, end),
             },
         )
 
@@ -197,5 +199,6 @@ class PgResolve(PgReads):
                 "format": ver["format"],
                 "node_ids": list(member_ids),
                 "breadcrumb": chunk["breadcrumb"],
+                "locator": locate([cv.node(by_id[n]) for n in member_ids], start, end),
             },
         )
