@@ -13,7 +13,7 @@ from citewise.store import _convert as cv
 from citewise.store import adhash
 from citewise.store._resolve import _verify_node
 from citewise.store.models import ResolvedCitation
-from citewise.store.postgres.reads import PgReads
+from citewise.store.postgres.lookup import PgLookup
 
 if TYPE_CHECKING:
     import psycopg
@@ -31,7 +31,7 @@ _PICK_SQL = {
 }
 
 
-class PgResolve(PgReads):
+class PgResolve(PgLookup):
     def integrity_check(self) -> list[str]:
         """Problems found (empty when healthy): every stored node against its hash and
         document text, every revision hash against its membership (foreign keys and page

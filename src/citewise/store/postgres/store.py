@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from citewise.errors import (
@@ -20,18 +19,16 @@ from citewise.errors import (
     KBExists,
     KBInUse,
     KBIsDefault,
-    StoreError,
-    UsageError,
     VersionNotFound,
 )
 from citewise.ingest.models import ParsedDocument, stable_id
 from citewise.store import _convert as cv
 from citewise.store import adhash, checks
-from citewise.store.models import IngestAction, IngestOutcome, KBInfo, RevisionInfo
+from citewise.store.models import IngestAction, IngestOutcome, KBInfo
 from citewise.store.postgres import schema
 from citewise.store.postgres._db import connect, redact
 from citewise.store.postgres.ledger import PgLedger, append_entry
-from citewise.store.postgres.resolve import PgResolve
+from citewise.store.postgres.revisions import PgRevisions, timestamp
 
 if TYPE_CHECKING:
     import psycopg
@@ -41,11 +38,7 @@ if TYPE_CHECKING:
 DEFAULT_KB = "default"
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
-class PostgresStore(PgResolve):
+class PostgresStore(PgRevisions):
     """``PostgresStore(url)``; thread-safe via one lock per store (one connection)."""
 
     def __init__(self, url: str) -> None:
@@ -61,7 +54,7 @@ class PostgresStore(PgResolve):
                 c.execute(
                     "INSERT INTO kb(name, description, created_at) VALUES (%s, %s, %s) "
                     "ON CONFLICT (name) DO NOTHING",
-                    (DEFAULT_KB, "The default knowledge base.", _now()),
+                    (DEFAULT_KB, "The default knowledge base.", timestamp()),
                 )
         except BaseException:
             self._conn.close()
@@ -82,7 +75,7 @@ class PostgresStore(PgResolve):
                 )
             c.execute(
                 "INSERT INTO kb(name, description, created_at) VALUES (%s, %s, %s)",
-                (name, description, _now()),
+                (name, description, timestamp()),
             )
         return self.get_kb(name)
 
@@ -111,87 +104,6 @@ class PostgresStore(PgResolve):
             c.execute("DELETE FROM kb WHERE name = %s", (name,))
             self._batches.pop(name, None)
             append_entry(c, "kb_delete", {"kb": name, "documents": held}, kb=name)
-
-    # -- batches and revisions -------------------------------------------------
-    def begin_batch(self, kb: str) -> None:
-        with self._write() as c:
-            self._require_kb(c, kb)
-            if kb in self._batches:
-                raise UsageError(
-                    f"A batch is already open for {kb!r}.",
-                    hint="End it (end_batch) before beginning another.",
-                )
-            # A batch cut short by a crash left an unsealed revision: seal it now.
-            c.execute(
-                "UPDATE revision SET sealed_at = %s WHERE kb = %s AND sealed_at IS NULL",
-                (_now(), kb),
-            )
-            self._batches[kb] = None
-
-    def end_batch(self, kb: str) -> RevisionInfo | None:
-        with self._write() as c:
-            self._require_kb(c, kb)
-            if kb not in self._batches:
-                return None
-            rev = self._batches.pop(kb)
-            if rev is None:
-                return None
-            c.execute(
-                "UPDATE revision SET sealed_at = %s WHERE kb = %s AND revision = %s "
-                "AND sealed_at IS NULL",
-                (_now(), kb, rev),
-            )
-            row = c.execute(
-                "SELECT * FROM revision WHERE kb = %s AND revision = %s", (kb, rev)
-            ).fetchone()
-        return None if row is None else cv.revision_info(row)
-
-    def _open_revision(self, c: Conn, kb: str) -> int:
-        """The revision this change belongs to, creating revision N+1 if needed."""
-        head = c.execute(
-            "SELECT * FROM revision WHERE kb = %s ORDER BY revision DESC LIMIT 1", (kb,)
-        ).fetchone()
-        wanted = self._batches.get(kb)
-        if (
-            wanted is not None
-            and head is not None
-            and head["revision"] == wanted
-            and head["sealed_at"] is None
-        ):
-            return wanted
-        now = _now()
-        c.execute(
-            "UPDATE revision SET sealed_at = %s WHERE kb = %s AND sealed_at IS NULL", (now, kb)
-        )
-        number = 1 if head is None else int(head["revision"]) + 1
-        parent = adhash.EMPTY_HASH if head is None else str(head["hash"])
-        c.execute(
-            "INSERT INTO revision(kb, revision, hash, document_count, created_at, sealed_at) "
-            "VALUES (%s, %s, %s, %s, %s, NULL)",
-            (kb, number, parent, 0 if head is None else head["document_count"], now),
-        )
-        if kb in self._batches:
-            self._batches[kb] = number
-        append_entry(c, "revision", {"kb": kb, "revision": number, "parent_hash": parent}, kb=kb)
-        return number
-
-    def _finish_change(self, c: Conn, kb: str, rev: int, hash_hex: str, count_delta: int) -> None:
-        c.execute(
-            "UPDATE revision SET hash = %s, document_count = document_count + %s, "
-            "sealed_at = CASE WHEN %s THEN sealed_at ELSE %s END "
-            "WHERE kb = %s AND revision = %s",
-            (hash_hex, count_delta, kb in self._batches, _now(), kb, rev),
-        )
-        c.execute("UPDATE kb SET generation = generation + 1 WHERE name = %s", (kb,))
-
-    @staticmethod
-    def _revision_hash(c: Conn, kb: str, rev: int) -> str:
-        row = c.execute(
-            "SELECT hash FROM revision WHERE kb = %s AND revision = %s", (kb, rev)
-        ).fetchone()
-        if row is None:
-            raise StoreError(f"Revision {rev} of {kb!r} vanished mid-transaction.")
-        return str(row["hash"])
 
     # -- ingest ------------------------------------------------------------------
     def ingest_document(
@@ -234,7 +146,7 @@ class PostgresStore(PgResolve):
                 "reverted" if restored_from is not None else "changed" if live else "added"
             )
             rev = self._open_revision(c, kb)
-            now = _now()
+            now = timestamp()
             if head is None:
                 c.execute(
                     "INSERT INTO document(doc_id, kb, path, created_at) VALUES (%s, %s, %s, %s) "
@@ -343,7 +255,7 @@ class PostgresStore(PgResolve):
             vid = c.execute(
                 "INSERT INTO version(doc_id, version_no, action, rev_added, rev_removed, "
                 "created_at) VALUES (%s, %s, 'deleted', %s, %s, %s) RETURNING vid",
-                (doc_id, number, rev, rev, _now()),
+                (doc_id, number, rev, rev, timestamp()),
             ).fetchone()
             assert vid is not None
             c.execute("UPDATE document SET head_vid = %s WHERE doc_id = %s", (vid["vid"], doc_id))
