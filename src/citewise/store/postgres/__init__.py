@@ -2,6 +2,6 @@
 
 Modules: ``schema`` (numbered migrations), ``_db`` (connection, transactions, the advisory
 write lock), ``ledger``, ``reads``, ``lookup``, ``resolve``, ``revisions`` and ``store``
-(writes). psycopg is imported only when a store is opened; without it :func:`._db.connect` raises a ``UsageError`` naming
-the ``postgres`` extra.
+(writes). psycopg is imported only when a store is opened; without it
+:func:`._db.connect` raises a ``UsageError`` naming the ``postgres`` extra.
 """
