@@ -370,3 +370,25 @@ def test_sigkill_mid_ingest_leaves_a_consistent_database(
     got = store.list_revisions("default")[-1]
     assert (got.hash, got.document_count) == (expected.hash, 40)
     store.close()
+
+
+def test_a_second_home_sees_anothers_upload_on_its_next_search(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """Two servers' homes on one database: B's in-memory index catches up with A's write
+    (through ``generation``) before B's next search, with no restart."""
+    monkeypatch.setenv("CITEWISE_DENSE", "off")
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    (first / "intro.md").write_text("# Intro\n\nThe catalogue lists every service.\n")
+    (second / "ports.md").write_text("# Ports\n\nThe ingest gateway listens on port 7311.\n")
+    with Home.open(tmp_path / "a", store=pg_url) as a, Home.open(tmp_path / "b", store=pg_url) as b:
+        assert a.kb().add([first]).ok
+        assert b.kb().search("catalogue service").hits  # B's index now holds intro.md
+        assert not b.kb().search("ingest gateway port").hits
+        assert a.kb().add([second]).ok
+        hits = b.kb().search("ingest gateway port").hits
+        assert [h.path for h in hits][:1] == ["ports.md"]
