@@ -7,6 +7,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -19,8 +21,10 @@ from citewise.errors import CitewiseError, FileTooLarge, UnreadableFile, UsageEr
 from citewise.evidence.assemble import assemble
 from citewise.evidence.models import EvidencePack, Profile
 from citewise.index.manager import LOADERS, KBIndex
+from citewise.ingest.mirror import SyncProgress, missing_from, run_sync, stale_answers
 from citewise.ingest.models import AddReport, FileResult, FileStatus, Node
 from citewise.ingest.parse import parse_document
+from citewise.ingest.sync import StaleAnswer, SyncReport, source_of
 from citewise.ingest.walker import SourceFile, WalkProblem, walk
 from citewise.recall.models import SearchFilters, SearchMode, SearchResult
 from citewise.recall.search import RecallSettings, search
@@ -37,6 +41,15 @@ from citewise.store.protocol import Store
 
 #: Called after each file with (result, files_done, files_total).
 ProgressFn = Callable[[FileResult, int, int], None]
+
+#: Test hook: ``CITEWISE_CRASH_AT=<point>`` SIGKILLs the process at that point (crash tests).
+CRASH_ENV = "CITEWISE_CRASH_AT"
+
+
+def crash_point(name: str) -> None:
+    """Die at once (SIGKILL, no clean-up) when ``$CITEWISE_CRASH_AT`` names this point."""
+    if os.environ.get(CRASH_ENV) == name:
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 class Home:
@@ -131,11 +144,23 @@ class KnowledgeBase:
         return self.home.store
 
     # -- ingest -------------------------------------------------------------
-    def add(self, paths: Iterable[str | Path], progress: ProgressFn | None = None) -> AddReport:
-        """Ingest files and folders; one transaction per file, one revision per batch."""
+    def add(
+        self,
+        paths: Iterable[str | Path],
+        progress: ProgressFn | None = None,
+        *,
+        report_missing: bool = True,
+    ) -> AddReport:
+        """Ingest files and folders; one transaction per file, one revision per batch.
+
+        Never deletes: documents that came from an added folder and are gone from it are
+        listed in ``missing`` (``sync`` removes them)."""
         found: list[SourceFile | WalkProblem] = []
+        folders: list[Path] = []
         for p in paths:
             found.extend(walk(Path(p)))
+            if report_missing and Path(p).is_dir():
+                folders.append(Path(source_of(Path(p))))
         results: list[FileResult] = []
         self.store.begin_batch(self.name)
         try:
@@ -148,12 +173,32 @@ class KnowledgeBase:
             revision = self.store.end_batch(self.name)
         if revision is not None:
             self.home.index(self.name).sync()  # index and embed the new revision now
+        seen = {f.rel_path for f in found}
+        missing = sorted({m for root in folders for m in missing_from(self, root, seen)})
         return AddReport(
             kb=self.name,
             files=tuple(results),
             revision=revision.revision if revision else None,
             revision_hash=revision.hash if revision else None,
+            missing=tuple(missing),
         )
+
+    def sync(
+        self,
+        folder: str | Path,
+        *,
+        dry_run: bool = False,
+        progress: SyncProgress | None = None,
+    ) -> SyncReport:
+        """Make the current revision mirror ``folder``: new files added, changed files
+        versioned, documents that came from the folder and are gone from it deleted (their
+        history stays and old citations still resolve), all in one revision. Documents
+        added from anywhere else are never deleted. ``dry_run`` writes nothing."""
+        return run_sync(self, folder, dry_run=dry_run, progress=progress)
+
+    def stale_answers(self) -> list[StaleAnswer]:
+        """Saved answers whose citations now point to changed or deleted text."""
+        return stale_answers(self)
 
     def _ingest_one(self, item: SourceFile | WalkProblem) -> FileResult:
         if isinstance(item, WalkProblem):
@@ -169,7 +214,7 @@ class KnowledgeBase:
                 config=self.home.settings.ingest,
             )
             outcome = self.store.ingest_document(
-                self.name, item.rel_path, raw, parsed, source=str(item.abs_path)
+                self.name, item.rel_path, raw, parsed, source=source_of(item.abs_path)
             )
         except CitewiseError as exc:
             return FileResult(item.rel_path, "failed", code=exc.code, message=str(exc))
@@ -270,12 +315,20 @@ class KnowledgeBase:
             self.store.end_batch(self.name)
 
     def delete(self, path: str) -> IngestOutcome:
-        """Remove a document from the current revision; its history stays resolvable."""
+        """Remove a document from the current revision; its history stays resolvable.
+
+        The store commit is the one source of truth: the lexical, dense, graph and scope
+        caches are derived from it and republished together as one new state, so a crash
+        after the commit leaves nothing to come back (the next sync drops the chunks).
+        The user's source file is never touched."""
         self.store.begin_batch(self.name)
         try:
-            return self.store.delete_document(self.name, path)
+            outcome = self.store.delete_document(self.name, path)
         finally:
             self.store.end_batch(self.name)
+        crash_point("after_delete_commit")
+        self.home.index(self.name).sync()
+        return outcome
 
     # -- reads --------------------------------------------------------------
     def info(self) -> KBInfo:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -42,6 +43,13 @@ def serve(
             "the bound host and IP addresses are always accepted)."
         ),
     ] = None,
+    sync_root: Annotated[
+        list[Path] | None,
+        typer.Option(
+            help="Folder under which POST /kb/{kb}/sync may mirror subfolders (repeatable; "
+            "none = server-side sync off)."
+        ),
+    ] = None,
     home: HomeOpt = None,
 ) -> None:
     """Serve the HTTP API (OpenAPI at /docs) and the web page at /."""
@@ -68,6 +76,7 @@ def serve(
             max_json_bytes=max_json_bytes,
             bound_host=host,
             allowed_hosts=allowed_host or (),
+            sync_roots=sync_root or (),
         )
         uvicorn.run(api, host=host, port=port, log_level="info")
 

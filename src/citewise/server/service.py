@@ -42,12 +42,14 @@ from citewise.graph.serialize import edge_json, point_json
 from citewise.ingest.formats import supported_suffixes
 from citewise.ingest.models import AddReport, FileResult
 from citewise.ingest.parse import parse_document
+from citewise.ingest.sync import SyncReport
 from citewise.jsonable import to_jsonable
 from citewise.kb import Home, KnowledgeBase
 from citewise.recall.models import SearchFilters, SearchMode, SearchResult
 from citewise.recall.scope import may_read
 from citewise.server.auth import Caller
 from citewise.server.rwlock import RWLock
+from citewise.server.sync_roots import sync_folder
 from citewise.server.uploads import clean_stale, safe_doc_path, staging
 from citewise.store.models import (
     DocumentInfo,
@@ -110,8 +112,15 @@ def _as_seen(shown: list[VersionInfo]) -> list[VersionInfo]:
 class Service:
     """Access-checked operations on one home, shared by all requests of a server."""
 
-    def __init__(self, home: Home, *, max_upload_bytes: int | None = None) -> None:
+    def __init__(
+        self,
+        home: Home,
+        *,
+        max_upload_bytes: int | None = None,
+        sync_roots: tuple[Path, ...] = (),
+    ) -> None:
         self.home = home
+        self.sync_roots = sync_roots
         self.max_upload_bytes = max_upload_bytes or home.settings.ingest.max_file_bytes
         self.lock = RWLock()
         self._version_meta: dict[tuple[str, str, int], dict[str, Any]] = {}
@@ -284,6 +293,19 @@ class Service:
             self._document(caller, kb, path)
             return kb.delete(path)
 
+    def sync(
+        self, caller: Caller, name: str, folder: str, *, root: int = 0, dry_run: bool = False
+    ) -> SyncReport:
+        """Mirror a folder under a configured sync root (see :mod:`.sync_roots`)."""
+        with self.lock.write():
+            kb = self.kb(caller, name)
+            if not caller.all_kbs:
+                raise Forbidden("Only keys with access to all bases may sync folders.")
+            target = sync_folder(self.sync_roots, folder, root)
+            report = kb.sync(target, dry_run=dry_run)
+            self._version_meta.clear()
+        return report
+
     def upload(self, caller: Caller, name: str, files: list[Upload], prefix: str = "") -> AddReport:
         """Stage uploads in a private folder (size-limited while copying) and ingest them.
 
@@ -318,7 +340,7 @@ class Service:
                 wanted += 1
             if wanted:
                 with self.lock.write():
-                    report = kb.add([root])
+                    report = kb.add([root], report_missing=False)
                     self._version_meta.clear()
             else:
                 report = AddReport(kb=kb.name, files=(), revision=None, revision_hash=None)
