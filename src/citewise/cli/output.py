@@ -154,12 +154,16 @@ def print_search(result: SearchResult) -> None:
         out.print(f"    cite: {hit.citation_id}  sha256 {hit.sha256[:12]}", markup=False)
 
 
+def answer_status(outcome: str, degradation: str) -> str:
+    """``answered`` or ``answered, degraded: partial_coverage``; a refusal's reason is
+    said once (its degradation repeating the outcome is not shown again)."""
+    if degradation in ("none", "", outcome):
+        return outcome
+    return f"{outcome}, degraded: {degradation}"
+
+
 def print_answer(answer: Answer) -> None:
-    status = (
-        answer.outcome
-        if answer.degradation == "none"
-        else (f"{answer.outcome}, degraded: {answer.degradation}")
-    )
+    status = answer_status(answer.outcome, answer.degradation)
     out.print(f"[{status}]", markup=False)
     out.print(answer.answer, markup=False)
     if answer.citations:
