@@ -116,9 +116,9 @@ def test_serve_on_a_port_in_use_fails_at_once(tmp_path: Path) -> None:
         busy.listen()
         port = busy.getsockname()[1]
         env = dict(os.environ, CITEWISE_HOME=str(tmp_path / "home"), CITEWISE_DENSE="off")
+        cmd = [sys.executable, "-c", "from citewise.cli import main; main()"]
         proc = subprocess.run(
-            [sys.executable, "-c", "from citewise.cli import main; main()", "serve", "--port"]
-            + [str(port)],
+            [*cmd, "serve", "--port", str(port)],
             capture_output=True,
             text=True,
             env=env,
