@@ -47,9 +47,10 @@ def add(
 
     with open_home(home) as h, progress("ingest", quiet=json) as tick:
         base = h.kb(kb)
+        h.index(kb).progress = lambda stage, done, total: tick(done, total, stage)
 
         def on_file(result: FileResult, done: int, total: int) -> None:
-            tick(done, total)
+            tick(done, total, None)
 
         report = base.add(paths, progress=on_file)
     if json:

@@ -51,15 +51,19 @@ def retrieval(
 
     check_mode(mode)
     settings = dataclasses.replace(RecallSettings(), mmr=mmr)
-    report = evaluate_beir(
-        beir,
-        split=split,
-        mode=mode,  # type: ignore[arg-type]
-        top_k=top_k,
-        encoder=encoder,
-        cache=cache,
-        settings=settings,
-    )
+    from citewise.cli.progress import progress
+
+    with progress("eval", quiet=json) as tick:
+        report = evaluate_beir(
+            beir,
+            progress=lambda stage, done, total: tick(done, total, stage),
+            split=split,
+            mode=mode,  # type: ignore[arg-type]
+            top_k=top_k,
+            encoder=encoder,
+            cache=cache,
+            settings=settings,
+        )
     out = report.to_dict()
     if json:
         ui.print_json(out)

@@ -13,15 +13,15 @@ from citewise.cli import output as ui
 #: Seconds between plain progress lines when stderr is not a terminal.
 PLAIN_EVERY = 5.0
 
-#: Reports (done, total) to whatever display was chosen.
-Tick = Callable[[int, int], None]
+#: Reports (done, total, stage) to whatever display was chosen (stage: None = the label).
+Tick = Callable[[int, int, str | None], None]
 
 
 def plain_line(label: str, done: int, total: int, elapsed: float) -> str:
-    """One plain progress line: ``label: 40/120 files (33%), 12.5 files/s``."""
+    """One plain progress line: ``ingest: 40/120 (33%), 12.5/s``."""
     rate = done / elapsed if elapsed > 0 else 0.0
     pct = f" ({100 * done // total}%)" if total else ""
-    return f"{label}: {done}/{total} files{pct}, {rate:.1f} files/s"
+    return f"{label}: {done}/{total}{pct}, {rate:.1f}/s"
 
 
 @contextmanager
@@ -29,19 +29,26 @@ def progress(label: str, *, quiet: bool, tty: bool | None = None) -> Iterator[Ti
     """A ``tick(done, total)`` for one long task. ``quiet`` (``--json``) shows nothing."""
     started = time.perf_counter()
     if quiet:
-        yield lambda done, total: None
+
+        def silent(done: int, total: int, stage: str | None = None) -> None:
+            return None
+
+        yield silent
         return
     if not (sys.stderr.isatty() if tty is None else tty):
         last = [started]
         shown = [False]
+        stages: dict[str, float] = {}
 
-        def plain(done: int, total: int) -> None:
+        def plain(done: int, total: int, stage: str | None = None) -> None:
             now = time.perf_counter()
+            began = stages.setdefault(stage or label, now if stage else started)
             final = bool(total) and done == total and shown[0]  # short work stays silent
             if now - last[0] >= PLAIN_EVERY or final:
                 shown[0] = True
                 last[0] = now
-                ui.err.print(plain_line(label, done, total, now - started), markup=False)
+                line = plain_line(stage or label, done, total, now - began)
+                ui.err.print(line, markup=False)
 
         yield plain
         return
@@ -49,23 +56,29 @@ def progress(label: str, *, quiet: bool, tty: bool | None = None) -> Iterator[Ti
         BarColumn,
         MofNCompleteColumn,
         Progress,
+        TaskID,
         TextColumn,
         TimeElapsedColumn,
     )
 
     with Progress(
-        TextColumn(f"[bold]{label}"),
+        TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]} files/s"),
+        TextColumn("{task.fields[rate]}/s"),
         TimeElapsedColumn(),
         console=ui.err,
         transient=True,
     ) as bar:
-        task = bar.add_task(label, total=None, rate="-")
+        tasks: dict[str, tuple[TaskID, float]] = {}
 
-        def rich_tick(done: int, total: int) -> None:
-            rate = done / max(time.perf_counter() - started, 1e-9)
+        def rich_tick(done: int, total: int, stage: str | None = None) -> None:
+            name = stage or label
+            if name not in tasks:
+                began = time.perf_counter() if stage else started
+                tasks[name] = (bar.add_task(name, total=None, rate="-"), began)
+            task, began = tasks[name]
+            rate = done / max(time.perf_counter() - began, 1e-9)
             bar.update(task, completed=done, total=total, rate=f"{rate:.1f}")
 
         yield rich_tick

@@ -72,9 +72,10 @@ def sync(
             _watch(base, folder, verbose=verbose, json=json)
             return
         with progress("sync", quiet=json) as tick:
+            h.index(kb).progress = lambda stage, done, total: tick(done, total, stage)
 
             def on_file(result: SyncFile, done: int, total: int) -> None:
-                tick(done, total)
+                tick(done, total, None)
 
             report = base.sync(folder, dry_run=dry_run, progress=on_file)
     if json:

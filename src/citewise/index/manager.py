@@ -77,6 +77,10 @@ def text_key(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
+#: Chunks encoded per call while syncing (small corpora are one call, as before).
+ENCODE_GROUP = 1024
+
+
 @dataclass(frozen=True, slots=True)
 class DenseState:
     status: str  # ok | unavailable | disabled
@@ -137,6 +141,8 @@ class KBIndex:
         self.embedder: Embedder | None = None
         self.dense = DenseState("disabled", "dense route disabled by configuration")
         self._loaded = False
+        #: Called with ("embed", chunks done, chunks to encode) while a sync encodes.
+        self.progress: Callable[[str, int, int], None] | None = None
         self.graph = KBGraph(store, kb)  # structural knowledge graph, synced on use
 
     # -- the published state -------------------------------------------------------
@@ -336,8 +342,11 @@ class KBIndex:
             vectors.add([cid for cid, _ in reuse], vectors.get([src for _, src in reuse]))
         todo = [c for c in missing if c.chunk_id not in reused_ids]
         started = time.perf_counter()
-        if todo:
-            vectors.add([c.chunk_id for c in todo], emb.encode([texts[c.chunk_id] for c in todo]))
+        for i in range(0, len(todo), ENCODE_GROUP):  # groups, so long work can show progress
+            group = todo[i : i + ENCODE_GROUP]
+            vectors.add([c.chunk_id for c in group], emb.encode([texts[c.chunk_id] for c in group]))
+            if self.progress is not None:
+                self.progress("embed", i + len(group), len(todo))
         secs = time.perf_counter() - started if todo else 0.0
         vectors.remove(gone)
         for cid in gone:
