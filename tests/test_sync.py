@@ -164,6 +164,31 @@ def test_delete_leaves_no_chunks_or_graph_points(lhome: Home, tmp_path: Path) ->
     assert not kb.search("quasar", mode="lexical", filters=scope).hits
 
 
+def test_a_failed_index_update_after_delete_is_retried(
+    lhome: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from citewise.errors import StoreError
+    from citewise.index.manager import KBIndex
+
+    folder = _folder(tmp_path)
+    kb = lhome.kb()
+    kb.add([folder])
+    real = KBIndex.sync
+    calls = {"n": 0}
+
+    def flaky(self: KBIndex) -> object:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise StoreError("index update failed part-way")
+        return real(self)
+
+    monkeypatch.setattr(KBIndex, "sync", flaky)
+    outcome = kb.delete("beta.md")  # the store commit stands
+    assert outcome.action == "deleted" and calls["n"] == 1
+    assert _hits(kb, "quasar") == []  # the next read re-syncs: no orphan chunks
+    assert all(c.path != "beta.md" for c in lhome.index(kb.name).chunks.values())
+
+
 _CRASH = """
 import sys
 from citewise.kb import Home

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import threading
@@ -327,7 +328,9 @@ class KnowledgeBase:
         finally:
             self.store.end_batch(self.name)
         crash_point("after_delete_commit")
-        self.home.index(self.name).sync()
+        # Committed: if this refresh fails, every later read re-syncs (and reports errors).
+        with contextlib.suppress(CitewiseError, OSError):
+            self.home.index(self.name).sync()
         return outcome
 
     # -- reads --------------------------------------------------------------
