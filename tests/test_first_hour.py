@@ -153,7 +153,7 @@ def test_graph_show_rolls_up_section_relations(lhome: Home, tmp_path: Path) -> N
     g = lhome.index(kb.name).graph.sync()
     assert [p.path for p in g.find("a.md")] == ["sub/a.md"]  # unique file name
     rolled = [r for r in rolled_up(g, "sub/a.md") if r.direction == "out"]
-    by_origin = {(r.edge.origin, r.own.title, r.other.path) for r in rolled}
+    by_origin = {(r.edge.origin, r.written_in.title, r.other.path) for r in rolled}
     assert ("link", "Setup", "b.md") in by_origin
     assert ("wikilink", "Flow", "b.md") in by_origin
     # The link to a missing anchor is unresolved, not a second link to the page top.

@@ -57,7 +57,7 @@ def show(
     if p.kind == "document":  # a document: its sections' relations, rolled up
         from citewise.graph.rollup import rolled_up
 
-        edges = [(r.direction, r.edge, r.other, r.own) for r in rolled_up(g, p.path)]
+        edges = [(r.direction, r.edge, r.other, r.written_in) for r in rolled_up(g, p.path)]
     else:
         edges = [("in", e, g.points[str(e.source)], p) for e in g.in_edges(p.key)] + [
             ("out", e, g.points[str(e.target)], p) for e in g.out_edges(p.key)
@@ -69,7 +69,7 @@ def show(
         "in_degree": diag.in_degree,
         "out_degree": diag.out_degree,
         "edges": [
-            edge_json(e, d, o) | {"section": own.title, "section_key": own.key}
+            edge_json(e, d, o) | {"written_in": own.title, "written_in_key": own.key}
             for d, e, o, own in edges
         ],
         "also_matched": [point_json(q) for q in found[1:]],
@@ -88,7 +88,7 @@ def show(
         s = e.span
         snippet = " ".join(s.text.split())
         snippet = snippet if len(snippet) <= 90 else snippet[:87] + "..."
-        where = f"  (in section {own.title})" if own.key != p.key else ""
+        where = f"  (written in {own.title!r})" if own.kind == "section" else ""
         ui.out.print(
             f"  {arrow} {e.kind:<14} {e.confidence:.2f} {o.kind:<8} {o.title}  [{o.path}]{where}\n"
             f"       {e.origin}: {s.path}:{s.line_start}-{s.line_end} {s.span_id}  {snippet}",
