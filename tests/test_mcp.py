@@ -143,6 +143,8 @@ def test_tools_match_library_functions() -> None:
         "stats",
         "resolve",  # KnowledgeBase.resolve == Home.resolve (resolve_citation)
         "store",
+        "sync",  # names a folder on the server's machine: HTTP only, under --sync-root
+        "stale_answers",  # an operator's check after a sync (cite stale, sync report)
     }
     public = {n for n in dir(KnowledgeBase) if not n.startswith("_")}
     exposed = {t.split(".")[1] for t in LIBRARY_FUNCTIONS.values() if t.startswith("Know")}
