@@ -143,6 +143,8 @@ def test_tools_match_library_functions() -> None:
         "stats",
         "resolve",  # KnowledgeBase.resolve == Home.resolve (resolve_citation)
         "store",
+        "prepare",  # the two halves of add (the tool), split so the server parses
+        "commit",  # uploads outside its write lock
         "sync",  # names a folder on the server's machine: HTTP only, under --sync-root
         "stale_answers",  # an operator's check after a sync (cite stale, sync report)
     }

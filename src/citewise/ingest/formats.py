@@ -26,6 +26,7 @@ from typing import Any
 from citewise.errors import UnsupportedFormat
 from citewise.ingest.decode import LineIndex
 from citewise.ingest.html import parse_html
+from citewise.ingest.limits import ParseBudget
 from citewise.ingest.markdown import parse_markdown
 from citewise.ingest.text import parse_text
 from citewise.ingest.tree import RawNode
@@ -41,6 +42,8 @@ class TextSource:
     name: str
     body_offset: int
     index: LineIndex
+    #: The file's parse limits (depth, nodes, time); parsers report to it as they go.
+    budget: ParseBudget | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,21 +148,21 @@ def format_for(name: str) -> FormatSpec:
 
 # -- the built-in formats -----------------------------------------------------------------
 def _markdown(src: TextSource) -> Extracted:
-    md = parse_markdown(src.text, src.body_offset, src.index)
+    md = parse_markdown(src.text, src.body_offset, src.index, src.budget)
     return Extracted(src.text, md.nodes, md.first_h1)
 
 
 def _text(src: TextSource) -> Extracted:
-    return Extracted(src.text, parse_text(src.text, src.body_offset))
+    return Extracted(src.text, parse_text(src.text, src.body_offset, src.budget))
 
 
 def _html(src: TextSource) -> Extracted:
-    doc = parse_html(src.text, src.name)
+    doc = parse_html(src.text, src.name, src.budget)
     return Extracted(src.text, doc.nodes, doc.title)
 
 
 def _xml(src: TextSource) -> Extracted:
-    doc = parse_xml(src.text, src.name)
+    doc = parse_xml(src.text, src.name, src.budget)
     return Extracted(src.text, doc.nodes, doc.title)
 
 
