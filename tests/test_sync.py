@@ -344,3 +344,21 @@ def test_http_sync_only_under_sync_roots(tmp_path: Path, nodense: None) -> None:
         assert r.json()["counts"]["deleted"] == 1
         docs = httpx.get(f"{url}/kb/default/documents").json()["documents"]
         assert {d["path"] for d in docs} == {"alpha.md", "gamma.md"}
+
+
+def test_http_sync_needs_a_key_for_all_bases(tmp_path: Path, nodense: None) -> None:
+    from citewise.server.auth import KeyStore
+    from tests._server import running_server
+
+    roots = tmp_path / "shared"
+    _folder(roots)
+    (tmp_path / "home").mkdir()
+    keys = KeyStore(tmp_path / "home")
+    narrow = keys.add("reader", "ops", ["default"])
+    admin = keys.add("admin", "root", ["*"])
+    with running_server(tmp_path / "home", sync_roots=[roots]) as url:
+        body = {"folder": "notes"}
+        r = httpx.post(f"{url}/kb/default/sync", json=body, headers={"x-api-key": narrow})
+        assert r.status_code == 403, r.text
+        r = httpx.post(f"{url}/kb/default/sync", json=body, headers={"x-api-key": admin})
+        assert r.status_code == 200 and r.json()["counts"]["added"] == 3
