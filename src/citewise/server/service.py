@@ -47,11 +47,12 @@ from citewise.ingest.sync import SyncReport
 from citewise.jsonable import to_jsonable
 from citewise.kb import Home, KnowledgeBase
 from citewise.recall.models import SearchFilters, SearchMode, SearchResult
-from citewise.recall.scope import may_read
+from citewise.recall.scope import RevisionView, may_read, revision_view
 from citewise.server.auth import Caller
 from citewise.server.rwlock import RWLock
 from citewise.server.sync_roots import sync_folder
 from citewise.server.uploads import clean_stale, safe_doc_path, staging
+from citewise.store.adhash import multiset_hash
 from citewise.store.models import (
     DocumentInfo,
     IngestOutcome,
@@ -148,12 +149,20 @@ class Service:
     def visible_documents(self, caller: Caller, kb: KnowledgeBase) -> list[DocumentInfo]:
         return [d for d in kb.documents() if may_read(d.metadata, caller.principal)]
 
+    def _view(self, caller: Caller, name: str) -> RevisionView:
+        """Revision numbers as the caller sees them: changes to documents it may not read
+        never move them (read under the lock, from the store's version history)."""
+        return revision_view(self.home.store.version_access(name), caller.principal)
+
     def kb_info(self, caller: Caller, name: str) -> dict[str, Any]:
         with self.lock.read():
             kb = self.kb(caller, name)
             info = kb.info()
             docs = self.visible_documents(caller, kb)
-        data: dict[str, Any] = to_jsonable(replace(info, document_count=len(docs)))
+            revision = self._view(caller, name).number(info.revision)
+        data: dict[str, Any] = to_jsonable(
+            replace(info, document_count=len(docs), revision=revision)
+        )
         data["stats"] = {
             "documents": len(docs),
             "nodes": sum(d.node_count for d in docs),
@@ -271,7 +280,11 @@ class Service:
     def versions(self, caller: Caller, name: str, path: str) -> list[VersionInfo]:
         with self.lock.read():
             kb = self.kb(caller, name)
-            return [replace(v, source="") for v in self._history(caller, kb, path)]
+            view = self._view(caller, name)
+            return [
+                replace(v, source="", revision=view.number(v.revision))
+                for v in self._history(caller, kb, path)
+            ]
 
     def revert(self, caller: Caller, name: str, path: str, version_id: int) -> IngestOutcome:
         with self.lock.read():
@@ -284,7 +297,7 @@ class Service:
         with self.lock.write():
             kb = self._revertible(caller, name, path, version_id)  # checked again, alone
             self._version_meta.clear()
-            return kb.revert(path, version_id, parsed=parsed)
+            return self._seen(caller, name, kb.revert(path, version_id, parsed=parsed))
 
     def _revertible(self, caller: Caller, name: str, path: str, version_id: int) -> KnowledgeBase:
         kb = self.kb(caller, name)
@@ -300,7 +313,10 @@ class Service:
         with self.lock.write():
             kb = self.kb(caller, name)
             self._document(caller, kb, path)
-            return kb.delete(path)
+            return self._seen(caller, name, kb.delete(path))
+
+    def _seen(self, caller: Caller, name: str, outcome: IngestOutcome) -> IngestOutcome:
+        return replace(outcome, revision=self._view(caller, name).number(outcome.revision))
 
     def sync(
         self, caller: Caller, name: str, folder: str, *, root: int = 0, dry_run: bool = False
@@ -355,6 +371,7 @@ class Service:
                 with self.lock.write():
                     report = kb.commit(prepared)
                     self._version_meta.clear()
+                    report = self._seen_report(caller, kb, report)
             else:
                 report = AddReport(kb=kb.name, files=(), revision=None, revision_hash=None)
         scrub = str(root)
@@ -366,6 +383,18 @@ class Service:
             )
         )
         return replace(report, files=tuple(early) + cleaned)
+
+    def _seen_report(self, caller: Caller, kb: KnowledgeBase, report: AddReport) -> AddReport:
+        """The new revision's number and hash as the caller sees the KB: its number among
+        the caller's visible changes and the multiset hash of the documents it may read."""
+        if report.revision is None:
+            return report
+        docs = self.visible_documents(caller, kb)
+        return replace(
+            report,
+            revision=self._view(caller, kb.name).number(report.revision),
+            revision_hash=multiset_hash((d.path, d.content_sha256) for d in docs),
+        )
 
     def _has_visible_history(self, caller: Caller, kb: KnowledgeBase, path: str) -> bool:
         try:
@@ -440,13 +469,15 @@ class Service:
             kb = self.home.kb(cited.kb)
             if not self._readable_version(kb, caller, cited.path, cited.version_id):
                 raise _no_citation(citation_id)
-        return cited
+            view = self._view(caller, cited.kb)
+        seen = tuple(dict.fromkeys(view.number(r) for r in cited.revisions))
+        return replace(cited, revisions=seen)
 
     # -- graph ----------------------------------------------------------------------
     def graph(self, caller: Caller, name: str, node: str) -> dict[str, Any]:
         with self.lock.read():
             kb = self.kb(caller, name)
-            g = self.home.index(kb.name).graph.sync()
+            g = self.home.index(kb.name).graph_for(caller.principal)
             readable = {d.path for d in self.visible_documents(caller, kb)}
         found = [p for p in g.find(node) if p.path in readable]
         if not found:
