@@ -189,6 +189,27 @@ def test_a_failed_index_update_after_delete_is_retried(
     assert all(c.path != "beta.md" for c in lhome.index(kb.name).chunks.values())
 
 
+@pytest.mark.model
+def test_delete_drops_the_vectors_in_the_same_state(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CITEWISE_DENSE", "on")
+    folder = _folder(tmp_path)
+    with Home.open(tmp_path / "dense-home") as h:
+        kb = h.kb()
+        kb.add([folder])
+        index = h.index(kb.name)
+        if index.vectors is None:
+            pytest.skip(f"dense route unavailable: {index.dense.reason}")
+        beta = [c.chunk_id for c in index.chunks.values() if c.path == "beta.md"]
+        assert beta and all(cid in index.vectors for cid in beta)
+        kb.delete("beta.md")
+        state = index.state
+        assert state.vectors is not None
+        assert not any(cid in state.vectors for cid in beta)
+        assert not any(cid in state.chunks for cid in beta)
+
+
 _CRASH = """
 import sys
 from citewise.kb import Home
