@@ -124,6 +124,19 @@ def test_missing_folder_is_not_found_and_deletes_nothing(lhome: Home, tmp_path: 
     assert len(kb.documents()) == 3
 
 
+def test_an_emptied_folder_is_refused_not_emptied(lhome: Home, tmp_path: Path) -> None:
+    from citewise.errors import UsageError
+
+    folder = _folder(tmp_path)
+    kb = lhome.kb()
+    kb.sync(folder)
+    for f in folder.iterdir():
+        f.unlink()
+    with pytest.raises(UsageError, match="no document"):
+        kb.sync(folder)
+    assert len(kb.documents()) == 3
+
+
 def test_add_never_deletes_and_reports_missing(lhome: Home, tmp_path: Path) -> None:
     folder = _folder(tmp_path)
     kb = lhome.kb()

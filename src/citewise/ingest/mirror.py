@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from citewise.errors import CitewiseError, FileTooLarge, UnreadableFile
+from citewise.errors import CitewiseError, FileTooLarge, UnreadableFile, UsageError
 from citewise.ingest.models import ParsedDocument
 from citewise.ingest.parse import parse_document
 from citewise.ingest.sync import (
@@ -96,6 +96,13 @@ def run_sync(
     """Mirror ``folder`` into ``kb``'s current revision (see :meth:`KnowledgeBase.sync`)."""
     root = sync_root(folder)
     found = list(walk(root))
+    if any(isinstance(f, WalkProblem) and f.code == "NO_DOCUMENTS" for f in found):
+        raise UsageError(
+            f"{folder}: the folder holds no document citewise can read; sync refuses to "
+            "delete every document that came from it (an emptied or unmounted folder is "
+            "more often a mistake).",
+            hint="Check the folder; to remove its documents, use 'citewise docs delete PATH'.",
+        )
     heads = {d.path: d.version_id for d in kb.documents()}
     seen = {f.rel_path for f in found}
     gone = missing_from(kb, root, seen)

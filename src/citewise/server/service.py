@@ -473,6 +473,24 @@ class Service:
         seen = tuple(dict.fromkeys(view.number(r) for r in cited.revisions))
         return replace(cited, revisions=seen)
 
+    def citation_page(self, caller: Caller, citation_id: str, part: int = 0) -> bytes:
+        """PNG of the cited PDF page with the cited boxes highlighted (authorized as
+        :meth:`resolve`); a citation without a page locator is a usage error."""
+        cited = self.resolve(caller, citation_id)
+        loc = cited.extra.get("locator") or {}
+        parts = loc.get("parts") or [loc]
+        if cited.extra.get("format") != "pdf" or not 0 <= part < len(parts):
+            raise UsageError(
+                f"Citation {citation_id!r} has no PDF page (part {part}).",
+                hint="Page images exist for PDF citations; use the locator's parts index.",
+            )
+        with self.lock.read():
+            raw, _ = self.home.store.get_version_content(cited.kb, cited.path, cited.version_id)
+        from citewise.ingest.pdf_render import render_page  # pypdfium2 + Pillow on demand
+
+        chosen = parts[part]
+        return render_page(raw, cited.path, int(chosen["page"]), chosen.get("boxes") or [])
+
     # -- graph ----------------------------------------------------------------------
     def graph(self, caller: Caller, name: str, node: str) -> dict[str, Any]:
         with self.lock.read():
