@@ -59,6 +59,9 @@ def test_every_node_has_an_exact_page_locator_with_boxes_inside_its_page() -> No
         for x0, y0, x1, y1 in loc["boxes"]:
             assert 0 <= x0 < x1 <= width and 0 <= y0 < y1 <= height
     assert sorted(page_base) == [1, 2, 3] and page_base[1] < page_base[2] < page_base[3]
+    # the page numbers at the foot of every page are running furniture
+    furniture = [(n.text, n.attrs["furniture"]) for n in doc.nodes if n.kind == "page_furniture"]
+    assert furniture == [("1", "footer"), ("2", "footer"), ("3", "footer")]
 
 
 def test_reading_order_hyphenation_and_search_form() -> None:
@@ -232,3 +235,67 @@ def test_scanned_page_is_ocred_with_a_degraded_locator(monkeypatch: pytest.Monke
     assert locator_fields(cited)["locator_degraded"] is True
     assert locator_fields(cited)["locator_degraded_reason"] == "ocr"
     assert place(cited).startswith("p. 1 (OCR)")
+
+
+def test_outline_bookmarks_become_sections_where_their_title_is_found() -> None:
+    from citewise.ingest.pdf import _Para, _tree
+
+    text = "Intro\n\nBody one.\n\nMethods\n\nBody two."
+    spans = [(0, 5), (7, 16), (18, 25), (27, 36)]
+    paras = [
+        _Para(1 if s < 18 else 2, s, e, 0 if s < 18 else 18, [(s, e, (0, 0, 1, 1))])
+        for s, e in spans
+    ]
+    outline = [(1, "Intro", 1), (1, "Methods", 2), (1, "Missing chapter", 2)]
+    nodes = _tree(text, paras, outline)
+    assert [(n.kind, n.title) for n in nodes] == [("section", "Intro"), ("section", "Methods")]
+    assert [text[c.char_start : c.char_end] for c in nodes[1].children] == ["Methods", "Body two."]
+    # a bookmark whose title is on no page is left out, never placed by guess
+    assert all(n.title != "Missing chapter" for n in nodes)
+
+
+def test_search_form_unfolds_ligatures_and_joins_line_end_hyphens() -> None:
+    from citewise.ingest.pdf_layout import search_form
+
+    assert search_form("the \ufb01rst \ufb02ow, adip-\niscing") == "the first flow, adipiscing"
+    # a hyphen before a capital or a digit is kept (a compound or a range, not a split)
+    assert search_form("Franco-\nGerman 1998-\n2001") == "Franco- German 1998- 2001"
+
+
+def test_evidence_never_quotes_running_headers_or_footers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    shutil.copy(FIXTURES / "dmca.pdf", corpus / "dmca.pdf")
+    monkeypatch.setenv("CITEWISE_DENSE", "off")
+    with Home.open(tmp_path / "home") as h:
+        kb = h.kb()
+        kb.add([corpus])
+        nodes = kb.store.nodes_of_version("default", "dmca.pdf", 1)
+        furniture = [(n.char_start, n.char_end) for n in nodes if n.kind == "page_furniture"]
+        assert furniture
+        questions = (
+            "What does Title I implement?",
+            "What is the online service provider safe harbor?",
+            "What are the exemptions for libraries?",
+            "What does Title V protect?",
+        )
+        for q in questions:
+            for f in kb.evidence(q).fragments:
+                assert f.locator is not None
+                overlaps = [r for r in furniture if r[0] < f.char_end and f.char_start < r[1]]
+                assert not overlaps, (q, f.role, f.reason, f.text[-120:])
+
+
+def test_place_labels_name_only_what_the_locator_holds() -> None:
+    assert place(None) == ""
+    assert place({"page": 3, "page_char_start": 0, "page_char_end": 4, "boxes": []}) == "p. 3"
+    assert place({"table": 5, "row": 1}) == "table 5 row 1"
+    assert place({"table": 5, "row": 1, "cell": 2}) == "table 5 row 1 cell 2"
+    assert place({"sheet": "S", "row": 7, "cells": "S!A7:D7"}) == "S!A7:D7"
+    parts = [{"paragraph": n} for n in range(1, 6)]
+    assert place({**parts[0], "parts": parts}) == (
+        "paragraph 1, paragraph 2, paragraph 3 and 2 more"
+    )
+    assert place({"page": 1, "ocr": True, "degraded": "ocr"}) == "p. 1 (OCR) (approximate: ocr)"

@@ -105,6 +105,10 @@ def test_web_page_shows_the_cited_pdf_page(served: str) -> None:
                 " return i && i.complete && i.naturalWidth > 0; }"
             )
             assert img.evaluate("i => i.naturalWidth") == round(612 * SCALE)
+            expect(p.locator("#evidence")).to_contain_text("dmca.pdf:page ")
+            assert (
+                p.locator(".cite-marker").first.get_attribute("title").startswith("dmca.pdf page ")
+            )
             assert errors == []
             ARTIFACTS.mkdir(exist_ok=True)
             p.screenshot(path=str(ARTIFACTS / "web_pdf.png"), full_page=True)

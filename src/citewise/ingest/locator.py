@@ -106,9 +106,11 @@ def place(locator: dict[str, Any] | None) -> str:
         elif "cells" in p:
             label = str(p["cells"])
         elif "sheet" in p:
-            label = f"{p['sheet']} row {p.get('row', '?')}"
+            label = f"{p['sheet']}" + (f" row {p['row']}" if "row" in p else "")
         elif "table" in p:
-            label = f"table {p['table']} row {p.get('row', '?')} cell {p.get('cell', '?')}"
+            label = f"table {p['table']}" + "".join(
+                f" {key} {p[key]}" for key in ("row", "cell") if key in p
+            )
         elif "paragraph" in p:
             label = f"paragraph {p['paragraph']}"
         elif "chapter" in p:
@@ -117,7 +119,7 @@ def place(locator: dict[str, Any] | None) -> str:
             continue
         if label not in labels:
             labels.append(label)
-    text = ", ".join(labels)
+    text = ", ".join(labels[:3]) + (f" and {len(labels) - 3} more" if len(labels) > 3 else "")
     if locator.get("ocr"):
         text += " (OCR)"
     if locator.get("degraded"):

@@ -15,6 +15,7 @@ without a text layer are listed in ``metadata["needs_ocr"]``.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +28,10 @@ from citewise.ingest import pdf_ocr
 from citewise.ingest.formats import Extracted
 from citewise.ingest.models import NodeKind
 from citewise.ingest.tree import Heading, RawNode, nest_sections
+
+#: Held around every PDFium call (parse, OCR rendering, page images): PDFium must never
+#: be entered from two threads at once, and the server parses and renders in threads.
+PDFIUM_LOCK = threading.RLock()
 
 PAGE_SEPARATOR = "\n\n"
 PARAGRAPH_SEPARATOR = "\n\n"
@@ -97,6 +102,13 @@ def _outline(pdf: pdfium.PdfDocument) -> list[tuple[int, str, int]]:
 
 
 def parse_pdf(raw: bytes, name: str) -> Extracted:
+    """The PDF's text, nodes and metadata. PDFium is not thread-safe (not even across
+    documents), so every PDFium call of the process runs under :data:`PDFIUM_LOCK`."""
+    with PDFIUM_LOCK:
+        return _parse_pdf(raw, name)
+
+
+def _parse_pdf(raw: bytes, name: str) -> Extracted:
     pdf = open_pdf(raw, name)
     try:
         parts: list[str] = []

@@ -64,7 +64,11 @@ def ocr_page(page: pdfium.PdfPage) -> list[OcrParagraph]:
     rotation = page.get_rotation()
     shown_w, shown_h = page.get_width(), page.get_height()
     width, height = (shown_h, shown_w) if rotation in (90, 270) else (shown_w, shown_h)
-    image = page.render(scale=SCALE).to_pil()
+    bitmap = page.render(scale=SCALE)  # the caller holds PDFIUM_LOCK
+    try:
+        image = bitmap.to_pil().convert("RGB")  # a copy owned by Pillow
+    finally:
+        bitmap.close()
     data: dict[str, list[Any]] = pytesseract.image_to_data(
         image, output_type=pytesseract.Output.DICT
     )

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from PIL import Image, ImageDraw
 
 from citewise.errors import UsageError
-from citewise.ingest.pdf import open_pdf
+from citewise.ingest.pdf import PDFIUM_LOCK, open_pdf
 from citewise.ingest.pdf_layout import Box, to_display
 
 #: Pixels per point (72 points per inch: 1.5 -> 108 dpi).
@@ -43,10 +43,11 @@ def pixel_boxes(
     return out
 
 
-def render_page(
-    raw: bytes, name: str, page: int, boxes: Sequence[Sequence[float]], scale: float = SCALE
-) -> bytes:
-    """PNG of 1-based ``page`` of the PDF ``raw`` with ``boxes`` highlighted."""
+def _render(
+    raw: bytes, name: str, page: int, scale: float
+) -> tuple[Image.Image, int, float, float]:
+    """The rendered page (a copy owned by Pillow), its /Rotate and unrotated size.
+    Call with :data:`PDFIUM_LOCK` held."""
     pdf = open_pdf(raw, name)
     try:
         if not 1 <= page <= len(pdf):
@@ -60,11 +61,24 @@ def render_page(
             width, height = p.get_width(), p.get_height()  # as shown (rotated)
             if rotation in (90, 270):
                 width, height = height, width
-            image = p.render(scale=scale).to_pil().convert("RGBA")
+            bitmap = p.render(scale=scale)
+            try:
+                image = bitmap.to_pil().convert("RGBA")  # a copy: the bitmap can go
+            finally:
+                bitmap.close()
         finally:
             p.close()
     finally:
         pdf.close()
+    return image, rotation, width, height
+
+
+def render_page(
+    raw: bytes, name: str, page: int, boxes: Sequence[Sequence[float]], scale: float = SCALE
+) -> bytes:
+    """PNG of 1-based ``page`` of the PDF ``raw`` with ``boxes`` highlighted."""
+    with PDFIUM_LOCK:
+        image, rotation, width, height = _render(raw, name, page, scale)
     overlay = Image.new("RGBA", image.size, (0, 0, 0, 0))
     draw = ImageDraw.Draw(overlay)
     for left, top, right, bottom in pixel_boxes(boxes, rotation, width, height, scale):

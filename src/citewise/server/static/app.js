@@ -97,7 +97,7 @@ function renderAnswer(answer) {
       const btn = el("button", "[" + m[1] + "]", "cite-marker");
       btn.type = "button";
       btn.dataset.citation = m[1];
-      btn.title = c.path + " lines " + c.line_start + "-" + c.line_end;
+      btn.title = c.path + " " + (placeLabel(c.locator) || "lines " + c.line_start + "-" + c.line_end);
       btn.addEventListener("click", () => openCitation(c));
       box.appendChild(btn);
     } else if (part) {
@@ -213,7 +213,7 @@ const GROUPS = [
 
 function fragmentNode(f) {
   const box = el("div", null, "fragment");
-  const where = f.path + ":" + f.line_start + "-" + f.line_end +
+  const where = f.path + ":" + (placeLabel(f.locator) || (f.line_start + "-" + f.line_end)) +
     ((f.heading_path || []).length ? "  " + f.heading_path.join(" > ") : "");
   box.appendChild(el("div", "[" + f.role + "] " + where, "meta"));
   box.appendChild(el("pre", f.text));
