@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from citewise.graph.build import KBGraph
-from citewise.index.embedder import Embedder, Unavailable, probe
+from citewise.index.embedder import Embedder, Unavailable, precision_of, probe
 from citewise.index.lexical import LexicalIndex
 from citewise.index.vectors import VectorIndex
 from citewise.ingest.editions import superseded_paths
@@ -45,9 +45,9 @@ def default_loader() -> Embedder | Unavailable:
     """The bundled MiniLM, loaded once per process (it is read-only and thread-safe)."""
     with _LOADING:
         if not _LOADED:
-            from citewise.index.minilm import load_minilm
+            from citewise.index.minilm import MiniLMSettings, load_minilm
 
-            _LOADED.append(load_minilm())
+            _LOADED.append(load_minilm(MiniLMSettings.from_env()))
     return _LOADED[0]
 
 
@@ -82,6 +82,9 @@ class DenseState:
     status: str  # ok | unavailable | disabled
     reason: str = ""
     fingerprint: str = ""
+    encoder: str = ""  # the loaded encoder's name, e.g. "all-MiniLM-L6-v2 (int8)"
+    precision: str = ""  # arithmetic of the loaded encoder: int8 | fp32
+    precision_reason: str = ""  # why fp32 where int8 was wanted
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,7 +209,8 @@ class KBIndex:
                 self.dense = DenseState("unavailable", f"health probe failed: {health.reason}")
                 return None
             self.embedder = got
-            self.dense = DenseState("ok", fingerprint=got.fingerprint)
+            precision, why = precision_of(got)
+            self.dense = DenseState("ok", "", got.fingerprint, got.name, precision, why)
             return got
 
     def embed_query(self, query: str) -> np.ndarray | None:
