@@ -151,3 +151,26 @@ def test_switching_arithmetic_rebuilds_the_vectors(tmp_path: Path) -> None:
         assert rebuilt.encoded == len(second.chunks) and rebuilt.reused == 0
         assert second.vectors is not None and second.vectors.fingerprint == int8.fingerprint
         assert second.dense.precision == "int8"
+
+
+@pytest.mark.parametrize("int8_setting", ["on", "off"])
+def test_health_models_reports_the_precision(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, int8_setting: str
+) -> None:
+    import httpx
+
+    from citewise.index import manager
+    from tests._server import running_server
+
+    monkeypatch.setenv("CITEWISE_ENCODER_INT8", int8_setting)
+    monkeypatch.setattr(manager, "_LOADED", [])  # load the encoder afresh under the setting
+    with running_server(tmp_path / "home", dense=True) as url:
+        models = httpx.get(url + "/health/models", timeout=120).json()["models"]
+    got = models[0]
+    assert got["status"] == "ok" and got["fingerprint"]
+    if int8_setting == "on" and VNNI:
+        assert got["precision"] == "int8" and got["precision_reason"] == ""
+        assert got["model"] == "all-MiniLM-L6-v2 (int8)"
+    else:
+        assert got["precision"] == "fp32" and got["precision_reason"]
+        assert got["model"] == "all-MiniLM-L6-v2 (onnx)"
