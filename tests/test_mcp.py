@@ -165,7 +165,9 @@ def test_tools_match_library_functions() -> None:
 
 @pytest.mark.parametrize("key", ["cw_bad"])
 def test_bad_key_refuses_to_start(tmp_path: Path, key: str) -> None:
-    run_cli("keys", "add", "a", "--principal", "alice", home=tmp_path / "h", check=True)
+    run_cli(
+        "keys", "add", "a", "--principal", "alice", "--kbs", "*", home=tmp_path / "h", check=True
+    )
     import subprocess
 
     env = dict(os.environ, CITEWISE_HOME=str(tmp_path / "h"), CITEWISE_API_KEY=key)

@@ -230,7 +230,7 @@ def test_request_body_cap_is_streamed(server: tuple[str, Path]) -> None:
     host, port = server[0].removeprefix("http://").split(":")
     with socket.create_connection((host, int(port)), timeout=10) as sock:
         sock.sendall(
-            b"POST /kb/default/documents HTTP/1.1\r\nHost: x\r\n"
+            b"POST /kb/default/documents HTTP/1.1\r\nHost: 127.0.0.1\r\n"
             b"Content-Type: multipart/form-data; boundary=xyz\r\n"
             + f"Content-Length: {cap + 1}\r\nConnection: close\r\n\r\n".encode()
         )

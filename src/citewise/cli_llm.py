@@ -12,6 +12,7 @@ from citewise.config import Settings
 from citewise.errors import UsageError
 from citewise.llm.models import MAX_FALLBACKS, Route, Target
 from citewise.llm.routes import RouteStatus, RouteStore
+from citewise.llm.secrets import public_url
 
 llm_app = typer.Typer(
     help="Optional LLM generation: routes and their checks.", no_args_is_help=True
@@ -52,7 +53,7 @@ def _show(st: RouteStatus) -> dict[str, object]:
         "name": st.name,
         "state": st.state,
         "activated_at": st.activated_at,
-        **st.route.to_json(),
+        **st.route.to_json(public=True),
         "last_check": st.check,
     }
 
@@ -127,7 +128,7 @@ def route_list(home: HomeOpt = None, json: JsonOpt = False) -> None:
     if not routes:
         ui.out.print("no LLM routes", markup=False)
     for st in routes:
-        chain = " -> ".join(f"{t.model}@{t.endpoint}" for t in st.route.targets)
+        chain = " -> ".join(f"{t.model}@{public_url(t.endpoint)}" for t in st.route.targets)
         ui.out.print(f"{st.name} [{st.state}] {chain}", markup=False)
 
 

@@ -42,6 +42,16 @@ def register(app: typer.Typer) -> None:
         max_upload_bytes: Annotated[
             int | None, typer.Option(min=1, help="Per-file upload limit (default: ingest's).")
         ] = None,
+        max_json_bytes: Annotated[
+            int, typer.Option(min=1024, help="Cap of a JSON request body (not uploads).")
+        ] = 1024 * 1024,
+        allowed_host: Annotated[
+            list[str] | None,
+            typer.Option(
+                help="Extra Host name the server answers to (repeatable; loopback names, "
+                "the bound host and IP addresses are always accepted)."
+            ),
+        ] = None,
         home: HomeOpt = None,
     ) -> None:
         """Serve the HTTP API (OpenAPI at /docs) and the web page at /."""
@@ -63,7 +73,13 @@ def register(app: typer.Typer) -> None:
                         f"Refusing to bind {host} without API keys.",
                         hint="Add a key with 'citewise keys add', or bind 127.0.0.1.",
                     )
-            api = create_app(h, max_upload_bytes=max_upload_bytes)
+            api = create_app(
+                h,
+                max_upload_bytes=max_upload_bytes,
+                max_json_bytes=max_json_bytes,
+                bound_host=host,
+                allowed_hosts=allowed_host or (),
+            )
             uvicorn.run(api, host=host, port=port, log_level="info")
 
     @app.command()
@@ -80,11 +96,22 @@ def register(app: typer.Typer) -> None:
         run_stdio(home, key)
 
 
+def kb_names(values: list[str]) -> list[str]:
+    """Every base named by repeated and comma-separated ``--kbs`` values, in order, once."""
+    return list(dict.fromkeys(k.strip() for v in values for k in v.split(",") if k.strip()))
+
+
 @keys_app.command("add")
 def keys_add(
     name: str,
     principal: Annotated[str, typer.Option(help="Principal matched against access: lists.")],
-    kbs: Annotated[str, typer.Option(help="Comma-separated bases, or '*' for all.")] = "*",
+    kbs: Annotated[
+        list[str],
+        typer.Option(
+            help="Knowledge base the key may use (repeatable or comma-separated); '*' = all, "
+            "which also allows creating and deleting bases. Required: no default grant."
+        ),
+    ],
     home: HomeOpt = None,
 ) -> None:
     """Create a key; it is printed once and stored only as its sha256."""
@@ -92,7 +119,7 @@ def keys_add(
     from citewise.server.auth import KeyStore
 
     settings = Settings.resolve(home)
-    names = [k.strip() for k in kbs.split(",") if k.strip()]
+    names = kb_names(kbs)
     token = KeyStore(settings.home).add(name, principal, names)
     ui.err.print(f"key {name} for principal {principal}; store it now, it is not kept:")
     ui.out.print(token, markup=False)

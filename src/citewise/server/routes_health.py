@@ -23,7 +23,7 @@ def index() -> Response:
 def health(request: Request) -> dict[str, Any]:
     """Liveness, and whether API keys are required (no secrets, no paths)."""
     keys: KeyStore = request.app.state.keys
-    return {"status": "ok", "auth": "api_keys" if keys.configured else "none"}
+    return {"status": "ok", "auth": "api_keys" if keys.required else "none"}
 
 
 @router.get("/health/models", tags=["health"])
