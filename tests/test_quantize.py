@@ -77,6 +77,8 @@ def test_int8_runs_integer_matmul_and_stays_close_to_fp32() -> None:
 
     int8, exact = _load("int8"), _load("numpy")
     assert int8.precision == "int8" and "int8" in int8.name and not int8.precision_reason
+    twin = load_minilm(MiniLMSettings(backend="int8"))  # loaded afresh: same fingerprint
+    assert isinstance(twin, MiniLMEmbedder) and twin.fingerprint == int8.fingerprint
     path = q.ensure_int8(_model_dir(), q.cpu_int8_support()).path
     assert path is not None
     ops = {n.op_type for n in onnx.load(str(path)).graph.node}
