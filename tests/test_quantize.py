@@ -43,7 +43,7 @@ def _model_dir() -> Path:
 
 
 @cache
-def _load(backend: str, int8: bool = True) -> MiniLMEmbedder:
+def _load(backend: str, int8: bool = False) -> MiniLMEmbedder:
     got = load_minilm(MiniLMSettings(backend=backend, int8=int8))  # type: ignore[arg-type]
     assert isinstance(got, MiniLMEmbedder), got
     return got
@@ -96,16 +96,22 @@ def test_int8_refused_by_setting_falls_back_to_fp32(monkeypatch: pytest.MonkeyPa
     fp32 = _load("auto", int8=False)
     assert fp32.precision == "fp32" and "setting" in fp32.precision_reason
     assert fp32.fingerprint == _load("onnx").fingerprint  # today's vectors stay valid
+    assert MiniLMSettings().int8 is False  # off by default (docs/benchmarks.md)
     monkeypatch.setenv("CITEWISE_ENCODER_INT8", "off")
+    assert MiniLMSettings.from_env().int8 is False
+    monkeypatch.delenv("CITEWISE_ENCODER_INT8")
     assert MiniLMSettings.from_env().int8 is False
     monkeypatch.setenv("CITEWISE_ENCODER_INT8", "on")
     assert MiniLMSettings.from_env().int8 is True
+    if VNNI:
+        on = load_minilm(MiniLMSettings.from_env())
+        assert isinstance(on, MiniLMEmbedder) and on.precision == "int8"
 
 
 def test_cpu_without_int8_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
     no = q.CpuSupport(False, "none", "CPU lacks VNNI (avx512_vnni / avx_vnni)")
     monkeypatch.setattr(q, "cpu_int8_support", lambda: no)
-    got = load_minilm(MiniLMSettings(backend="auto"))
+    got = load_minilm(MiniLMSettings(backend="auto", int8=True))
     assert isinstance(got, MiniLMEmbedder)
     assert got.precision == "fp32" and "VNNI" in got.precision_reason
     refused = load_minilm(MiniLMSettings(backend="int8"))

