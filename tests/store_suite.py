@@ -435,6 +435,17 @@ class StoreSuite:
         with pytest.raises(KBNotFound):
             store.nodes_of_version("nope", "a.md", 1)
 
+    def test_nodes_near_a_small_version_are_all_of_them(self, store: Store) -> None:
+        kb = "default"
+        raw, parsed = make_doc(kb, "a.md", P1)
+        store.ingest_document(kb, "a.md", raw, parsed)
+        window = store.nodes_near(kb, "a.md", 1, [(0, 5)])
+        assert window.complete and window.nodes == store.nodes_of_version(kb, "a.md", 1)
+        with pytest.raises(VersionNotFound):
+            store.nodes_near(kb, "a.md", 9, [(0, 5)])
+        with pytest.raises(DocumentNotFound):
+            store.nodes_near(kb, "never.md", 1, [(0, 5)])
+
     def test_generation_changes_with_the_document_set(self, store: Store) -> None:
         kb = "default"
         seen = [store.generation(kb)]

@@ -40,6 +40,7 @@ def _code(r: httpx.Response) -> str:
 
 
 # -- item 1: authentication cannot switch off at run time ---------------------------------
+@pytest.mark.subprocess
 def test_removing_the_last_key_or_the_keys_file_keeps_requiring_keys(tmp_path: Path) -> None:
     home = tmp_path / "home"
     token = KeyStore(home).add("ops", "ops", ["*"])

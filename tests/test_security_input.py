@@ -99,6 +99,7 @@ def test_unicode_names_are_one_document_and_invisible_characters_refused(
     assert not [p for p in _paths(url) if "evil" in p or "visible" in p]
 
 
+@pytest.mark.subprocess
 def test_cli_add_normalises_names_and_refuses_invisible_characters(tmp_path: Path) -> None:
     folder = tmp_path / "docs"
     folder.mkdir()
@@ -145,6 +146,7 @@ def test_stored_documents_with_a_misspelt_access_key_stay_closed() -> None:
     assert not may_read({"access": ["a"], "ACCESS": []}, "a")
 
 
+@pytest.mark.subprocess
 def test_keys_add_needs_kbs_and_keeps_every_value(tmp_path: Path) -> None:
     home = tmp_path / "home"
     bare = run_cli("keys", "add", "k1", "--principal", "p", home=home)
@@ -158,6 +160,7 @@ def test_keys_add_needs_kbs_and_keeps_every_value(tmp_path: Path) -> None:
     assert listed == [{"name": "k2", "principal": "p", "kbs": ["a", "b", "c"]}]
 
 
+@pytest.mark.subprocess
 def test_staging_folders_of_a_killed_server_are_removed_at_start(tmp_path: Path) -> None:
     """A process killed (SIGKILL) inside an upload's staging folder leaves it behind; the
     next server start removes it, and keeps folders of processes still running."""

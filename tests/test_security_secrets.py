@@ -53,6 +53,7 @@ def _stored(home: Path, skip: tuple[str, ...] = ()) -> list[tuple[Path, bytes]]:
     return [(p, p.read_bytes()) for p in home.rglob("*") if p.is_file() and p.name not in skip]
 
 
+@pytest.mark.subprocess
 def test_echoed_api_key_is_masked_in_answer_trace_row_and_export(
     home: Path, llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -74,6 +75,7 @@ def test_echoed_api_key_is_masked_in_answer_trace_row_and_export(
         assert key.encode() not in data, path
 
 
+@pytest.mark.subprocess
 def test_endpoint_credentials_never_shown_traced_or_exported(home: Path, llm: ScriptedLLM) -> None:
     user, password = "citeuser", "pw-" + pysecrets.token_hex(12)
     endpoint = llm.url.replace("http://", f"http://{user}:{password}@")

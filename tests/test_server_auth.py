@@ -19,6 +19,8 @@ import yaml
 from tests._server import running_server
 from tests.conftest import run_cli
 
+pytestmark = pytest.mark.subprocess
+
 
 @pytest.fixture(autouse=True)
 def _dense_off(monkeypatch: pytest.MonkeyPatch) -> None:

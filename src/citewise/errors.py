@@ -104,6 +104,16 @@ class FrontMatterError(IngestError):
     code = "BAD_FRONT_MATTER"
 
 
+class ParseLimitExceeded(IngestError):
+    """One file went past a parse limit (nesting depth, node count or parse time).
+
+    The message names the file, the limit and the setting (and environment variable)
+    that raises it; nothing of the file is stored."""
+
+    code = "PARSE_LIMIT"
+    http_status = 422
+
+
 class UnreadableFile(IngestError):
     code = "UNREADABLE_FILE"
 

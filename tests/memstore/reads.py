@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from citewise.errors import (
@@ -21,6 +21,7 @@ from citewise.store.models import (
     ClauseMatch,
     DocumentInfo,
     KBInfo,
+    NodeWindow,
     ResolvedCitation,
     RevisionInfo,
     StoredChunk,
@@ -161,6 +162,12 @@ class MemReads(MemTx):
                 raise VersionNotFound(f"{path!r} has no version {version_id} with content.")
             nodes = s.contents[v.content].nodes
         return sorted(nodes, key=lambda n: (n.char_start, -n.char_end, n.ordinal))
+
+    def nodes_near(
+        self, kb: str, path: str, version_id: int, spans: Sequence[tuple[int, int]]
+    ) -> NodeWindow:
+        """The toy backend keeps every version small: always the whole node list."""
+        return NodeWindow(self.nodes_of_version(kb, path, version_id), True)
 
     def generation(self, kb: str) -> str:
         with self.read() as s:

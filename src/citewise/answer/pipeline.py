@@ -14,10 +14,11 @@ from citewise.answer.citations import cite_claims
 from citewise.answer.compose import compose
 from citewise.answer.models import Answer, Citation, Claim, FailureStage, new_trace_id
 from citewise.answer.procedure import complete_procedures
-from citewise.answer.review import release_review
+from citewise.answer.review import release_review, removed_orchestration
 from citewise.evidence.assemble import assemble
 from citewise.evidence.intent import classify_intent
 from citewise.evidence.models import EvidenceConfig, EvidencePack
+from citewise.evidence.nodes import NodeReader, spans_by_version
 from citewise.recall.models import SearchFilters
 from citewise.recall.search import RecallSettings, search, search_summary
 from citewise.sufficiency.conflicts_adapter import detect_conflicts, stale_paths
@@ -130,8 +131,10 @@ def ask(
     )
     if intent.kind == "how_to" and suff.status != "insufficient":
         before = len(fragments)
+        reader = NodeReader(kb.store, kb.name)
+        near = spans_by_version((f.path, f.version_id, f.char_start, f.char_end) for f in fragments)
         fragments = complete_procedures(
-            fragments, lambda path, vid: kb.store.nodes_of_version(kb.name, path, vid)
+            fragments, lambda path, vid: reader.near(path, vid, near[(path, vid)])
         )
         trace["procedure_steps_added"] = len(fragments) - before
         mismatch = procedure_mismatch(intent, fragments)
@@ -170,6 +173,7 @@ def ask(
         )
         if generated is not None:
             return generated
+    trace["removed_orchestration"] = removed_orchestration(fragments)
     chosen = compose(question, intent.kind, fragments)
     citations, claims = cite_claims(kb, chosen, conflicts)
     claims = release_review(claims, citations)

@@ -17,10 +17,10 @@ from typing import Any
 
 import pathspec
 
+from citewise.ingest.formats import is_supported, supported_suffixes
 from citewise.ingest.names import name_problem
 
 IGNORE_FILE = ".citewiseignore"
-SUPPORTED_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".text", ".html", ".htm", ".xml"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,12 +103,12 @@ def walk(path: Path) -> Iterator[SourceFile | WalkProblem]:
                 continue
             abs_path = here / name
             suffix = abs_path.suffix.lower()
-            if suffix and suffix not in SUPPORTED_SUFFIXES:
+            if suffix and not is_supported(suffix):
                 yield WalkProblem(
                     rel,
                     "UNSUPPORTED_FORMAT",
                     f"{rel}: skipped, {suffix} is not a supported format "
-                    f"({', '.join(sorted(SUPPORTED_SUFFIXES))}).",
+                    f"({', '.join(sorted(supported_suffixes()))}).",
                     False,
                 )
                 continue

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from pathlib import Path
-from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -21,11 +19,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from citewise.errors import CitewiseError, FileTooLarge, RequestTooLarge
 from citewise.kb import Home
-from citewise.server.auth import Caller, KeyStore
+from citewise.server import routes_health, routes_kb, routes_query
+from citewise.server.auth import KeyStore
+from citewise.server.deps import STATIC, envelope
 from citewise.server.service import Service
 
 log = logging.getLogger("citewise.server")
-STATIC = Path(__file__).parent / "static"
 #: Most files one upload request may carry (the request body cap is this many times the
 #: per-file limit, plus room for the multipart framing).
 MAX_FILES_PER_UPLOAD = 16
@@ -41,10 +40,6 @@ _HTTP_CODES = {
     413: "FILE_TOO_LARGE",
     415: "UNSUPPORTED_MEDIA_TYPE",
 }
-
-
-def envelope(code: str, message: str, status: int) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
 
 
 class BodyLimit:
@@ -111,19 +106,6 @@ def _too_large(limit: int, upload: bool = True) -> JSONResponse:
     return envelope(exc.code, str(exc), exc.http_status)
 
 
-def get_service(request: Request) -> Service:
-    service: Service = request.app.state.service
-    return service
-
-
-def get_caller(request: Request) -> Caller:
-    keys: KeyStore = request.app.state.keys
-    auth = request.headers.get("authorization", "")
-    token = auth[7:].strip() if auth.lower().startswith("bearer ") else None
-    token = token or request.headers.get("x-api-key")
-    return keys.authenticate(token)
-
-
 def create_app(
     home: Home,
     *,
@@ -137,7 +119,6 @@ def create_app(
     ``bound_host`` and ``allowed_hosts`` decide which ``Host`` headers are answered
     (:mod:`citewise.server.guards`); whether keys are required is fixed at creation when
     keys exist then, and becomes fixed as soon as one is added later."""
-    from citewise.server import routes_health, routes_kb, routes_query
     from citewise.server.guards import Guard, GuardConfig, install_log_scrub
 
     service = Service(home, max_upload_bytes=max_upload_bytes)
@@ -188,9 +169,3 @@ def create_app(
     # Added last, so it runs first: host, key-in-URL, loopback and origin checks.
     app.add_middleware(Guard, keys=keys, config=GuardConfig.build(bound_host, allowed_hosts))
     return app
-
-
-def jsonable(obj: Any) -> Any:
-    from citewise.cli_output import to_jsonable
-
-    return to_jsonable(obj)

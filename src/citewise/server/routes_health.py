@@ -7,8 +7,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import FileResponse, Response
 
-from citewise.server.app import STATIC, get_caller, get_service
 from citewise.server.auth import Caller, KeyStore
+from citewise.server.deps import STATIC, get_caller, get_service
 from citewise.server.service import Service
 
 router = APIRouter()

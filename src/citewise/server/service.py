@@ -8,7 +8,8 @@ library applies the same rule inside every route before ranking.
 
 Concurrency: one readers-writer lock (:class:`~citewise.server.rwlock.RWLock`) per service.
 Reads (search, evidence, answers, document, graph and KB reads) share it and run at once;
-writes (ingesting an upload, delete, revert, KB create/change/delete) take it alone. A read
+writes (storing an upload, delete, revert, KB create/change/delete) take it alone. An
+upload is parsed before the write lock is taken (parse limits bound that work per file). A read
 that uses the indexes also pins the KB's index state and graph
 (:meth:`~citewise.index.manager.KBIndex.pinned`): when another process (``citewise add``)
 changes the store meanwhile, the rebuild is built aside and swapped in, and the request
@@ -24,7 +25,6 @@ from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO
 
 from citewise.answer.models import Answer
-from citewise.cli_output import to_jsonable
 from citewise.errors import (
     CitationNotFound,
     CitewiseError,
@@ -39,9 +39,11 @@ from citewise.errors import (
     VersionNotFound,
 )
 from citewise.evidence.models import EvidencePack, Profile
+from citewise.graph.serialize import edge_json, point_json
+from citewise.ingest.formats import supported_suffixes
 from citewise.ingest.models import AddReport, FileResult
-from citewise.ingest.parse import parse_document
-from citewise.ingest.walker import SUPPORTED_SUFFIXES
+from citewise.ingest.parse import document_metadata, parse_document
+from citewise.jsonable import to_jsonable
 from citewise.kb import Home, KnowledgeBase
 from citewise.recall.models import SearchFilters, SearchMode, SearchResult
 from citewise.recall.scope import may_read
@@ -214,10 +216,7 @@ class Service:
         meta = self._version_meta.get(key)
         if meta is None:
             raw, _ = self.home.store.get_version_content(kb.name, path, vid)
-            parsed = parse_document(
-                raw, name=path, kb=kb.name, doc_path=path, config=self.home.settings.ingest
-            )
-            meta = parsed.metadata
+            meta = document_metadata(raw, path)  # front matter only, not the whole body
             self._version_meta[key] = meta
         return may_read(meta, caller.principal)
 
@@ -266,16 +265,27 @@ class Service:
             return [replace(v, source="") for v in self._history(caller, kb, path)]
 
     def revert(self, caller: Caller, name: str, path: str, version_id: int) -> IngestOutcome:
+        with self.lock.read():
+            kb = self._revertible(caller, name, path, version_id)
+            raw, _ = self.home.store.get_version_content(kb.name, path, version_id)
+        # The version's bytes never change: parse them before taking the write lock.
+        parsed = parse_document(
+            raw, name=path, kb=kb.name, doc_path=path, config=self.home.settings.ingest
+        )
         with self.lock.write():
-            kb = self.kb(caller, name)
-            versions = self._history(caller, kb, path)
-            if not any(v.version_id == version_id and v.action != "deleted" for v in versions):
-                raise VersionNotFound(
-                    f"{path!r} has no version {version_id} with content.",
-                    hint="List the document's versions to pick one (deletions have no content).",
-                )
+            kb = self._revertible(caller, name, path, version_id)  # checked again, alone
             self._version_meta.clear()
-            return kb.revert(path, version_id)
+            return kb.revert(path, version_id, parsed=parsed)
+
+    def _revertible(self, caller: Caller, name: str, path: str, version_id: int) -> KnowledgeBase:
+        kb = self.kb(caller, name)
+        versions = self._history(caller, kb, path)
+        if not any(v.version_id == version_id and v.action != "deleted" for v in versions):
+            raise VersionNotFound(
+                f"{path!r} has no version {version_id} with content.",
+                hint="List the document's versions to pick one (deletions have no content).",
+            )
+        return kb
 
     def delete_document(self, caller: Caller, name: str, path: str) -> IngestOutcome:
         with self.lock.write():
@@ -302,10 +312,10 @@ class Service:
             wanted = 0
             for f, rel in zip(files, rels, strict=True):
                 suffix = PurePosixPath(rel).suffix.lower()
-                if suffix not in SUPPORTED_SUFFIXES:
+                if suffix not in supported_suffixes():
                     err: CitewiseError = UnsupportedFormat(
                         f"{rel}: unsupported format {suffix or '(no suffix)'} (supported: "
-                        f"{', '.join(sorted(SUPPORTED_SUFFIXES))})."
+                        f"{', '.join(sorted(supported_suffixes()))})."
                     )
                     early.append(FileResult(rel, "failed", code=err.code, message=str(err)))
                     continue
@@ -316,8 +326,12 @@ class Service:
                     continue
                 wanted += 1
             if wanted:
+                # Parsing is the slow part and touches no shared state: it runs outside
+                # the write lock, so searches go on meanwhile; only the store write and
+                # the index publish are exclusive.
+                prepared = kb.prepare([root])
                 with self.lock.write():
-                    report = kb.add([root])
+                    report = kb.commit(prepared)
                     self._version_meta.clear()
             else:
                 report = AddReport(kb=kb.name, files=(), revision=None, revision_hash=None)
@@ -408,8 +422,6 @@ class Service:
 
     # -- graph ----------------------------------------------------------------------
     def graph(self, caller: Caller, name: str, node: str) -> dict[str, Any]:
-        from citewise.cli_graph import _edge, _point
-
         with self.lock.read():
             kb = self.kb(caller, name)
             g = self.home.index(kb.name).graph.sync()
@@ -427,11 +439,11 @@ class Service:
         edges = [t for t in edges if t[2].path in readable and t[1].span.path in readable]
         edges.sort(key=lambda t: (t[0], -t[1].confidence, t[1].kind, t[2].path, t[2].line_start))
         return {
-            "point": _point(p),
+            "point": point_json(p),
             "in_degree": sum(1 for d, _, _ in edges if d == "in"),
             "out_degree": sum(1 for d, _, _ in edges if d == "out"),
-            "edges": [_edge(e, d, o) for d, e, o in edges],
-            "also_matched": [_point(q) for q in found[1:]],
+            "edges": [edge_json(e, d, o) for d, e, o in edges],
+            "also_matched": [point_json(q) for q in found[1:]],
         }
 
     # -- health ---------------------------------------------------------------------
