@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -230,7 +231,18 @@ class KnowledgeBase:
             )
         except CitewiseError as exc:
             return FileResult(item.rel_path, "failed", code=exc.code, message=str(exc))
-        return _file_result(outcome)
+        result = _file_result(outcome)
+        scanned = item.parsed.metadata.get("needs_ocr")
+        if scanned:  # added, but some pages were not read: say so, never silently empty
+            pages = ", ".join(str(p) for p in scanned)
+            result = dataclasses.replace(
+                result,
+                code="NEEDS_OCR",
+                message=f"{item.rel_path}: pages {pages} have no text layer and were not "
+                "read (no OCR engine, or OCR found no text); install tesseract-ocr or run OCR "
+                "on the file and add it again to cite them.",
+            )
+        return result
 
     def _read(self, item: SourceFile) -> bytes:
         limit = self.home.settings.ingest.max_file_bytes

@@ -119,6 +119,19 @@ class MemReads(MemTx):
             s.require_kb(kb)
             return sorted((r for (k, _), r in s.revisions.items() if k == kb), key=_rev_no)
 
+    def version_access(self, kb: str) -> list[tuple[int, int | None, dict[str, Any]]]:
+        with self.read() as s:
+            s.require_kb(kb)
+            rows = [
+                (v.rev_added, v.rev_removed, json.loads(v.metadata))
+                for v in s.versions.values()
+                if s.docs[v.doc_id].kb == kb and v.action != "deleted"
+            ]
+        return [
+            (a, r, {k: x for k, x in meta.items() if k.strip().lower() == "access"})
+            for a, r, meta in rows
+        ]
+
     def get_document_text(self, kb: str, doc_id: str, version_id: int) -> str:
         with self.read() as s:
             s.require_kb(kb)

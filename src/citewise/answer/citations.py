@@ -11,6 +11,7 @@ from citewise.answer.compose import Candidate
 from citewise.answer.models import Citation, Claim
 from citewise.evidence.models import Fragment
 from citewise.evidence.nodes import NodeReader
+from citewise.ingest.locator import locate
 from citewise.ingest.models import Node, sha256_text
 from citewise.sufficiency.conflicts_adapter import ConflictNote
 
@@ -63,6 +64,7 @@ def cite_claims(
                 excerpt,
                 sha256_text(excerpt),
                 role,
+                locate(doc_nodes, start, end),
             )
         )
         by_key[key] = len(citations)

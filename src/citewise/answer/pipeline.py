@@ -56,7 +56,10 @@ def ask(
         llm_ctx = llm
     intent = classify_intent(question)
     trace: dict[str, Any] = {"question": question, "intent": asdict(intent)}
-    revision = kb.info().revision
+    who = filters.principal if filters else None
+    index = kb.home.index(kb.name)
+    index.sync()
+    revision = index.visible_revision(who)  # numbered as this principal sees the KB
     if intent.kind == "non_kb":
         rid = _digest({"q": question.strip().lower(), "outcome": "non_kb_reply"})
         suff = Sufficiency("sufficient", "none", ("non_kb:whitelisted greeting or help",))
@@ -83,9 +86,9 @@ def ask(
     )
     pack = assemble(kb, question, filters=filters, config=cfg, search_result=recall)
     trace["retrieval"] = search_summary(recall)
-    conflicts = detect_conflicts(kb, question, pack)
-    stale = stale_paths(kb, pack)
-    unknown = absent_terms(kb, named_terms(question))
+    conflicts = detect_conflicts(kb, question, pack, who)
+    stale = stale_paths(kb, pack, who)
+    unknown = absent_terms(kb, named_terms(question), who)
     suff = review(
         GateInput(question, intent, pack, len(conflicts), _stale_used(pack, stale), unknown)
     )
@@ -102,8 +105,8 @@ def ask(
         # One extra assembly pass: read more of the documents. Never a loop.
         wider = EvidenceConfig(top_k=40, adjacent_window=8)
         second = assemble(kb, question, filters=filters, config=wider, profile="deep")
-        conflicts2 = detect_conflicts(kb, question, second)
-        stale2 = stale_paths(kb, second)
+        conflicts2 = detect_conflicts(kb, question, second, who)
+        stale2 = stale_paths(kb, second, who)
         again = review(
             GateInput(
                 question, intent, second, len(conflicts2), _stale_used(second, stale2), unknown
@@ -119,7 +122,7 @@ def ask(
         if better:
             pack, suff, conflicts = second, again, conflicts2
             trace["retrieval"] = None  # the recovery pass ran its own, wider recall
-    set_aside = tuple(p for p in stale_paths(kb, pack) if not _stale_used(pack, (p,)))
+    set_aside = tuple(p for p in stale_paths(kb, pack, who) if not _stale_used(pack, (p,)))
     if set_aside and suff.status != "insufficient":
         note = f"stale_set_aside:{', '.join(set_aside)} (superseded; current editions used)"
         suff = replace(suff, reasons=(*suff.reasons, note))

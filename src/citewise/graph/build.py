@@ -15,9 +15,10 @@ import posixpath
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import networkx as nx
 
@@ -59,6 +60,11 @@ class KnowledgeGraph:
     doc_keys: dict[str, str] = field(default_factory=dict)  # path -> document point key
     generation: str = ""
     stats: BuildStats = field(default_factory=BuildStats)
+    #: what it was assembled from, so a view over fewer documents can be re-assembled
+    sources: tuple[DocExtract, ...] = ()
+    chunk_rows: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    doc_meta: dict[str, Mapping[str, Any]] = field(default_factory=dict)  # doc id -> metadata
+    views: dict[object, KnowledgeGraph] = field(default_factory=dict)
 
     _titles: dict[str, list[str]] = field(default_factory=dict)
     _by_path: dict[str, list[str]] = field(default_factory=dict)
@@ -167,6 +173,31 @@ class KnowledgeGraph:
     def chunks_of(self, key: str) -> tuple[str, ...]:
         return self.point_chunks.get(key, ())
 
+    def restricted(self, key: object, keep: Callable[[Mapping[str, Any]], bool]) -> KnowledgeGraph:
+        """The graph of only the documents whose metadata ``keep`` accepts (``key`` names
+        that choice, e.g. a principal; views are cached with this graph).
+
+        Re-assembled from those documents' extracts, not filtered: links, wiki names and
+        diagram labels resolve as if the other documents did not exist, so every point,
+        edge, degree and anchor equals the graph of a corpus without them."""
+        view = self.views.get(key)
+        if view is not None:
+            return view
+        hidden = {d for d, meta in self.doc_meta.items() if not keep(meta)}
+        if not hidden:
+            view = self
+        else:
+            view = assemble(
+                [x for x in self.sources if x.doc_id not in hidden],
+                [row for row in self.chunk_rows if row[1] not in hidden],
+                generation=self.generation,
+            )
+            view.doc_meta = {d: m for d, m in self.doc_meta.items() if d not in hidden}
+            view._index()
+        if len(self.views) < 256:
+            self.views[key] = view
+        return view
+
 
 class _Resolver:
     def __init__(self, extracts: Sequence[DocExtract], points: dict[str, Point]) -> None:
@@ -246,6 +277,7 @@ def assemble(
     """Resolve and join extracts; ``chunks`` are ``(chunk_id, doc_id, node_ids)``."""
     started = time.perf_counter()
     xs = sorted(extracts, key=lambda x: x.path)
+    chunks = tuple(chunks)
     points: dict[str, Point] = {p.key: p for x in xs for p in x.points}
     resolver = _Resolver(xs, points)
     alias: dict[str, str] = {}  # concept -> the section/document it turned out to be
@@ -326,6 +358,8 @@ def assemble(
         doc_keys={x.path: x.document_key for x in xs},
         generation=generation,
         stats=stats,
+        sources=tuple(xs),
+        chunk_rows=chunks,
     )
 
 
@@ -409,6 +443,7 @@ class KBGraph:
         t_extract = time.perf_counter() - started
         chunks = ((c.chunk_id, c.doc_id, c.node_ids) for c in self.store.iter_chunks(self.kb))
         graph = assemble(cache.values(), chunks, generation=generation)
+        graph.doc_meta = {d.doc_id: d.metadata for d in docs}
         graph.stats = replace(
             graph.stats,
             extracted=extracted,

@@ -182,6 +182,10 @@ class Store(Protocol):
     def list_revisions(self, kb: str) -> list[RevisionInfo]:
         """Oldest first: ``[-1]`` is the head revision."""
 
+    def version_access(self, kb: str) -> list[tuple[int, int | None, dict[str, Any]]]:
+        """``(rev_added, rev_removed, access)`` of every version that has content, where
+        ``access`` holds its metadata's keys named ``access`` in any case (empty: none)."""
+
     def get_document_text(self, kb: str, doc_id: str, version_id: int) -> str: ...
     def iter_chunks(self, kb: str) -> Iterator[StoredChunk]:
         """Chunks of the current revision's documents."""

@@ -17,6 +17,7 @@ from citewise.evidence.models import EvidencePack, Fragment
 from citewise.index.tokenize import key_terms, term_coverage
 from citewise.ingest.editions import superseded_paths
 from citewise.ingest.models import BLOCK_KINDS, Node
+from citewise.recall.scope import may_read
 from citewise.sufficiency._numbers import concerns_question
 
 if TYPE_CHECKING:
@@ -45,20 +46,28 @@ class ConflictNote:
     reason: str
 
 
-def stale_paths(kb: KnowledgeBase, pack: EvidencePack) -> tuple[str, ...]:
-    """Paths in the pack that are superseded editions while a current one exists."""
+def stale_paths(
+    kb: KnowledgeBase, pack: EvidencePack, principal: str | None = None
+) -> tuple[str, ...]:
+    """Paths in the pack that are superseded editions while a current one exists, judged
+    from the documents ``principal`` may read only (a hidden edition or relation counts
+    as absent)."""
     used = {f.path for f in pack.fragments}
     if not used:
         return ()
-    stale = superseded_paths((d.path, d.metadata) for d in kb.documents())
+    stale = superseded_paths(
+        (d.path, d.metadata) for d in kb.documents() if may_read(d.metadata, principal)
+    )
     return tuple(sorted(stale & used))
 
 
-def detect_conflicts(kb: KnowledgeBase, question: str, pack: EvidencePack) -> list[ConflictNote]:
+def detect_conflicts(
+    kb: KnowledgeBase, question: str, pack: EvidencePack, principal: str | None = None
+) -> list[ConflictNote]:
     from citewise.sufficiency.conflicts import find_conflicts
     from citewise.sufficiency.facts import Fact, extract_facts
 
-    stale = set(stale_paths(kb, pack))
+    stale = set(stale_paths(kb, pack, principal))
     docs: dict[str, Fragment] = {}
     for f in pack.fragments:
         if f.path not in stale:
