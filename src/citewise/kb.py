@@ -78,17 +78,23 @@ class Home:
     def _new_index(self, kb: str) -> KBIndex:
         if kb not in self._indexes:
             enc = self.settings.encoder
-            loader = LOADERS.get(enc)
+            loader = LOADERS.get("minilm" if enc == "auto" else enc)
             if loader is None:
                 raise UsageError(
-                    f"Unknown encoder {enc!r}.", hint=f"Choose one of: {', '.join(LOADERS)}."
+                    f"Unknown encoder {enc!r}.",
+                    hint=f"Choose one of: auto, {', '.join(LOADERS)}.",
                 )
-            # One index directory per encoder ("@" cannot occur in a KB name); the default
-            # encoder keeps the plain name so existing indexes stay valid.
-            name = kb if enc == "minilm" else f"{kb}@{enc}"
+            # One index directory per forced encoder ("@" cannot occur in a KB name); auto
+            # and minilm keep the plain name so existing indexes stay valid.
+            name = kb if enc in ("auto", "minilm") else f"{kb}@{enc}"
             directory = self.settings.home / "index" / name
             self._indexes[kb] = KBIndex(
-                self.store, kb, directory, dense=self.settings.dense, loader=loader
+                self.store,
+                kb,
+                directory,
+                dense=self.settings.dense,
+                loader=loader,
+                multilingual=LOADERS["use"] if enc == "auto" else None,
             )
         return self._indexes[kb]
 

@@ -29,7 +29,9 @@ def retrieval(
     top_k: Annotated[
         int, typer.Option("--top-k", min=100, max=1000, help="Documents kept per query.")
     ] = 100,
-    encoder: Annotated[str, typer.Option(help="Dense encoder: minilm or use.")] = "minilm",
+    encoder: Annotated[
+        str, typer.Option(help="Dense encoder: minilm, use or auto (by content).")
+    ] = "minilm",
     cache: Annotated[
         Path | None,
         typer.Option(

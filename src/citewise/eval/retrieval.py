@@ -245,9 +245,9 @@ def prepare_kb(
     Ingest runs as ``KnowledgeBase.add`` does (store + lexical index, then the index sync
     that encodes); the two steps are timed apart so the encoder's share is known.
     """
-    if encoder not in LOADERS:
+    if encoder not in LOADERS and encoder != "auto":
         raise UsageError(
-            f"Unknown encoder {encoder!r}.", hint=f"Choose one of: {', '.join(LOADERS)}."
+            f"Unknown encoder {encoder!r}.", hint=f"Choose one of: auto, {', '.join(LOADERS)}."
         )
     home_dir = cache_home(data, cache)
     home_dir.mkdir(parents=True, exist_ok=True)

@@ -547,6 +547,9 @@ class Service:
                         "dense_enabled": self.home.settings.dense,
                         "status": dense.status,
                         "fingerprint": dense.fingerprint,
+                        "model": dense.encoder,
+                        "precision": dense.precision,
+                        "precision_reason": dense.precision_reason,
                         "vectors": self._visible_vectors(caller, n),
                         "last_error": last_error
                         or (dense.reason if dense.status == "unavailable" else ""),
