@@ -12,11 +12,14 @@ Profiles (the order in which selected sentences are presented):
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from citewise.answer.clean import clean_sentence
 from citewise.answer.procedure import PROCEDURE_HEAD
+from citewise.answer.relevance import Scorer
 from citewise.answer.support import contains_orchestration
+from citewise.answer.units import Unit
 from citewise.evidence.models import TRUNCATION_MARKER, Fragment
 from citewise.evidence.sentences import Span, split_sentences
 from citewise.index.tokenize import key_terms, term_coverage, tokenize
@@ -58,14 +61,34 @@ class Candidate:
     clean: str
     score: float
     order: tuple[int, ...]
+    #: Spans shown and cited before the unit (its section heading, when it refers to it).
+    context: tuple[Span, ...] = ()
+    kind: str = "sentence"  # the answer unit's kind (see citewise.answer.units)
 
     @property
     def key(self) -> tuple[str, int, int]:
         return (self.fragment.doc_id, self.span.start, self.span.end)
 
 
-def candidates(question: str, fragments: list[Fragment]) -> list[Candidate]:
-    """Every sentence of every readable fragment, scored by key-term coverage and role."""
+UnitsOf = Callable[[Fragment], list[Unit]]
+
+
+def candidates(
+    question: str,
+    fragments: list[Fragment],
+    *,
+    units_of: UnitsOf | None = None,
+    scorer: Scorer | None = None,
+) -> list[Candidate]:
+    """Every unit of every readable fragment, scored by relevance and role.
+
+    With ``units_of`` (the document's structural units, :mod:`citewise.answer.units`) the
+    units are those the fragments touch, scored by term overlap blended with ``scorer``'s
+    meaning similarity; without it, the fragments' own sentences by term overlap."""
+    if units_of is not None:
+        from citewise.answer.ranking import unit_candidates
+
+        return unit_candidates(question, fragments, units_of, scorer, ROLE_WEIGHT)
     out: list[Candidate] = []
     seen: set[tuple[str, int, int]] = set()
     for fi, frag in enumerate(fragments):
@@ -113,14 +136,38 @@ def fragment_spans(frag: Fragment) -> list[Span]:
 
 
 def compose(
-    question: str, intent: str, fragments: list[Fragment], *, limit: int = 6
+    question: str,
+    intent: str,
+    fragments: list[Fragment],
+    *,
+    limit: int = 6,
+    units_of: UnitsOf | None = None,
+    scorer: Scorer | None = None,
 ) -> list[Candidate]:
-    """Choose and order the sentences of the answer for ``intent``."""
+    """Choose and order the units of the answer for ``intent`` (see :func:`candidates`)."""
+    chosen = _compose(question, intent, fragments, limit, units_of, scorer)
+    if units_of is None:
+        return chosen
+    from citewise.answer.ranking import present
+
+    return present(chosen, intent)
+
+
+def _compose(
+    question: str,
+    intent: str,
+    fragments: list[Fragment],
+    limit: int,
+    units_of: UnitsOf | None,
+    scorer: Scorer | None,
+) -> list[Candidate]:
     pool = [
         c
-        for c in candidates(question, fragments)
+        for c in candidates(question, fragments, units_of=units_of, scorer=scorer)
         if c.score > 0 or (intent == "how_to" and _STEP.match(c.span.text))
     ]
+    if intent == "definition":
+        pool = [c for c in pool if c.kind != "code"]
     pool.sort(key=lambda c: (-c.score, c.order))
     if not pool:
         return []

@@ -14,6 +14,8 @@ from citewise.answer.citations import cite_claims
 from citewise.answer.compose import compose
 from citewise.answer.models import Answer, Citation, Claim, FailureStage, new_trace_id
 from citewise.answer.procedure import complete_procedures
+from citewise.answer.ranking import units_reader
+from citewise.answer.relevance import dense_scorer
 from citewise.answer.review import release_review
 from citewise.evidence.assemble import assemble
 from citewise.evidence.intent import classify_intent
@@ -170,7 +172,13 @@ def ask(
         )
         if generated is not None:
             return generated
-    chosen = compose(question, intent.kind, fragments)
+    chosen = compose(
+        question,
+        intent.kind,
+        fragments,
+        units_of=units_reader(lambda path, vid: kb.store.nodes_of_version(kb.name, path, vid)),
+        scorer=dense_scorer(kb.home.index(kb.name)),
+    )
     citations, claims = cite_claims(kb, chosen, conflicts)
     claims = release_review(claims, citations)
     kept = [c for c in claims if c.kept]
@@ -272,11 +280,19 @@ def _failure_stage(pack: EvidencePack) -> FailureStage:
 
 
 def _render(intent: str, claims: list[Claim]) -> str:
+    """Claims with their citation marks (at the end of a claim's first line, so a quoted
+    code block stays a valid fence); a how-to as a list, other answers as running text, or
+    one claim per line when any claim spans several lines."""
     parts = []
     for c in claims:
         marks = "".join(f"[{n}]" for n in c.citations)
-        parts.append(f"{c.text} {marks}")
-    return "\n".join(f"- {p}" for p in parts) if intent == "how_to" else " ".join(parts)
+        first, nl, rest = c.text.partition("\n")
+        parts.append(f"{first} {marks}{nl}{rest}")
+    if intent == "how_to":
+        return "\n".join("- " + p.replace("\n", "\n  ") for p in parts)
+    if any("\n" in p for p in parts):
+        return "\n".join(parts)
+    return " ".join(parts)
 
 
 def _digest(obj: object) -> str:
