@@ -47,6 +47,7 @@ _HTML_NAMES = (
     "table|tbody|td|th|thead|tr|u|ul|video"
 )
 _HTML_TAG = re.compile(rf"</?(?:{_HTML_NAMES})(?:\s+[^<>]*?)?/?>", re.I)
+_SPACE_PUNCT = re.compile(r"[ \t]+([,.;:!?])(?=\s|$)")
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.S)
 _OPTION_LINE = re.compile(r"^[ \t]*:[\w-]+:.*$", re.M)
 
@@ -78,7 +79,7 @@ def strip_markup(text: str) -> str:
     s = _IMAGE.sub(r"\1", s)
     s = _LINK.sub(r"\1", s)
     s = _REF_LINK.sub(r"\1", s)
-    s = _outside_code(s, lambda part: _HTML_TAG.sub(" ", part))
+    s = _outside_code(s, lambda part: _SPACE_PUNCT.sub(r"\1", _HTML_TAG.sub(" ", part)))
     lines = [ln for ln in s.split("\n") if not _MYST_TARGET.match(ln.strip())]
     return "\n".join(lines)
 

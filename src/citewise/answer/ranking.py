@@ -73,10 +73,7 @@ def unit_candidates(
             if key not in offered or weight > offered[key][3]:
                 offered[key] = (u, frag, fi, weight)
     items = list(offered.values())
-    lex = [
-        lexical_score(question, u.display, " ".join(f.heading_path[-1:]) or u.heading_text)
-        for u, f, _, _ in items
-    ]
+    lex = [_lexical(question, u, f) for u, f, _, _ in items]
     dense: list[float | None] = [None] * len(items)
     if scorer is not None and items:
         order = sorted(range(len(items)), key=lambda i: (-items[i][3] * lex[i], i))[:DENSE_MAX]
@@ -102,6 +99,16 @@ def unit_candidates(
         )
     out.sort(key=lambda c: c.order)
     return out
+
+
+def _lexical(question: str, u: Unit, frag: Fragment) -> float:
+    """Term overlap; a lead-in and its block count half each, so a block that merely holds
+    the asked-for item does not outrank the item itself."""
+    heading = " ".join(frag.heading_path[-1:]) or u.heading_text
+    whole = lexical_score(question, u.display, heading)
+    if u.kind != "lead" or not u.lead_in:
+        return whole
+    return 0.5 * whole + 0.5 * lexical_score(question, u.lead_in, heading)
 
 
 def _shown(u: Unit) -> str:

@@ -82,6 +82,8 @@ class Unit:
     kind: str  # sentence | item | lead | code | row
     heading: Span | None = None
     heading_text: str = ""
+    #: A ``lead`` unit's lead-in sentence as shown (relevance weighs it on its own too).
+    lead_in: str = ""
 
     def span(self) -> Span:
         if self.kind == "row":
@@ -211,7 +213,15 @@ class _Builder:
         self.members = chunk_members(nodes)
         self.out: list[Unit] = []
 
-    def add(self, start: int, end: int, display: str, kind: str, section: Node | None) -> None:
+    def add(
+        self,
+        start: int,
+        end: int,
+        display: str,
+        kind: str,
+        section: Node | None,
+        lead_in: str = "",
+    ) -> None:
         if not display.strip() or end <= start:
             return
         heading, htext = _heading_of(section)
@@ -229,6 +239,7 @@ class _Builder:
                 kind,
                 heading if refers else None,
                 htext if refers else "",
+                lead_in,
             )
         )
 
@@ -330,7 +341,7 @@ class _Builder:
             last = i == len(sentences) - 1
             block = self._block_after(k) if last and k is not None and _is_lead_in(s.text) else None
             if block is not None:
-                self.add(s.start, block[0], f"{shown}\n{block[1]}", "lead", section)
+                self.add(s.start, block[0], f"{shown}\n{block[1]}", "lead", section, shown)
             else:
                 self.add(s.start, s.end, shown, "sentence", section)
 
@@ -384,7 +395,12 @@ class _Builder:
                     lang, body = _code_parts(self.doc.slice(ca, cb).strip())
                     if cb - ca <= BLOCK_CAP:
                         self.add(
-                            s.start, cb, f"{shown}\n{render_code(body, lang)}", "lead", section
+                            s.start,
+                            cb,
+                            f"{shown}\n{render_code(body, lang)}",
+                            "lead",
+                            section,
+                            shown,
                         )
                         continue
                 self.add(
