@@ -41,7 +41,7 @@ def test_every_unit_is_the_exact_source_text_at_its_offsets() -> None:
 
 
 def test_a_lead_in_sentence_carries_the_code_block_it_introduces() -> None:
-    text, units = _units("widgets.md")
+    _, units = _units("widgets.md")
     lead = _unit(units, "You can install the extra using pip:")
     assert lead.kind == "lead"
     assert lead.display.endswith("```shell\npip install widget-server[render]\n```")
