@@ -276,13 +276,18 @@ def _how_to(question: str, pool: list[Candidate], n: int) -> list[Candidate]:
         for c in same_doc
         if c.fragment.heading_path == section and _STEP.match(c.span.text) and c not in prereq
     ]
-    if not steps:
+    if not steps:  # prose instructions: the section's relevant units, in document order
         steps = [c for c in same_doc if c.fragment.heading_path == section and c not in prereq]
+        top = max((c.score for c in steps), default=0.0)
+        steps = [c for c in steps if c.score >= 0.5 * top]
     steps = sorted(steps, key=lambda c: c.span.start)[:15]
     checks = [
         c
         for c in same_doc
-        if _CHECK.search(c.clean) and c not in steps + prereq and not _STEP.match(c.span.text)
+        if _CHECK.search(c.clean)
+        and c not in steps + prereq
+        and not _STEP.match(c.span.text)
+        and len(c.clean.split("\n", 1)[0].split()) >= 4  # "Check it:" is no check
     ][:2]
     return (prereq + steps + checks)[: max(n, len(prereq) + len(steps))]
 

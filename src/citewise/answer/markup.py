@@ -35,6 +35,8 @@ DIRECTIVE_FENCE = re.compile(r"^(?:`{3,}|~{3,}|:{3,})[ \t]*\{([\w:.-]+)\}[ \t]*(
 _ROLE_WITH_TARGET = re.compile(r"\{[\w:.-]+\}`([^`<]*?)\s*<[^`>]*>`")
 _ROLE = re.compile(r"\{[\w:.-]+\}`([^`]*)`")
 _MYST_TARGET = re.compile(r"^\(\s*[\w.:-]+\s*\)=\s*$")
+#: ``/// tip`` ... ``///`` (pymdownx blocks): the fence lines are markup, the body is prose.
+_BLOCK_FENCE = re.compile(r"^/{3,}[ \t]*(?:[\w-]+(?:[ \t]*\|[^\n]*)?)?[ \t]*$")
 _INCLUDE = re.compile(r"\{\*.*?\*\}|^-{2}8<-{2}.*$|\{%\s*include.*?%\}", re.M)
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
 _LINK = re.compile(r"\[([^\]]+)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"]*\")?\)")
@@ -80,7 +82,11 @@ def strip_markup(text: str) -> str:
     s = _LINK.sub(r"\1", s)
     s = _REF_LINK.sub(r"\1", s)
     s = _outside_code(s, lambda part: _SPACE_PUNCT.sub(r"\1", _HTML_TAG.sub(" ", part)))
-    lines = [ln for ln in s.split("\n") if not _MYST_TARGET.match(ln.strip())]
+    lines = [
+        ln
+        for ln in s.split("\n")
+        if not _MYST_TARGET.match(ln.strip()) and not _BLOCK_FENCE.match(ln.strip())
+    ]
     return "\n".join(lines)
 
 
@@ -101,7 +107,7 @@ def is_scaffolding(text: str) -> bool:
     s = text.strip()
     if not s:
         return True
-    if ADMONITION_LINE.match(s) or _MYST_TARGET.match(s):
+    if ADMONITION_LINE.match(s) or _MYST_TARGET.match(s) or _BLOCK_FENCE.match(s):
         return True
     rest = _OPTION_LINE.sub("", _INCLUDE.sub("", _HTML_COMMENT.sub("", s)))
     rest = _HTML_TAG.sub("", rest)
