@@ -170,3 +170,43 @@ def test_same_question_same_answer_and_replay_id(kb: KnowledgeBase) -> None:
     a, b = kb.ask(q), kb.ask(q)
     assert (a.answer, a.replay_id) == (b.answer, b.replay_id)
     assert [c.id for c in a.citations] == [c.id for c in b.citations]
+
+
+def test_llm_frozen_set_holds_the_unit_that_reaches_past_its_fragment(kb: KnowledgeBase) -> None:
+    from citewise.answer.ranking import units_reader
+    from citewise.evidence.whole import node_fragment
+    from citewise.llm.frozen import unit_items
+
+    doc = kb.document("widgets.md")
+    nodes = kb.nodes("widgets.md")
+    para = next(n for n in nodes if n.text.startswith("The widget server is a Python package."))
+    frag = node_fragment(
+        para,
+        role="direct_support",
+        doc_id=doc.doc_id,
+        path="widgets.md",
+        revision=kb.info().revision,
+        version_id=doc.version_id,
+        reason="test",
+    )
+    units = units_reader(lambda path, vid: kb.store.nodes_of_version(kb.name, path, vid))(frag)
+    lead = next(u for u in units if u.kind == "lead")
+    assert lead.end > frag.char_end  # the code block lies outside the fragment
+    pool, required = unit_items(
+        [frag],
+        [(frag, lead.start, lead.end, lead.text)],
+        lambda path, vid: kb.store.nodes_of_version(kb.name, path, vid),
+    )
+    item = next(f for f in pool if f.citation_id == required[0])
+    assert "pip install widget-server[render]" in item.text
+    text = kb.store.get_document_text(kb.name, item.doc_id, item.version_id)
+    assert text[item.char_start : item.char_end] == item.text
+    assert kb.resolve(item.citation_id).text == item.text
+    # a unit too long for one item falls back to its fragment: the set is never refused
+    _, fallback = unit_items(
+        [frag],
+        [(frag, lead.start, lead.end, lead.text)],
+        lambda path, vid: kb.store.nodes_of_version(kb.name, path, vid),
+        item_chars=10,
+    )
+    assert fallback == (frag.citation_id,)

@@ -16,9 +16,12 @@ from citewise.answer.clean import clean_sentence
 from citewise.answer.compose import Candidate, compose, fragment_spans
 from citewise.answer.models import Answer, Claim
 from citewise.answer.procedure import merge_procedures
+from citewise.answer.ranking import units_reader
+from citewise.answer.relevance import dense_scorer
 from citewise.answer.review import release_review
 from citewise.answer.support import support_score
-from citewise.llm.frozen import FrozenPayload, _candidates, freeze, minimal_set
+from citewise.ingest.models import Node
+from citewise.llm.frozen import FrozenPayload, _candidates, freeze, minimal_set, unit_items
 from citewise.recall.models import SearchFilters
 from citewise.sufficiency.gates import GateInput
 from citewise.sufficiency.models import Sufficiency
@@ -75,13 +78,23 @@ def build_payload(
 ) -> tuple[FrozenPayload, Sufficiency]:
     """The frozen payload and its set's gate review; raises ``EvidenceDoesNotFit``."""
     frags = _candidates(g.pack, stale)
+
+    def nodes_of(path: str, vid: int) -> list[Node]:
+        return kb.store.nodes_of_version(kb.name, path, vid)
+
     if g.intent.kind == "how_to":
         # a procedure is sent whole, as one item, so the item limit never cuts steps off
-        frags = merge_procedures(
-            frags, lambda path, vid: kb.store.nodes_of_version(kb.name, path, vid)
-        )
-    lead = compose(question, g.intent.kind, frags)
-    required = tuple(dict.fromkeys(c.fragment.citation_id for c in lead))
+        frags = merge_procedures(frags, nodes_of)
+    # the same answer units and relevance as the extractive answer decide what is required
+    lead = compose(
+        question,
+        g.intent.kind,
+        frags,
+        units_of=units_reader(nodes_of),
+        scorer=dense_scorer(kb.home.index(kb.name)),
+    )
+    spans = [(c.fragment, c.span.start, c.span.end, c.span.text) for c in lead]
+    frags, required = unit_items(frags, spans, nodes_of, limits.item_chars)
     chosen, set_review = minimal_set(
         g,
         suff,
