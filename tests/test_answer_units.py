@@ -210,3 +210,12 @@ def test_llm_frozen_set_holds_the_unit_that_reaches_past_its_fragment(kb: Knowle
         item_chars=10,
     )
     assert fallback == (frag.citation_id,)
+
+
+def test_comparison_keeps_the_table_of_compared_figures(kb: KnowledgeBase) -> None:
+    a = kb.ask("What is the difference between batch mode and live mode?")
+    assert a.outcome == "answered", a.answer
+    for figure in ("up to 60 minutes", "under 2 seconds"):
+        assert figure in a.answer
+    assert any(c.excerpt.startswith("| Aspect | Batch mode | Live mode |") for c in a.citations)
+    _exact(kb, a)

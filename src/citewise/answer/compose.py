@@ -79,6 +79,7 @@ def candidates(
     *,
     units_of: UnitsOf | None = None,
     scorer: Scorer | None = None,
+    anywhere: frozenset[str] = frozenset(),
 ) -> list[Candidate]:
     """Every unit of every readable fragment, scored by relevance and role.
 
@@ -88,7 +89,7 @@ def candidates(
     if units_of is not None:
         from citewise.answer.ranking import unit_candidates
 
-        return unit_candidates(question, fragments, units_of, scorer, ROLE_WEIGHT)
+        return unit_candidates(question, fragments, units_of, scorer, ROLE_WEIGHT, anywhere)
     out: list[Candidate] = []
     seen: set[tuple[str, int, int]] = set()
     for fi, frag in enumerate(fragments):
@@ -163,11 +164,19 @@ def _compose(
 ) -> list[Candidate]:
     pool = [
         c
-        for c in candidates(question, fragments, units_of=units_of, scorer=scorer)
+        for c in candidates(
+            question,
+            fragments,
+            units_of=units_of,
+            scorer=scorer,
+            anywhere=frozenset({"table"}) if intent == "compare" else frozenset(),
+        )
         if c.score > 0 or (intent == "how_to" and _STEP.match(c.span.text))
     ]
     if intent == "definition":
         pool = [c for c in pool if c.kind != "code"]
+    if intent not in ("definition", "compare"):  # whole tables: compared figures, key props
+        pool = [c for c in pool if c.kind != "table"]
     pool.sort(key=lambda c: (-c.score, c.order))
     if not pool:
         return []
@@ -233,7 +242,11 @@ def _clause(refs: list[str], pool: list[Candidate], n: int) -> list[Candidate]:
 def _definition(pool: list[Candidate], n: int) -> list[Candidate]:
     """The best defining sentence, then what its own section says next, then a caveat."""
     best = pool[0].score
-    defining = [c for c in pool if _DEFINES_STRICT.search(c.clean) and c.score >= 0.5 * best]
+    defining = [
+        c
+        for c in pool
+        if c.kind != "table" and _DEFINES_STRICT.search(c.clean) and c.score >= 0.5 * best
+    ]
     defining = defining or [c for c in pool if _DEFINES.search(c.clean) and c.score >= 0.5 * best]
     lead = defining[0] if defining else pool[0]
     section = [
@@ -244,6 +257,15 @@ def _definition(pool: list[Candidate], n: int) -> list[Candidate]:
         and c.span.start > lead.span.start
     ]
     section.sort(key=lambda c: c.span.start)
+    table = next((c for c in section if c.kind == "table"), None)
+    if table is not None:  # the key-properties table whole, instead of its rows one by one
+        section = [
+            c
+            for c in section
+            if c is table or not (table.span.start <= c.span.start < table.span.end)
+        ]
+    else:
+        section = [c for c in section if c.kind != "table"]
     chosen = [lead, *_diverse(section, n - 1)]
     if len(chosen) < 2:  # the lead stands alone: add only other strong sentences
         strong = [c for c in pool if c is not lead and c.score >= 0.75 * best]
@@ -311,8 +333,11 @@ def _compare(question: str, pool: list[Candidate], n: int) -> list[Candidate]:
         own = [c for c in pool if names(c, mine) and not names(c, other) and c not in chosen]
         own.sort(key=lambda c: (not _DEFINES_STRICT.search(c.clean), -c.score, c.order))
         chosen.extend(_diverse(own, per_side))
-    chosen.extend(c for c in _diverse(both, 2) if c not in chosen)
-    return chosen[:n] or _diverse(pool, n)
+    tables = [c for c in both if c.kind == "table"]
+    if tables:  # the table that sets both sides side by side carries the compared figures
+        chosen.append(max(tables, key=lambda c: (c.score, -c.span.start)))
+    chosen.extend(c for c in _diverse([c for c in both if c.kind != "table"], 2) if c not in chosen)
+    return chosen[: n + 1] or _diverse(pool, n)
 
 
 def _subject(question: str) -> str:

@@ -59,7 +59,10 @@ def unit_candidates(
     units_of: Callable[[Fragment], list[Unit]],
     scorer: Scorer | None,
     weights: dict[str, float],
+    anywhere: frozenset[str] = frozenset(),
 ) -> list[Candidate]:
+    """``anywhere``: unit kinds offered from anywhere in a fragment's document version (a
+    comparison's table in a sibling section), at the weight of adjacent context."""
     offered: dict[tuple[str, int, int], tuple[Unit, Fragment, int, float]] = {}
     for fi, frag in enumerate(fragments):
         weight = weights.get(frag.role, 0.0)
@@ -67,11 +70,16 @@ def unit_candidates(
             continue
         ranges = _ranges(frag)
         for u in units_of(frag):
-            if not _touches(u, ranges) or len(u.display) < 3 or contains_orchestration(u.display):
+            w = weight
+            if not _touches(u, ranges):
+                if u.kind not in anywhere:
+                    continue
+                w = min(weight, weights.get("adjacent_context", 0.0))
+            if len(u.display) < 3 or contains_orchestration(u.display):
                 continue
             key = (frag.doc_id, u.start, u.end)
-            if key not in offered or weight > offered[key][3]:
-                offered[key] = (u, frag, fi, weight)
+            if key not in offered or w > offered[key][3]:
+                offered[key] = (u, frag, fi, w)
     items = list(offered.values())
     lex = [_lexical(question, u, f) for u, f, _, _ in items]
     dense: list[float | None] = [None] * len(items)

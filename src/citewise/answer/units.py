@@ -15,7 +15,9 @@ the source (so its citation is exact) with a display form for the answer text:
   code block, the list (its consecutive items), the table or the nested list or code right
   after it, up to :data:`BLOCK_CAP` characters;
 * ``code`` - a code block alone, shown fenced with its language;
-* ``row`` - a table row (the header row is not a unit).
+* ``row`` - a table row (the header row is not a unit);
+* ``table`` - a whole table up to :data:`BLOCK_CAP` characters, header first (offered to
+  comparisons and definitions, which want the compared figures or key properties).
 
 Markup is handled on the way: MkDocs admonition heads and MyST targets or include markers
 are not units; an admonition body that CommonMark reads as indented code, and the body of
@@ -79,7 +81,7 @@ class Unit:
     end: int
     text: str
     display: str
-    kind: str  # sentence | item | lead | code | row
+    kind: str  # sentence | item | lead | code | row | table
     heading: Span | None = None
     heading_text: str = ""
     #: A ``lead`` unit's lead-in sentence as shown (relevance weighs it on its own too).
@@ -260,12 +262,7 @@ class _Builder:
         if nxt.kind == "table":
             if nxt.char_end - nxt.char_start > BLOCK_CAP:
                 return None
-            rows = [
-                clean_sentence(strip_markup(r))
-                for r in nxt.text.split("\n")
-                if r.strip() and not re.fullmatch(r"[\s|:-]+", r)
-            ]
-            return nxt.char_end, "\n".join(rows)
+            return nxt.char_end, _table_display(nxt.text)
         if nxt.kind == "list_item":
             end, lines = nxt.char_start, list[str]()
             for item, isec in self.members[k + 1 :]:
@@ -317,6 +314,10 @@ class _Builder:
             elif node.kind == "code":
                 self._code(node, section, after_head)
             elif node.kind == "table":
+                if node.char_end - node.char_start <= BLOCK_CAP:
+                    self.add(
+                        node.char_start, node.char_end, _table_display(node.text), "table", section
+                    )
                 for row in self.children.get(node.id, []):
                     if row.kind == "table_row":
                         self.add(
@@ -430,6 +431,16 @@ class _Builder:
         shown = self._code_display(node)
         if shown is not None and node.char_end - node.char_start <= BLOCK_CAP:
             self.add(node.char_start, node.char_end, shown, "code", section)
+
+
+def _table_display(text: str) -> str:
+    """A Markdown table as lines of cells joined by `` | ``, header first."""
+    rows = [
+        clean_sentence(strip_markup(r))
+        for r in text.split("\n")
+        if r.strip() and not re.fullmatch(r"[\s|:-]+", r)
+    ]
+    return "\n".join(rows)
 
 
 def _strip_marker(text: str) -> str:
