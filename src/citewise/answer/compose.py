@@ -43,6 +43,7 @@ _CAUSAL = re.compile(
     re.I,
 )
 _CHECK = re.compile(r"\b(?:verify|check|confirm|ensure|make sure)\b|确认|检查|验证", re.I)
+_CHECK_HEAD = re.compile(r"\b(?:verif\w*|checks?|validat\w*|confirm\w*)\b|确认|检查|验证", re.I)
 _PREREQ = re.compile(r"prerequisite|before you (?:start|begin)|requirements|前提|准备", re.I)
 _STEP = re.compile(r"^\s*(?:\d{1,3}[.)]|step\s+\d+)", re.I)
 _CAVEAT = re.compile(
@@ -64,6 +65,7 @@ class Candidate:
     #: Spans shown and cited before the unit (its section heading, when it refers to it).
     context: tuple[Span, ...] = ()
     kind: str = "sentence"  # the answer unit's kind (see citewise.answer.units)
+    section: str = ""  # the heading of the unit's own section
 
     @property
     def key(self) -> tuple[str, int, int]:
@@ -169,13 +171,13 @@ def _compose(
             fragments,
             units_of=units_of,
             scorer=scorer,
-            anywhere=frozenset({"table"}) if intent == "compare" else frozenset(),
+            anywhere=frozenset({"table"}) if intent in ("compare", "how_to") else frozenset(),
         )
         if c.score > 0 or (intent == "how_to" and _STEP.match(c.span.text))
     ]
     if intent == "definition":
         pool = [c for c in pool if c.kind != "code"]
-    if intent not in ("definition", "compare"):  # whole tables: compared figures, key props
+    if intent not in ("definition", "compare", "how_to"):  # tables: figures, props, checks
         pool = [c for c in pool if c.kind != "table"]
     pool.sort(key=lambda c: (-c.score, c.order))
     if not pool:
@@ -291,7 +293,8 @@ def _how_to(question: str, pool: list[Candidate], n: int) -> list[Candidate]:
     else:
         doc_id, section = pool[0].fragment.doc_id, pool[0].fragment.heading_path
     same_doc = [c for c in pool if c.fragment.doc_id == doc_id]
-    prereq = [c for c in same_doc if _PREREQ.search(" ".join(c.fragment.heading_path))][:3]
+    prereq = [c for c in same_doc if _PREREQ.search(" ".join(c.fragment.heading_path))]
+    prereq = [c for c in prereq if not any(_inside(c, o) for o in prereq)][:3]
     # Each step is the opening sentence of its numbered item; details stay in the citation.
     steps = [
         c
@@ -299,7 +302,13 @@ def _how_to(question: str, pool: list[Candidate], n: int) -> list[Candidate]:
         if c.fragment.heading_path == section and _STEP.match(c.span.text) and c not in prereq
     ]
     if not steps:  # prose instructions: the section's relevant units, in document order
-        steps = [c for c in same_doc if c.fragment.heading_path == section and c not in prereq]
+        steps = [
+            c
+            for c in same_doc
+            if c.fragment.heading_path == section
+            and c not in prereq
+            and (c.kind != "table" or c.section == " ".join(section[-1:]))
+        ]
         top = max((c.score for c in steps), default=0.0)
         steps = [c for c in steps if c.score >= 0.5 * top]
     steps = sorted(steps, key=lambda c: c.span.start)[:15]
@@ -310,8 +319,27 @@ def _how_to(question: str, pool: list[Candidate], n: int) -> list[Candidate]:
         and c not in steps + prereq
         and not _STEP.match(c.span.text)
         and len(c.clean.split("\n", 1)[0].split()) >= 4  # "Check it:" is no check
+        and not (_SIDE_PROCEDURE.search(c.section) and not _SIDE_PROCEDURE.search(question))
     ][:2]
-    return (prereq + steps + checks)[: max(n, len(prereq) + len(steps))]
+    last = max((c.span.end for c in steps), default=0)
+    closing = [  # the closing check: a table in a later "Checks"/"Verify" section
+        c
+        for c in same_doc
+        if c.kind == "table" and c.span.start >= last and _CHECK_HEAD.search(c.section)
+    ][:1]
+    checks = closing + [c for c in checks if c.kind != "table"][: 2 - len(closing)]
+    return (prereq + steps + checks)[: max(n, len(prereq) + len(steps) + len(closing))]
+
+
+def _inside(c: Candidate, o: Candidate) -> bool:
+    """``c`` is quoted by the larger unit ``o`` (same document)."""
+    return (
+        o is not c
+        and o.fragment.doc_id == c.fragment.doc_id
+        and o.span.start <= c.span.start
+        and c.span.end <= o.span.end
+        and (o.span.start, o.span.end) != (c.span.start, c.span.end)
+    )
 
 
 def _compare(question: str, pool: list[Candidate], n: int) -> list[Candidate]:

@@ -103,6 +103,7 @@ def unit_candidates(
                 (fi, u.start),
                 (u.heading,) if u.heading is not None else (),
                 u.kind,
+                u.section,
             )
         )
     out.sort(key=lambda c: c.order)

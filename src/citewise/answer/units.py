@@ -86,6 +86,8 @@ class Unit:
     heading_text: str = ""
     #: A ``lead`` unit's lead-in sentence as shown (relevance weighs it on its own too).
     lead_in: str = ""
+    #: The heading of the unit's own section (shown or not), e.g. "Checks after each node".
+    section: str = ""
 
     def span(self) -> Span:
         if self.kind == "row":
@@ -242,6 +244,7 @@ class _Builder:
                 heading if refers else None,
                 htext if refers else "",
                 lead_in,
+                htext,
             )
         )
 
@@ -323,7 +326,7 @@ class _Builder:
                         self.add(
                             row.char_start,
                             row.char_end,
-                            clean_sentence(strip_markup(row.text)),
+                            _row_display(row.text),
                             "row",
                             section,
                         )
@@ -436,11 +439,20 @@ class _Builder:
 def _table_display(text: str) -> str:
     """A Markdown table as lines of cells joined by `` | ``, header first."""
     rows = [
-        clean_sentence(strip_markup(r))
-        for r in text.split("\n")
-        if r.strip() and not re.fullmatch(r"[\s|:-]+", r)
+        _row_display(r) for r in text.split("\n") if r.strip() and not re.fullmatch(r"[\s|:-]+", r)
     ]
     return "\n".join(rows)
+
+
+def _row_display(row: str) -> str:
+    """A table row's cells joined by `` | `` (an escaped ``\\|`` stays inside its cell)."""
+    body = row.strip()
+    body = body[1:] if body.startswith("|") else body
+    body = body[:-1] if body.endswith("|") and not body.endswith("\\|") else body
+    cells = [
+        clean_sentence(strip_markup(c.replace("\\|", "|"))) for c in re.split(r"(?<!\\)\|", body)
+    ]
+    return " | ".join(c for c in cells if c)
 
 
 def _strip_marker(text: str) -> str:
