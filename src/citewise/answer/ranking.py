@@ -27,7 +27,7 @@ __all__ = ["DENSE_MAX", "present", "unit_candidates", "units_reader"]
 
 #: At most this many units per question are encoded (the best by term overlap and role);
 #: the rest are scored by term overlap alone, at half weight.
-DENSE_MAX = 32
+DENSE_MAX = 24
 
 
 def units_reader(nodes_of: Callable[[str, int], list[Node]]) -> Callable[[Fragment], list[Unit]]:

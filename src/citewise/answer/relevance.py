@@ -38,6 +38,9 @@ COS_SPAN = 0.45
 #: Share of the dense similarity in the blended score.
 DENSE_SHARE = 0.5
 CACHE_SIZE = 50_000
+#: A unit is encoded from its first characters (cut at a word boundary): the lead-in and
+#: the start of its block carry its meaning, and short inputs keep the encoder fast.
+ENCODE_CHARS = 320
 
 
 class Scorer(Protocol):
@@ -65,6 +68,13 @@ _CACHE: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
 _LOCK = threading.Lock()
 
 
+def _head(text: str) -> str:
+    if len(text) <= ENCODE_CHARS:
+        return text
+    cut = text.rfind(" ", 0, ENCODE_CHARS)
+    return text[: cut if cut > ENCODE_CHARS // 2 else ENCODE_CHARS]
+
+
 def _key(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
@@ -81,6 +91,7 @@ class DenseScorer:
         if qvec is None or emb is None:
             return None
         fp = emb.fingerprint
+        texts = [_head(t) for t in texts]
         keys = [(fp, _key(t)) for t in texts]
         with _LOCK:
             have = {k: _CACHE[k] for k in keys if k in _CACHE}
