@@ -219,3 +219,10 @@ def test_comparison_keeps_the_table_of_compared_figures(kb: KnowledgeBase) -> No
         assert figure in a.answer
     assert any(c.excerpt.startswith("| Aspect | Batch mode | Live mode |") for c in a.citations)
     _exact(kb, a)
+
+
+def test_single_emphasis_is_removed_outside_code_only() -> None:
+    assert strip_markup("increase the number of _tokens_ now") == "increase the number of tokens now"
+    assert strip_markup("a *CLI option* here") == "a CLI option here"
+    assert strip_markup("keep `snake_case_name` and `*args`") == "keep `snake_case_name` and `*args`"
+    assert strip_markup("use my_var_name as is") == "use my_var_name as is"

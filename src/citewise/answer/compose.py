@@ -53,6 +53,11 @@ _SIDE_PROCEDURE = re.compile(r"roll(?:ing)? ?back|revert|undo|troubleshoot|回�
 _SIDES = re.compile(r"\s+(?:vs\.?|versus|and|or|compared (?:to|with))\s+|和|与|跟|对比", re.I)
 
 
+#: Unit kinds a profile may take from anywhere in an evidence document (not only from the
+#: fragments): a comparison's table, a how-to's closing-check table and code example.
+_ANYWHERE = {"compare": frozenset({"table"}), "how_to": frozenset({"table", "code"})}
+
+
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """A sentence of a fragment with its absolute span in the document text."""
@@ -171,7 +176,7 @@ def _compose(
             fragments,
             units_of=units_of,
             scorer=scorer,
-            anywhere=frozenset({"table"}) if intent in ("compare", "how_to") else frozenset(),
+            anywhere=_ANYWHERE.get(intent, frozenset()),
         )
         if c.score > 0 or (intent == "how_to" and _STEP.match(c.span.text))
     ]
@@ -310,7 +315,16 @@ def _how_to(question: str, pool: list[Candidate], n: int) -> list[Candidate]:
             and (c.kind != "table" or c.section == " ".join(section[-1:]))
         ]
         top = max((c.score for c in steps), default=0.0)
-        steps = [c for c in steps if c.score >= 0.5 * top]
+        steps = [c for c in steps if c.score >= 0.5 * top and c.kind not in ("code", "table")]
+        if steps and not any(c.kind == "lead" or "```" in c.clean for c in steps):
+            # prose that tells what to do: the section's code example shows how
+            here = " ".join(section[-1:])
+            first = min(c.span.start for c in steps)
+            example = sorted(
+                (c for c in same_doc if c.kind == "code" and c.section == here),
+                key=lambda c: (c.span.start < first, c.span.start),
+            )[:1]
+            steps += example
     steps = sorted(steps, key=lambda c: c.span.start)[:15]
     checks = [
         c

@@ -49,6 +49,8 @@ _HTML_NAMES = (
     "table|tbody|td|th|thead|tr|u|ul|video"
 )
 _HTML_TAG = re.compile(rf"</?(?:{_HTML_NAMES})(?:\s+[^<>]*?)?/?>", re.I)
+_STAR_EM = re.compile(r"(?<![\w*])\*(?![\s*])([^*\n]+?)(?<![\s*])\*(?![\w*])")
+_UNDER_EM = re.compile(r"(?<![\w_])_(?![\s_])([^_\n]+?)(?<![\s_])_(?![\w_])")
 _SPACE_PUNCT = re.compile(r"[ \t]+([,.;:!?])(?=\s|$)")
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.S)
 _OPTION_LINE = re.compile(r"^[ \t]*:[\w-]+:.*$", re.M)
@@ -81,13 +83,20 @@ def strip_markup(text: str) -> str:
     s = _IMAGE.sub(r"\1", s)
     s = _LINK.sub(r"\1", s)
     s = _REF_LINK.sub(r"\1", s)
-    s = _outside_code(s, lambda part: _SPACE_PUNCT.sub(r"\1", _HTML_TAG.sub(" ", part)))
+    s = _outside_code(s, _plain)
     lines = [
         ln
         for ln in s.split("\n")
         if not _MYST_TARGET.match(ln.strip()) and not _BLOCK_FENCE.match(ln.strip())
     ]
     return "\n".join(lines)
+
+
+def _plain(part: str) -> str:
+    """Prose outside code: HTML tags and single-character emphasis (``*x*``, ``_x_``)
+    removed, no space left before punctuation."""
+    part = _UNDER_EM.sub(r"\1", _STAR_EM.sub(r"\1", _HTML_TAG.sub(" ", part)))
+    return _SPACE_PUNCT.sub(r"\1", part)
 
 
 def _outside_code(text: str, fix: Callable[[str], str]) -> str:
