@@ -46,7 +46,7 @@ from citewise.index.tokenize import key_terms, tokenize
 from citewise.ingest.chunking import chunk_members
 from citewise.ingest.models import Node
 
-__all__ = ["BLOCK_CAP", "ITEM_CAP", "Unit", "document_units", "render_code"]
+__all__ = ["BLOCK_CAP", "ITEM_CAP", "Unit", "document_units", "refers_back", "render_code"]
 
 #: A list item or blockquote up to this many characters is quoted whole.
 ITEM_CAP = 900
@@ -88,6 +88,8 @@ class Unit:
     lead_in: str = ""
     #: The heading of the unit's own section (shown or not), e.g. "Checks after each node".
     section: str = ""
+    #: That heading's line (exact span), whether or not the unit shows it.
+    section_line: Span | None = None
 
     def span(self) -> Span:
         if self.kind == "row":
@@ -194,7 +196,7 @@ def _heading_of(section: Node | None) -> tuple[Span | None, str]:
     ), shown
 
 
-def _refers_back(display: str, heading: str) -> bool:
+def refers_back(display: str, heading: str) -> bool:
     """The unit points at its section ("this variable") without naming the heading."""
     if not heading or not _ANAPHORA.search(display):
         return False
@@ -232,7 +234,7 @@ class _Builder:
         refers = (
             heading is not None
             and kind in ("sentence", "item", "lead")
-            and _refers_back(display, htext)
+            and refers_back(display, htext)
         )
         self.out.append(
             Unit(
@@ -245,6 +247,7 @@ class _Builder:
                 htext if refers else "",
                 lead_in,
                 htext,
+                heading,
             )
         )
 

@@ -14,12 +14,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 from citewise.answer.citations import cite_claims
 from citewise.answer.clean import clean_sentence
 from citewise.answer.compose import Candidate, compose, fragment_spans
+from citewise.answer.markup import strip_markup
 from citewise.answer.models import Answer, Claim
 from citewise.answer.procedure import merge_procedures
 from citewise.answer.ranking import units_reader
 from citewise.answer.relevance import dense_scorer
 from citewise.answer.review import release_review
 from citewise.answer.support import support_score
+from citewise.answer.units import Unit, refers_back
+from citewise.evidence.sentences import Span
 from citewise.ingest.models import Node
 from citewise.llm.frozen import FrozenPayload, _candidates, freeze, minimal_set, unit_items
 from citewise.recall.models import SearchFilters
@@ -116,6 +119,15 @@ def _best_span(frag: Fragment, sentence: str) -> Any:
     return max(spans, key=lambda s: (support_score(sentence, [s.text]).score, -s.start))
 
 
+def _heading_context(units: list[Unit], span: Span, sentence: str) -> tuple[Span, str] | None:
+    """The section heading (line span, text) a model sentence cited at ``span`` refers back
+    to without naming it ("If this variable is set ..."), or None."""
+    for u in units:
+        if u.start <= span.start and span.end <= u.end and u.section_line is not None:
+            return (u.section_line, u.section) if refers_back(sentence, u.section) else None
+    return None
+
+
 def write_answer(
     kb: KnowledgeBase,
     payload: FrozenPayload,
@@ -135,18 +147,27 @@ def write_answer(
     known = payload.by_id()
     cands: list[Candidate] = []
     groups: list[int] = []
+    units = units_reader(lambda path, vid: kb.store.nodes_of_version(kb.name, path, vid))
+    shown = [clean_sentence(strip_markup(s.text)) or s.text for s in sentences]
     for n, s in enumerate(sentences):
         for item_id in s.items:
             if item_id not in known:
                 continue
             frag = known[item_id].fragment
             span = _best_span(frag, s.text)
-            if span is not None:
-                cands.append(Candidate(frag, span, s.text, 0.0, (n, span.start)))
+            if span is None:
+                continue
+            head = _heading_context(units(frag), span, shown[n])
+            if head is not None and not shown[n].startswith(head[1]):
+                # the same heading context as the extractive answer, cited at its line
+                shown[n] = f"{head[1]}: {shown[n]}"
+                cands.append(Candidate(frag, head[0], head[1], 0.0, (n, head[0].start)))
                 groups.append(n)
+            cands.append(Candidate(frag, span, s.text, 0.0, (n, span.start)))
+            groups.append(n)
     citations, per_cand = cite_claims(kb, cands, conflicts)
     claims: list[Claim] = []
-    for n, s in enumerate(sentences):
+    for n in range(len(sentences)):
         nums = tuple(
             dict.fromkeys(
                 c.citations[0]
@@ -154,7 +175,7 @@ def write_answer(
                 if grp == n
             )
         )
-        claims.append(Claim(s.text, nums, 0.0, "", True))
+        claims.append(Claim(shown[n], nums, 0.0, "", True))
     claims += per_cand[len(cands) :]  # conflict notices
     claims = release_review(claims, citations)
     kept = [c for c in claims if c.kept]
