@@ -222,7 +222,37 @@ def test_comparison_keeps_the_table_of_compared_figures(kb: KnowledgeBase) -> No
 
 
 def test_single_emphasis_is_removed_outside_code_only() -> None:
-    assert strip_markup("increase the number of _tokens_ now") == "increase the number of tokens now"
+    assert (
+        strip_markup("increase the number of _tokens_ now") == "increase the number of tokens now"
+    )
     assert strip_markup("a *CLI option* here") == "a CLI option here"
-    assert strip_markup("keep `snake_case_name` and `*args`") == "keep `snake_case_name` and `*args`"
+    assert (
+        strip_markup("keep `snake_case_name` and `*args`") == "keep `snake_case_name` and `*args`"
+    )
     assert strip_markup("use my_var_name as is") == "use my_var_name as is"
+
+
+def test_a_short_paragraph_keeps_the_value_in_its_next_sentence() -> None:
+    text = (
+        "# Exit\n\n## Codes\n\n`widget.Exit()` takes an optional `code` parameter. "
+        "By default, `code` is `0`, meaning there was no error.\n"
+    )
+    doc = parse_document(text.encode(), name="t.md", kb="k", doc_path="t.md", config=IngestConfig())
+    paras = [u for u in document_units(list(doc.nodes)) if u.kind == "para"]
+    assert [p.display for p in paras] == [
+        "`widget.Exit()` takes an optional `code` parameter. "
+        "By default, `code` is `0`, meaning there was no error."
+    ]
+    assert text[paras[0].start : paras[0].end] == paras[0].text
+
+
+def test_heading_context_only_for_a_back_reference_in_the_opening() -> None:
+    text = (
+        "# Guide\n\n## Using middleware\n\n"
+        "Every application includes two middleware classes by default:\n\n"
+        "* `Errors` - renders a page. These types of pages are plain.\n"
+        "* `Handlers` - so that particular types of exception are handled.\n"
+    )
+    doc = parse_document(text.encode(), name="t.md", kb="k", doc_path="t.md", config=IngestConfig())
+    units = document_units(list(doc.nodes))
+    assert units and all(u.heading is None for u in units)

@@ -180,7 +180,7 @@ def _compose(
         )
         if c.score > 0 or (intent == "how_to" and _STEP.match(c.span.text))
     ]
-    if intent == "definition":
+    if intent != "how_to":  # code is quoted by its lead-in, or as a how-to's example
         pool = [c for c in pool if c.kind != "code"]
     if intent not in ("definition", "compare", "how_to"):  # tables: figures, props, checks
         pool = [c for c in pool if c.kind != "table"]
@@ -252,9 +252,15 @@ def _definition(pool: list[Candidate], n: int) -> list[Candidate]:
     defining = [
         c
         for c in pool
-        if c.kind != "table" and _DEFINES_STRICT.search(c.clean) and c.score >= 0.5 * best
+        if c.kind not in ("table", "para")
+        and _DEFINES_STRICT.search(c.clean)
+        and c.score >= 0.5 * best
     ]
-    defining = defining or [c for c in pool if _DEFINES.search(c.clean) and c.score >= 0.5 * best]
+    defining = defining or [
+        c
+        for c in pool
+        if c.kind not in ("table", "para") and _DEFINES.search(c.clean) and c.score >= 0.5 * best
+    ]
     lead = defining[0] if defining else pool[0]
     section = [
         c

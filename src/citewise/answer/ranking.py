@@ -15,6 +15,7 @@ document order within one source.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from citewise.answer.compose import Candidate
 from citewise.answer.relevance import Scorer, blend, lexical_score
@@ -106,7 +107,27 @@ def unit_candidates(
                 u.section,
             )
         )
-    out.sort(key=lambda c: c.order)
+    return sorted(_para_scores(out), key=lambda c: c.order)
+
+
+def _para_scores(found: list[Candidate]) -> list[Candidate]:
+    """A short paragraph scores as its best sentence, a little above it (so it is quoted
+    whole, with the value in its next sentence), never by the union of its sentences'
+    words (a longer unit would otherwise outrank the precise sentence elsewhere)."""
+    out = []
+    for c in found:
+        if c.kind == "para":
+            inner = [
+                o.score
+                for o in found
+                if o.kind == "sentence"
+                and o.fragment.doc_id == c.fragment.doc_id
+                and c.span.start <= o.span.start
+                and o.span.end <= c.span.end
+            ]
+            if inner:
+                c = replace(c, score=max(inner) * 1.02)
+        out.append(c)
     return out
 
 
@@ -117,7 +138,9 @@ def _lexical(question: str, u: Unit, frag: Fragment) -> float:
     whole = lexical_score(question, u.display, heading)
     if u.kind != "lead" or not u.lead_in:
         return whole
-    return 0.5 * whole + 0.5 * lexical_score(question, u.lead_in, heading)
+    score = 0.5 * whole + 0.5 * lexical_score(question, u.lead_in, heading)
+    # "Check it:" before a console transcript says nothing by itself
+    return score if len(u.lead_in.split()) >= 4 else 0.5 * score
 
 
 def _shown(u: Unit) -> str:

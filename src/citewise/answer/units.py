@@ -9,6 +9,8 @@ the source (so its citation is exact) with a display form for the answer text:
 
 * ``sentence`` - a sentence of a paragraph; a parenthetical that follows on its own
   ("(Default 4)") stays with it;
+* ``para`` - a short paragraph (two or three sentences, up to :data:`PARA_CAP`
+  characters) as a whole, besides its sentences: "X takes a code. By default, code is 0.";
 * ``item`` - a whole list item or blockquote (up to :data:`ITEM_CAP` characters; longer
   ones are read piece by piece like a paragraph, code blocks inside kept whole);
 * ``lead`` - a lead-in sentence ending in ":" together with the block it introduces: the
@@ -52,6 +54,8 @@ __all__ = ["BLOCK_CAP", "ITEM_CAP", "Unit", "document_units", "refers_back", "re
 ITEM_CAP = 900
 #: A lead-in carries at most this many characters of the block after it.
 BLOCK_CAP = 1500
+#: A paragraph of two or three sentences up to this many characters is also one unit.
+PARA_CAP = 360
 
 _FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})[ \t]*([^`\s]*)[^\n]*$")
 _ADMONITION_DIRECTIVES = frozenset(
@@ -63,7 +67,7 @@ _ADMONITION_DIRECTIVES = frozenset(
 _CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "code-cell"})
 _NESTED = re.compile(r"\n[ \t]+(?:[-*+]|\d{1,3}[.)])[ \t]")
 _ANAPHORA = re.compile(
-    r"\b(?:this|these|that|such)\s+(?:\w+\s+)?(?:variables?|options?|settings?|parameters?|"
+    r"\b(?:this|these)\s+(?:\w+\s+)?(?:variables?|options?|settings?|parameters?|"
     r"flags?|fields?|keys?|values?|arguments?|commands?|functions?|methods?|class(?:es)?|"
     r"attributes?|propert(?:y|ies)|modes?|features?|hooks?|callbacks?|decorators?|types?|"
     r"headers?|endpoints?|files?|directives?|switch(?:es)?)\b",
@@ -81,7 +85,7 @@ class Unit:
     end: int
     text: str
     display: str
-    kind: str  # sentence | item | lead | code | row | table
+    kind: str  # sentence | para | item | lead | code | row | table
     heading: Span | None = None
     heading_text: str = ""
     #: A ``lead`` unit's lead-in sentence as shown (relevance weighs it on its own too).
@@ -196,6 +200,12 @@ def _heading_of(section: Node | None) -> tuple[Span | None, str]:
     ), shown
 
 
+def _first_sentence(display: str) -> str:
+    first = display.split("\n", 1)[0]
+    m = re.search(r"[.!?](?:\s|$)", first)
+    return first[: m.end()] if m else first
+
+
 def refers_back(display: str, heading: str) -> bool:
     """The unit points at its section ("this variable") without naming the heading."""
     if not heading or not _ANAPHORA.search(display):
@@ -231,10 +241,11 @@ class _Builder:
         if not display.strip() or end <= start:
             return
         heading, htext = _heading_of(section)
+        opening = lead_in or _first_sentence(display)
         refers = (
             heading is not None
-            and kind in ("sentence", "item", "lead")
-            and refers_back(display, htext)
+            and kind in ("sentence", "para", "item", "lead")
+            and refers_back(opening, htext)
         )
         self.out.append(
             Unit(
@@ -351,6 +362,18 @@ class _Builder:
                 self.add(s.start, block[0], f"{shown}\n{block[1]}", "lead", section, shown)
             else:
                 self.add(s.start, s.end, shown, "sentence", section)
+        # A short paragraph is also one unit: the value often sits in the sentence after
+        # the one that names the subject ("X takes a code. By default, code is 0.").
+        if (
+            2 <= len(sentences) <= 3
+            and end - start <= PARA_CAP
+            and not prefix
+            and not _is_lead_in(sentences[-1].text)
+        ):
+            first, last_s = sentences[0], sentences[-1]
+            shown = _prose_display(self.doc.slice(first.start, last_s.end))
+            if shown:
+                self.add(first.start, last_s.end, shown, "para", section)
 
     def _item(self, node: Node, section: Node | None) -> None:
         if node.char_end - node.char_start <= ITEM_CAP:
