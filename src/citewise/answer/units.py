@@ -304,9 +304,9 @@ class _Builder:
         d = DIRECTIVE_FENCE.match(first.strip())
         if d:
             name, arg = d.group(1).lower(), d.group(2).strip()
-            if name not in _CODE_DIRECTIVES:
+            if name not in _CODE_DIRECTIVES and name != "eval-rst":
                 return None
-            lang = arg.split()[0] if arg else None
+            lang = "rst" if name == "eval-rst" else arg.split()[0] if arg else None
             body = "\n".join(ln for ln in body.split("\n") if not re.match(r"^\s*:[\w-]+:", ln))
         if not body.strip():
             return None
