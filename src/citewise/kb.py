@@ -8,7 +8,8 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from citewise.answer.models import Answer
@@ -19,11 +20,12 @@ from citewise.errors import CitewiseError, FileTooLarge, UnreadableFile, UsageEr
 from citewise.evidence.assemble import assemble
 from citewise.evidence.models import EvidencePack, Profile
 from citewise.index.manager import LOADERS, KBIndex
-from citewise.ingest.models import AddReport, FileResult, FileStatus, Node
+from citewise.ingest.models import AddReport, FileResult, FileStatus, Node, ParsedDocument
 from citewise.ingest.parse import parse_document
 from citewise.ingest.walker import SourceFile, WalkProblem, walk
 from citewise.recall.models import SearchFilters, SearchMode, SearchResult
 from citewise.recall.search import RecallSettings, search
+from citewise.store.factory import DB_NAME, open_store
 from citewise.store.models import (
     DocumentInfo,
     IngestOutcome,
@@ -33,9 +35,6 @@ from citewise.store.models import (
     VersionInfo,
 )
 from citewise.store.protocol import Store
-from citewise.store.sqlite import SQLiteStore
-
-DB_NAME = "citewise.db"
 
 #: Called after each file with (result, files_done, files_total).
 ProgressFn = Callable[[FileResult, int, int], None]
@@ -79,10 +78,17 @@ class Home:
         return self._indexes[kb]
 
     @classmethod
-    def open(cls, home: str | Path | None = None) -> Home:
+    def open(
+        cls, home: str | Path | None = None, *, store: Store | str | Path | None = None
+    ) -> Home:
+        """The home at ``home`` (see :meth:`Settings.resolve`). ``store`` is an open store or a
+        location for :func:`~citewise.store.factory.open_store`; by default the home's own
+        ``citewise.db``. The home closes its store."""
         settings = Settings.resolve(home)
         settings.home.mkdir(parents=True, exist_ok=True)
-        return cls(settings, SQLiteStore(settings.home / DB_NAME))
+        if store is None:
+            store = settings.home / DB_NAME
+        return cls(settings, open_store(store) if isinstance(store, str | Path) else store)
 
     def close(self) -> None:
         self.store.close()
@@ -114,6 +120,17 @@ class Home:
         return self.store.integrity_check()
 
 
+@dataclass(frozen=True, slots=True)
+class PreparedFile:
+    """A file read and parsed for :meth:`KnowledgeBase.commit`, or why it cannot be."""
+
+    rel_path: str
+    failure: FileResult | None
+    raw: bytes | None = None
+    parsed: ParsedDocument | None = None
+    source: str = ""
+
+
 class KnowledgeBase:
     """One named knowledge base inside a :class:`Home`."""
 
@@ -127,18 +144,40 @@ class KnowledgeBase:
 
     # -- ingest -------------------------------------------------------------
     def add(self, paths: Iterable[str | Path], progress: ProgressFn | None = None) -> AddReport:
-        """Ingest files and folders; one transaction per file, one revision per batch."""
+        """Ingest files and folders; one transaction per file, one revision per batch.
+
+        Files are read and parsed one at a time (memory stays that of one file)."""
+        found = self._walk(paths)
+        return self._store_batch((self._prepare_one(item) for item in found), len(found), progress)
+
+    def prepare(self, paths: Iterable[str | Path]) -> list[PreparedFile]:
+        """Read and parse every file (no store access): the slow, CPU-bound half of
+        :meth:`add`, which a server runs outside its write lock. :meth:`commit` stores it."""
+        return [self._prepare_one(item) for item in self._walk(paths)]
+
+    def commit(
+        self, prepared: Sequence[PreparedFile], progress: ProgressFn | None = None
+    ) -> AddReport:
+        """Store prepared files as one batch (one revision) and publish the indexes."""
+        return self._store_batch(iter(prepared), len(prepared), progress)
+
+    def _walk(self, paths: Iterable[str | Path]) -> list[SourceFile | WalkProblem]:
         found: list[SourceFile | WalkProblem] = []
         for p in paths:
             found.extend(walk(Path(p)))
+        return found
+
+    def _store_batch(
+        self, prepared: Iterator[PreparedFile], total: int, progress: ProgressFn | None
+    ) -> AddReport:
         results: list[FileResult] = []
         self.store.begin_batch(self.name)
         try:
-            for i, item in enumerate(found, start=1):
-                result = self._ingest_one(item)
+            for i, item in enumerate(prepared, start=1):
+                result = self._store_one(item)
                 results.append(result)
                 if progress is not None:
-                    progress(result, i, len(found))
+                    progress(result, i, total)
         finally:
             revision = self.store.end_batch(self.name)
         if revision is not None:
@@ -150,10 +189,14 @@ class KnowledgeBase:
             revision_hash=revision.hash if revision else None,
         )
 
-    def _ingest_one(self, item: SourceFile | WalkProblem) -> FileResult:
+    def _prepare_one(self, item: SourceFile | WalkProblem) -> PreparedFile:
+        """One walked file read and parsed, or the reason it was not."""
         if isinstance(item, WalkProblem):
             status: FileStatus = "failed" if item.fatal else "skipped"
-            return FileResult(item.rel_path, status, code=item.code, message=item.message)
+            return PreparedFile(
+                item.rel_path,
+                FileResult(item.rel_path, status, code=item.code, message=item.message),
+            )
         try:
             raw = self._read(item)
             parsed = parse_document(
@@ -163,8 +206,21 @@ class KnowledgeBase:
                 doc_path=item.rel_path,
                 config=self.home.settings.ingest,
             )
+        except CitewiseError as exc:
+            failed = FileResult(item.rel_path, "failed", code=exc.code, message=str(exc))
+            return PreparedFile(item.rel_path, failed)
+        return PreparedFile(item.rel_path, None, raw, parsed, str(item.abs_path))
+
+    def _ingest_one(self, item: SourceFile | WalkProblem) -> FileResult:
+        return self._store_one(self._prepare_one(item))
+
+    def _store_one(self, item: PreparedFile) -> FileResult:
+        if item.failure is not None or item.parsed is None or item.raw is None:
+            assert item.failure is not None
+            return item.failure
+        try:
             outcome = self.store.ingest_document(
-                self.name, item.rel_path, raw, parsed, source=str(item.abs_path)
+                self.name, item.rel_path, item.raw, item.parsed, source=item.source
             )
         except CitewiseError as exc:
             return FileResult(item.rel_path, "failed", code=exc.code, message=str(exc))
@@ -250,12 +306,18 @@ class KnowledgeBase:
     def versions(self, path: str) -> list[VersionInfo]:
         return self.store.list_versions(self.name, path)
 
-    def revert(self, path: str, version_id: int) -> IngestOutcome:
-        """Restore ``version_id`` by re-adding its exact bytes; the revert is itself a version."""
+    def revert(
+        self, path: str, version_id: int, *, parsed: ParsedDocument | None = None
+    ) -> IngestOutcome:
+        """Restore ``version_id`` by re-adding its exact bytes; the revert is itself a version.
+
+        ``parsed`` is that version's bytes already parsed (a server parses them before it
+        takes its write lock; a version's bytes never change)."""
         raw, source = self.store.get_version_content(self.name, path, version_id)
-        parsed = parse_document(
-            raw, name=path, kb=self.name, doc_path=path, config=self.home.settings.ingest
-        )
+        if parsed is None:
+            parsed = parse_document(
+                raw, name=path, kb=self.name, doc_path=path, config=self.home.settings.ingest
+            )
         self.store.begin_batch(self.name)
         try:
             return self.store.ingest_document(

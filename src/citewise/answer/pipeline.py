@@ -16,10 +16,11 @@ from citewise.answer.models import Answer, Citation, Claim, FailureStage, new_tr
 from citewise.answer.procedure import complete_procedures
 from citewise.answer.ranking import units_reader
 from citewise.answer.relevance import dense_scorer
-from citewise.answer.review import release_review
+from citewise.answer.review import release_review, removed_orchestration
 from citewise.evidence.assemble import assemble
 from citewise.evidence.intent import classify_intent
 from citewise.evidence.models import EvidenceConfig, EvidencePack
+from citewise.evidence.nodes import NodeReader, spans_by_version
 from citewise.recall.models import SearchFilters
 from citewise.recall.search import RecallSettings, search, search_summary
 from citewise.sufficiency.conflicts_adapter import detect_conflicts, stale_paths
@@ -132,8 +133,10 @@ def ask(
     )
     if intent.kind == "how_to" and suff.status != "insufficient":
         before = len(fragments)
+        reader = NodeReader(kb.store, kb.name)
+        near = spans_by_version((f.path, f.version_id, f.char_start, f.char_end) for f in fragments)
         fragments = complete_procedures(
-            fragments, lambda path, vid: kb.store.nodes_of_version(kb.name, path, vid)
+            fragments, lambda path, vid: reader.near(path, vid, near[(path, vid)])
         )
         trace["procedure_steps_added"] = len(fragments) - before
         mismatch = procedure_mismatch(intent, fragments)
@@ -172,11 +175,18 @@ def ask(
         )
         if generated is not None:
             return generated
+    trace["removed_orchestration"] = removed_orchestration(fragments)
+    unit_reader = NodeReader(kb.store, kb.name)
+    unit_near = spans_by_version(
+        (f.path, f.version_id, f.char_start, f.char_end) for f in fragments
+    )
     chosen = compose(
         question,
         intent.kind,
         fragments,
-        units_of=units_reader(lambda path, vid: kb.store.nodes_of_version(kb.name, path, vid)),
+        units_of=units_reader(
+            lambda path, vid: unit_reader.near(path, vid, unit_near[(path, vid)])
+        ),
         scorer=dense_scorer(kb.home.index(kb.name)),
     )
     citations, claims = cite_claims(kb, chosen, conflicts)

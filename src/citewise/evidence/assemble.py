@@ -27,6 +27,7 @@ from citewise.evidence.models import (
     Segment,
 )
 from citewise.evidence.neighbors import neighbor_fragments
+from citewise.evidence.nodes import spans_by_version
 from citewise.evidence.replay import normalize_query, replay_id
 from citewise.evidence.rse import best_segments, chunk_values
 from citewise.evidence.sentences import query_terms
@@ -154,13 +155,15 @@ def _load(index: KBIndex, hits: Sequence[Hit]) -> tuple[dict[DocKey, DocView], d
     """Text and nodes of every hit's document version; failures name their reason."""
     views: dict[DocKey, DocView] = {}
     failed: dict[DocKey, str] = {}
+    spans = spans_by_version((h.path, h.version_id, h.char_start, h.char_end) for h in hits)
     for h in hits:
         key = (h.doc_id, h.version_id)
         if key in views or key in failed:
             continue
         try:
             text = index.store.get_document_text(index.kb, h.doc_id, h.version_id)
-            nodes = index.store.nodes_of_version(index.kb, h.path, h.version_id)
+            window = spans[(h.path, h.version_id)]
+            nodes = index.store.nodes_near(index.kb, h.path, h.version_id, window).nodes
         except CitewiseError as exc:
             failed[key] = f"{exc.code}: {exc}"
             continue

@@ -27,6 +27,9 @@ from citewise.graph.text import norm_title, slugify, subject_title
 from citewise.store.models import DocumentInfo
 from citewise.store.protocol import Store
 
+#: Children of one point a graph walk steps down into (see ``walk_in_edges``).
+WALK_CHILDREN = 256
+
 
 @dataclass(frozen=True, slots=True)
 class BuildStats:
@@ -59,6 +62,12 @@ class KnowledgeGraph:
 
     _titles: dict[str, list[str]] = field(default_factory=dict)
     _by_path: dict[str, list[str]] = field(default_factory=dict)
+    #: (path, normalised title) -> points of that document with that title
+    _same_title: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    #: path -> points of that document with an edge that is not containment
+    _linked: dict[str, list[str]] = field(default_factory=dict)
+    #: point -> its in-edges, containment ones (from its children) capped at WALK_CHILDREN
+    _walk_in: dict[str, list[Edge]] = field(default_factory=dict)
 
     @property
     def edge_count(self) -> int:
@@ -71,11 +80,31 @@ class KnowledgeGraph:
             return
         by_path: dict[str, list[str]] = {}
         titles: dict[str, list[str]] = {}
+        same: dict[tuple[str, str], list[str]] = {}
         for p in self.points.values():
             by_path.setdefault(p.path, []).append(p.key)
             if p.kind != "concept":
+                same.setdefault((p.path, p.norm_title), []).append(p.key)
                 for t in {p.norm_title, subject_title(p.title)} - {""}:
                     titles.setdefault(t, []).append(p.key)
+        linked: set[str] = set()
+        walk: dict[str, list[Edge]] = {}
+        children: dict[str, int] = {}
+        for u, v, d in self.g.edges(data=True):
+            edge: Edge = d["edge"]
+            if edge.origin != "containment":
+                linked.update((u, v))
+            else:
+                children[v] = children.get(v, 0) + 1
+                if children[v] > WALK_CHILDREN:
+                    continue
+            walk.setdefault(v, []).append(edge)
+        self._same_title = same
+        self._linked = {}
+        for key in sorted(linked):
+            if key in self.points:
+                self._linked.setdefault(self.points[key].path, []).append(key)
+        self._walk_in = walk
         self._titles = titles
         self._by_path = by_path
 
@@ -88,6 +117,25 @@ class KnowledgeGraph:
     def of_path(self, path: str) -> list[Point]:
         self._index()
         return [self.points[k] for k in self._by_path.get(path, ())]
+
+    def same_title(self, path: str, title: str) -> list[Point]:
+        """Documents and sections of ``path`` whose normalised title is ``title``."""
+        self._index()
+        return [self.points[k] for k in self._same_title.get((path, title), ())]
+
+    def linked_of_path(self, path: str) -> list[Point]:
+        """Points of ``path`` with at least one edge other than containment (the ones a
+        walk can leave the document through), without visiting the others."""
+        self._index()
+        return [self.points[k] for k in self._linked.get(path, ())]
+
+    def walk_in_edges(self, key: str) -> list[Edge]:
+        """In-edges for walks from a point: every link, but containment edges only from
+        its first :data:`WALK_CHILDREN` children (in document order). A hostile document
+        may give one heading a million subsections; a walk (and so every search anchored
+        there) then costs the same as for an ordinary document."""
+        self._index()
+        return self._walk_in.get(key, [])
 
     def out_edges(self, key: str) -> list[Edge]:
         if key not in self.g:

@@ -22,6 +22,7 @@ from citewise.answer.relevance import dense_scorer
 from citewise.answer.review import release_review
 from citewise.answer.support import support_score
 from citewise.answer.units import Unit, refers_back
+from citewise.evidence.nodes import NodeReader, spans_by_version
 from citewise.evidence.sentences import Span
 from citewise.ingest.models import Node
 from citewise.llm.frozen import FrozenPayload, _candidates, freeze, minimal_set, unit_items
@@ -81,9 +82,11 @@ def build_payload(
 ) -> tuple[FrozenPayload, Sufficiency]:
     """The frozen payload and its set's gate review; raises ``EvidenceDoesNotFit``."""
     frags = _candidates(g.pack, stale)
+    reader = NodeReader(kb.store, kb.name)
+    near = spans_by_version((f.path, f.version_id, f.char_start, f.char_end) for f in frags)
 
     def nodes_of(path: str, vid: int) -> list[Node]:
-        return kb.store.nodes_of_version(kb.name, path, vid)
+        return reader.near(path, vid, near[(path, vid)])
 
     if g.intent.kind == "how_to":
         # a procedure is sent whole, as one item, so the item limit never cuts steps off
@@ -147,7 +150,12 @@ def write_answer(
     known = payload.by_id()
     cands: list[Candidate] = []
     groups: list[int] = []
-    units = units_reader(lambda path, vid: kb.store.nodes_of_version(kb.name, path, vid))
+    reader = NodeReader(kb.store, kb.name)
+    near = spans_by_version(
+        (i.fragment.path, i.fragment.version_id, i.fragment.char_start, i.fragment.char_end)
+        for i in payload.items
+    )
+    units = units_reader(lambda path, vid: reader.near(path, vid, near.get((path, vid), [])))
     shown = [clean_sentence(strip_markup(s.text)) or s.text for s in sentences]
     for n, s in enumerate(sentences):
         for item_id in s.items:

@@ -67,7 +67,8 @@ def detect_conflicts(kb: KnowledgeBase, question: str, pack: EvidencePack) -> li
     owner: dict[int, Fragment] = {}
     for path, frag in sorted(docs.items()):
         text = kb.store.get_document_text(kb.name, frag.doc_id, frag.version_id)
-        nodes = kb.store.nodes_of_version(kb.name, path, frag.version_id)
+        spans = [(f.char_start, f.char_end) for f in pack.fragments if f.path == path]
+        nodes = kb.store.nodes_near(kb.name, path, frag.version_id, spans).nodes
         for start, end, heading in _units(nodes):
             found = extract_facts(
                 text[start:end], base_offset=start, heading_path=heading, doc_path=path
