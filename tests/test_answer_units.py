@@ -256,3 +256,20 @@ def test_heading_context_only_for_a_back_reference_in_the_opening() -> None:
     doc = parse_document(text.encode(), name="t.md", kb="k", doc_path="t.md", config=IngestConfig())
     units = document_units(list(doc.nodes))
     assert units and all(u.heading is None for u in units)
+
+
+def test_a_placeholder_inside_code_is_not_raw_markup() -> None:
+    from citewise.answer.markup import prose_only
+    from citewise.answer.models import Citation, Claim
+    from citewise.answer.review import release_review
+
+    text = "Cancel it with `job cancel <job_id>`:\n```html\n<div>ok</div>\n```"
+    assert "<" not in prose_only(text)
+    excerpt = text
+    cite = Citation(1, "n:0-1", "p.md", "d", 1, 1, ("n",), 1, 4, 0, 1, excerpt, "", "x")
+    kept = release_review([Claim(text, (1,), 0.0, "", True)], [cite])
+    assert kept[0].kept, kept[0].reason
+    bad = release_review(
+        [Claim('Click <img src=x onerror="go()"> here', (1,), 0.0, "", True)], [cite]
+    )
+    assert not bad[0].kept and bad[0].reason == "raw markup"

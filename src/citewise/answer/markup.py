@@ -20,6 +20,7 @@ __all__ = [
     "DIRECTIVE_FENCE",
     "admonition_title",
     "is_scaffolding",
+    "prose_only",
     "strip_markup",
 ]
 
@@ -108,6 +109,15 @@ def _outside_code(text: str, fix: Callable[[str], str]) -> str:
         pos = m.end()
     out.append(fix(text[pos:]))
     return "".join(out)
+
+
+_FENCED = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?^[ \t]*\1[ \t]*$", re.M | re.S)
+
+
+def prose_only(text: str) -> str:
+    """``text`` without fenced code blocks and inline code spans: what a reader sees as
+    prose (``<job_id>`` inside code is a placeholder, not a tag)."""
+    return _CODE_SPAN.sub(" ", _FENCED.sub(" ", text))
 
 
 def is_scaffolding(text: str) -> bool:
