@@ -14,6 +14,8 @@ from citewise.answer.citations import cite_claims
 from citewise.answer.compose import compose
 from citewise.answer.models import Answer, Citation, Claim, FailureStage, new_trace_id
 from citewise.answer.procedure import complete_procedures
+from citewise.answer.ranking import units_reader
+from citewise.answer.relevance import dense_scorer
 from citewise.answer.review import release_review, removed_orchestration
 from citewise.evidence.assemble import assemble
 from citewise.evidence.intent import classify_intent
@@ -177,7 +179,19 @@ def ask(
         if generated is not None:
             return generated
     trace["removed_orchestration"] = removed_orchestration(fragments)
-    chosen = compose(question, intent.kind, fragments)
+    unit_reader = NodeReader(kb.store, kb.name)
+    unit_near = spans_by_version(
+        (f.path, f.version_id, f.char_start, f.char_end) for f in fragments
+    )
+    chosen = compose(
+        question,
+        intent.kind,
+        fragments,
+        units_of=units_reader(
+            lambda path, vid: unit_reader.near(path, vid, unit_near[(path, vid)])
+        ),
+        scorer=dense_scorer(kb.home.index(kb.name)),
+    )
     citations, claims = cite_claims(kb, chosen, conflicts)
     claims = release_review(claims, citations)
     kept = [c for c in claims if c.kept]
@@ -279,11 +293,19 @@ def _failure_stage(pack: EvidencePack) -> FailureStage:
 
 
 def _render(intent: str, claims: list[Claim]) -> str:
+    """Claims with their citation marks (at the end of a claim's first line, so a quoted
+    code block stays a valid fence); a how-to as a list, other answers as running text, or
+    one claim per line when any claim spans several lines."""
     parts = []
     for c in claims:
         marks = "".join(f"[{n}]" for n in c.citations)
-        parts.append(f"{c.text} {marks}")
-    return "\n".join(f"- {p}" for p in parts) if intent == "how_to" else " ".join(parts)
+        first, nl, rest = c.text.partition("\n")
+        parts.append(f"{first} {marks}{nl}{rest}")
+    if intent == "how_to":
+        return "\n".join("- " + p.replace("\n", "\n  ") for p in parts)
+    if any("\n" in p for p in parts):
+        return "\n".join(parts)
+    return " ".join(parts)
 
 
 def _digest(obj: object) -> str:
