@@ -183,7 +183,7 @@ def test_insufficient_evidence_never_calls_the_model(
     make_route(kb.home, server, "ins", "m1")
     for q in (
         "What is a flux capacitor?",
-        "How long does the widget warranty last after purchase abroad?",
+        "How long does the gizmo warranty last after purchase?",
     ):
         answer = kb.ask(q, llm="ins")
         assert answer.outcome == "insufficient_evidence"

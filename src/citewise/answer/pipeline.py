@@ -24,8 +24,10 @@ from citewise.sufficiency.conflicts_adapter import detect_conflicts, stale_paths
 from citewise.sufficiency.gates import GateInput, procedure_mismatch, review
 from citewise.sufficiency.models import Sufficiency
 from citewise.sufficiency.named import absent_terms, named_terms
+from citewise.sufficiency.presence import TermProfile, judge, weigh
 
 if TYPE_CHECKING:
+    from citewise.ingest.models import Node
     from citewise.kb import KnowledgeBase
     from citewise.llm.written import LLMWriter
 
@@ -85,13 +87,19 @@ def ask(
     conflicts = detect_conflicts(kb, question, pack)
     stale = stale_paths(kb, pack)
     unknown = absent_terms(kb, named_terms(question))
+    profile = weigh(question, intent.subject_terms, kb.home.index(kb.name))
+    trace["terms"] = [asdict(t) for t in profile.terms]
     suff = review(
-        GateInput(question, intent, pack, len(conflicts), _stale_used(pack, stale), unknown)
+        GateInput(
+            question, intent, pack, len(conflicts), _stale_used(pack, stale), unknown, profile
+        )
     )
     trace["recovery"] = None
     judge_wants_more = False
     if llm_ctx is not None and (suff.status == "borderline" or pack.profile == "deep"):
-        gi = GateInput(question, intent, pack, len(conflicts), _stale_used(pack, stale), unknown)
+        gi = GateInput(
+            question, intent, pack, len(conflicts), _stale_used(pack, stale), unknown, profile
+        )
         verdict = llm_ctx.judge(kb, question, gi, intent.kind, filters)
         if verdict is not None:
             trace["llm_judge"] = verdict
@@ -105,7 +113,13 @@ def ask(
         stale2 = stale_paths(kb, second)
         again = review(
             GateInput(
-                question, intent, second, len(conflicts2), _stale_used(second, stale2), unknown
+                question,
+                intent,
+                second,
+                len(conflicts2),
+                _stale_used(second, stale2),
+                unknown,
+                profile,
             )
         )
         better = _rank(again) > _rank(suff)
@@ -157,7 +171,9 @@ def ask(
             trace=trace | {"missing": missing},
         )
     if llm_ctx is not None:
-        gi = GateInput(question, intent, pack, len(conflicts), _stale_used(pack, stale), unknown)
+        gi = GateInput(
+            question, intent, pack, len(conflicts), _stale_used(pack, stale), unknown, profile
+        )
         generated = llm_ctx.answer(
             kb,
             question=question,
@@ -184,6 +200,7 @@ def ask(
         citations,
         trace,
         failed_why=None if kept else "no sentence passed review",
+        profile=profile,
     )
 
 
@@ -197,10 +214,23 @@ def finish(
     trace: dict[str, Any],
     *,
     failed_why: str | None,
+    profile: TermProfile | None = None,
 ) -> Answer:
     """The public answer from reviewed claims (shared by the extractive and LLM writers):
     citations renumbered in order of use, or ``insufficient_evidence`` when the review
-    left nothing (``failed_why``)."""
+    left nothing (``failed_why``) or when the text actually cited lacks the question's
+    distinctive terms (``profile``; some missing words make the answer partial)."""
+    kept = [c for c in claims if c.kept]
+    if failed_why is None and profile is not None and profile.checks:
+        cited = judge(profile, _cited_texts(kb, kept, citations))
+        trace["cited_presence"] = asdict(cited)
+        if cited.verdict == "absent":
+            suff = Sufficiency("insufficient", "insufficient_evidence", (cited.reason,))
+            trace["sufficiency"] = asdict(suff)
+            failed_why = _human(suff)
+        elif cited.verdict == "partial" and cited.reason not in suff.reasons:
+            worst = "partial_coverage" if suff.degradation == "none" else suff.degradation
+            suff = replace(suff, degradation=worst, reasons=(*suff.reasons, cited.reason))
     if failed_why is not None:
         trace["failure_stage"] = "citation_verification"
         return Answer(
@@ -208,7 +238,7 @@ def finish(
             f"{INSUFFICIENT} ({failed_why})",
             (),
             "insufficient_evidence",
-            replace(suff, status="insufficient"),
+            replace(suff, status="insufficient", degradation="insufficient_evidence"),
             pack.replay_id,
             new_trace_id(),
             intent,
@@ -218,7 +248,6 @@ def finish(
             failure_stage="citation_verification",
             trace=trace,
         )
-    kept = [c for c in claims if c.kept]
     used = sorted({n for c in kept for n in c.citations})
     renumber = {old: new for new, old in enumerate(used, start=1)}
     final_cites = tuple(replace(citations[n - 1], number=renumber[n]) for n in used)
@@ -228,6 +257,8 @@ def finish(
     degradation = suff.degradation
     if len(kept) < len([c for c in claims if c.verdict != "notice"]) and degradation == "none":
         degradation = "partial_coverage"
+    if suff.status == "borderline" and degradation == "none":
+        degradation = "partial_coverage"  # a borderline answer says so in the field
     return Answer(
         "answered",
         text,
@@ -242,6 +273,20 @@ def finish(
         claims=tuple(claims),
         trace=trace,
     )
+
+
+def _cited_texts(kb: KnowledgeBase, kept: list[Claim], citations: list[Citation]) -> list[str]:
+    """The excerpts the kept claims cite, and the heading paths of the nodes they sit in
+    (a heading names what "this option" in a cited sentence is)."""
+    used = [citations[n - 1] for c in kept for n in c.citations]
+    texts = [c.excerpt for c in used]
+    nodes: dict[tuple[str, int], list[Node]] = {}
+    for c in used:
+        doc_nodes = nodes.setdefault(
+            (c.path, c.version_id), kb.store.nodes_of_version(kb.name, c.path, c.version_id)
+        )
+        texts += [" ".join(n.heading_path) for n in doc_nodes if n.id in c.node_ids]
+    return texts
 
 
 def _stale_used(pack: EvidencePack, stale: tuple[str, ...]) -> tuple[str, ...]:
@@ -260,6 +305,10 @@ def _human(s: Sufficiency) -> str:
     gate, _, detail = first.partition(":")
     if gate == "subject_absent":
         return f"the documents do not mention: {detail}"
+    if gate == "subject_missing":
+        return f"the passages found do not mention: {detail}"
+    if gate == "near_miss":
+        return detail
     if gate == "no_direct_evidence":
         return f"nothing relevant was found: {detail}"
     return f"{gate.replace('_', ' ')}: {detail}" if detail else gate.replace("_", " ")

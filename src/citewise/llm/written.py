@@ -157,6 +157,7 @@ def write_answer(
         citations,
         trace,
         failed_why="no generated sentence passed review" if failed else None,
+        profile=g.profile,
     )
 
 
