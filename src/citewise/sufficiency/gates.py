@@ -16,7 +16,14 @@ from citewise.evidence.intent import Intent
 from citewise.evidence.models import EvidencePack, Fragment
 from citewise.index.tokenize import Coverage, term_coverage, tokenize
 from citewise.sufficiency.models import Degradation, Status, Sufficiency
-from citewise.sufficiency.presence import FILLER, TermProfile, judge, missing_surface
+from citewise.sufficiency.presence import (
+    FILLER,
+    GENERIC_ZIPF,
+    TermProfile,
+    english_zipf,
+    judge,
+    missing_surface,
+)
 from citewise.sufficiency.presence import REFERENCE_WORDS as _REFERENCE_WORDS
 
 #: Share of the question's key terms the direct evidence must contain.
@@ -70,6 +77,13 @@ def action_term(intent: Intent) -> str | None:
     return term if term.isascii() and term.isalpha() else None
 
 
+def generic_action(intent: Intent) -> bool:
+    """Whether a how-to's verb is a generic one ("send", "check", "configure"): steps that
+    do the task need not use the word."""
+    word = intent.subject.split()[0] if intent.subject else ""
+    return bool(word) and (english_zipf(word) >= GENERIC_ZIPF or action_term(intent) in FILLER)
+
+
 def cohesion(terms: Sequence[str], frags: Sequence[Fragment]) -> int:
     """The most of ``terms`` (index tokens) that one fragment holds (its text and its
     heading path).
@@ -93,7 +107,7 @@ def procedure_mismatch(intent: Intent, fragments: Sequence[Fragment]) -> str | N
     numbered steps is left to the other gates."""
     action = action_term(intent)
     steps = [f for f in fragments if _NUMBERED.search(f.text)]
-    if action is None or not steps or cohesion((action,), steps) > 0:
+    if action is None or not steps or cohesion((action,), steps) > 0 or generic_action(intent):
         return None
     docs = {f.doc_id for f in steps}
     headed = term_coverage(
@@ -108,12 +122,21 @@ def review(g: GateInput) -> Sufficiency:
     """Run every gate; the first failing hard gate makes the evidence insufficient."""
     pack, reasons = g.pack, []
     direct = list(pack.direct)
-    if not direct:
+    never = (
+        [t.key for t in g.profile.terms if t.df == 0 and t.required and not t.soft]
+        if g.profile
+        else []
+    )
+    if not direct and not g.unknown_terms and not never:
         why = next(
             (x.reason for x in pack.limitations if x.kind == "insufficient_evidence"),
             "no direct evidence",
         )
+        why = _surface_reason(g.question, why)
         return Sufficiency("insufficient", "insufficient_evidence", (f"no_direct_evidence:{why}",))
+    if not direct:
+        words = ", ".join(missing_surface(g.question, (*g.unknown_terms, *never)))
+        return Sufficiency("insufficient", "insufficient_evidence", (f"subject_absent:{words}",))
     if g.unknown_terms:
         words = ", ".join(missing_surface(g.question, g.unknown_terms))
         return Sufficiency(
@@ -231,3 +254,15 @@ def _ratio_gates(g: GateInput, texts: list[str], direct: Sequence[Fragment]) -> 
         word = missing_surface(g.question, (action,))[0]
         return f"action_absent:no passage describes '{word}'"
     return None
+
+
+_MISSING_LIST = re.compile(r"\(missing: ([^)]*)\)")
+
+
+def _surface_reason(question: str, why: str) -> str:
+    """A recall reason's "(missing: befor, rai)" in the question's own words."""
+    m = _MISSING_LIST.search(why)
+    if not m:
+        return why
+    words = ", ".join(missing_surface(question, [w.strip() for w in m.group(1).split(",")]))
+    return f"{why[: m.start()]}(missing: {words}){why[m.end() :]}"
