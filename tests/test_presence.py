@@ -5,11 +5,11 @@ names and rare words are; reasons use the question's own words and are true."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from citewise.evidence.intent import classify_intent
+from citewise.evidence.models import BUDGETS, BudgetUse, EvidencePack
 from citewise.index.tokenize import tokenize
 from citewise.kb import Home, KnowledgeBase
 from citewise.sufficiency.gates import GateInput, generic_action, review
@@ -21,7 +21,6 @@ from citewise.sufficiency.presence import (
     profile_terms,
     surface_words,
 )
-from citewise.evidence.models import BUDGETS, BudgetUse, EvidencePack
 from tests.test_gates import frag
 
 #: A toy knowledge base: "respons" is everywhere, "cookie" in two chunks, "kerbero" nowhere.
