@@ -222,13 +222,13 @@ def finish(
     distinctive terms (``profile``; some missing words make the answer partial)."""
     kept = [c for c in claims if c.kept]
     if failed_why is None and profile is not None and profile.checks:
-        cited = judge(profile, _cited_texts(kb, kept, citations))
+        cited = judge(profile, _cited_texts(kb, kept, citations), cited=True)
         trace["cited_presence"] = asdict(cited)
         if cited.verdict == "absent":
             suff = Sufficiency("insufficient", "insufficient_evidence", (cited.reason,))
             trace["sufficiency"] = asdict(suff)
             failed_why = _human(suff)
-        elif cited.verdict == "partial" and cited.reason not in suff.reasons:
+        elif cited.verdict == "partial" and not _already_partial(suff, cited.missing):
             worst = "partial_coverage" if suff.degradation == "none" else suff.degradation
             suff = replace(suff, degradation=worst, reasons=(*suff.reasons, cited.reason))
     if failed_why is not None:
@@ -273,6 +273,12 @@ def finish(
         claims=tuple(claims),
         trace=trace,
     )
+
+
+def _already_partial(suff: Sufficiency, words: tuple[str, ...]) -> bool:
+    """Whether an earlier partial-coverage reason already names every one of ``words``."""
+    earlier = [r for r in suff.reasons if r.startswith("partial_coverage:")]
+    return any(all(w in r for w in words) for r in earlier)
 
 
 def _cited_texts(kb: KnowledgeBase, kept: list[Claim], citations: list[Citation]) -> list[str]:

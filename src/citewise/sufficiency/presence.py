@@ -90,6 +90,9 @@ REFERENCE_WORDS = frozenset(
 )
 
 
+#: "for example for verbosity", "such as ~/Documents", "e.g. bootstrap4": the words after
+#: are an example of the subject, not the subject.
+_EXAMPLE = re.compile(r"\b(?:such as|for example|for instance|e\.g\.)\s+([^,;?]+)", re.I)
 _LITERAL_CHARS = re.compile(r"[._:\-/]")
 _SURFACE = re.compile(r"[^\s?!,;()\"'“”‘’`]+")
 
@@ -189,6 +192,7 @@ def profile_terms(
     """
     surface = surface_words(question)
     named = set(named_terms(question))
+    examples = {t for m in _EXAMPLE.finditer(question) for t in tokenize(m.group(1))}
     keys = [
         k
         for k in dict.fromkeys([*subject, *named])
@@ -215,6 +219,8 @@ def profile_terms(
             zipf = english_zipf(word)
             required = n < common and zipf < GENERIC_ZIPF
             soft = n == 0 and GENERIC_ZIPF <= zipf < ABSENT_ZIPF
+        if key in examples and required:
+            soft = True  # "such as ~/Documents": an example, not the subject
         terms.append(QuestionTerm(key, word, kind, n, required or soft, soft))
     return TermProfile(tuple(terms), labels_in(question))
 
@@ -232,9 +238,15 @@ def _derived(term: QuestionTerm, texts: list[str]) -> bool:
     return any(pat.search(t) for t in texts)
 
 
-def judge(profile: TermProfile, texts: Iterable[str]) -> Judgement:
+def judge(profile: TermProfile, texts: Iterable[str], *, cited: bool = False) -> Judgement:
     """Whether ``texts`` (the evidence, or the text an answer cites) hold the question's
-    required terms: ``ok``, ``partial`` (some rare words missing) or ``absent``."""
+    required terms: ``ok``, ``partial`` (some rare words missing) or ``absent``.
+
+    Absent: a labelled number, or a term no chunk of the knowledge base holds; for the
+    evidence (``cited=False``) also a missing identifier, or every distinctive term missing
+    when they are two or more or a name. Text an answer cites from evidence that passed
+    is held to the first two only: its other missing terms make the answer partial.
+    """
     texts = list(texts)
     present: set[str] = set()
     for text in texts:
@@ -251,12 +263,14 @@ def judge(profile: TermProfile, texts: Iterable[str]) -> Judgement:
         return Judgement("absent", tuple(labels), why)
     strict = [t.surface for t in missing if t.kind == "identifier"]
     hard = [t for t in required if not t.soft]
-    if strict or (hard and all(t in missing for t in hard)):
+    off_topic = bool(hard) and all(t in missing for t in hard)
+    if not cited and (strict or (off_topic and (len(hard) > 1 or hard[0].kind == "name"))):
         words = strict or [t.surface for t in missing]
         return Judgement("absent", tuple(words), f"subject_missing:{', '.join(words)}")
     if missing:
         found = tuple(t.surface for t in missing)
-        return Judgement("partial", found, f"partial_coverage:not found: {', '.join(found)}")
+        where = "the cited text does not mention" if cited else "not found"
+        return Judgement("partial", found, f"partial_coverage:{where}: {', '.join(found)}")
     return Judgement("ok", (), "")
 
 
