@@ -84,7 +84,7 @@ def ask(
     )
     pack = assemble(kb, question, filters=filters, config=cfg, search_result=recall)
     trace["retrieval"] = search_summary(recall)
-    conflicts = detect_conflicts(kb, question, pack)
+    conflicts = detect_conflicts(kb, question, pack, recall.hits)
     stale = stale_paths(kb, pack)
     unknown = absent_terms(kb, named_terms(question))
     profile = weigh(question, intent.subject_terms, kb.home.index(kb.name))

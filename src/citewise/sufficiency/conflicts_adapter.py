@@ -10,17 +10,25 @@ key terms, such as "p" or "n", never does).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from citewise.evidence.models import EvidencePack, Fragment
+from citewise.evidence.tokens import estimate_tokens
 from citewise.index.tokenize import key_terms, term_coverage
 from citewise.ingest.editions import superseded_paths
 from citewise.ingest.models import BLOCK_KINDS, Node
+from citewise.recall.models import Hit
 from citewise.sufficiency._numbers import concerns_question
 
 if TYPE_CHECKING:
     from citewise.kb import KnowledgeBase
+
+#: Entity-valued facts, read also from recall hits the pack left out.
+ENTITY_KINDS = frozenset({"winner", "author", "creator", "director", "owner", "version"})
+#: How many of the best recall hits are read for entity-valued facts.
+EXTRA_HITS = 5
 
 #: Blocks whose prose and tables state facts (code and diagrams do not; table rows are read
 #: through their whole table so every row keeps its header).
@@ -54,7 +62,14 @@ def stale_paths(kb: KnowledgeBase, pack: EvidencePack) -> tuple[str, ...]:
     return tuple(sorted(stale & used))
 
 
-def detect_conflicts(kb: KnowledgeBase, question: str, pack: EvidencePack) -> list[ConflictNote]:
+def detect_conflicts(
+    kb: KnowledgeBase, question: str, pack: EvidencePack, hits: Sequence[Hit] = ()
+) -> list[ConflictNote]:
+    """Conflicts among the facts of the pack's documents that concern ``question``. The
+    documents of the best recall ``hits`` that the pack left out (segment selection keeps
+    few documents) are read for entity-valued facts only (:data:`ENTITY_KINDS`): a second
+    source naming another winner or current version is a disagreement the answer owes
+    the reader, whichever document evidence selection preferred."""
     from citewise.sufficiency.conflicts import find_conflicts
     from citewise.sufficiency.facts import Fact, extract_facts
 
@@ -63,15 +78,21 @@ def detect_conflicts(kb: KnowledgeBase, question: str, pack: EvidencePack) -> li
     for f in pack.fragments:
         if f.path not in stale:
             docs.setdefault(f.path, f)
+    extra: dict[str, Fragment] = {}
+    for h in hits[:EXTRA_HITS]:
+        if h.path not in docs and h.path not in stale:
+            extra.setdefault(h.path, _hit_fragment(h))
     facts: list[Fact] = []
     owner: dict[int, Fragment] = {}
-    for path, frag in sorted(docs.items()):
+    for path, frag in sorted({**docs, **extra}.items()):
         text = kb.store.get_document_text(kb.name, frag.doc_id, frag.version_id)
         nodes = kb.store.nodes_of_version(kb.name, path, frag.version_id)
         for start, end, heading in _units(nodes):
             found = extract_facts(
                 text[start:end], base_offset=start, heading_path=heading, doc_path=path
             )
+            if path in extra:
+                found = [f for f in found if f.attribute in ENTITY_KINDS]
             for fact in found:
                 owner[id(fact)] = frag
             facts.extend(found)
@@ -90,6 +111,30 @@ def detect_conflicts(kb: KnowledgeBase, question: str, pack: EvidencePack) -> li
         )
         notes.append(ConflictNote(c.a.subject, c.a.attribute, sentence, sides, c.reason))
     return notes
+
+
+def _hit_fragment(h: Hit) -> Fragment:
+    """A recall hit as a fragment a conflict side can be cited from."""
+    return Fragment(
+        role="conflict",
+        doc_id=h.doc_id,
+        path=h.path,
+        revision=h.revision,
+        version_id=h.version_id,
+        node_ids=h.node_ids,
+        line_start=h.line_start,
+        line_end=h.line_end,
+        char_start=h.char_start,
+        char_end=h.char_end,
+        heading_path=h.heading_path,
+        text=h.excerpt,
+        tokens=estimate_tokens(h.excerpt),
+        truncated=False,
+        citation_id=h.citation_id,
+        reason="conflict_source",
+        rank=float(h.rank),
+        kind="chunk",
+    )
 
 
 def _units(nodes: list[Node]) -> list[tuple[int, int, tuple[str, ...]]]:
