@@ -27,7 +27,6 @@ from citewise.sufficiency.named import absent_terms, named_terms
 from citewise.sufficiency.presence import TermProfile, judge, weigh
 
 if TYPE_CHECKING:
-    from citewise.ingest.models import Node
     from citewise.kb import KnowledgeBase
     from citewise.llm.written import LLMWriter
 
@@ -222,7 +221,7 @@ def finish(
     distinctive terms (``profile``; some missing words make the answer partial)."""
     kept = [c for c in claims if c.kept]
     if failed_why is None and profile is not None and profile.checks:
-        cited = judge(profile, _cited_texts(kb, kept, citations), cited=True)
+        cited = judge(profile, _cited_texts(pack, kept, citations), cited=True)
         trace["cited_presence"] = asdict(cited)
         if cited.verdict == "absent":
             suff = Sufficiency("insufficient", "insufficient_evidence", (cited.reason,))
@@ -281,17 +280,17 @@ def _already_partial(suff: Sufficiency, words: tuple[str, ...]) -> bool:
     return any(all(w in r for w in words) for r in earlier)
 
 
-def _cited_texts(kb: KnowledgeBase, kept: list[Claim], citations: list[Citation]) -> list[str]:
-    """The excerpts the kept claims cite, and the heading paths of the nodes they sit in
-    (a heading names what "this option" in a cited sentence is)."""
+def _cited_texts(pack: EvidencePack, kept: list[Claim], citations: list[Citation]) -> list[str]:
+    """The excerpts the kept claims cite, and the heading paths of the pack fragments they
+    sit in (a heading names what "this option" in a cited sentence is)."""
     used = [citations[n - 1] for c in kept for n in c.citations]
     texts = [c.excerpt for c in used]
-    nodes: dict[tuple[str, int], list[Node]] = {}
     for c in used:
-        doc_nodes = nodes.setdefault(
-            (c.path, c.version_id), kb.store.nodes_of_version(kb.name, c.path, c.version_id)
-        )
-        texts += [" ".join(n.heading_path) for n in doc_nodes if n.id in c.node_ids]
+        texts += [
+            " ".join(f.heading_path)
+            for f in pack.fragments
+            if f.doc_id == c.doc_id and f.char_start <= c.char_start < f.char_end
+        ][:1]
     return texts
 
 

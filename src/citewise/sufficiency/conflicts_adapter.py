@@ -10,6 +10,7 @@ key terms, such as "p" or "n", never does).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -27,6 +28,12 @@ if TYPE_CHECKING:
 
 #: Entity-valued facts, read also from recall hits the pack left out.
 ENTITY_KINDS = frozenset({"winner", "author", "creator", "director", "owner", "version"})
+#: Words without which a chunk states no entity-valued fact (a cheap pre-filter).
+ENTITY_CUE = re.compile(
+    r"\b(?:won|wins|winner|champion|written|authored|created|founded|invented|designed|"
+    r"developed|directed|owned|maintained|managed|owner|version|release)\b|冠军|获胜|得主|版本",
+    re.IGNORECASE,
+)
 #: How many of the best recall hits are read for entity-valued facts.
 EXTRA_HITS = 5
 
@@ -66,10 +73,10 @@ def detect_conflicts(
     kb: KnowledgeBase, question: str, pack: EvidencePack, hits: Sequence[Hit] = ()
 ) -> list[ConflictNote]:
     """Conflicts among the facts of the pack's documents that concern ``question``. The
-    documents of the best recall ``hits`` that the pack left out (segment selection keeps
-    few documents) are read for entity-valued facts only (:data:`ENTITY_KINDS`): a second
-    source naming another winner or current version is a disagreement the answer owes
-    the reader, whichever document evidence selection preferred."""
+    chunks of the best recall ``hits`` from documents the pack left out (segment selection
+    keeps few documents) are read for entity-valued facts only (:data:`ENTITY_KINDS`): a
+    second source naming another winner or current version is a disagreement the answer
+    owes the reader, whichever document evidence selection preferred."""
     from citewise.sufficiency.conflicts import find_conflicts
     from citewise.sufficiency.facts import Fact, extract_facts
 
@@ -78,24 +85,29 @@ def detect_conflicts(
     for f in pack.fragments:
         if f.path not in stale:
             docs.setdefault(f.path, f)
-    extra: dict[str, Fragment] = {}
-    for h in hits[:EXTRA_HITS]:
-        if h.path not in docs and h.path not in stale:
-            extra.setdefault(h.path, _hit_fragment(h))
     facts: list[Fact] = []
     owner: dict[int, Fragment] = {}
-    for path, frag in sorted({**docs, **extra}.items()):
+    for path, frag in sorted(docs.items()):
         text = kb.store.get_document_text(kb.name, frag.doc_id, frag.version_id)
         nodes = kb.store.nodes_of_version(kb.name, path, frag.version_id)
         for start, end, heading in _units(nodes):
             found = extract_facts(
                 text[start:end], base_offset=start, heading_path=heading, doc_path=path
             )
-            if path in extra:
-                found = [f for f in found if f.attribute in ENTITY_KINDS]
             for fact in found:
                 owner[id(fact)] = frag
             facts.extend(found)
+    for h in hits[:EXTRA_HITS]:
+        if h.path in docs or h.path in stale or not ENTITY_CUE.search(h.excerpt):
+            continue
+        frag = _hit_fragment(h)  # the hit's own chunk: exact text at its offsets
+        found = extract_facts(
+            h.excerpt, base_offset=h.char_start, heading_path=h.heading_path, doc_path=h.path
+        )
+        for fact in found:
+            if fact.attribute in ENTITY_KINDS:
+                owner[id(fact)] = frag
+                facts.append(fact)
     terms = set(key_terms(question))
     notes: list[ConflictNote] = []
     for c in find_conflicts(facts):

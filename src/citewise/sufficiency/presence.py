@@ -135,7 +135,7 @@ class Judgement:
 
 
 @lru_cache(maxsize=1)
-def _zipf() -> Callable[[str, str], float]:
+def _zipf() -> Callable[..., float]:
     from wordfreq import zipf_frequency
 
     return zipf_frequency
@@ -143,7 +143,9 @@ def _zipf() -> Callable[[str, str], float]:
 
 def english_zipf(word: str) -> float:
     """How common ``word`` is in English (Zipf scale, 0 for unknown words)."""
-    return float(_zipf()(word.lower(), "en")) if word.isascii() else 0.0
+    # The "small" list holds every word at Zipf 3 and above: enough for a 4.2 cut, and it
+    # loads in a tenth of the time of the full one.
+    return float(_zipf()(word.lower(), "en", wordlist="small")) if word.isascii() else 0.0
 
 
 def surface_words(question: str) -> dict[str, str]:
