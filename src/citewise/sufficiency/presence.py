@@ -90,9 +90,11 @@ REFERENCE_WORDS = frozenset(
 )
 
 
-#: "for example for verbosity", "such as ~/Documents", "e.g. bootstrap4": the words after
-#: are an example of the subject, not the subject.
-_EXAMPLE = re.compile(r"\b(?:such as|for example|for instance|e\.g\.)\s+([^,;?]+)", re.I)
+#: "for example for verbosity", "such as ~/Documents", "instead of --no-accept": the words
+#: after are an example of the subject, or what the question turns away from.
+_EXAMPLE = re.compile(
+    r"\b(?:such as|for example|for instance|e\.g\.|instead of|rather than)\s+([^,;?]+)", re.I
+)
 _LITERAL_CHARS = re.compile(r"[._:\-/]")
 _SURFACE = re.compile(r"[^\s?!,;()\"'“”‘’`]+")
 
@@ -210,6 +212,9 @@ def profile_terms(
         kind = _kind(key, named)
         word = surface.get(key, key)
         n = df(key)
+        last = _last_part(QuestionTerm(key, word, kind, 0, True))
+        if n == 0 and last:
+            n = min(df(t) for t in tokenize(last, literals=False))  # "typer.Abort": "Abort"
         soft = False
         if kind == "identifier":
             required = not (key.isdigit() and len(key) < 3)  # "2" alone is a count, not an id
@@ -240,14 +245,27 @@ def _derived(term: QuestionTerm, texts: list[str]) -> bool:
     return any(pat.search(t) for t in texts)
 
 
+def _member(term: QuestionTerm, present: set[str]) -> bool:
+    """A dotted identifier whose last part is present (``typer.Abort`` as ``Abort``)."""
+    last = _last_part(term)
+    return bool(last) and all(t in present for t in tokenize(last, literals=False))
+
+
+def _last_part(term: QuestionTerm) -> str:
+    if term.kind != "identifier" or "." not in term.surface.strip("."):
+        return ""
+    last = term.surface.strip(".()").rsplit(".", 1)[-1]
+    return last if len(last) >= 3 and last.isalpha() else ""
+
+
 def judge(profile: TermProfile, texts: Iterable[str], *, cited: bool = False) -> Judgement:
     """Whether ``texts`` (the evidence, or the text an answer cites) hold the question's
     required terms: ``ok``, ``partial`` (some rare words missing) or ``absent``.
 
-    Absent: a labelled number, or a term no chunk of the knowledge base holds; for the
-    evidence (``cited=False``) also a missing identifier, or every distinctive term missing
-    when they are two or more or a name. Text an answer cites from evidence that passed
-    is held to the first two only: its other missing terms make the answer partial.
+    Absent: a labelled number, a term no chunk of the knowledge base holds, or every
+    distinctive term missing when they are two or more or a name or identifier (text about
+    something else); for the evidence (``cited=False``) also any missing identifier. Other
+    missing terms make the answer partial.
     """
     texts = list(texts)
     present: set[str] = set()
@@ -255,7 +273,11 @@ def judge(profile: TermProfile, texts: Iterable[str], *, cited: bool = False) ->
         present.update(tokenize(text))
     required = profile.required
     low = [t.lower() for t in texts]
-    missing = [t for t in required if t.key not in present and not _derived(t, low)]
+    missing = [
+        t
+        for t in required
+        if t.key not in present and not _derived(t, low) and not _member(t, present)
+    ]
     labels = [x for x in profile.labels if not label_found(x, texts)]
     never = [t.surface for t in missing if t.df == 0 and not t.soft]
     if never:
@@ -263,10 +285,11 @@ def judge(profile: TermProfile, texts: Iterable[str], *, cited: bool = False) ->
     if labels:
         why = f"near_miss:the passages found do not name {', '.join(labels)}"
         return Judgement("absent", tuple(labels), why)
-    strict = [t.surface for t in missing if t.kind == "identifier"]
+    strict = [t.surface for t in missing if t.kind == "identifier" and not t.soft]
     hard = [t for t in required if not t.soft]
     off_topic = bool(hard) and all(t in missing for t in hard)
-    if not cited and (strict or (off_topic and (len(hard) > 1 or hard[0].kind == "name"))):
+    off_topic = off_topic and (len(hard) > 1 or hard[0].kind != "word")
+    if (strict and not cited) or off_topic:
         words = strict or [t.surface for t in missing]
         return Judgement("absent", tuple(words), f"subject_missing:{', '.join(words)}")
     if missing:
