@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 DEMO_HOME := .citewise-demo
 
-.PHONY: demo test install lint typecheck unit bench clean browser
+.PHONY: demo test test-fast install lint typecheck unit bench clean browser
 
 $(BIN)/citewise: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -33,6 +33,11 @@ unit: install browser
 	$(BIN)/pytest
 
 test: lint typecheck unit
+
+# The edit loop: no subprocess, browser or model tests (markers in pyproject.toml).
+FAST := not slow and not subprocess and not browser and not model
+test-fast: install
+	$(BIN)/pytest -m "$(FAST)"
 
 bench: install
 	$(BIN)/python -m bench.ingest

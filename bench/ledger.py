@@ -38,7 +38,7 @@ from citewise.audit import checkpoint as cp
 from citewise.audit.entries import LedgerEntry
 from citewise.kb import Home
 from citewise.recall.search import search as recall_search
-from citewise.store.sqlite import SQLiteStore
+from citewise.store import _ledger as sqlite_ledger  # the ingest run swaps its append
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples" / "corpus"
@@ -62,19 +62,19 @@ def _write_docs(root: Path, n: int) -> None:
         (root / f"doc{i:05d}.md").write_text(f"# Document {i}\n\n## Section\n\n{paras}\n")
 
 
-def _noop_ledger(self: Any, c: Any, type_: str, payload: Any, **kw: Any) -> LedgerEntry:
+def _noop_ledger(c: Any, type_: str, payload: Any, **kw: Any) -> LedgerEntry:
     return LedgerEntry(0, type_, None, "", {}, {}, "")
 
 
 def bench_ingest(tmp: Path, files: int, repeat: int) -> dict[str, Any]:
     docs = tmp / "docs"
     _write_docs(docs, files)
-    real = SQLiteStore._ledger
+    real = sqlite_ledger.append_entry
     times: dict[str, list[float]] = {"with": [], "without": []}
     for r in range(repeat):
         for mode in ("without", "with") if r % 2 else ("with", "without"):
             if mode == "without":
-                SQLiteStore._ledger = _noop_ledger  # type: ignore[method-assign]
+                sqlite_ledger.append_entry = _noop_ledger
             try:
                 with Home.open(tmp / f"h-{mode}-{r}") as h:
                     t0 = time.perf_counter()
@@ -82,7 +82,7 @@ def bench_ingest(tmp: Path, files: int, repeat: int) -> dict[str, Any]:
                     times[mode].append(time.perf_counter() - t0)
                     assert report.ok
             finally:
-                SQLiteStore._ledger = real  # type: ignore[method-assign]
+                sqlite_ledger.append_entry = real
     w, wo = statistics.median(times["with"]), statistics.median(times["without"])
     return {
         "files": files,
@@ -142,16 +142,14 @@ def bench_answers(tmp: Path, repeat: int) -> dict[str, Any]:
 
 def bench_verify(tmp: Path, entries: int) -> dict[str, Any]:
     with Home.open(tmp / "h-verify") as h:
-        store = h.store
-        assert isinstance(store, SQLiteStore)
+        store = h.store.ledger
         t0 = time.perf_counter()
         done = 0
         while done < entries:
             step = min(5000, entries - done)
-            with store._write() as c:
+            with store.transaction() as tx:
                 for i in range(done, done + step):
-                    store._ledger(
-                        c,
+                    tx.append(
                         "search",
                         {
                             "kb": "default",

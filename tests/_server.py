@@ -23,11 +23,17 @@ def free_port() -> int:
 
 @contextmanager
 def running_server(
-    home_dir: Path, *, max_upload_bytes: int | None = None, dense: bool = False
+    home_dir: Path,
+    *,
+    max_upload_bytes: int | None = None,
+    dense: bool = False,
+    host: str = "127.0.0.1",
+    **app_options: Any,
 ) -> Iterator[str]:
-    """Serve ``home_dir`` on a free loopback port; yields the base URL.
+    """Serve ``home_dir`` on a free port of ``host``; yields the loopback base URL.
 
     The dense route is off unless asked for (the setting is read once, when the home opens).
+    ``app_options`` go to ``create_app`` (e.g. ``allowed_hosts``, ``max_json_bytes``).
     """
     from citewise.kb import Home
     from citewise.server.app import create_app
@@ -41,21 +47,24 @@ def running_server(
             del os.environ["CITEWISE_DENSE"]
         else:
             os.environ["CITEWISE_DENSE"] = saved
-    app = create_app(home, max_upload_bytes=max_upload_bytes)
+    if host != "127.0.0.1":
+        app_options["bound_host"] = host
+    app = create_app(home, max_upload_bytes=max_upload_bytes, **app_options)
     try:
-        with serving(app) as url:
+        with serving(app, host=host) as url:
             yield url
     finally:
         home.close()
 
 
 @contextmanager
-def serving(app: Any) -> Iterator[str]:
-    """Serve an ASGI ``app`` on a free loopback port until the block ends; yields the URL."""
+def serving(app: Any, *, host: str = "127.0.0.1", log_level: str = "warning") -> Iterator[str]:
+    """Serve an ASGI ``app`` on a free port of ``host`` until the block ends; yields the
+    loopback URL (the server also listens on ``host``'s other addresses when it is 0.0.0.0)."""
     import uvicorn
 
     port = free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+    config = uvicorn.Config(app, host=host, port=port, log_level=log_level)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -1,4 +1,10 @@
-"""Shared fixtures: real SQLite homes in tmp_path, and a runner for the real CLI."""
+"""Shared fixtures: real SQLite homes in tmp_path, and a runner for the real CLI.
+
+``make test-fast`` deselects the tests marked ``slow``, ``subprocess``, ``browser`` and
+``model``. In such a run the guards below make an unmarked test that starts a process
+or loads an embedding model fail with the marker to add, so the fast loop stays fast and
+the markers stay true.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +23,47 @@ if TYPE_CHECKING:
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples" / "corpus"
+#: What ``make test-fast`` leaves out (markers are registered in pyproject.toml).
+FAST_EXCLUDES = ("slow", "subprocess", "browser", "model")
+
+
+class FastLoopViolation(RuntimeError):
+    """An unmarked test did something the fast loop leaves out."""
+
+
+def _fast_run(config: pytest.Config) -> bool:
+    expr = str(config.getoption("markexpr", "") or "")
+    return all(f"not {m}" in expr for m in ("subprocess", "model"))
+
+
+def _guard_subprocess() -> None:
+    class GuardedPopen(subprocess.Popen):  # type: ignore[type-arg]
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            raise FastLoopViolation(
+                "This test starts a process: mark it @pytest.mark.subprocess "
+                "(make test-fast leaves such tests out)."
+            )
+
+    subprocess.Popen = GuardedPopen  # type: ignore[misc]
+
+
+def _guard_models() -> None:
+    from citewise.index import minilm, multilingual
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise FastLoopViolation(
+            "This test loads an embedding model: mark it @pytest.mark.model, or turn the "
+            "dense route off (CITEWISE_DENSE=off) if the test is not about it."
+        )
+
+    minilm.load_minilm = refuse  # type: ignore[assignment]
+    multilingual.load_use = refuse  # type: ignore[assignment]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if _fast_run(config):
+        _guard_subprocess()
+        _guard_models()
 
 
 @pytest.fixture

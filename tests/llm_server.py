@@ -10,6 +10,8 @@ connection checks are always answered. Behaviours:
 - ``extractive+unsupported``: the same plus one invented sentence citing ``E1``;
 - ``timeout``: answer after ``delay`` seconds; ``429``/``503``/``401``: that status;
 - ``refusal``: a policy refusal; ``bad_json``; ``unknown_id`` (cites ``E9``);
+- ``echo_auth``: the extractive sentences, the first one followed by the request's
+  ``Authorization`` header (a model or proxy that echoes what it was sent);
 - judge: ``sufficient``, ``insufficient``, ``judge_bad_json``, ``judge_timeout``.
 """
 
@@ -103,7 +105,7 @@ class ScriptedLLM:
             q = table.get(model)
             return q.popleft() if q else default
 
-    def respond(self, body: dict[str, Any]) -> tuple[int, dict[str, Any] | str]:
+    def respond(self, body: dict[str, Any], auth: str = "") -> tuple[int, dict[str, Any] | str]:
         messages = body.get("messages") or []
         system = messages[0]["content"] if messages else ""
         user = messages[-1]["content"] if messages else ""
@@ -132,6 +134,9 @@ class ScriptedLLM:
         if b == "unknown_id":
             return 200, _completion(json.dumps({"sentences": [{"text": "x", "items": ["E9"]}]}))
         sentences = extractive(user)
+        if b == "echo_auth" and sentences:
+            first = sentences[0]
+            sentences[0] = {**first, "text": f"{first['text']} Sent with Authorization: {auth}"}
         if b == "extractive+unsupported":
             sentences.append({"text": INVENTED, "items": ["E1"]})
         return 200, _completion(json.dumps({"sentences": sentences}))
@@ -167,7 +172,7 @@ class ScriptedLLM:
                 if self.path != "/v1/chat/completions":
                     status, out = 404, {"error": "not found"}
                 else:
-                    status, out = server.respond(body)
+                    status, out = server.respond(body, self.headers.get("Authorization") or "")
                 data = json.dumps(out).encode("utf-8")
                 try:
                     self.send_response(status)

@@ -3,12 +3,18 @@
 A backend module subclasses :class:`StoreSuite` and overrides the ``make_store``
 fixture (a factory returning a fresh, empty store each call). Tests needing raw
 access to the backend (tampering) call :meth:`StoreSuite.tamper_node_text`,
-which a backend overrides; by default those tests are skipped.
+which a backend overrides; by default those tests are skipped. Every method of the
+:class:`~citewise.store.protocol.Store` protocol is called here (a test checks that);
+the ledger has its own suite, ``tests/ledger_suite.py``.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
+import re
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -22,10 +28,12 @@ from citewise.errors import (
     KBInUse,
     KBIsDefault,
     KBNotFound,
+    StoreError,
     UsageError,
     VersionNotFound,
 )
 from citewise.store import adhash
+from citewise.store.models import ClauseMatch
 from citewise.store.protocol import Store
 from tests._docs import make_doc
 
@@ -408,11 +416,144 @@ class StoreSuite:
         with pytest.raises(CorruptContent):
             store.get_document_text("default", out.doc_id, 1)
 
+    # -- lookups for recall and the graph --------------------------------------------
+    def test_nodes_of_version_in_document_order(self, store: Store) -> None:
+        kb = "default"
+        raw, parsed = make_doc(kb, "a.md", P1)
+        shuffled = dataclasses.replace(parsed, nodes=tuple(reversed(parsed.nodes)))
+        store.ingest_document(kb, "a.md", raw, shuffled)
+        raw2, parsed2 = make_doc(kb, "a.md", P2)
+        store.ingest_document(kb, "a.md", raw2, parsed2)
+        store.delete_document(kb, "a.md")
+        assert store.nodes_of_version(kb, "a.md", 1) == list(parsed.nodes)
+        assert store.nodes_of_version(kb, "a.md", 2) == list(parsed2.nodes)
+        for missing in (3, 9):  # the deletion has no nodes; version 9 does not exist
+            with pytest.raises(VersionNotFound):
+                store.nodes_of_version(kb, "a.md", missing)
+        with pytest.raises(DocumentNotFound):
+            store.nodes_of_version(kb, "never.md", 1)
+        with pytest.raises(KBNotFound):
+            store.nodes_of_version("nope", "a.md", 1)
+
+    def test_generation_changes_with_the_document_set(self, store: Store) -> None:
+        kb = "default"
+        seen = [store.generation(kb)]
+        assert store.generation(kb) == seen[0]
+        _add(store, kb, "a.md", P1)
+        seen.append(store.generation(kb))
+        assert _add(store, kb, "a.md", P1).action == "unchanged"
+        store.begin_batch(kb)
+        assert store.end_batch(kb) is None
+        store.resolve(make_doc(kb, "a.md", P1)[1].nodes[1].id)
+        assert store.generation(kb) == seen[-1]  # no-ops and reads change nothing
+        _add(store, kb, "a.md", P2)
+        seen.append(store.generation(kb))
+        store.delete_document(kb, "a.md")
+        seen.append(store.generation(kb))
+        _add(store, kb, "a.md", P1, restored_from=1)
+        seen.append(store.generation(kb))
+        assert len(set(seen)) == len(seen) == 5
+        store.create_kb("other")
+        _add(store, "other", "a.md", P1)
+        assert store.generation(kb) == seen[-1]  # another base's change is not this one's
+        with pytest.raises(KBNotFound):
+            store.generation("nope")
+
+    def test_find_clauses(self, store: Store) -> None:
+        kb = "default"
+        raw_b, b = make_doc(kb, "b.md", P1)
+        store.ingest_document(kb, "b.md", raw_b, b)
+        raw_a, a = make_doc(kb, "a.md", P3)
+        store.ingest_document(kb, "a.md", raw_a, a)
+
+        def match(doc: object, path: str, node: int, chunk: int) -> ClauseMatch:
+            n, c = doc.nodes[node], doc.chunks[chunk]  # type: ignore[attr-defined]
+            return ClauseMatch(n.clause_path, n.id, n.kind, c.id, path)
+
+        assert store.find_clauses(kb, ["3", "1"]) == [
+            match(a, "a.md", 1, 0),
+            match(b, "b.md", 1, 0),
+            match(b, "b.md", 3, 1),
+        ]
+        assert store.find_clauses(kb, []) == [] and store.find_clauses(kb, ["9"]) == []
+        raw_b2, b2 = make_doc(kb, "b.md", P2)  # only current versions count
+        store.ingest_document(kb, "b.md", raw_b2, b2)
+        store.delete_document(kb, "a.md")
+        assert store.find_clauses(kb, ["3"]) == [match(b2, "b.md", 3, 1)]
+        with pytest.raises(KBNotFound):
+            store.find_clauses("nope", ["1"])
+
+    def test_update_kb_description(self, store: Store) -> None:
+        store.create_kb("docs", "Old words")
+        _add(store, "docs", "a.md", P1)
+        info = store.update_kb("docs", "New words")
+        assert (info.name, info.description, info.revision) == ("docs", "New words", 1)
+        assert store.get_kb("docs").description == "New words"
+        assert store.get_kb("default").description != "New words"
+        assert store.list_revisions("docs")[-1].revision == 1  # not a corpus change
+        with pytest.raises(KBNotFound):
+            store.update_kb("nope", "x")
+
+    def test_integrity_check_is_clean_after_every_kind_of_change(self, store: Store) -> None:
+        kb = "default"
+        assert store.integrity_check() == []
+        store.create_kb("gone")
+        _add(store, "gone", "a.md", P1)
+        store.delete_kb("gone", force=True)
+        store.begin_batch(kb)
+        _add(store, kb, "a.md", P1)
+        _add(store, kb, "b.md", P2)
+        store.end_batch(kb)
+        _add(store, kb, "a.md", P3)
+        store.delete_document(kb, "b.md")
+        _add(store, kb, "a.md", P1, restored_from=1)
+        assert store.integrity_check() == []
+
+    def test_integrity_check_reports_tampering(self, store: Store) -> None:
+        raw, parsed = make_doc("default", "a.md", P1)
+        store.ingest_document("default", "a.md", raw, parsed)
+        node = parsed.nodes[2]
+        self.tamper_node_text(store, node.id, "Beta paragraph TWO.")
+        problems = store.integrity_check()
+        assert len(problems) == 1 and node.id in problems[0]
+
+    def test_failed_ingest_writes_nothing(self, store: Store) -> None:
+        raw, parsed = make_doc("default", "a.md", P1)
+        bad_node = dataclasses.replace(parsed.nodes[1], text="not the slice")
+        bad = dataclasses.replace(parsed, nodes=(parsed.nodes[0], bad_node), chunks=())
+        before = (store.generation("default"), store.ledger.ledger_size())
+        with pytest.raises(StoreError):
+            store.ingest_document("default", "a.md", raw, bad)
+        assert store.stats("default")["versions"] == 0 and store.list_revisions("default") == []
+        assert (store.generation("default"), store.ledger.ledger_size()) == before
+
+    def test_close_is_the_last_call(self, make_store: StoreFactory) -> None:
+        store = make_store()
+        _add(store, "default", "a.md", P1)
+        store.close()
+
+    def test_suite_calls_every_protocol_method(self) -> None:
+        """Each method and property of the Store protocol is called somewhere in this suite."""
+        source = Path(__file__).read_text("utf-8")
+        members = [
+            name
+            for name, _ in inspect.getmembers(Store)
+            if not name.startswith("_") and name in Store.__dict__
+        ]
+        assert len(members) >= 23
+        missing = [m for m in members if re.search(rf"\.{m}\b", source) is None]
+        assert missing == []
+
     # -- property test against an in-memory model --------------------------------
     @settings(
         max_examples=40,
         deadline=None,
-        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+        # One run per backend class (each example makes a fresh store): differing executors.
+        suppress_health_check=[
+            HealthCheck.function_scoped_fixture,
+            HealthCheck.too_slow,
+            HealthCheck.differing_executors,
+        ],
     )
     @given(
         batches=st.lists(

@@ -16,6 +16,7 @@ from citewise.audit.keys import default_key_path
 from citewise.audit.pinned import check_citations
 from citewise.kb import Home
 from citewise.recall.models import SearchFilters
+from citewise.store.protocol import Ledger
 from tests.conftest import EXAMPLES, run_cli
 
 QUESTION = "How long are audit logs retained?"
@@ -39,8 +40,8 @@ def home(tmp_path: Path, corpus: Path) -> Iterator[Home]:
     h.close()
 
 
-def _ledger(h: Home) -> Any:
-    return h.store
+def _ledger(h: Home) -> Ledger:
+    return h.store.ledger
 
 
 def test_answer_is_saved_with_its_ledger_event(home: Home) -> None:
@@ -97,6 +98,7 @@ def _cli_json(*args: str, home: Path, code: int = 0) -> Any:
     return json.loads(proc.stdout)
 
 
+@pytest.mark.subprocess
 def test_export_then_replay_in_fresh_processes(tmp_path: Path, corpus: Path) -> None:
     h = tmp_path / "cli-home"
     assert run_cli("add", str(corpus), home=h).returncode == 0
@@ -138,6 +140,7 @@ def test_export_then_replay_in_fresh_processes(tmp_path: Path, corpus: Path) -> 
     assert _cli_json("audit", "verify", "--against", str(kept), "--json", home=h)["ok"]
 
 
+@pytest.mark.subprocess
 def test_cli_proofs_and_cite_check(tmp_path: Path, corpus: Path) -> None:
     h = tmp_path / "cli-home"
     run_cli("add", str(corpus), home=h, check=True)
@@ -155,6 +158,7 @@ def test_cli_proofs_and_cite_check(tmp_path: Path, corpus: Path) -> None:
     assert run_cli("cite", "check", "t_nope", home=h).returncode != 0
 
 
+@pytest.mark.subprocess
 def test_access_log_and_feedback(tmp_path: Path, home: Home) -> None:
     kb = home.kb()
     kb.ask("How do I troubleshoot sync failures?", filters=SearchFilters(principal="ops-team"))

@@ -40,7 +40,7 @@ def _key(h: Home) -> Path:
 
 
 def _types(h: Home) -> list[str]:
-    return [e.type for e in h.store.iter_ledger()]  # type: ignore[attr-defined]
+    return [e.type for e in h.store.ledger.iter_ledger()]
 
 
 def test_ingest_delete_revert_are_in_the_ledger(home: Home, tmp_path: Path) -> None:
@@ -64,10 +64,10 @@ def test_ingest_delete_revert_are_in_the_ledger(home: Home, tmp_path: Path) -> N
         "revision",
         "revert",
     ]
-    first = home.store.ledger_entry(1)  # type: ignore[attr-defined]
+    first = home.store.ledger.ledger_entry(1)
     assert first.principal == "alice" and first.lineage == {"session": "s1", "run": "r9"}
     assert first.payload["path"] == "doc0.md" and len(first.payload["raw_sha256"]) == 64
-    last = home.store.ledger_entry(len(types) - 1)  # type: ignore[attr-defined]
+    last = home.store.ledger.ledger_entry(len(types) - 1)
     assert last.payload["restored_from"] == 1
     assert last.payload["revision_hash"] == kb.revisions()[-1].hash
 
@@ -75,10 +75,10 @@ def test_ingest_delete_revert_are_in_the_ledger(home: Home, tmp_path: Path) -> N
 def test_rolled_back_change_leaves_no_event(home: Home, tmp_path: Path) -> None:
     kb = home.kb()
     kb.add([_docs(tmp_path / "docs", 1)])
-    before = home.store.ledger_size()  # type: ignore[attr-defined]
+    before = home.store.ledger.ledger_size()
     with pytest.raises(CitewiseError):
         kb.delete("missing.md")
-    assert home.store.ledger_size() == before  # type: ignore[attr-defined]
+    assert home.store.ledger.ledger_size() == before
 
 
 def test_ledger_is_append_only_in_sql(home: Home, tmp_path: Path) -> None:
@@ -93,18 +93,18 @@ def test_ledger_is_append_only_in_sql(home: Home, tmp_path: Path) -> None:
 
 def test_checkpoint_key_file_and_proofs(home: Home, tmp_path: Path) -> None:
     home.kb().add([_docs(tmp_path / "docs")])
-    c1 = cp.make_checkpoint(home.store, _key(home))  # type: ignore[arg-type]
+    c1 = cp.make_checkpoint(home.store.ledger, _key(home))
     assert _key(home).stat().st_mode & 0o777 == 0o600
     assert _types(home)[-1] == "key"
     home.kb().delete("doc2.md")
-    c2 = cp.make_checkpoint(home.store, _key(home))  # type: ignore[arg-type]
+    c2 = cp.make_checkpoint(home.store.ledger, _key(home))
     assert c2["tree_size"] > c1["tree_size"] and c2["key_id"] == c1["key_id"]
     for seq in range(c2["tree_size"]):
-        proof = cp.inclusion(home.store, seq)  # type: ignore[arg-type]
+        proof = cp.inclusion(home.store.ledger, seq)
         assert cp.check_inclusion(proof) and proof["root_hash"] == c2["root_hash"]
-    cons = cp.consistency(home.store, c1["tree_size"])  # type: ignore[arg-type]
+    cons = cp.consistency(home.store.ledger, c1["tree_size"])
     assert cons["old_root"] == c1["root_hash"] and cp.check_consistency(cons)
-    report = cp.verify(home.store, _key(home))  # type: ignore[arg-type]
+    report = cp.verify(home.store.ledger, _key(home))
     assert report.ok, report.problems
     assert report.checkpoints == 2
 
@@ -119,7 +119,7 @@ def test_upgrade_from_schema_1(tmp_path: Path) -> None:
     conn.commit()
     conn.close()
     with Home.open(tmp_path / "h") as h:
-        assert h.store.ledger_size() == 0  # type: ignore[attr-defined]
+        assert h.store.ledger.ledger_size() == 0
         assert not h.verify()
 
 
@@ -174,9 +174,9 @@ def _rewrite(db: Path, rows: list[Row], *, renumber: bool = True) -> None:
 @pytest.fixture
 def sealed(home: Home, tmp_path: Path) -> tuple[Home, Path, dict[str, Any]]:
     home.kb().add([_docs(tmp_path / "docs", 4)])
-    checkpoint = cp.make_checkpoint(home.store, _key(home))  # type: ignore[arg-type]
+    checkpoint = cp.make_checkpoint(home.store.ledger, _key(home))
     home.kb().delete("doc3.md")  # later entries beyond the checkpoint
-    assert cp.verify(home.store, _key(home)).ok  # type: ignore[arg-type]
+    assert cp.verify(home.store.ledger, _key(home)).ok
     return home, home.settings.home / "citewise.db", checkpoint
 
 
@@ -213,7 +213,7 @@ def test_tampering_is_detected_against_a_checkpoint(
     home, db, _checkpoint = sealed
     _rewrite(db, tamper(_rows(db)))
     with Home.open(home.settings.home) as h:
-        report = cp.verify(h.store, _key(h))  # type: ignore[arg-type]
+        report = cp.verify(h.store.ledger, _key(h))
     assert not report.ok
     assert any("no longer hash to the signed root" in p for p in report.problems)
     assert not any("stored hash" in p for p in report.problems)  # hashes were rewritten
@@ -224,14 +224,14 @@ def test_gap_and_stale_stored_hash_are_reported(sealed: tuple[Home, Path, dict[s
     rows = _rows(db)
     _rewrite(db, _delete(rows), renumber=False)
     with Home.open(home.settings.home) as h:
-        problems = cp.verify(h.store, _key(h)).problems  # type: ignore[arg-type]
+        problems = cp.verify(h.store.ledger, _key(h)).problems
     assert any("sequence jumps" in p for p in problems)
     conn = sqlite3.connect(db)
     conn.execute("UPDATE ledger SET ts = '2000-01-01' WHERE seq = 0")
     conn.commit()
     conn.close()
     with Home.open(home.settings.home) as h:
-        problems = cp.verify(h.store, _key(h)).problems  # type: ignore[arg-type]
+        problems = cp.verify(h.store.ledger, _key(h)).problems
     assert any("entry 0: stored hash" in p for p in problems)
 
 
@@ -240,19 +240,19 @@ def test_truncation_and_forged_checkpoint(sealed: tuple[Home, Path, dict[str, An
     rows = _rows(db)
     _rewrite(db, rows[: checkpoint["tree_size"] - 1])
     with Home.open(home.settings.home) as h:
-        problems = cp.verify(h.store, _key(h)).problems  # type: ignore[arg-type]
+        problems = cp.verify(h.store.ledger, _key(h)).problems
     assert any("entries were removed" in p for p in problems)
     # Rewriting the checkpoint's root to match breaks its signature.
     _rewrite(db, _edit(rows))
     conn = sqlite3.connect(db)
     doc = json.loads(conn.execute("SELECT document FROM checkpoint").fetchone()[0])
     with Home.open(home.settings.home) as h:
-        doc["root_hash"] = cp.merkle.root(cp.leaves(h.store)[: doc["tree_size"]]).hex()  # type: ignore[arg-type]
+        doc["root_hash"] = cp.merkle.root(cp.leaves(h.store.ledger)[: doc["tree_size"]]).hex()
     conn.execute("UPDATE checkpoint SET document = ?", (json.dumps(doc),))
     conn.commit()
     conn.close()
     with Home.open(home.settings.home) as h:
-        problems = cp.verify(h.store, _key(h)).problems  # type: ignore[arg-type]
+        problems = cp.verify(h.store.ledger, _key(h)).problems
     assert any("signature does not verify" in p for p in problems)
 
 
@@ -268,10 +268,8 @@ def test_external_checkpoint_catches_a_wiped_checkpoint_table(
     conn.commit()
     conn.close()
     with Home.open(home.settings.home) as h:
-        assert cp.verify(h.store, _key(h)).ok  # type: ignore[arg-type]  # nothing to compare
-        report = cp.verify(  # type: ignore[arg-type]
-            h.store, _key(h), against=[cp.read_checkpoint_file(kept)]
-        )
+        assert cp.verify(h.store.ledger, _key(h)).ok  # nothing to compare
+        report = cp.verify(h.store.ledger, _key(h), against=[cp.read_checkpoint_file(kept)])
     assert not report.ok
 
 
@@ -285,6 +283,6 @@ def test_non_canonical_rewrite_of_an_entry_is_detected(
     conn.commit()
     conn.close()
     with Home.open(home.settings.home) as h:
-        problems = cp.verify(h.store, _key(h)).problems  # type: ignore[arg-type]
+        problems = cp.verify(h.store.ledger, _key(h)).problems
     assert any("entry 1: stored hash" in p for p in problems)
     assert any("no longer hash to the signed root" in p for p in problems)

@@ -53,6 +53,7 @@ def _write(path: Path, obj: Any) -> Path:
     return path
 
 
+@pytest.mark.subprocess
 def test_llm_answer_replays_without_model_calls(
     tmp_path: Path, corpus: Path, server: ScriptedLLM
 ) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from citewise.config import IngestConfig, Settings
 from citewise.kb import Home
 from tests.conftest import run_cli
@@ -44,6 +46,7 @@ def _small_limit_home(path: Path) -> Home:
     return Home(settings, base.store)
 
 
+@pytest.mark.model
 def test_each_bad_file_fails_alone_and_names_itself(tmp_path: Path) -> None:
     expected = _corpus(tmp_path / "corpus")
     with _small_limit_home(tmp_path / "home") as home:
@@ -61,6 +64,7 @@ def test_each_bad_file_fails_alone_and_names_itself(tmp_path: Path) -> None:
         assert home.kb().stats()["documents"] == 1
 
 
+@pytest.mark.model
 def test_utf16_and_bom_are_accepted(home: Home, tmp_path: Path) -> None:
     root = tmp_path / "enc"
     root.mkdir()
@@ -72,6 +76,7 @@ def test_utf16_and_bom_are_accepted(home: Home, tmp_path: Path) -> None:
     assert report.count("added") == 3
 
 
+@pytest.mark.model
 def test_unsupported_format_named_file_fails_but_is_skipped_in_folders(
     home: Home, tmp_path: Path
 ) -> None:
@@ -87,6 +92,7 @@ def test_unsupported_format_named_file_fails_but_is_skipped_in_folders(
     assert direct.files[0].code == "UNSUPPORTED_FORMAT"
 
 
+@pytest.mark.subprocess
 def test_cli_reports_failures_and_exits_nonzero(tmp_path: Path) -> None:
     _corpus(tmp_path / "corpus")
     proc = run_cli("add", str(tmp_path / "corpus"), "--json", home=tmp_path / "home")
@@ -101,6 +107,7 @@ def test_cli_reports_failures_and_exits_nonzero(tmp_path: Path) -> None:
     assert "2 unchanged" in plain.stdout  # good.md and big.md (no size limit here)
 
 
+@pytest.mark.subprocess
 def test_missing_path_and_unknown_kb_are_clear(tmp_path: Path) -> None:
     proc = run_cli("add", str(tmp_path / "nope"), home=tmp_path / "home")
     assert proc.returncode == 1

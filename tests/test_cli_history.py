@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from citewise.kb import Home
 from tests.conftest import EXAMPLES, run_cli
 
@@ -14,6 +16,7 @@ def _json(proc_args: tuple[str, ...], home: Path) -> object:
     return json.loads(proc.stdout)
 
 
+@pytest.mark.subprocess
 def test_change_twice_revert_twice_over_the_cli(tmp_path: Path) -> None:
     home = tmp_path / "home"
     src = tmp_path / "src"
@@ -60,6 +63,7 @@ def test_change_twice_revert_twice_over_the_cli(tmp_path: Path) -> None:
     del kb
 
 
+@pytest.mark.subprocess
 def test_kb_guards_over_the_cli(tmp_path: Path) -> None:
     home = tmp_path / "home"
     src = tmp_path / "src"
@@ -78,6 +82,7 @@ def test_kb_guards_over_the_cli(tmp_path: Path) -> None:
     assert isinstance(kbs, list) and [k["name"] for k in kbs] == ["default"]
 
 
+@pytest.mark.model
 def test_example_corpus_ingests_cleanly(tmp_path: Path) -> None:
     with Home.open(tmp_path / "home") as h:
         report = h.kb().add([EXAMPLES])

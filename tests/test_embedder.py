@@ -13,6 +13,8 @@ from citewise.index import minilm as emb
 from citewise.index.embedder import Embedder, Unavailable, probe
 from citewise.index.minilm import MiniLMEmbedder, MiniLMSettings, load_minilm
 
+pytestmark = pytest.mark.model
+
 _MISSING = [
     dist
     for dist, module in (

@@ -62,6 +62,7 @@ def _eval(tmp_path: Path, *extra: str) -> dict[str, object]:
     return out
 
 
+@pytest.mark.subprocess
 def test_lexical_eval_scores_trivial_queries_perfectly(tmp_path: Path) -> None:
     out = _eval(tmp_path, "--mode", "lexical")
     for key in ("ndcg@10", "recall@100", "mrr@10", "qps", "latency_ms", "mode", "n_queries"):
@@ -80,6 +81,7 @@ def test_lexical_eval_scores_trivial_queries_perfectly(tmp_path: Path) -> None:
     assert len(list((tmp_path / "cache").iterdir())) == 1
 
 
+@pytest.mark.model
 def test_hybrid_eval_reuses_vectors(tmp_path: Path) -> None:
     from citewise.index.embedder import Unavailable
     from citewise.index.manager import default_loader
@@ -97,6 +99,7 @@ def test_hybrid_eval_reuses_vectors(tmp_path: Path) -> None:
     assert again["ndcg@10"] == out["ndcg@10"]
 
 
+@pytest.mark.subprocess
 def test_missing_dir_is_a_clear_error(tmp_path: Path) -> None:
     proc = run_cli(
         "eval", "retrieval", "--beir", str(tmp_path / "nope"), "--json", home=tmp_path / "h"
@@ -106,6 +109,7 @@ def test_missing_dir_is_a_clear_error(tmp_path: Path) -> None:
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.subprocess
 def test_missing_split_names_the_available_ones(tmp_path: Path) -> None:
     beir = _beir(tmp_path / "beir")
     proc = run_cli(

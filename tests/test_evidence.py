@@ -200,6 +200,7 @@ def _replay_in_subprocess(home: Path, query: str) -> str:
     return out.stdout.strip()
 
 
+@pytest.mark.subprocess
 def test_replay_id_stable_and_sensitive(kb: KnowledgeBase, tmp_path: Path) -> None:
     query = "quasar replicas nebula snapshots"
     a = assemble(kb, query)

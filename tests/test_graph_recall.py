@@ -76,6 +76,7 @@ def test_unreadable_neighbor_is_recorded_not_guessed(
     )
 
 
+@pytest.mark.model
 def test_boost_is_on_the_convex_scale_in_hybrid_mode(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -10,7 +10,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from citewise.cli_graph import graph_app
+from citewise.cli.graph import graph_app
 from citewise.graph.build import KBGraph
 from citewise.kb import Home
 

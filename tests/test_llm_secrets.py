@@ -39,6 +39,7 @@ def _corpus(tmp: Path) -> Path:
     return d
 
 
+@pytest.mark.subprocess
 def test_key_never_leaves_the_request(
     tmp_path: Path,
     server: ScriptedLLM,
@@ -127,6 +128,7 @@ def test_secrets_file_must_be_private(tmp_path: Path, monkeypatch: pytest.Monkey
     assert key not in str(err2.value)
 
 
+@pytest.mark.subprocess
 def test_route_cli_add_list_activate_remove(tmp_path: Path, server: ScriptedLLM) -> None:
     home = tmp_path / "home"
     add = run_cli(

@@ -53,6 +53,7 @@ def _data(result: Any) -> dict[str, Any]:
     return loaded
 
 
+@pytest.mark.subprocess
 def test_every_tool_over_stdio(tmp_path: Path) -> None:
     home = tmp_path / "home"
 
@@ -92,6 +93,7 @@ def test_every_tool_over_stdio(tmp_path: Path) -> None:
     assert out["missing"].is_error and "BASE_NOT_FOUND" in out["missing"].content[0].text
 
 
+@pytest.mark.subprocess
 def test_key_scopes_the_tools(tmp_path: Path) -> None:
     home = tmp_path / "home"
     run_cli("kb", "create", "other", home=home, check=True)
@@ -164,8 +166,11 @@ def test_tools_match_library_functions() -> None:
 
 
 @pytest.mark.parametrize("key", ["cw_bad"])
+@pytest.mark.subprocess
 def test_bad_key_refuses_to_start(tmp_path: Path, key: str) -> None:
-    run_cli("keys", "add", "a", "--principal", "alice", home=tmp_path / "h", check=True)
+    run_cli(
+        "keys", "add", "a", "--principal", "alice", "--kbs", "*", home=tmp_path / "h", check=True
+    )
     import subprocess
 
     env = dict(os.environ, CITEWISE_HOME=str(tmp_path / "h"), CITEWISE_API_KEY=key)

@@ -35,7 +35,7 @@ def test_suite_has_enough_cases_of_every_kind() -> None:
         assert kind in kinds, kind
 
 
-@pytest.mark.parametrize("dense", ["on", "off"])
+@pytest.mark.parametrize("dense", [pytest.param("on", marks=pytest.mark.model), "off"])
 def test_every_probe_passes(dense: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CITEWISE_DENSE", dense)
     report = run_suite(SUITE)
@@ -48,6 +48,7 @@ def test_every_probe_passes(dense: str, monkeypatch: pytest.MonkeyPatch) -> None
     assert report.passed == len(load_cases(SUITE))
 
 
+@pytest.mark.subprocess
 def test_cli_runs_a_suite_and_fails_on_a_failing_case(tmp_path: Path) -> None:
     suite = tmp_path / "suite"
     (suite / "corpus").mkdir(parents=True)

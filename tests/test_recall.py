@@ -82,6 +82,7 @@ def test_model_disabled_gives_lexical_results_and_says_so(tmp_path: Path) -> Non
         assert index.vectors is None  # never faked
 
 
+@pytest.mark.model
 def test_fingerprint_change_rebuilds_and_unchanged_content_reuses(tmp_path: Path) -> None:
     corpus = _write(
         tmp_path / "c",

@@ -230,7 +230,7 @@ def test_request_body_cap_is_streamed(server: tuple[str, Path]) -> None:
     host, port = server[0].removeprefix("http://").split(":")
     with socket.create_connection((host, int(port)), timeout=10) as sock:
         sock.sendall(
-            b"POST /kb/default/documents HTTP/1.1\r\nHost: x\r\n"
+            b"POST /kb/default/documents HTTP/1.1\r\nHost: 127.0.0.1\r\n"
             b"Content-Type: multipart/form-data; boundary=xyz\r\n"
             + f"Content-Length: {cap + 1}\r\nConnection: close\r\n\r\n".encode()
         )
@@ -240,6 +240,7 @@ def test_request_body_cap_is_streamed(server: tuple[str, Path]) -> None:
     assert reply.startswith(b"HTTP/1.1 413") and b"FILE_TOO_LARGE" in reply
 
 
+@pytest.mark.subprocess
 def test_search_evidence_ask_match_cli(client: httpx.Client, server: tuple[str, Path]) -> None:
     r = client.post("/kb/default/search", json={"query": "rotate keys", "top_k": 3})
     assert r.status_code == 200
@@ -296,12 +297,14 @@ def test_error_envelope_generic(client: httpx.Client) -> None:
     _err(r, 400, "BAD_REQUEST")
 
 
+@pytest.mark.subprocess
 def test_serve_refuses_public_bind_without_keys(tmp_path: Path) -> None:
     proc = run_cli("serve", "--host", "0.0.0.0", "--port", "1", home=tmp_path / "h")
     assert proc.returncode == 2
     assert "BAD_REQUEST" in proc.stderr and "no API keys" in proc.stderr
 
 
+@pytest.mark.subprocess
 def test_citewise_serve_command(tmp_path: Path) -> None:
     """The real ``citewise serve`` process answers on loopback and warns about missing keys."""
     import subprocess

@@ -19,6 +19,8 @@ import yaml
 from tests._server import running_server
 from tests.conftest import run_cli
 
+pytestmark = pytest.mark.subprocess
+
 
 @pytest.fixture(autouse=True)
 def _dense_off(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -219,12 +221,19 @@ def test_no_leak_through_documents_citations_graph(env: dict[str, Any], reader: 
         assert "secret.md" in {e["neighbor"]["path"] for e in g.json()["edges"]}
 
 
-def test_upload_cannot_overwrite_hidden_document(env: dict[str, Any]) -> None:
+def test_upload_to_hidden_path_is_a_new_path_and_keeps_history(env: dict[str, Any]) -> None:
+    """bob cannot tell secret.md exists by writing it (the reply is that of a new path);
+    alice's version stays in the history, readable and revertible by her only."""
     bob, alice = env["c"]["bob"], env["c"]["alice"]
     r = bob.post(
         "/kb/default/documents", files=[("files", ("secret.md", b"# mine\n", "text/plain"))]
     )
-    assert r.status_code == 403 and r.json()["error"]["code"] == "FORBIDDEN"
-    assert alice.get("/kb/default/documents/secret.md/versions").json()[0]["version_id"] == 1
+    assert r.status_code == 201 and r.json()["files"][0]["status"] == "added", r.text
+    mine = bob.get("/kb/default/documents/secret.md/versions").json()
+    assert [v["action"] for v in mine] == ["added"] and "ZEBRAQUARTZ" not in r.text
+    history = alice.get("/kb/default/documents/secret.md/versions").json()
+    assert [v["version_id"] for v in history] == [2, 1]
+    assert alice.post("/kb/default/documents/secret.md/revert", json={"version": 1}).is_success
     text = alice.get("/kb/default/documents/secret.md").json()
-    assert text["content_sha256"] and text["metadata"]["access"] == ["alice"]
+    assert text["metadata"]["access"] == ["alice"]
+    assert bob.get("/kb/default/documents/secret.md").status_code == 404

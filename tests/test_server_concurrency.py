@@ -197,6 +197,7 @@ def test_concurrent_searches_and_asks_match_sequential_ones(served: Served) -> N
         assert got == expected[job], f"{job} differs when run concurrently"
 
 
+@pytest.mark.subprocess
 def test_reads_while_another_process_adds_a_document(served: Served, tmp_path: Path) -> None:
     """``citewise add`` in another process changes the store under the running server: the
     readers that notice rebuild the index aside; each read sees one side of the change."""

@@ -16,9 +16,11 @@ import pytest
 
 from citewise.errors import StoreError
 from citewise.store import adhash
+from citewise.store.factory import open_store
 from citewise.store.protocol import Store
 from citewise.store.sqlite import SCHEMA_VERSION, SQLiteStore
 from tests._docs import make_doc
+from tests.ledger_suite import LedgerSuite
 from tests.store_suite import P1, P2, StoreFactory, StoreSuite
 
 
@@ -27,20 +29,25 @@ def _raw(store: Store) -> sqlite3.Connection:
     return sqlite3.connect(store.path, isolation_level=None)
 
 
+@pytest.fixture
+def make_sqlite(tmp_path: Path) -> Iterator[StoreFactory]:
+    opened: list[Store] = []
+    counter = itertools.count()
+
+    def make() -> Store:
+        s = open_store(f"sqlite:{tmp_path}/home{next(counter)}/citewise.db")
+        opened.append(s)
+        return s
+
+    yield make
+    for s in opened:
+        s.close()
+
+
 class TestSQLite(StoreSuite):
     @pytest.fixture
-    def make_store(self, tmp_path: Path) -> Iterator[StoreFactory]:
-        opened: list[SQLiteStore] = []
-        counter = itertools.count()
-
-        def make() -> Store:
-            s = SQLiteStore(tmp_path / f"home{next(counter)}" / "citewise.db")
-            opened.append(s)
-            return s
-
-        yield make
-        for s in opened:
-            s.close()
+    def make_store(self, make_sqlite: StoreFactory) -> StoreFactory:
+        return make_sqlite
 
     def tamper_node_text(self, store: Store, node_id: str, text: str) -> None:
         with _raw(store) as conn:
@@ -49,6 +56,12 @@ class TestSQLite(StoreSuite):
     def tamper_document_text(self, store: Store, doc_id: str, text: str) -> None:
         with _raw(store) as conn:
             conn.execute("UPDATE content SET text = ? WHERE doc_id = ?", (text, doc_id))
+
+
+class TestSQLiteLedger(LedgerSuite):
+    @pytest.fixture
+    def make_store(self, make_sqlite: StoreFactory) -> StoreFactory:
+        return make_sqlite
 
 
 def test_pragmas_are_set(tmp_path: Path) -> None:
@@ -102,29 +115,6 @@ def test_tampered_raw_bytes_detected(tmp_path: Path) -> None:
 
     with pytest.raises(CorruptContent):
         store.get_version_content("default", "a.md", 1)
-    store.close()
-
-
-def test_failed_ingest_writes_nothing(tmp_path: Path) -> None:
-    store = SQLiteStore(tmp_path / "citewise.db")
-    raw, parsed = make_doc("default", "a.md", P1)
-    bad_node = parsed.nodes[1].__class__(
-        **{
-            **{f: getattr(parsed.nodes[1], f) for f in parsed.nodes[1].__slots__},
-            "text": "not the slice",
-        }
-    )
-    bad = parsed.__class__(
-        format=parsed.format,
-        text=parsed.text,
-        title=parsed.title,
-        metadata={},
-        nodes=(parsed.nodes[0], bad_node),
-        chunks=(),
-    )
-    with pytest.raises(StoreError):
-        store.ingest_document("default", "a.md", raw, bad)
-    assert store.stats("default")["versions"] == 0 and store.list_revisions("default") == []
     store.close()
 
 

@@ -17,6 +17,8 @@ import pytest
 
 from tests._server import running_server
 
+pytestmark = [pytest.mark.browser, pytest.mark.subprocess]
+
 
 @pytest.fixture(autouse=True)
 def _dense_off(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,7 +1,23 @@
 """citewise: an evidence-grounded knowledge base with exact, checkable citations."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from citewise.errors import CitewiseError
-from citewise.kb import Home, KnowledgeBase
+
+if TYPE_CHECKING:
+    from citewise.kb import Home, KnowledgeBase
 
 __all__ = ["CitewiseError", "Home", "KnowledgeBase", "__version__"]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    """``Home`` and ``KnowledgeBase`` load the library on first use, so that importing a
+    light submodule (``citewise.errors``, ``citewise.cli``) does not load all of it."""
+    if name in ("Home", "KnowledgeBase"):
+        from citewise import kb
+
+        return getattr(kb, name)
+    raise AttributeError(f"module 'citewise' has no attribute {name!r}")

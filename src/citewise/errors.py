@@ -169,3 +169,35 @@ class LockMisuse(CitewiseError):
     code = "LOCK_MISUSE"
     exit_code = 1
     http_status = 500
+
+
+# -- request guards of the HTTP server (server/guards.py) ---------------------------
+class HostNotAllowed(UsageError):
+    """The ``Host`` header names no address this server answers to (DNS rebinding)."""
+
+    code = "HOST_NOT_ALLOWED"
+
+
+class KeyInURL(UsageError):
+    """An API key was sent in the query string; keys go in a header."""
+
+    code = "KEY_IN_URL"
+
+
+class LoopbackOnly(Forbidden):
+    """No API keys are configured and the client is not on this machine."""
+
+    code = "LOOPBACK_ONLY"
+
+
+class CrossOrigin(Forbidden):
+    """A state-changing request from another site's page (CSRF)."""
+
+    code = "CROSS_ORIGIN"
+
+
+class RequestTooLarge(UsageError):
+    """A JSON request body is over its cap (uploads have their own, larger limit)."""
+
+    code = "REQUEST_TOO_LARGE"
+    http_status = 413

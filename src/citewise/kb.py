@@ -24,6 +24,7 @@ from citewise.ingest.parse import parse_document
 from citewise.ingest.walker import SourceFile, WalkProblem, walk
 from citewise.recall.models import SearchFilters, SearchMode, SearchResult
 from citewise.recall.search import RecallSettings, search
+from citewise.store.factory import DB_NAME, open_store
 from citewise.store.models import (
     DocumentInfo,
     IngestOutcome,
@@ -33,9 +34,6 @@ from citewise.store.models import (
     VersionInfo,
 )
 from citewise.store.protocol import Store
-from citewise.store.sqlite import SQLiteStore
-
-DB_NAME = "citewise.db"
 
 #: Called after each file with (result, files_done, files_total).
 ProgressFn = Callable[[FileResult, int, int], None]
@@ -79,10 +77,17 @@ class Home:
         return self._indexes[kb]
 
     @classmethod
-    def open(cls, home: str | Path | None = None) -> Home:
+    def open(
+        cls, home: str | Path | None = None, *, store: Store | str | Path | None = None
+    ) -> Home:
+        """The home at ``home`` (see :meth:`Settings.resolve`). ``store`` is an open store or a
+        location for :func:`~citewise.store.factory.open_store`; by default the home's own
+        ``citewise.db``. The home closes its store."""
         settings = Settings.resolve(home)
         settings.home.mkdir(parents=True, exist_ok=True)
-        return cls(settings, SQLiteStore(settings.home / DB_NAME))
+        if store is None:
+            store = settings.home / DB_NAME
+        return cls(settings, open_store(store) if isinstance(store, str | Path) else store)
 
     def close(self) -> None:
         self.store.close()

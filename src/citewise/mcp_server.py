@@ -15,9 +15,9 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-from citewise.cli_output import to_jsonable
 from citewise.config import DEFAULT_KB
 from citewise.errors import CitewiseError
+from citewise.jsonable import to_jsonable
 from citewise.kb import Home
 from citewise.server.auth import Caller, KeyStore
 from citewise.server.service import Scope, Service, Upload

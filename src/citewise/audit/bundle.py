@@ -29,7 +29,6 @@ from citewise.audit import checkpoint as cp
 from citewise.audit.entries import canonical_json
 from citewise.audit.llm_replay import RecordedLLM, uses_llm
 from citewise.audit.record import filters_from, retrieval_snapshot
-from citewise.audit.sqlite_ledger import require_ledger
 
 if TYPE_CHECKING:
     from citewise.kb import Home
@@ -40,7 +39,17 @@ LLM_STAGES = ("retrieval", "evidence", "sufficiency", "llm_payload", "answer")
 
 
 def export_bundle(home: Home, answer_id: str) -> dict[str, Any]:
-    store = require_ledger(home.store)
+    """The bundle of a saved answer, with every secret the home knows of masked (a record
+    written before a secret was known, or by an older version, is scrubbed here too)."""
+    from citewise.llm.secrets import known_secrets, redact_obj
+
+    bundle = _bundle(home, answer_id)
+    scrubbed: dict[str, Any] = redact_obj(bundle, known_secrets(home.settings.home))
+    return scrubbed
+
+
+def _bundle(home: Home, answer_id: str) -> dict[str, Any]:
+    store = home.store.ledger
     saved = store.get_answer(answer_id)
     answer = saved["answer"]
     trace = answer.get("trace") or {}

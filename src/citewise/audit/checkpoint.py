@@ -10,14 +10,14 @@ from typing import Any
 
 from citewise.audit import keys, merkle
 from citewise.audit.entries import canonical_json
-from citewise.audit.sqlite_ledger import SQLiteLedger
 from citewise.errors import UsageError
+from citewise.store.protocol import Ledger
 
 FORMAT = "citewise-checkpoint/1"
 _BODY_KEYS = ("format", "tree_size", "root_hash", "timestamp", "key_id")
 
 
-def leaves(store: SQLiteLedger) -> list[bytes]:
+def leaves(store: Ledger) -> list[bytes]:
     """Leaf hashes recomputed from every entry's content (stored hashes are not trusted)."""
     return [leaf for _, leaf, _, _, _ in store.iter_leaves()]
 
@@ -26,7 +26,7 @@ def signed_message(checkpoint: dict[str, Any]) -> bytes:
     return canonical_json({k: checkpoint[k] for k in _BODY_KEYS}).encode("utf-8")
 
 
-def make_checkpoint(store: SQLiteLedger, key_path: Path) -> dict[str, Any]:
+def make_checkpoint(store: Ledger, key_path: Path) -> dict[str, Any]:
     """Sign the current tree head, save it in the store and return it (JSON-ready)."""
     key, created = keys.load_or_create(key_path)
     pub = keys.public_hex(key.public_key())
@@ -49,7 +49,7 @@ def make_checkpoint(store: SQLiteLedger, key_path: Path) -> dict[str, Any]:
     return checkpoint
 
 
-def inclusion(store: SQLiteLedger, seq: int, size: int | None = None) -> dict[str, Any]:
+def inclusion(store: Ledger, seq: int, size: int | None = None) -> dict[str, Any]:
     hashes = store.stored_leaves()
     n = len(hashes) if size is None else size
     if not 0 <= seq < n <= len(hashes):
@@ -68,7 +68,7 @@ def inclusion(store: SQLiteLedger, seq: int, size: int | None = None) -> dict[st
     }
 
 
-def consistency(store: SQLiteLedger, old_size: int, new_size: int | None = None) -> dict[str, Any]:
+def consistency(store: Ledger, old_size: int, new_size: int | None = None) -> dict[str, Any]:
     hashes = store.stored_leaves()
     n = len(hashes) if new_size is None else new_size
     if not 0 <= old_size <= n <= len(hashes):
@@ -129,7 +129,7 @@ class VerifyReport:
 
 
 def verify(
-    store: SQLiteLedger,
+    store: Ledger,
     key_path: Path | None = None,
     against: list[dict[str, Any]] | None = None,
 ) -> VerifyReport:

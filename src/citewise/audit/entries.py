@@ -9,6 +9,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from citewise.audit.merkle import leaf_hash
@@ -142,6 +143,29 @@ def clean_lineage(lineage: Mapping[str, object] | None) -> dict[str, str]:
     if unknown:
         raise ValueError(f"unknown lineage keys {sorted(unknown)}; use {', '.join(LINEAGE_KEYS)}")
     return {k: str(v) for k, v in lineage.items() if v is not None and str(v) != ""}
+
+
+def new_entry(
+    seq: int,
+    type_: str,
+    payload: Mapping[str, Any],
+    *,
+    kb: str | None = None,
+    principal: str | None = None,
+    lineage: Mapping[str, object] | None = None,
+) -> LedgerEntry:
+    """The entry a backend stores at ``seq`` (every backend builds its entries here).
+
+    The principal is the given one, else the ledger context's, else the local user; the
+    lineage the given one, else the context's; the payload is reduced to plain JSON values
+    (a value JSON cannot hold raises ``TypeError`` before anything is written)."""
+    ctx = current_context()
+    who = principal or ctx.principal or default_principal()
+    lin = clean_lineage(lineage) if lineage else dict(ctx.lineage)
+    ts = datetime.now(UTC).isoformat(timespec="milliseconds")
+    body = json.loads(canonical_json(dict(payload)))
+    digest = leaf_hash(encode_entry(seq, type_, kb, who, lin, body, ts)).hex()
+    return LedgerEntry(seq, type_, kb, who, lin, body, ts, digest)
 
 
 @contextmanager

@@ -9,7 +9,6 @@ from __future__ import annotations
 import difflib
 from typing import TYPE_CHECKING, Any
 
-from citewise.audit.sqlite_ledger import require_ledger
 from citewise.errors import CitewiseError
 from citewise.ingest.models import sha256_text
 
@@ -21,7 +20,7 @@ def check_citations(home: Home, answer_id: str) -> dict[str, Any]:
     """For each citation: does it still resolve to the pinned text and hash (``pinned``), and
     is it ``current`` (same version), ``unchanged`` (the document changed, the cited text is
     still there) or ``stale`` (changed or removed), with old and new text."""
-    saved = require_ledger(home.store).get_answer(answer_id)
+    saved = home.store.ledger.get_answer(answer_id)
     answer = saved["answer"]
     kb = home.kb(str(saved["kb"]))
     out: list[dict[str, Any]] = []

@@ -13,12 +13,12 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Literal
 
 from citewise.audit.entries import current_context
-from citewise.audit.sqlite_ledger import SQLiteLedger, require_ledger
 from citewise.errors import UsageError
 from citewise.evidence.models import EvidenceConfig, EvidencePack
 from citewise.recall.models import SearchFilters, SearchResult
 from citewise.recall.scope import may_read
 from citewise.recall.search import RecallSettings, search, search_summary
+from citewise.store.protocol import Store
 
 if TYPE_CHECKING:
     from citewise.answer.models import Answer
@@ -26,11 +26,6 @@ if TYPE_CHECKING:
 
 Verdict = Literal["good", "bad"]
 ANONYMOUS = "anonymous"
-
-
-def _ledger(kb: KnowledgeBase) -> SQLiteLedger | None:
-    store = kb.store
-    return store if isinstance(store, SQLiteLedger) else None
 
 
 def _reader(filters: SearchFilters | None) -> str | None:
@@ -105,12 +100,10 @@ def access_decisions(
     }
 
 
-def record_answer(kb: KnowledgeBase, answer: Answer, filters: SearchFilters | None) -> str | None:
+def record_answer(kb: KnowledgeBase, answer: Answer, filters: SearchFilters | None) -> str:
     """Save the answer whole (keyed by its trace id) and its ``answer`` ledger event, plus
     access and route-change events, in one transaction. Returns the answer id."""
-    store = _ledger(kb)
-    if store is None:
-        return None
+    ledger = kb.store.ledger
     answer_id = answer.trace_id
     full = answer.to_json(with_trace=True)
     pack = answer.trace.get("pack") or {}
@@ -134,10 +127,10 @@ def record_answer(kb: KnowledgeBase, answer: Answer, filters: SearchFilters | No
     if access is not None:
         extra.append(("access", access | {"kb": kb.name, "action": "ask"}))
     route = dict(cond["settings"]) | {"routes": (cond["retrieval"] or {}).get("routes", [])}
-    last = store.last_event("route", kb.name)
+    last = ledger.last_event("route", kb.name)
     if last is None or {k: last.payload.get(k) for k in route} != route:
         extra.append(("route", route | {"kb": kb.name}))
-    store.save_answer(
+    ledger.save_answer(
         answer_id,
         kb.name,
         full,
@@ -152,9 +145,6 @@ def record_answer(kb: KnowledgeBase, answer: Answer, filters: SearchFilters | No
 def record_search(
     kb: KnowledgeBase, query: str, result: SearchResult, filters: SearchFilters | None
 ) -> None:
-    store = _ledger(kb)
-    if store is None:
-        return
     payload = {
         "kb": kb.name,
         "query": query,
@@ -164,15 +154,12 @@ def record_search(
         "routes": list(result.routes),
         "hits": [h.citation_id for h in result.hits],
     }
-    _append_with_access(kb, store, "search", payload, filters, {h.path for h in result.hits})
+    _append_with_access(kb, "search", payload, filters, {h.path for h in result.hits})
 
 
 def record_evidence(
     kb: KnowledgeBase, query: str, pack: EvidencePack, filters: SearchFilters | None
 ) -> None:
-    store = _ledger(kb)
-    if store is None:
-        return
     payload = {
         "kb": kb.name,
         "query": query,
@@ -184,12 +171,11 @@ def record_evidence(
             for f in pack.fragments
         ],
     }
-    _append_with_access(kb, store, "evidence", payload, filters, {f.path for f in pack.fragments})
+    _append_with_access(kb, "evidence", payload, filters, {f.path for f in pack.fragments})
 
 
 def _append_with_access(
     kb: KnowledgeBase,
-    store: SQLiteLedger,
     type_: str,
     payload: dict[str, Any],
     filters: SearchFilters | None,
@@ -197,19 +183,19 @@ def _append_with_access(
 ) -> None:
     access = access_decisions(kb, filters, paths)
     who = _reader(filters)
-    with store._write() as c:
-        entry = store._ledger(c, type_, payload, kb=kb.name, principal=who)
+    with kb.store.ledger.transaction() as tx:
+        entry = tx.append(type_, payload, kb=kb.name, principal=who)
         if access is not None:
             decision = access | {"kb": kb.name, "action": type_, "event": entry.seq}
-            store._ledger(c, "access", decision, kb=kb.name, principal=who)
+            tx.append("access", decision, kb=kb.name, principal=who)
 
 
 def record_feedback(
-    store: object, answer_id: str, verdict: str, note: str = "", principal: str | None = None
+    store: Store, answer_id: str, verdict: str, note: str = "", principal: str | None = None
 ) -> dict[str, Any]:
     if verdict not in ("good", "bad"):
         raise UsageError(f"Feedback must be good or bad, not {verdict!r}.")
-    ledger = require_ledger(store)
+    ledger = store.ledger
     saved = ledger.get_answer(answer_id)  # raises when unknown
     entry = ledger.append_event(
         "feedback",

@@ -31,10 +31,10 @@ from urllib.parse import quote, unquote
 from citewise.config import Settings
 from citewise.errors import CitewiseError, UsageError
 from citewise.index.manager import LOADERS
-from citewise.kb import DB_NAME, Home, KnowledgeBase
+from citewise.kb import Home, KnowledgeBase
 from citewise.recall.models import SearchMode
 from citewise.recall.search import RecallSettings
-from citewise.store.sqlite import SQLiteStore
+from citewise.store.factory import DB_NAME, open_store
 
 Run = dict[str, dict[str, float]]  # query id -> doc id -> score
 Qrels = dict[str, dict[str, int]]  # query id -> doc id -> relevance
@@ -229,7 +229,7 @@ def _home(home_dir: Path, encoder: str, dense: bool) -> Home:
     settings = dataclasses.replace(
         Settings.resolve(home_dir), dense=dense, encoder=encoder, home=home_dir.resolve()
     )
-    return Home(settings, SQLiteStore(home_dir / DB_NAME))
+    return Home(settings, open_store(home_dir / DB_NAME))
 
 
 def prepare_kb(

@@ -88,12 +88,20 @@ def normalise_metadata(meta: dict[str, Any], name: str) -> dict[str, Any]:
     (a comma-separated string is split); ``relations`` -> list of mappings.
     """
     out: dict[str, Any] = {str(k): _jsonable(v) for k, v in meta.items()}
+    _check_access(out, name)
     for key in ("title", "edition", "status"):
         if key in out and out[key] is not None:
             out[key] = str(out[key]).strip()
     for key in ("tags", "access"):
         if key in out:
             out[key] = _str_list(out[key])
+    if "access" in out and not out["access"]:
+        raise FrontMatterError(
+            f"{name}: front matter 'access' names no principal, so it would make the "
+            "document readable by everyone.",
+            hint="List who may read it (e.g. 'access: [alice]'), or remove the 'access' "
+            "line to make the document public.",
+        )
     if "relations" in out:
         rel = out["relations"]
         if rel is None:
@@ -107,3 +115,15 @@ def normalise_metadata(meta: dict[str, Any], name: str) -> dict[str, Any]:
                 )
             out["relations"] = items
     return out
+
+
+def _check_access(meta: dict[str, Any], name: str) -> None:
+    """Fail closed on a misspelt access key: ``Access:`` or `` access`` must never be
+    read as "no access list" (which means public)."""
+    for key in meta:
+        if key != "access" and key.strip().lower() == "access":
+            raise FrontMatterError(
+                f"{name}: front matter key {key!r} is not 'access' (keys are case-sensitive), "
+                "so the document would be public.",
+                hint="Write the key as 'access' in lower case.",
+            )

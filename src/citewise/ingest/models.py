@@ -28,7 +28,8 @@ BLOCK_KINDS: frozenset[str] = frozenset(
     {"paragraph", "list_item", "table", "code", "mermaid", "blockquote"}
 )
 
-DocFormat = Literal["markdown", "text", "html", "xml"]
+#: A format name registered in ``ingest/formats.py`` (built in: markdown, text, html, xml).
+DocFormat = str
 
 
 def sha256_text(text: str) -> str:

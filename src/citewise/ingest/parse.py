@@ -1,7 +1,8 @@
 """Entry point: bytes of one file -> :class:`ParsedDocument`.
 
-Steps: size limit, format by extension, decode, front matter (Markdown and
-text), format parser, clause tracking, ids, chunking.
+Steps: size limit, format by extension (the registry in ``formats.py``), decode and
+front matter (text formats that ask for them), format parser, clause tracking, ids,
+chunking.
 """
 
 from __future__ import annotations
@@ -10,42 +11,22 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from citewise.config import IngestConfig
-from citewise.errors import FileTooLarge, UnsupportedFormat
+from citewise.errors import EmptyFile, FileTooLarge
 from citewise.ingest.chunking import build_chunks
 from citewise.ingest.clauses import ClauseEvent, assign_clause_paths
 from citewise.ingest.decode import LineIndex, decode_bytes
+from citewise.ingest.formats import Extracted, TextSource, format_for
 from citewise.ingest.frontmatter import split_front_matter
-from citewise.ingest.html import parse_html
-from citewise.ingest.markdown import parse_markdown
 from citewise.ingest.models import DocFormat, Node, ParsedDocument, sha256_text, stable_id
-from citewise.ingest.text import parse_text
 from citewise.ingest.tree import RawNode
-from citewise.ingest.xml import parse_xml
 
-FORMATS: dict[str, DocFormat] = {
-    ".md": "markdown",
-    ".markdown": "markdown",
-    ".txt": "text",
-    ".text": "text",
-    "": "text",
-    ".html": "html",
-    ".htm": "html",
-    ".xml": "xml",
-}
 _CLAUSE_BLOCKS = frozenset({"paragraph", "list_item", "blockquote"})
 
 
 def detect_format(name: str) -> DocFormat:
-    """Format from the file extension; raises :class:`UnsupportedFormat`."""
-    suffix = PurePosixPath(name.replace("\\", "/")).suffix.lower()
-    fmt = FORMATS.get(suffix)
-    if fmt is None:
-        supported = ", ".join(sorted(s for s in FORMATS if s)) + " and files without extension"
-        raise UnsupportedFormat(
-            f"{name}: format {suffix!r} is not supported.",
-            hint=f"Supported: {supported}. Convert the file or exclude it from the ingest.",
-        )
-    return fmt
+    """Format name from the file extension (see ``ingest/formats.py``); raises
+    :class:`UnsupportedFormat`."""
+    return format_for(name).name
 
 
 def _stem(name: str) -> str:
@@ -91,25 +72,32 @@ def parse_document(
             f"{name}: {len(raw):,} bytes exceeds the {config.max_file_bytes:,}-byte limit.",
             hint="Split the file or raise ingest.max_file_bytes.",
         )
-    fmt = detect_format(name)
-    text = decode_bytes(raw, name)
-    index = LineIndex(text)
+    spec = format_for(name)
+    fmt: DocFormat = spec.name
     metadata: dict[str, Any] = {}
-    body_offset = 0
-    first_heading: str | None = None
-    if fmt in ("markdown", "text"):
-        metadata, body_offset = split_front_matter(text, name)
-    if fmt == "markdown":
-        md = parse_markdown(text, body_offset, index)
-        children, first_heading = md.nodes, md.first_h1
-    elif fmt == "text":
-        children = parse_text(text, body_offset)
-    elif fmt == "html":
-        html_doc = parse_html(text, name)
-        children, first_heading = html_doc.nodes, html_doc.title
+    extracted: Extracted
+    if spec.parse_bytes is not None:
+        if not raw:
+            raise EmptyFile(f"{name}: the file is empty.", hint="Add content or remove the file.")
+        extracted = spec.parse_bytes(raw, name)
+        metadata = dict(extracted.metadata)
+        text = extracted.text
+        if not text.strip():
+            raise EmptyFile(
+                f"{name}: no text could be extracted from the file.",
+                hint="Check that the file holds text (not only images), or leave it out.",
+            )
+        index = LineIndex(text)
     else:
-        xml_doc = parse_xml(text, name)
-        children, first_heading = xml_doc.nodes, xml_doc.title
+        assert spec.parse_text is not None  # FormatSpec checks one parser is given
+        text = decode_bytes(raw, name)
+        index = LineIndex(text)
+        body_offset = 0
+        if spec.front_matter:
+            metadata, body_offset = split_front_matter(text, name)
+        extracted = spec.parse_text(TextSource(text, name, body_offset, index))
+        metadata = {**extracted.metadata, **metadata}
+    children, first_heading = extracted.nodes, extracted.title
     title = str(metadata.get("title") or first_heading or _stem(name))
 
     root = RawNode("document", 0, len(text), title, title=title, children=children)

@@ -9,6 +9,7 @@ that resolves outside the added root is reported, never read.
 from __future__ import annotations
 
 import os
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,8 +17,10 @@ from typing import Any
 
 import pathspec
 
+from citewise.ingest.formats import is_supported, supported_suffixes
+from citewise.ingest.names import name_problem
+
 IGNORE_FILE = ".citewiseignore"
-SUPPORTED_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".text", ".html", ".htm", ".xml"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +59,10 @@ def _inside(path: Path, root: Path) -> bool:
 
 
 def _check_file(root: Path, abs_path: Path, rel: str) -> SourceFile | WalkProblem:
+    rel = unicodedata.normalize("NFC", rel)  # one document per name, however it is spelled
+    problem = name_problem(rel)
+    if problem:
+        return WalkProblem(rel, "BAD_FILE_NAME", f"{rel[:80]!r}: {problem}.", True)
     if abs_path.is_symlink() and not _inside(abs_path, root):
         return WalkProblem(
             rel,
@@ -96,12 +103,12 @@ def walk(path: Path) -> Iterator[SourceFile | WalkProblem]:
                 continue
             abs_path = here / name
             suffix = abs_path.suffix.lower()
-            if suffix and suffix not in SUPPORTED_SUFFIXES:
+            if suffix and not is_supported(suffix):
                 yield WalkProblem(
                     rel,
                     "UNSUPPORTED_FORMAT",
                     f"{rel}: skipped, {suffix} is not a supported format "
-                    f"({', '.join(sorted(SUPPORTED_SUFFIXES))}).",
+                    f"({', '.join(sorted(supported_suffixes()))}).",
                     False,
                 )
                 continue

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 import httpx
 
 from citewise.llm.models import LLMCallError, Target
-from citewise.llm.secrets import redact
+from citewise.llm.secrets import redact, url_secrets
 
 
 class ChatClient(Protocol):
@@ -29,6 +29,7 @@ class OpenAICompatibleClient:
         self._keys = dict(keys or {})
 
     def complete(self, target: Target, messages: list[dict[str, str]], *, timeout: float) -> str:
+        """The reply's text with every key and endpoint credential masked."""
         headers = {"Content-Type": "application/json"}
         key = self._keys.get(target.api_key_env) if target.api_key_env else None
         if key:
@@ -41,7 +42,7 @@ class OpenAICompatibleClient:
             "stream": False,
         }
         url = f"{target.endpoint.rstrip('/')}/chat/completions"
-        secrets = [k for k in self._keys.values() if k]
+        secrets = [k for k in self._keys.values() if k] + url_secrets(target.endpoint)
         try:
             resp = httpx.post(url, json=body, headers=headers, timeout=timeout)
         except httpx.TimeoutException:
@@ -68,7 +69,8 @@ class OpenAICompatibleClient:
         content = message.get("content")
         if not isinstance(content, str):
             raise LLMCallError("contract", "no text content")
-        return content
+        # A model (or a proxy) may echo the request's headers: never let a key through.
+        return redact(content, secrets)
 
 
 def parse_json_object(text: str) -> dict[str, Any]:

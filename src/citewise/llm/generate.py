@@ -26,7 +26,7 @@ from citewise.llm.frozen import (
 from citewise.llm.judge import JudgeResult, run_judge
 from citewise.llm.models import Attempt, LLMCallError, Route
 from citewise.llm.routes import RouteStore
-from citewise.llm.secrets import redact, redact_obj, resolve_key
+from citewise.llm.secrets import public_url, redact, redact_obj, resolve_key, url_secrets
 from citewise.llm.written import ModelSentence, SetLimits, build_payload, write_answer
 from citewise.recall.models import SearchFilters
 from citewise.sufficiency.gates import GateInput
@@ -84,7 +84,8 @@ def open_route(home: Path, name: str, client: ChatClient | None = None) -> LLMCo
             key = resolve_key(t.api_key_env, home)
             if key:
                 keys[t.api_key_env] = key
-    return LLMContext(route, client or OpenAICompatibleClient(keys), list(keys.values()))
+    secrets = list(keys.values()) + [s for t in route.targets for s in url_secrets(t.endpoint)]
+    return LLMContext(route, client or OpenAICompatibleClient(keys), secrets)
 
 
 @dataclass(slots=True)
@@ -131,9 +132,11 @@ def generate(payload: FrozenPayload, ctx: LLMContext) -> Generation:
             )
             continue
         try:
-            sentences = validate(
-                ctx.client.complete(target, messages, timeout=target.timeout), payload
-            )
+            reply = ctx.client.complete(target, messages, timeout=target.timeout)
+            sentences = [  # masked again after unescaping: no key reaches an answer
+                ModelSentence(redact(s.text, ctx.secrets), s.items)
+                for s in validate(redact(reply, ctx.secrets), payload)
+            ]
             outcome, detail = "ok", f"{len(sentences)} sentences"
         except LLMCallError as exc:
             sentences, outcome, detail = None, exc.kind, redact(exc.detail, ctx.secrets)
@@ -141,7 +144,12 @@ def generate(payload: FrozenPayload, ctx: LLMContext) -> Generation:
         ms = (time.perf_counter() - started) * 1000
         gen.attempts.append(Attempt(i, target.model, target.endpoint, digest, outcome, detail, ms))
         log.info(
-            "llm attempt %d %s %s: %s (%.0f ms)", i, target.model, target.endpoint, outcome, ms
+            "llm attempt %d %s %s: %s (%.0f ms)",
+            i,
+            target.model,
+            public_url(target.endpoint),
+            outcome,
+            ms,
         )
         if sentences is not None:
             gen.sentences, gen.target = sentences, i

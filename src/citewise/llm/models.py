@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from citewise.errors import UsageError
+from citewise.llm.secrets import public_url
 
 #: Why one call failed. Only the kinds in :data:`ELIGIBLE` move on to the next target.
 FailureKind = Literal[
@@ -37,10 +38,11 @@ class Target:
     token_budget: int = 1024  # completion tokens per call (max_tokens)
     api_key_env: str = ""  # name of the variable holding the key; never the key itself
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, *, public: bool = False) -> dict[str, Any]:
+        """The stored form; ``public=True`` hides endpoint credentials (for display)."""
         return {
             "model": self.model,
-            "endpoint": self.endpoint,
+            "endpoint": public_url(self.endpoint) if public else self.endpoint,
             "timeout": self.timeout,
             "call_budget": self.call_budget,
             "token_budget": self.token_budget,
@@ -108,9 +110,9 @@ class Route:
         for t in self.targets:
             t.validate()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, *, public: bool = False) -> dict[str, Any]:
         return {
-            "targets": [t.to_json() for t in self.targets],
+            "targets": [t.to_json(public=public) for t in self.targets],
             "extractive_fallback": self.extractive_fallback,
             "max_items": self.max_items,
             "item_chars": self.item_chars,
@@ -149,7 +151,7 @@ class Attempt:
         return {
             "target": self.target,
             "model": self.model,
-            "endpoint": self.endpoint,
+            "endpoint": public_url(self.endpoint),
             "payload_sha256": self.payload_sha256,
             "outcome": self.outcome,
             "detail": self.detail,

@@ -21,7 +21,7 @@ import yaml
 from citewise.errors import RouteNotActive, RouteNotFound, UsageError
 from citewise.llm.client import ChatClient, OpenAICompatibleClient
 from citewise.llm.models import LLMCallError, Route
-from citewise.llm.secrets import resolve_key
+from citewise.llm.secrets import public_url, redact, resolve_key, url_secrets
 
 ROUTES_FILE = "llm_routes.yaml"
 CHECK_MESSAGES = [
@@ -136,11 +136,12 @@ class RouteStore:
                         "detail": "answered" if text.strip() else "empty",
                     }
                 except LLMCallError as exc:
-                    res = {"ok": False, "detail": f"{exc.kind}: {exc.detail}"}
+                    detail = redact(exc.detail, [*keys.values(), *url_secrets(t.endpoint)])
+                    res = {"ok": False, "detail": f"{exc.kind}: {detail}"}
             res |= {
                 "target": i,
                 "model": t.model,
-                "endpoint": t.endpoint,
+                "endpoint": public_url(t.endpoint),
                 "duration_ms": round((time.perf_counter() - started) * 1000, 1),
             }
             ok = ok and bool(res["ok"])

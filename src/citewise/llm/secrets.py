@@ -2,15 +2,22 @@
 
 Keys are looked up by the *name* a route stores (``api_key_env``); the key itself is never
 written to routes, traces, exports, logs or error messages. :func:`redact` removes every
-known key from text before it leaves this package.
+known key from text before it leaves this package: the client scrubs each model reply
+(a model may echo its request headers), and exports scrub again with
+:func:`known_secrets`. Credentials in an endpoint URL (``http://user:pass@host``) are
+secrets too: they are shown as ``http://[REDACTED]@host`` (:func:`public_url`) and their
+plain and Basic-auth forms are masked like keys (:func:`url_secrets`).
 """
 
 from __future__ import annotations
 
+import base64
+import contextlib
 import os
 import stat
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import yaml
 
@@ -68,7 +75,7 @@ def write_secret(home: Path, name: str, value: str) -> Path:
 
 
 def redact(text: str, secrets: list[str]) -> str:
-    for s in secrets:
+    for s in sorted(secrets, key=len, reverse=True):  # "user:pass" before "pass"
         if s and len(s) >= 4:
             text = text.replace(s, MASK)
     return text
@@ -85,3 +92,46 @@ def redact_obj(obj: Any, secrets: list[str]) -> Any:
     if isinstance(obj, list | tuple):
         return [redact_obj(v, secrets) for v in obj]
     return obj
+
+
+def public_url(url: str) -> str:
+    """``url`` without its userinfo (``user:pass@``), for display, traces and logs."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    host = parts.netloc.rsplit("@", 1)[1]
+    return parts._replace(netloc=f"{MASK}@{host}").geturl()
+
+
+def url_secrets(url: str) -> list[str]:
+    """The credential strings an endpoint URL carries: its userinfo as written, decoded,
+    the password alone, and the Basic-auth token a client sends for it."""
+    netloc = urlsplit(url).netloc
+    if "@" not in netloc:
+        return []
+    info = netloc.rsplit("@", 1)[0]
+    user, _, password = info.partition(":")
+    plain = f"{unquote(user)}:{unquote(password)}"
+    out = [info, plain, base64.b64encode(plain.encode("utf-8")).decode("ascii")]
+    out += [password, unquote(password)] if password else [user, unquote(user)]
+    return sorted({s for s in out if s}, key=len, reverse=True)
+
+
+def known_secrets(home: Path) -> list[str]:
+    """Every secret value citewise knows of in ``home``: the secrets file's keys, the
+    environment values of every route's key variable, and endpoint credentials."""
+    from citewise.llm.routes import RouteStore
+
+    found: list[str] = []
+    with contextlib.suppress(SecretsError):
+        found += list(_from_file(home).values())
+    try:
+        routes = RouteStore(home).list()
+    except Exception:  # a broken routes file must not stop an export from being scrubbed
+        routes = []
+    for st in routes:
+        for t in st.route.targets:
+            if t.api_key_env and os.environ.get(t.api_key_env):
+                found.append(os.environ[t.api_key_env])
+            found += url_secrets(t.endpoint)
+    return sorted({s for s in found if s}, key=len, reverse=True)

@@ -16,9 +16,18 @@ from citewise.store.models import StoredChunk
 
 
 def may_read(metadata: Mapping[str, Any], principal: str | None) -> bool:
+    """Whether ``principal`` may read a document with ``metadata``. Fails closed: an
+    ``access`` key that is present but empty, or spelt in another case (``Access``),
+    restricts the document to nobody rather than opening it to everyone (ingest refuses
+    both; this guards documents stored before it did)."""
+    keys = [k for k in metadata if isinstance(k, str) and k.strip().lower() == "access"]
+    if not keys:
+        return True
+    if keys != ["access"]:
+        return False
     access = metadata.get("access")
     if not access:
-        return True
+        return False
     allowed = {access} if isinstance(access, str) else {str(a) for a in access}
     return principal is not None and principal in allowed
 

@@ -8,8 +8,7 @@ trace or internal path (the traceback goes to the server log only).
 from __future__ import annotations
 
 import logging
-from pathlib import Path
-from typing import Any
+from collections.abc import Iterable
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -18,16 +17,19 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from citewise.errors import CitewiseError, FileTooLarge
+from citewise.errors import CitewiseError, FileTooLarge, RequestTooLarge
 from citewise.kb import Home
-from citewise.server.auth import Caller, KeyStore
+from citewise.server import routes_health, routes_kb, routes_query
+from citewise.server.auth import KeyStore
+from citewise.server.deps import STATIC, envelope
 from citewise.server.service import Service
 
 log = logging.getLogger("citewise.server")
-STATIC = Path(__file__).parent / "static"
 #: Most files one upload request may carry (the request body cap is this many times the
 #: per-file limit, plus room for the multipart framing).
 MAX_FILES_PER_UPLOAD = 16
+#: Cap of a JSON (non-upload) request body; questions and filters are far smaller.
+DEFAULT_JSON_BYTES = 1024 * 1024
 
 _HTTP_CODES = {
     400: "BAD_REQUEST",
@@ -40,25 +42,26 @@ _HTTP_CODES = {
 }
 
 
-def envelope(code: str, message: str, status: int) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
-
-
 class BodyLimit:
-    """Counts request body bytes as they stream in and stops at the cap (FILE_TOO_LARGE)."""
+    """Counts request body bytes as they stream in and stops at the cap: uploads
+    (``multipart/form-data``) have ``limit`` (FILE_TOO_LARGE), every other body (JSON)
+    the much smaller ``json_limit`` (REQUEST_TOO_LARGE)."""
 
-    def __init__(self, app: ASGIApp, limit: int) -> None:
+    def __init__(self, app: ASGIApp, limit: int, json_limit: int = DEFAULT_JSON_BYTES) -> None:
         self.app = app
         self.limit = limit
+        self.json_limit = json_limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope.get("method") not in ("POST", "PUT", "PATCH"):
             await self.app(scope, receive, send)
             return
         headers = dict(scope.get("headers") or [])
+        upload = headers.get(b"content-type", b"").lower().startswith(b"multipart/")
+        limit = self.limit if upload else self.json_limit
         declared = headers.get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.limit:
-            await _too_large(self.limit)(scope, receive, send)
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            await _too_large(limit, upload)(scope, receive, send)
             return
         seen = 0
         exceeded = False
@@ -68,9 +71,9 @@ class BodyLimit:
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.limit:
+                if seen > limit:
                     exceeded = True
-                    raise _request_too_large(self.limit)
+                    raise _request_too_large(limit, upload)
             return message
 
         async def guarded(message: Message) -> None:
@@ -79,41 +82,44 @@ class BodyLimit:
 
         try:
             await self.app(scope, limited, guarded)
-        except FileTooLarge:
+        except (FileTooLarge, RequestTooLarge):
             if not exceeded:
                 raise
         if exceeded:
-            await _too_large(self.limit)(scope, receive, send)
+            await _too_large(limit, upload)(scope, receive, send)
 
 
-def _request_too_large(limit: int) -> FileTooLarge:
+def _request_too_large(limit: int, upload: bool = True) -> CitewiseError:
+    if not upload:
+        return RequestTooLarge(
+            f"The request body is over the {limit:,}-byte limit for JSON requests.",
+            hint="Send a shorter request, or start the server with a larger --max-json-bytes.",
+        )
     return FileTooLarge(
         f"The request body is over the {limit:,}-byte limit.",
         hint="Upload fewer or smaller files per request.",
     )
 
 
-def _too_large(limit: int) -> JSONResponse:
-    exc = _request_too_large(limit)
+def _too_large(limit: int, upload: bool = True) -> JSONResponse:
+    exc = _request_too_large(limit, upload)
     return envelope(exc.code, str(exc), exc.http_status)
 
 
-def get_service(request: Request) -> Service:
-    service: Service = request.app.state.service
-    return service
+def create_app(
+    home: Home,
+    *,
+    max_upload_bytes: int | None = None,
+    max_json_bytes: int = DEFAULT_JSON_BYTES,
+    bound_host: str = "127.0.0.1",
+    allowed_hosts: Iterable[str] = (),
+) -> FastAPI:
+    """The API for ``home``. The caller keeps ``home`` open while the app serves.
 
-
-def get_caller(request: Request) -> Caller:
-    keys: KeyStore = request.app.state.keys
-    auth = request.headers.get("authorization", "")
-    token = auth[7:].strip() if auth.lower().startswith("bearer ") else None
-    token = token or request.headers.get("x-api-key")
-    return keys.authenticate(token)
-
-
-def create_app(home: Home, *, max_upload_bytes: int | None = None) -> FastAPI:
-    """The API for ``home``. The caller keeps ``home`` open while the app serves."""
-    from citewise.server import routes_health, routes_kb, routes_query
+    ``bound_host`` and ``allowed_hosts`` decide which ``Host`` headers are answered
+    (:mod:`citewise.server.guards`); whether keys are required is fixed at creation when
+    keys exist then, and becomes fixed as soon as one is added later."""
+    from citewise.server.guards import Guard, GuardConfig, install_log_scrub
 
     service = Service(home, max_upload_bytes=max_upload_bytes)
     app = FastAPI(
@@ -123,7 +129,9 @@ def create_app(home: Home, *, max_upload_bytes: int | None = None) -> FastAPI:
         "whose every sentence carries an exact, checkable citation.",
     )
     app.state.service = service
-    app.state.keys = KeyStore(home.settings.home)
+    keys = KeyStore(home.settings.home)
+    app.state.keys = keys
+    install_log_scrub()
 
     @app.exception_handler(CitewiseError)
     async def _citewise(_: Request, exc: CitewiseError) -> JSONResponse:
@@ -154,12 +162,10 @@ def create_app(home: Home, *, max_upload_bytes: int | None = None) -> FastAPI:
     if STATIC.is_dir():
         app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.add_middleware(
-        BodyLimit, limit=service.max_upload_bytes * MAX_FILES_PER_UPLOAD + 1024 * 1024
+        BodyLimit,
+        limit=service.max_upload_bytes * MAX_FILES_PER_UPLOAD + 1024 * 1024,
+        json_limit=max_json_bytes,
     )
+    # Added last, so it runs first: host, key-in-URL, loopback and origin checks.
+    app.add_middleware(Guard, keys=keys, config=GuardConfig.build(bound_host, allowed_hosts))
     return app
-
-
-def jsonable(obj: Any) -> Any:
-    from citewise.cli_output import to_jsonable
-
-    return to_jsonable(obj)

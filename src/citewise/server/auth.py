@@ -7,8 +7,10 @@ lists) and the knowledge bases it may use (``*`` = all, which also allows creati
 changing and deleting knowledge bases).
 
 With no keys configured every caller is the anonymous local user: all knowledge bases,
-only documents without an ``access:`` list, and the server refuses to bind beyond
-loopback.
+only documents without an ``access:`` list, and only loopback clients are answered
+(checked per request by :mod:`citewise.server.guards`). Authentication never switches off
+at run time: once a store has seen a key (at start-up or later), it keeps requiring one,
+even when the last key is removed or the keys file is deleted (fail closed).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 
 import yaml
 
-from citewise.errors import Unauthorized, UsageError
+from citewise.errors import CitewiseError, Unauthorized, UsageError
 
 KEYS_FILE = "keys.yaml"
 TOKEN_PREFIX = "cw_"
@@ -67,6 +69,18 @@ class KeyStore:
         self.path = home / KEYS_FILE
         self._stamp: tuple[float, int] | None = None
         self._records: list[KeyRecord] = []
+        self._required = False
+        self._required = self.required
+
+    @property
+    def required(self) -> bool:
+        """Whether callers must present a key: true once any key was seen, for good."""
+        if not self._required:
+            try:
+                self._required = bool(self.records())
+            except CitewiseError:  # an unreadable keys file never means "no keys"
+                self._required = True
+        return self._required
 
     def records(self) -> list[KeyRecord]:
         try:
@@ -87,8 +101,13 @@ class KeyStore:
     def authenticate(self, token: str | None) -> Caller:
         """The caller a presented token belongs to; UNAUTHORIZED when none matches."""
         records = self.records()
-        if not records:
+        if not records and not self.required:
             return LOCAL
+        if not records:
+            raise Unauthorized(
+                "This server requires an API key, and none is configured now.",
+                hint="Add one with 'citewise keys add'; restart the server to serve without.",
+            )
         if not token:
             raise Unauthorized(
                 "An API key is required.",

@@ -7,8 +7,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import FileResponse, Response
 
-from citewise.server.app import STATIC, get_caller, get_service
 from citewise.server.auth import Caller, KeyStore
+from citewise.server.deps import STATIC, get_caller, get_service
 from citewise.server.service import Service
 
 router = APIRouter()
@@ -23,7 +23,7 @@ def index() -> Response:
 def health(request: Request) -> dict[str, Any]:
     """Liveness, and whether API keys are required (no secrets, no paths)."""
     keys: KeyStore = request.app.state.keys
-    return {"status": "ok", "auth": "api_keys" if keys.configured else "none"}
+    return {"status": "ok", "auth": "api_keys" if keys.required else "none"}
 
 
 @router.get("/health/models", tags=["health"])

@@ -9,8 +9,8 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from citewise.errors import CitewiseError
-from citewise.server.app import envelope, get_caller, get_service, jsonable
 from citewise.server.auth import Caller
+from citewise.server.deps import envelope, get_caller, get_service, jsonable
 from citewise.server.service import Service, Upload
 
 router = APIRouter()

@@ -7,8 +7,8 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, Field
 
-from citewise.server.app import get_caller, get_service, jsonable
 from citewise.server.auth import Caller
+from citewise.server.deps import get_caller, get_service, jsonable
 from citewise.server.service import Scope, Service
 
 router = APIRouter()

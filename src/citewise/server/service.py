@@ -17,8 +17,6 @@ keeps reading the state it started with.
 
 from __future__ import annotations
 
-import re
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -26,7 +24,6 @@ from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO
 
 from citewise.answer.models import Answer
-from citewise.cli_output import to_jsonable
 from citewise.errors import (
     CitationNotFound,
     CitewiseError,
@@ -41,14 +38,17 @@ from citewise.errors import (
     VersionNotFound,
 )
 from citewise.evidence.models import EvidencePack, Profile
+from citewise.graph.serialize import edge_json, point_json
+from citewise.ingest.formats import supported_suffixes
 from citewise.ingest.models import AddReport, FileResult
 from citewise.ingest.parse import parse_document
-from citewise.ingest.walker import SUPPORTED_SUFFIXES
+from citewise.jsonable import to_jsonable
 from citewise.kb import Home, KnowledgeBase
 from citewise.recall.models import SearchFilters, SearchMode, SearchResult
 from citewise.recall.scope import may_read
 from citewise.server.auth import Caller
 from citewise.server.rwlock import RWLock
+from citewise.server.uploads import clean_stale, safe_doc_path, staging
 from citewise.store.models import (
     DocumentInfo,
     IngestOutcome,
@@ -58,7 +58,6 @@ from citewise.store.models import (
 )
 
 _COPY_CHUNK = 64 * 1024
-_BAD_NAME = re.compile(r"[\x00-\x1f\\]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,19 +86,25 @@ def _no_doc(kb: str, path: str) -> DocumentNotFound:
 
 
 def _no_citation(cid: str) -> CitationNotFound:
-    return CitationNotFound(f"No citation {cid!r} in the knowledge bases you can read.")
+    return CitationNotFound(f"No citation {cid[:80]!r} in the knowledge bases you can read.")
 
 
-def safe_doc_path(name: str) -> str:
-    """A relative POSIX document path from an uploaded file name, or BAD_REQUEST."""
-    if not name or _BAD_NAME.search(name):
-        raise UsageError(f"Bad file name {name!r}.", hint="Use a relative path like a/b.md.")
-    p = PurePosixPath(name)
-    if p.is_absolute() or any(part in ("", ".", "..") for part in p.parts):
-        raise UsageError(f"Bad file name {name!r}.", hint="Use a relative path like a/b.md.")
-    if any(part.startswith(".") for part in p.parts):
-        raise UsageError(f"Hidden file name {name!r}.", hint="Hidden files are never ingested.")
-    return p.as_posix()
+def _as_new(result: FileResult, new_to_caller: bool) -> FileResult:
+    """A written file's result as the caller sees it: ``added`` when it could read no
+    earlier version of the path (as for a path that never existed)."""
+    if new_to_caller and result.status in ("changed", "unchanged", "reverted"):
+        return replace(result, status="added")
+    return result
+
+
+def _as_seen(shown: list[VersionInfo]) -> list[VersionInfo]:
+    """Visible versions (oldest first) with nothing pointing at hidden ones: the first
+    reads ``added`` and ``restored_from`` names only visible versions."""
+    ids = {v.version_id for v in shown}
+    out = [v if v.restored_from in ids else replace(v, restored_from=None) for v in shown]
+    if out[0].action in ("changed", "reverted", "unchanged"):
+        out[0] = replace(out[0], action="added")
+    return out
 
 
 class Service:
@@ -110,6 +115,7 @@ class Service:
         self.max_upload_bytes = max_upload_bytes or home.settings.ingest.max_file_bytes
         self.lock = RWLock()
         self._version_meta: dict[tuple[str, str, int], dict[str, Any]] = {}
+        clean_stale(home.settings.home)  # staging folders of a server that was killed
 
     @contextmanager
     def reading(self, caller: Caller, name: str) -> Iterator[KnowledgeBase]:
@@ -163,13 +169,7 @@ class Service:
             raise Forbidden("This key may not change knowledge bases.")
         with self.lock.write():
             self.kb(caller, name)
-            from citewise.store.sqlite import SQLiteStore
-
-            store = self.home.store
-            if not isinstance(store, SQLiteStore):  # pragma: no cover - one backend today
-                raise UsageError("This store cannot change a knowledge base's description.")
-            with store._write() as c:
-                c.execute("UPDATE kb SET description = ? WHERE name = ?", (description, name))
+            self.home.store.update_kb(name, description)
         return self.kb_info(caller, name)
 
     def delete_kb(self, caller: Caller, name: str, *, force: bool) -> None:
@@ -232,17 +232,23 @@ class Service:
         return doc
 
     def _history(self, caller: Caller, kb: KnowledgeBase, path: str) -> list[VersionInfo]:
-        """Versions of a document the caller may read (its head decides), or DOC_NOT_FOUND."""
+        """The versions of ``path`` the caller may read, newest first (a deletion shows
+        when the version it removed does), or DOC_NOT_FOUND when there are none: a history
+        the caller cannot read looks exactly like a path that never existed."""
         try:
             versions = kb.versions(path)
         except DocumentNotFound:
             raise _no_doc(kb.name, path) from None
-        if not versions:
+        shown: list[VersionInfo] = []
+        visible = False
+        for v in reversed(versions):  # oldest first
+            if v.action != "deleted":
+                visible = self._readable_version(kb, caller, path, v.version_id)
+            if visible:
+                shown.append(v)
+        if not shown:
             raise _no_doc(kb.name, path)
-        latest = versions[0]
-        if not self._readable_version(kb, caller, path, latest.version_id):
-            raise _no_doc(kb.name, path)
-        return versions
+        return _as_seen(shown)[::-1]
 
     def document(
         self, caller: Caller, name: str, path: str, *, nodes: bool = False
@@ -264,10 +270,12 @@ class Service:
         with self.lock.write():
             kb = self.kb(caller, name)
             versions = self._history(caller, kb, path)
-            if not any(v.version_id == version_id for v in versions) or not (
-                self._readable_version(kb, caller, path, version_id)
-            ):
-                raise VersionNotFound(f"{path!r} has no version {version_id}.")
+            if not any(v.version_id == version_id and v.action != "deleted" for v in versions):
+                raise VersionNotFound(
+                    f"{path!r} has no version {version_id} with content.",
+                    hint="List the document's versions to pick one (deletions have no content).",
+                )
+            self._version_meta.clear()
             return kb.revert(path, version_id)
 
     def delete_document(self, caller: Caller, name: str, path: str) -> IngestOutcome:
@@ -277,29 +285,29 @@ class Service:
             return kb.delete(path)
 
     def upload(self, caller: Caller, name: str, files: list[Upload], prefix: str = "") -> AddReport:
-        """Write uploads to a temporary folder (size-limited while copying) and ingest them."""
+        """Stage uploads in a private folder (size-limited while copying) and ingest them.
+
+        A path whose whole history the caller cannot read is written as if it were new
+        (its report says ``added``), so a write never reveals that a hidden document
+        exists; the hidden versions stay in the history, readable only by their readers.
+        """
         if not files:
             raise UsageError("No files were uploaded.", hint="Send one or more 'files' parts.")
         base = safe_doc_path(prefix.strip("/")) + "/" if prefix.strip("/") else ""
+        rels = [base + safe_doc_path(f.name) for f in files]
         with self.lock.read():
             kb = self.kb(caller, name)
-            hidden = {d.path for d in kb.documents() if not may_read(d.metadata, caller.principal)}
+            known = {r for r in rels if self._has_visible_history(caller, kb, r)}
         early: list[FileResult] = []
-        with tempfile.TemporaryDirectory(prefix="citewise-upload-") as tmp:
-            root = Path(tmp)
+        with staging(self.home.settings.home) as root:
             wanted = 0
-            for f in files:
-                rel = base + safe_doc_path(f.name)
+            for f, rel in zip(files, rels, strict=True):
                 suffix = PurePosixPath(rel).suffix.lower()
-                if suffix not in SUPPORTED_SUFFIXES:
+                if suffix not in supported_suffixes():
                     err: CitewiseError = UnsupportedFormat(
                         f"{rel}: unsupported format {suffix or '(no suffix)'} (supported: "
-                        f"{', '.join(sorted(SUPPORTED_SUFFIXES))})."
+                        f"{', '.join(sorted(supported_suffixes()))})."
                     )
-                    early.append(FileResult(rel, "failed", code=err.code, message=str(err)))
-                    continue
-                if rel in hidden:
-                    err = Forbidden(f"{rel}: this key may not write that path.")
                     early.append(FileResult(rel, "failed", code=err.code, message=str(err)))
                     continue
                 try:
@@ -316,10 +324,20 @@ class Service:
                 report = AddReport(kb=kb.name, files=(), revision=None, revision_hash=None)
         scrub = str(root)
         cleaned = tuple(
-            replace(r, message=r.message.replace(scrub, "upload")) if r.message else r
-            for r in report.files
+            _as_new(r, r.path not in known)
+            for r in (
+                replace(r, message=r.message.replace(scrub, "upload")) if r.message else r
+                for r in report.files
+            )
         )
         return replace(report, files=tuple(early) + cleaned)
+
+    def _has_visible_history(self, caller: Caller, kb: KnowledgeBase, path: str) -> bool:
+        try:
+            self._history(caller, kb, path)
+        except DocumentNotFound:
+            return False
+        return True
 
     def _copy(self, stream: BinaryIO, dest: Path, rel: str) -> None:
         dest.parent.mkdir(parents=True, exist_ok=True)
@@ -391,8 +409,6 @@ class Service:
 
     # -- graph ----------------------------------------------------------------------
     def graph(self, caller: Caller, name: str, node: str) -> dict[str, Any]:
-        from citewise.cli_graph import _edge, _point
-
         with self.lock.read():
             kb = self.kb(caller, name)
             g = self.home.index(kb.name).graph.sync()
@@ -410,11 +426,11 @@ class Service:
         edges = [t for t in edges if t[2].path in readable and t[1].span.path in readable]
         edges.sort(key=lambda t: (t[0], -t[1].confidence, t[1].kind, t[2].path, t[2].line_start))
         return {
-            "point": _point(p),
+            "point": point_json(p),
             "in_degree": sum(1 for d, _, _ in edges if d == "in"),
             "out_degree": sum(1 for d, _, _ in edges if d == "out"),
-            "edges": [_edge(e, d, o) for d, e, o in edges],
-            "also_matched": [_point(q) for q in found[1:]],
+            "edges": [edge_json(e, d, o) for d, e, o in edges],
+            "also_matched": [point_json(q) for q in found[1:]],
         }
 
     # -- health ---------------------------------------------------------------------

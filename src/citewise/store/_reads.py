@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
 
 from citewise.errors import (
     CorruptContent,
     DocumentNotFound,
     KBNotFound,
-    StoreError,
     UsageError,
     VersionNotFound,
 )
 from citewise.ingest.models import Node, sha256_text
 from citewise.store import _convert as cv
+from citewise.store import checks
+from citewise.store._txn import SQLiteTx
 from citewise.store.models import (
     DocumentInfo,
     KBInfo,
@@ -37,32 +36,12 @@ _DOC_SQL = (
 )
 
 
-class SQLiteReads:
-    _conn: sqlite3.Connection
-    _lock: threading.RLock
-
-    @contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
-        """A deferred transaction: one consistent snapshot for several queries."""
-        with self._lock:
-            conn = self._conn
-            try:
-                conn.execute("BEGIN")
-            except sqlite3.Error as exc:
-                raise StoreError(f"Cannot read the store: {exc}.") from exc
-            try:
-                yield conn
-            except sqlite3.Error as exc:
-                raise StoreError(f"Store read failed: {exc}.") from exc
-            finally:
-                if conn.in_transaction:
-                    conn.execute("COMMIT")
-
+class SQLiteReads(SQLiteTx):
     # -- shared helpers (used by the write side too) ------------------------------
     @staticmethod
     def _require_kb(c: sqlite3.Connection, kb: str) -> None:
         if c.execute("SELECT 1 FROM kb WHERE name = ?", (kb,)).fetchone() is None:
-            cv.check_kb_name(kb)
+            checks.check_kb_name(kb)
             raise KBNotFound(
                 f"No knowledge base named {kb!r}.",
                 hint="List bases with `citewise kb list`, or create it with "

@@ -21,7 +21,8 @@ MODULUS = 2**256
 EMPTY_HASH = "0" * 64
 
 SPAN_FORMAT = "<node_id>:<char_start>-<char_end>"
-_SPAN_RE = re.compile(r"^(n_[0-9A-Za-z]+):(\d+)-(\d+)$")
+#: Offsets have at most 15 digits (no document is that long; longer ones are malformed).
+_SPAN_RE = re.compile(r"^(n_[0-9A-Za-z]{1,64}):(\d{1,15})-(\d{1,15})$")
 
 
 def element(path: str, content_sha256: str) -> int:
@@ -61,7 +62,7 @@ def parse_span_id(citation_id: str) -> tuple[str, int, int]:
     m = _SPAN_RE.match(citation_id)
     if m is None or int(m.group(2)) >= int(m.group(3)):
         raise UsageError(
-            f"Malformed span id {citation_id!r}.",
+            f"Malformed span id {citation_id[:80]!r}.",
             hint=f"A span id is {SPAN_FORMAT} with char_start < char_end, "
             "e.g. n_0123abcd:10-42 (code-point offsets into the document, end exclusive).",
         )

@@ -1,16 +1,25 @@
-"""The narrow storage protocol. SQLite is the embedded default; PostgreSQL comes later.
+"""The storage contract: a :class:`Store` of knowledge bases and its audit :class:`Ledger`.
 
-Every backend must pass ``tests/store_suite.py``. Backends own their
-transactions: each method that writes is atomic, and ``ingest_document`` writes
-a document version, its nodes, chunks and the revision bookkeeping in one
-transaction (a file is ingested whole or not at all).
+SQLite is the embedded default; PostgreSQL comes later. A backend implements both
+protocols, is opened by :func:`citewise.store.factory.open_store`, and must pass
+``tests/store_suite.py`` and ``tests/ledger_suite.py``; nothing outside ``store/`` and
+``audit/`` names a backend class. Nothing here is backend-specific: no connections or
+cursors in signatures, so a network database can implement it.
+
+Backends own their transactions. Each method that writes is atomic, and
+``ingest_document`` writes a document version, its nodes, chunks, the revision
+bookkeeping and the ledger entries recording the change in one transaction (a file is
+ingested whole, with its ``ingest`` entry, or not at all). Callers that need several
+ledger appends to commit together use the explicit :meth:`Ledger.transaction`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Protocol, runtime_checkable
+from collections.abc import Iterator, Mapping
+from contextlib import AbstractContextManager
+from typing import Any, Protocol, runtime_checkable
 
+from citewise.audit.entries import LedgerEntry
 from citewise.ingest.models import Node, ParsedDocument
 from citewise.store.models import (
     ClauseMatch,
@@ -24,12 +33,120 @@ from citewise.store.models import (
 )
 
 
+class LedgerWriter(Protocol):
+    """An open ledger transaction (from :meth:`Ledger.transaction`)."""
+
+    def append(
+        self,
+        type_: str,
+        payload: Mapping[str, Any],
+        *,
+        kb: str | None = None,
+        principal: str | None = None,
+        lineage: Mapping[str, object] | None = None,
+    ) -> LedgerEntry:
+        """Append one entry (built by :func:`~citewise.audit.entries.new_entry`) at the next
+        ``seq``; it commits with the transaction, or not at all."""
+
+
+@runtime_checkable
+class Ledger(Protocol):
+    """The append-only audit ledger: entries numbered ``seq`` 0, 1, ... (the Merkle leaf
+    index), signed checkpoints, and saved answers bound to their ``answer`` entry.
+
+    No method rewrites or removes an entry. The store appends ``revision``, ``ingest``,
+    ``delete``, ``revert`` and ``kb_delete`` entries itself, in the transaction of the change.
+    """
+
+    # -- appending -----------------------------------------------------------
+    def transaction(self) -> AbstractContextManager[LedgerWriter]:
+        """An explicit transaction: every append inside commits together when the block
+        ends, and none does when it raises."""
+
+    def append_event(
+        self,
+        type_: str,
+        payload: Mapping[str, Any],
+        *,
+        kb: str | None = None,
+        principal: str | None = None,
+        lineage: Mapping[str, object] | None = None,
+    ) -> LedgerEntry:
+        """Append one entry in its own transaction."""
+
+    # -- reading -------------------------------------------------------------
+    def ledger_size(self) -> int: ...
+    def ledger_entry(self, seq: int) -> LedgerEntry:
+        """One entry; ``CitationNotFound`` when there is none at ``seq``."""
+
+    def iter_ledger(self, *, batch: int = 5000) -> Iterator[LedgerEntry]:
+        """All entries in ``seq`` order (read ``batch`` at a time)."""
+
+    def iter_leaves(self, *, batch: int = 20000) -> Iterator[tuple[int, bytes, str, str, str]]:
+        """``(seq, leaf hash recomputed from the stored texts, stored hash hex, type, payload
+        text)`` in ``seq`` order (see :func:`~citewise.audit.entries.encode_stored`)."""
+
+    def stored_leaves(self) -> list[bytes]:
+        """The stored leaf hashes in ``seq`` order, unchecked (enough to build proofs)."""
+
+    def query_ledger(
+        self,
+        *,
+        types: tuple[str, ...] = (),
+        principal: str | None = None,
+        since: str | None = None,
+        kb: str | None = None,
+        limit: int | None = None,
+    ) -> list[LedgerEntry]:
+        """Entries matching every given filter (``since``: ``ts >= since``), ``seq`` order."""
+
+    def last_event(self, type_: str, kb: str | None = None) -> LedgerEntry | None:
+        """The newest entry of ``type_`` whose ``kb`` is exactly ``kb`` (``None`` matches
+        entries without a knowledge base)."""
+
+    # -- checkpoints -----------------------------------------------------------
+    def save_checkpoint(self, checkpoint: Mapping[str, Any]) -> None: ...
+    def list_checkpoints(self) -> list[dict[str, Any]]:
+        """Saved checkpoints, oldest first, as saved."""
+
+    # -- saved answers ---------------------------------------------------------
+    def save_answer(
+        self,
+        answer_id: str,
+        kb: str,
+        answer_json: Mapping[str, Any],
+        conditions: Mapping[str, Any],
+        event: Mapping[str, Any],
+        *,
+        principal: str | None = None,
+        lineage: Mapping[str, object] | None = None,
+        extra_events: tuple[tuple[str, Mapping[str, Any]], ...] = (),
+    ) -> LedgerEntry:
+        """Save the answer whole with its ``answer`` entry (``event`` plus ``answer_id``,
+        ``answer_sha256`` of the canonical answer JSON and ``revision_hash`` of the answer's
+        revision), then each extra event with ``answer_id``, in one transaction."""
+
+    def get_answer(self, answer_id: str) -> dict[str, Any]:
+        """``answer_id, kb, revision, revision_hash, answer, answer_sha256, conditions,
+        ledger_seq, created_at``; ``CitationNotFound`` when unknown."""
+
+    def list_answer_bindings(self) -> list[tuple[str, int, str]]:
+        """(answer id, ledger seq, sha256 of the stored answer JSON), by ledger seq."""
+
+
 @runtime_checkable
 class Store(Protocol):
+    @property
+    def ledger(self) -> Ledger:
+        """The audit ledger kept beside the documents (same database, same transactions)."""
+
     # -- knowledge bases -------------------------------------------------
     def create_kb(self, name: str, description: str = "") -> KBInfo: ...
     def get_kb(self, name: str) -> KBInfo: ...
     def list_kbs(self) -> list[KBInfo]: ...
+    def update_kb(self, name: str, description: str) -> KBInfo:
+        """Change a base's description (no ledger entry: it changes no document)."""
+
     def delete_kb(self, name: str, *, force: bool = False) -> None: ...
 
     # -- ingest and history ----------------------------------------------
@@ -75,7 +192,10 @@ class Store(Protocol):
         """Problems found (empty when healthy): storage, hashes, revision membership."""
 
     def generation(self, kb: str) -> str:
-        """An opaque token that changes whenever the KB's current document set changes."""
+        """An opaque token that changes whenever the KB's current document set changes.
+
+        Read before every search, so it must be cheap (one small query, or a counter the
+        backend bumps in each change's transaction)."""
 
     def find_clauses(self, kb: str, clause_paths: list[str]) -> list[ClauseMatch]:
         """Current nodes with one of these clause paths, each with an overlapping chunk."""

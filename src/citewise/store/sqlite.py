@@ -1,4 +1,5 @@
-"""The embedded SQLite backend of the :class:`~citewise.store.protocol.Store` protocol.
+"""The embedded SQLite backend of the :class:`~citewise.store.protocol.Store` protocol
+(its :class:`~citewise.store.protocol.Ledger` is :class:`~citewise.store._ledger.SQLiteLedger`).
 
 One database file per home directory, WAL journal, ``synchronous=FULL``,
 foreign keys on. Every write is one explicit ``BEGIN IMMEDIATE`` ... ``COMMIT``
@@ -13,12 +14,9 @@ import hashlib
 import importlib.resources
 import sqlite3
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-from citewise.audit.sqlite_ledger import SQLiteLedger
 from citewise.errors import (
     DocumentNotFound,
     KBExists,
@@ -30,7 +28,8 @@ from citewise.errors import (
 )
 from citewise.ingest.models import ParsedDocument, stable_id
 from citewise.store import _convert as cv
-from citewise.store import adhash
+from citewise.store import _ledger as sqlite_ledger
+from citewise.store import adhash, checks
 from citewise.store._lookup import SQLiteLookup
 from citewise.store._resolve import SQLiteResolve
 from citewise.store.models import IngestAction, IngestOutcome, KBInfo, RevisionInfo
@@ -43,7 +42,7 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteLedger):
+class SQLiteStore(SQLiteResolve, SQLiteLookup):
     """``SQLiteStore(home / "citewise.db")``; thread-safe via one lock per store."""
 
     def __init__(self, path: Path) -> None:
@@ -63,6 +62,7 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteLedger):
             ) from exc
         conn.row_factory = sqlite3.Row
         self._conn = conn
+        self.ledger = sqlite_ledger.SQLiteLedger(conn, self._lock)
         try:
             conn.execute("PRAGMA busy_timeout = 30000")
             conn.execute("PRAGMA foreign_keys = ON")
@@ -75,27 +75,6 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteLedger):
             raise
 
     # -- plumbing ------------------------------------------------------------
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One ``BEGIN IMMEDIATE`` transaction; rolled back on any exception."""
-        with self._lock:
-            conn = self._conn
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.Error as exc:
-                raise StoreError(f"Cannot start a write transaction: {exc}.") from exc
-            try:
-                yield conn
-                conn.execute("COMMIT")
-            except sqlite3.Error as exc:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise StoreError(f"Store write failed and was rolled back: {exc}.") from exc
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
-
     def _migrate(self) -> None:
         with self._write() as c:
             version = int(c.execute("PRAGMA user_version").fetchone()[0])
@@ -136,7 +115,7 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteLedger):
 
     # -- knowledge bases -----------------------------------------------------
     def create_kb(self, name: str, description: str = "") -> KBInfo:
-        cv.check_kb_name(name)
+        checks.check_kb_name(name)
         with self._write() as c:
             if c.execute("SELECT 1 FROM kb WHERE name = ?", (name,)).fetchone():
                 raise KBExists(
@@ -149,8 +128,14 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteLedger):
             )
         return self.get_kb(name)
 
+    def update_kb(self, name: str, description: str) -> KBInfo:
+        with self._write() as c:
+            self._require_kb(c, name)
+            c.execute("UPDATE kb SET description = ? WHERE name = ?", (description, name))
+        return self.get_kb(name)
+
     def delete_kb(self, name: str, *, force: bool = False) -> None:
-        cv.check_kb_name(name)
+        checks.check_kb_name(name)
         if name == DEFAULT_KB:
             raise KBIsDefault(
                 "The default knowledge base cannot be deleted.",
@@ -167,7 +152,7 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteLedger):
                 )
             c.execute("DELETE FROM kb WHERE name = ?", (name,))
             self._batches.pop(name, None)
-            self._ledger(c, "kb_delete", {"kb": name, "documents": held}, kb=name)
+            sqlite_ledger.append_entry(c, "kb_delete", {"kb": name, "documents": held}, kb=name)
 
     # -- batches and revisions -------------------------------------------------
     def begin_batch(self, kb: str) -> None:
@@ -233,7 +218,9 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteLedger):
         if kb in self._batches:
             self._batches[kb] = number
         parent = adhash.EMPTY_HASH if head is None else head["hash"]
-        self._ledger(c, "revision", {"kb": kb, "revision": number, "parent_hash": parent}, kb=kb)
+        sqlite_ledger.append_entry(
+            c, "revision", {"kb": kb, "revision": number, "parent_hash": parent}, kb=kb
+        )
         return number
 
     def _finish_change(
@@ -261,8 +248,8 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteLedger):
         source: str = "",
         restored_from: int | None = None,
     ) -> IngestOutcome:
-        cv.check_doc_path(path)
-        cv.check_parsed(parsed)
+        checks.check_doc_path(path)
+        checks.check_parsed(parsed)
         content_sha = parsed.content_sha256
         raw_sha = hashlib.sha256(raw).hexdigest()
         doc_id = stable_id("d", kb, path)
@@ -345,7 +332,9 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteLedger):
                 "revision_hash": hash_hex,
                 "restored_from": restored_from,
             }
-            self._ledger(c, "revert" if action == "reverted" else "ingest", event, kb=kb)
+            sqlite_ledger.append_entry(
+                c, "revert" if action == "reverted" else "ingest", event, kb=kb
+            )
         return IngestOutcome(
             action, doc_id, path, version_no, rev, len(parsed.nodes), len(parsed.chunks)
         )
@@ -384,7 +373,7 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteLedger):
                 "revision": rev,
                 "revision_hash": hash_hex,
             }
-            self._ledger(c, "delete", event, kb=kb)
+            sqlite_ledger.append_entry(c, "delete", event, kb=kb)
         return IngestOutcome("deleted", doc_id, path, head["version_no"] + 1, rev, 0, 0)
 
     def _require_restorable(

@@ -1,24 +1,20 @@
 """``citewise audit`` (checkpoint, proof, verify, log) and the answer-audit commands
-``cite check``, ``export``, ``replay`` and ``feedback``. ``register(app)`` adds them."""
+``export``, ``replay`` and ``feedback``. ``register(app)`` adds them."""
 
 from __future__ import annotations
 
 import json as jsonlib
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from citewise import cli_output as ui
-from citewise.audit import bundle as bundles
-from citewise.audit import checkpoint as cp
-from citewise.audit.keys import default_key_path
-from citewise.audit.pinned import check_citations
-from citewise.audit.record import record_feedback
-from citewise.audit.sqlite_ledger import require_ledger
-from citewise.errors import UsageError
-from citewise.kb import Home
+from citewise.cli import output as ui
+from citewise.cli.options import HomeOpt, JsonOpt, open_home
+
+if TYPE_CHECKING:
+    from citewise.kb import Home
 
 audit_app = typer.Typer(
     help="The audit ledger: signed checkpoints, Merkle proofs, verification, access log.",
@@ -27,10 +23,6 @@ audit_app = typer.Typer(
 proof_app = typer.Typer(help="Merkle proofs over the ledger (JSON).", no_args_is_help=True)
 audit_app.add_typer(proof_app, name="proof")
 
-HomeOpt = Annotated[
-    Path | None,
-    typer.Option("--home", envvar="CITEWISE_HOME", help="Home directory (default ./.citewise)."),
-]
 KeyOpt = Annotated[
     Path | None,
     typer.Option(
@@ -38,11 +30,13 @@ KeyOpt = Annotated[
         help="Ed25519 signing key (default <home>/keys/audit_ed25519, or $CITEWISE_AUDIT_KEY).",
     ),
 ]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+_dump = ui.dump_json
 
 
-def _dump(obj: Any) -> str:
-    return jsonlib.dumps(obj, indent=2, ensure_ascii=False, sort_keys=True)
+def _key(h: Home, key: Path | None) -> Path:
+    from citewise.audit.keys import default_key_path
+
+    return key or default_key_path(h.settings.home)
 
 
 def _write_or_print(obj: Any, out: Path | None) -> None:
@@ -64,8 +58,10 @@ def audit_checkpoint(
     ] = None,
 ) -> None:
     """Sign the ledger's current tree head (size, root, time); store and print it."""
-    with Home.open(home) as h:
-        c = cp.make_checkpoint(require_ledger(h.store), key or default_key_path(h.settings.home))
+    from citewise.audit import checkpoint as cp
+
+    with open_home(home) as h:
+        c = cp.make_checkpoint(h.store.ledger, _key(h, key))
     sys.stdout.write(_dump(c) + "\n")
     if out is not None:
         out.write_text(_dump(c) + "\n", encoding="utf-8")
@@ -80,8 +76,10 @@ def proof_inclusion(
     home: HomeOpt = None,
 ) -> None:
     """The audit path of one ledger entry up to the tree head."""
-    with Home.open(home) as h:
-        proof = cp.inclusion(require_ledger(h.store), event_seq, size)
+    from citewise.audit import checkpoint as cp
+
+    with open_home(home) as h:
+        proof = cp.inclusion(h.store.ledger, event_seq, size)
     sys.stdout.write(_dump(proof | {"verifies": cp.check_inclusion(proof)}) + "\n")
 
 
@@ -94,8 +92,10 @@ def proof_consistency(
     home: HomeOpt = None,
 ) -> None:
     """The proof that the first OLD_SIZE entries are unchanged in the current tree."""
-    with Home.open(home) as h:
-        proof = cp.consistency(require_ledger(h.store), old_size, new_size)
+    from citewise.audit import checkpoint as cp
+
+    with open_home(home) as h:
+        proof = cp.consistency(h.store.ledger, old_size, new_size)
     sys.stdout.write(_dump(proof | {"verifies": cp.check_consistency(proof)}) + "\n")
 
 
@@ -111,9 +111,11 @@ def audit_verify(
 ) -> None:
     """Recompute the tree from every entry; check each checkpoint's signature and root.
     Exits 1 on any problem."""
+    from citewise.audit import checkpoint as cp
+
     given = [cp.read_checkpoint_file(p) for p in against or []]
-    with Home.open(home) as h:
-        report = cp.verify(require_ledger(h.store), key or default_key_path(h.settings.home), given)
+    with open_home(home) as h:
+        report = cp.verify(h.store.ledger, _key(h, key), given)
     if json:
         sys.stdout.write(_dump(report.to_json()) + "\n")
     else:
@@ -147,8 +149,8 @@ def audit_log(
 ) -> None:
     """Access decisions (restricted reads allowed, denied, redacted), or other event types."""
     chosen = tuple(types or ["access"])
-    with Home.open(home) as h:
-        entries = require_ledger(h.store).query_ledger(
+    with open_home(home) as h:
+        entries = h.store.ledger.query_ledger(
             types=() if "all" in chosen else chosen, principal=principal, since=since, limit=limit
         )
     if json:
@@ -167,34 +169,6 @@ def audit_log(
 
 
 # -- answers -----------------------------------------------------------------------------
-def cite_check(
-    answer_id: Annotated[str, typer.Argument(help="A saved answer's id (its trace id, t_...).")],
-    home: HomeOpt = None,
-    json: JsonOpt = False,
-) -> None:
-    """Check a saved answer's citations: pinned text intact, and stale in the current
-    revision (changed or removed). Never rewrites the answer. Exits 1 if any is stale."""
-    with Home.open(home) as h:
-        report = check_citations(h, answer_id)
-    if json:
-        sys.stdout.write(_dump(report) + "\n")
-    else:
-        ui.out.print(
-            f"answer {answer_id}: pinned revision {report['revision']}, current "
-            f"{report['current_revision']}; {report['stale']} stale citation(s)",
-            markup=False,
-        )
-        for c in report["citations"]:
-            pin = "pinned ok" if c["pinned"] else f"PINNED TEXT BROKEN ({c['pinned_problem']})"
-            ui.out.print(f"[{c['number']}] {c['status']:<9} {c['path']}  {pin}", markup=False)
-            if c["status"] == "stale":
-                ui.out.print(f"    reason: {c['reason']}", markup=False)
-                ui.out.print(f"    old: {c['old_text']}", markup=False)
-                ui.out.print(f"    new: {c['new_text']}", markup=False)
-    if report["stale"] or not report["all_pinned"]:
-        raise typer.Exit(1)
-
-
 def export(
     answer_id: Annotated[str, typer.Argument(help="A saved answer's id (t_...).")],
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Bundle file.")] = None,
@@ -202,7 +176,9 @@ def export(
 ) -> None:
     """Write a saved answer's JSON bundle: question, conditions, revision, evidence and its
     decisions, citations, sufficiency, routes and diagnostics, and its ledger proof."""
-    with Home.open(home) as h:
+    from citewise.audit import bundle as bundles
+
+    with open_home(home) as h:
         data = bundles.export_bundle(h, answer_id)
     _write_or_print(data, out)
 
@@ -216,11 +192,14 @@ def replay(
     (and, for an LLM route's answer, its frozen payload; the model's recorded sentences are
     re-cited and re-reviewed, no model is called). Exits 0 when reproduced, 1 when a stage
     differs, 2 when replay is not possible, 3 when only some stages could be checked."""
+    from citewise.audit import bundle as bundles
+    from citewise.errors import UsageError
+
     try:
         data = jsonlib.loads(bundle.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise UsageError(f"Cannot read bundle {bundle}: {exc}.") from exc
-    with Home.open(home) as h:
+    with open_home(home) as h:
         report = bundles.replay(h, data)
     if json:
         sys.stdout.write(_dump(report) + "\n")
@@ -248,22 +227,16 @@ def feedback(
     home: HomeOpt = None,
 ) -> None:
     """Record feedback on a saved answer in the ledger."""
-    with Home.open(home) as h:
+    from citewise.audit.record import record_feedback
+
+    with open_home(home) as h:
         entry = record_feedback(h.store, answer_id, verdict, note, principal)
     sys.stdout.write(_dump(entry) + "\n")
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``audit``, ``export``, ``replay``, ``feedback`` and ``cite check`` to ``app``."""
-    app.add_typer(audit_app, name="audit")
+    """Add ``export``, ``replay``, ``feedback`` and the ``audit`` group to ``app``."""
     app.command("export")(export)
     app.command("replay")(replay)
     app.command("feedback")(feedback)
-    for group in app.registered_groups:
-        if group.name == "cite" and group.typer_instance is not None:
-            group.typer_instance.command("check")(cite_check)
-            break
-    else:
-        cite_app = typer.Typer(help="Check saved answers' citations.", no_args_is_help=True)
-        cite_app.command("check")(cite_check)
-        app.add_typer(cite_app, name="cite")
+    app.add_typer(audit_app, name="audit")

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from citewise import cli_output as ui
+from citewise.cli import output as ui
+from citewise.cli.options import HomeOpt, JsonOpt
 from citewise.config import Settings
 from citewise.errors import UsageError
 from citewise.llm.models import MAX_FALLBACKS, Route, Target
-from citewise.llm.routes import RouteStatus, RouteStore
+from citewise.llm.secrets import public_url
+
+if TYPE_CHECKING:
+    from citewise.llm.routes import RouteStatus, RouteStore
 
 llm_app = typer.Typer(
     help="Optional LLM generation: routes and their checks.", no_args_is_help=True
@@ -19,15 +23,12 @@ llm_app = typer.Typer(
 route_app = typer.Typer(help="Add, list, activate and remove LLM routes.", no_args_is_help=True)
 llm_app.add_typer(route_app, name="route")
 
-HomeOpt = Annotated[
-    Path | None,
-    typer.Option("--home", envvar="CITEWISE_HOME", help="Home directory (default ./.citewise)."),
-]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 _KEYS = {"model", "endpoint", "timeout", "call_budget", "token_budget", "api_key_env"}
 
 
 def _store(home: Path | None) -> RouteStore:
+    from citewise.llm.routes import RouteStore
+
     return RouteStore(Settings.resolve(home).home)
 
 
@@ -52,7 +53,7 @@ def _show(st: RouteStatus) -> dict[str, object]:
         "name": st.name,
         "state": st.state,
         "activated_at": st.activated_at,
-        **st.route.to_json(),
+        **st.route.to_json(public=True),
         "last_check": st.check,
     }
 
@@ -127,7 +128,7 @@ def route_list(home: HomeOpt = None, json: JsonOpt = False) -> None:
     if not routes:
         ui.out.print("no LLM routes", markup=False)
     for st in routes:
-        chain = " -> ".join(f"{t.model}@{t.endpoint}" for t in st.route.targets)
+        chain = " -> ".join(f"{t.model}@{public_url(t.endpoint)}" for t in st.route.targets)
         ui.out.print(f"{st.name} [{st.state}] {chain}", markup=False)
 
 
@@ -146,3 +147,8 @@ def route_remove(name: str, home: HomeOpt = None) -> None:
     """Delete a route."""
     _store(home).remove(name)
     ui.out.print(f"removed route {name}", markup=False)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``llm`` group to ``app``."""
+    app.add_typer(llm_app, name="llm")

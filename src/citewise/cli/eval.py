@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
-from citewise import cli_output as ui
-from citewise.errors import UsageError
+from citewise.cli import output as ui
+from citewise.cli.options import JsonOpt, ModeOpt, check_mode
 
 eval_app = typer.Typer(
     help="Measure retrieval quality and speed on benchmarks.", no_args_is_help=True
@@ -25,7 +25,7 @@ def retrieval(
         ),
     ],
     split: Annotated[str, typer.Option(help="qrels split to score (qrels/<split>.tsv).")] = "test",
-    mode: Annotated[str, typer.Option(help="lexical, vector or hybrid.")] = "hybrid",
+    mode: ModeOpt = "hybrid",
     top_k: Annotated[
         int, typer.Option("--top-k", min=100, max=1000, help="Documents kept per query.")
     ] = 100,
@@ -39,7 +39,7 @@ def retrieval(
     mmr: Annotated[
         bool, typer.Option("--mmr/--no-mmr", help="Diversify (MMR); off measures ranking.")
     ] = False,
-    json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
+    json: JsonOpt = False,
 ) -> None:
     """nDCG@10, Recall@100, MRR@10, queries/s and latency of one search mode on a BEIR set.
 
@@ -49,8 +49,7 @@ def retrieval(
     from citewise.eval.retrieval import evaluate_beir
     from citewise.recall.search import RecallSettings
 
-    if mode not in ("lexical", "vector", "hybrid"):
-        raise UsageError(f"Unknown mode {mode!r}.", hint="Use lexical, vector or hybrid.")
+    check_mode(mode)
     settings = dataclasses.replace(RecallSettings(), mmr=mmr)
     report = evaluate_beir(
         beir,
@@ -81,7 +80,7 @@ def retrieval(
 @eval_app.command("probes")
 def probes(
     suite: Annotated[Path, typer.Argument(help="Folder with corpus/ and cases.yaml.")],
-    json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
+    json: JsonOpt = False,
 ) -> None:
     """Run an answer-probe suite in a fresh temporary home: pass/fail per case.
 
@@ -109,3 +108,8 @@ def probes(
         ui.out.print(f"{report.passed} passed, {report.failed} failed", markup=False)
     if report.failed:
         raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``eval`` group to ``app``."""
+    app.add_typer(eval_app, name="eval")

@@ -1,9 +1,10 @@
-"""The SQLite side of the ledger: a mixin of :class:`~citewise.store.sqlite.SQLiteStore`.
+"""The SQLite backend of the :class:`~citewise.store.protocol.Ledger` protocol.
 
-``_ledger(conn, ...)`` appends one entry on a connection whose write transaction is already
-open, so the store writes ingest, delete and revert events in the same transaction as the
-change: an acknowledged change is in the ledger, and a rolled-back one is not. Answers,
-feedback and checkpoints are written in their own transactions here.
+:class:`SQLiteLedger` shares its store's connection and lock. :func:`append_entry` appends
+one entry on a connection whose write transaction is already open: the store calls it
+inside each change's transaction (ingest, delete, revert, revision, kb_delete), and
+:meth:`SQLiteLedger.transaction` hands it out as a :class:`LedgerWriter`, so an
+acknowledged change is in the ledger and a rolled-back one is not.
 """
 
 from __future__ import annotations
@@ -11,27 +12,15 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import threading
 from collections.abc import Iterator, Mapping
-from contextlib import AbstractContextManager
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from contextlib import contextmanager
+from typing import Any
 
-from citewise.audit.entries import (
-    LedgerEntry,
-    canonical_json,
-    clean_lineage,
-    current_context,
-    default_principal,
-    encode_entry,
-    encode_stored,
-)
+from citewise.audit.entries import LedgerEntry, canonical_json, encode_stored, new_entry
 from citewise.audit.merkle import leaf_hash
-from citewise.errors import CitationNotFound, StoreError
-from citewise.store._reads import SQLiteReads
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
+from citewise.errors import CitationNotFound
+from citewise.store._txn import SQLiteTx
 
 
 def _entry(row: sqlite3.Row) -> LedgerEntry:
@@ -47,15 +36,43 @@ def _entry(row: sqlite3.Row) -> LedgerEntry:
     )
 
 
-class SQLiteLedger(SQLiteReads):
-    if TYPE_CHECKING:
+def append_entry(
+    c: sqlite3.Connection,
+    type_: str,
+    payload: Mapping[str, Any],
+    *,
+    kb: str | None = None,
+    principal: str | None = None,
+    lineage: Mapping[str, object] | None = None,
+) -> LedgerEntry:
+    """Append inside the caller's open write transaction; returns the entry."""
+    seq = int(c.execute("SELECT coalesce(max(seq) + 1, 0) FROM ledger").fetchone()[0])
+    e = new_entry(seq, type_, payload, kb=kb, principal=principal, lineage=lineage)
+    c.execute(
+        "INSERT INTO ledger(seq, type, kb, principal, lineage, payload, ts, entry_hash) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            e.seq,
+            e.type,
+            e.kb,
+            e.principal,
+            canonical_json(e.lineage),
+            canonical_json(e.payload),
+            e.ts,
+            e.entry_hash,
+        ),
+    )
+    return e
 
-        def _write(self) -> AbstractContextManager[sqlite3.Connection]: ...
 
-    # -- appending -------------------------------------------------------------
-    def _ledger(
+class _Writer:
+    """A :class:`~citewise.store.protocol.LedgerWriter` over an open write transaction."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    def append(
         self,
-        c: sqlite3.Connection,
         type_: str,
         payload: Mapping[str, Any],
         *,
@@ -63,22 +80,19 @@ class SQLiteLedger(SQLiteReads):
         principal: str | None = None,
         lineage: Mapping[str, object] | None = None,
     ) -> LedgerEntry:
-        """Append inside the caller's open transaction; returns the entry."""
-        ctx = current_context()
-        who = principal or ctx.principal or default_principal()
-        lin = clean_lineage(lineage) if lineage else dict(ctx.lineage)
-        row = c.execute("SELECT coalesce(max(seq) + 1, 0) FROM ledger").fetchone()
-        seq = int(row[0])
-        ts = _now()
-        body = json.loads(canonical_json(dict(payload)))  # plain JSON values only
-        raw = encode_entry(seq, type_, kb, who, lin, body, ts)
-        digest = leaf_hash(raw).hex()
-        c.execute(
-            "INSERT INTO ledger(seq, type, kb, principal, lineage, payload, ts, entry_hash) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (seq, type_, kb, who, canonical_json(lin), canonical_json(body), ts, digest),
-        )
-        return LedgerEntry(seq, type_, kb, who, lin, body, ts, digest)
+        return append_entry(self._conn, type_, payload, kb=kb, principal=principal, lineage=lineage)
+
+
+class SQLiteLedger(SQLiteTx):
+    def __init__(self, conn: sqlite3.Connection, lock: threading.RLock) -> None:
+        self._conn = conn
+        self._lock = lock
+
+    # -- appending -------------------------------------------------------------
+    @contextmanager
+    def transaction(self) -> Iterator[_Writer]:
+        with self._write() as c:
+            yield _Writer(c)
 
     def append_event(
         self,
@@ -91,7 +105,7 @@ class SQLiteLedger(SQLiteReads):
     ) -> LedgerEntry:
         """Append one event in its own transaction."""
         with self._write() as c:
-            return self._ledger(c, type_, payload, kb=kb, principal=principal, lineage=lineage)
+            return append_entry(c, type_, payload, kb=kb, principal=principal, lineage=lineage)
 
     # -- reading ---------------------------------------------------------------
     def ledger_size(self) -> int:
@@ -233,7 +247,7 @@ class SQLiteLedger(SQLiteReads):
                 "answer_sha256": digest,
                 "revision_hash": rev_hash,
             }
-            entry = self._ledger(c, "answer", payload, kb=kb, principal=principal, lineage=lineage)
+            entry = append_entry(c, "answer", payload, kb=kb, principal=principal, lineage=lineage)
             c.execute(
                 "INSERT INTO answer(answer_id, kb, question, revision, revision_hash, replay_id, "
                 "outcome, answer_json, conditions, ledger_seq, created_at) "
@@ -253,7 +267,7 @@ class SQLiteLedger(SQLiteReads):
                 ),
             )
             for type_, extra in extra_events:
-                self._ledger(
+                append_entry(
                     c,
                     type_,
                     dict(extra) | {"answer_id": answer_id},
@@ -299,11 +313,3 @@ class SQLiteLedger(SQLiteReads):
             )
             for r in rows
         ]
-
-
-def require_ledger(store: object) -> SQLiteLedger:
-    if not isinstance(store, SQLiteLedger):
-        raise StoreError(
-            "This store keeps no audit ledger.", hint="Use the SQLite store (the default)."
-        )
-    return store

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import json as jsonlib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
-import networkx as nx
 import typer
 
-from citewise import cli_output as ui
+from citewise.cli import output as ui
+from citewise.cli.options import HomeOpt, JsonOpt, KbOpt, open_home
 from citewise.config import DEFAULT_KB
 from citewise.errors import UsageError
-from citewise.graph.build import KBGraph, KnowledgeGraph
-from citewise.graph.models import Edge, Point
-from citewise.graph.select import select_neighbors
-from citewise.kb import Home
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+    from citewise.graph.build import KnowledgeGraph
+    from citewise.graph.models import Edge
 
 graph_app = typer.Typer(
     help="Inspect and export the knowledge graph (read from headings, links, diagrams and "
@@ -23,55 +25,13 @@ graph_app = typer.Typer(
     no_args_is_help=True,
 )
 
-HomeOpt = Annotated[
-    Path | None,
-    typer.Option("--home", envvar="CITEWISE_HOME", help="Home directory (default ./.citewise)."),
-]
-KbOpt = Annotated[str, typer.Option("--kb", help="Knowledge base name.")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
-
 
 def load_graph(home: Path | None, kb: str) -> KnowledgeGraph:
-    with Home.open(home) as h:
+    from citewise.graph.build import KBGraph
+
+    with open_home(home) as h:
         h.kb(kb)  # raises KBNotFound with a hint
         return KBGraph(h.store, kb).sync()
-
-
-def _point(p: Point) -> dict[str, Any]:
-    return {
-        "key": p.key,
-        "kind": p.kind,
-        "title": p.title,
-        "path": p.path,
-        "version_id": p.version_id,
-        "node_id": p.node_id,
-        "heading_path": list(p.heading_path),
-        "lines": [p.line_start, p.line_end],
-    }
-
-
-def _edge(e: Edge, direction: str, other: Point) -> dict[str, Any]:
-    s = e.span
-    return {
-        "direction": direction,
-        "relation": e.kind,
-        "confidence": e.confidence,
-        "origin": e.origin,
-        "label": e.label,
-        "directed": e.directed,
-        "neighbor": _point(other),
-        "evidence": {
-            "span_id": s.span_id,
-            "path": s.path,
-            "version_id": s.version_id,
-            "node_id": s.node_id,
-            "char_start": s.char_start,
-            "char_end": s.char_end,
-            "line_start": s.line_start,
-            "line_end": s.line_end,
-            "text": s.text,
-        },
-    }
 
 
 @graph_app.command("show")
@@ -82,6 +42,9 @@ def show(
     json: JsonOpt = False,
 ) -> None:
     """A knowledge point and every edge in and out of it, with its evidence span."""
+    from citewise.graph.select import select_neighbors
+    from citewise.graph.serialize import edge_json, point_json
+
     g = load_graph(home, kb)
     found = g.find(node)
     if not found:
@@ -97,11 +60,11 @@ def show(
     edges.sort(key=lambda t: (t[0], -t[1].confidence, t[1].kind, t[2].path, t[2].line_start))
     diag = select_neighbors(g, p.key)
     data = {
-        "point": _point(p),
+        "point": point_json(p),
         "in_degree": diag.in_degree,
         "out_degree": diag.out_degree,
-        "edges": [_edge(e, d, o) for d, e, o in edges],
-        "also_matched": [_point(q) for q in found[1:]],
+        "edges": [edge_json(e, d, o) for d, e, o in edges],
+        "also_matched": [point_json(q) for q in found[1:]],
     }
     if json:
         ui.print_json(data)
@@ -127,6 +90,8 @@ def show(
 
 
 def _graphml_ready(g: KnowledgeGraph) -> nx.MultiDiGraph:
+    import networkx as nx
+
     out = nx.MultiDiGraph()
     for key, p in g.points.items():
         out.add_node(
@@ -174,6 +139,8 @@ def export(
     """The whole graph as GraphML or node-link JSON, every edge with its evidence span."""
     if format_ not in ("graphml", "json"):
         raise UsageError(f"Unknown format {format_!r}.", hint="Use graphml or json.")
+    import networkx as nx
+
     g = _graphml_ready(load_graph(home, kb))
     if format_ == "graphml":
         text = "\n".join(nx.generate_graphml(g)) + "\n"
@@ -213,3 +180,8 @@ def stats(kb: KbOpt = DEFAULT_KB, home: HomeOpt = None, json: JsonOpt = False) -
         return
     for key, value in data.items():
         ui.out.print(f"{key:>8}: {value}", markup=False)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``graph`` group to ``app``."""
+    app.add_typer(graph_app, name="graph")

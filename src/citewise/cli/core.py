@@ -1,61 +1,37 @@
-"""The ``citewise`` command line (typer). Every read command takes ``--json``."""
+"""The core commands: ``add``, ``stats``, ``revisions``, ``verify``, ``search``, ``ask``,
+and the ``kb`` and ``docs`` groups. Every read command takes ``--json``."""
 
 from __future__ import annotations
 
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from citewise import cli_audit, cli_evidence, cli_serve
-from citewise import cli_output as ui
-from citewise.cli_eval import eval_app
-from citewise.cli_graph import graph_app
-from citewise.cli_llm import llm_app
-from citewise.config import DEFAULT_KB
-from citewise.errors import CitewiseError, UsageError
-from citewise.ingest.models import FileResult
-from citewise.kb import Home
-from citewise.recall.models import SearchFilters
-from citewise.recall.scope import parse_filters
-
-app = typer.Typer(
-    help="citewise: a knowledge base whose answers carry exact, checkable citations.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
+from citewise.cli import output as ui
+from citewise.cli.options import (
+    FilterOpt,
+    HomeOpt,
+    JsonOpt,
+    KbOpt,
+    ModeOpt,
+    check_mode,
+    open_home,
+    search_filters,
 )
+from citewise.config import DEFAULT_KB
+
+if TYPE_CHECKING:
+    from citewise.ingest.models import FileResult
+
 kb_app = typer.Typer(help="Create, list, show and delete knowledge bases.", no_args_is_help=True)
 docs_app = typer.Typer(
     help="List documents, their versions; revert or delete.", no_args_is_help=True
 )
-cite_app = typer.Typer(help="Resolve citations to their exact text.", no_args_is_help=True)
-app.add_typer(kb_app, name="kb")
-app.add_typer(docs_app, name="docs")
-app.add_typer(cite_app, name="cite")
-cli_evidence.register(app)
-cli_serve.register(app)
-cli_audit.register(app)
-app.add_typer(graph_app, name="graph")
-app.add_typer(eval_app, name="eval")
-app.add_typer(llm_app, name="llm")
-
-HomeOpt = Annotated[
-    Path | None,
-    typer.Option("--home", envvar="CITEWISE_HOME", help="Home directory (default ./.citewise)."),
-]
-KbOpt = Annotated[str, typer.Option("--kb", help="Knowledge base name.")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 
 
-def _home(home: Path | None) -> Home:
-    return Home.open(home)
-
-
-@app.command()
 def add(
     paths: Annotated[list[Path], typer.Argument(help="Files or folders to ingest.")],
     kb: KbOpt = DEFAULT_KB,
@@ -63,7 +39,15 @@ def add(
     json: JsonOpt = False,
 ) -> None:
     """Ingest files and folders (Markdown, text, HTML, XML). Exits 1 if any file failed."""
-    with _home(home) as h:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    with open_home(home) as h:
         base = h.kb(kb)
         started = time.perf_counter()
         nodes = 0
@@ -95,10 +79,9 @@ def add(
         raise typer.Exit(1)
 
 
-@app.command()
 def stats(kb: KbOpt = DEFAULT_KB, home: HomeOpt = None, json: JsonOpt = False) -> None:
     """Counts of documents, versions, nodes, chunks and revisions."""
-    with _home(home) as h:
+    with open_home(home) as h:
         data = h.kb(kb).stats()
     if json:
         ui.print_json(data)
@@ -107,10 +90,9 @@ def stats(kb: KbOpt = DEFAULT_KB, home: HomeOpt = None, json: JsonOpt = False) -
             ui.out.print(f"{key:>14}: {value}")
 
 
-@app.command()
 def revisions(kb: KbOpt = DEFAULT_KB, home: HomeOpt = None, json: JsonOpt = False) -> None:
     """Corpus revisions of a knowledge base, oldest first."""
-    with _home(home) as h:
+    with open_home(home) as h:
         revs = h.kb(kb).revisions()
     if json:
         ui.print_json(revs)
@@ -122,10 +104,9 @@ def revisions(kb: KbOpt = DEFAULT_KB, home: HomeOpt = None, json: JsonOpt = Fals
             )
 
 
-@app.command()
 def verify(home: HomeOpt = None, json: JsonOpt = False) -> None:
     """Check storage integrity, every node against its hash, and every revision hash."""
-    with _home(home) as h:
+    with open_home(home) as h:
         problems = h.verify()
     if json:
         ui.print_json({"ok": not problems, "problems": problems})
@@ -137,20 +118,12 @@ def verify(home: HomeOpt = None, json: JsonOpt = False) -> None:
         raise typer.Exit(6)
 
 
-def _filters(items: list[str], principal: str | None) -> SearchFilters:
-    return parse_filters(items, principal)
-
-
-@app.command()
 def search(
     query: str,
     kb: KbOpt = DEFAULT_KB,
-    mode: Annotated[str, typer.Option(help="lexical, vector or hybrid.")] = "hybrid",
+    mode: ModeOpt = "hybrid",
     top_k: Annotated[int, typer.Option("--top-k", "-k", min=1, max=1000)] = 10,
-    filter_: Annotated[
-        list[str] | None,
-        typer.Option("--filter", help="path=PREFIX, tag=TAG or KEY=VALUE (metadata); repeat."),
-    ] = None,
+    filter_: FilterOpt = None,
     principal: Annotated[
         str | None, typer.Option("--as", help="Search as this principal (access lists).")
     ] = None,
@@ -158,12 +131,11 @@ def search(
     json: JsonOpt = False,
 ) -> None:
     """Search with citations: each hit shows its document, lines and exact excerpt."""
-    if mode not in ("lexical", "vector", "hybrid"):
-        raise UsageError(f"Unknown mode {mode!r}.", hint="Use lexical, vector or hybrid.")
-    with _home(home) as h:
+    check_mode(mode)
+    with open_home(home) as h:
         result = h.kb(kb).search(
             query,
-            filters=_filters(filter_ or [], principal),
+            filters=search_filters(filter_, principal),
             top_k=top_k,
             mode=mode,  # type: ignore[arg-type]
         )
@@ -175,17 +147,13 @@ def search(
         raise typer.Exit(3)
 
 
-@app.command("ask")
 def ask_cmd(
     question: str,
     kb: KbOpt = DEFAULT_KB,
     principal: Annotated[
         str | None, typer.Option("--as", help="Ask as this principal (access lists).")
     ] = None,
-    filter_: Annotated[
-        list[str] | None,
-        typer.Option("--filter", help="path=PREFIX, tag=TAG or KEY=VALUE (metadata); repeat."),
-    ] = None,
+    filter_: FilterOpt = None,
     trace: Annotated[
         bool, typer.Option("--trace", help="Include the full trace in --json.")
     ] = False,
@@ -196,8 +164,8 @@ def ask_cmd(
     json: JsonOpt = False,
 ) -> None:
     """Answer a question: every sentence cites its exact source span, or says what is missing."""
-    with _home(home) as h:
-        answer = h.kb(kb).ask(question, filters=_filters(filter_ or [], principal), llm=llm)
+    with open_home(home) as h:
+        answer = h.kb(kb).ask(question, filters=search_filters(filter_, principal), llm=llm)
     if json and llm is not None:
         out = answer.to_json(with_trace=trace)
         ui.print_json(out | {"answer_source": answer.trace.get("answer_source")})
@@ -221,7 +189,7 @@ def kb_create(
     json: JsonOpt = False,
 ) -> None:
     """Create a knowledge base."""
-    with _home(home) as h:
+    with open_home(home) as h:
         info = h.create_kb(name, description)
     ui.print_json(info) if json else ui.out.print(f"created kb {info.name}")
 
@@ -229,7 +197,7 @@ def kb_create(
 @kb_app.command("list")
 def kb_list(home: HomeOpt = None, json: JsonOpt = False) -> None:
     """List knowledge bases."""
-    with _home(home) as h:
+    with open_home(home) as h:
         kbs = h.list_kbs()
     ui.print_json(kbs) if json else ui.out.print(ui.kb_table(kbs))
 
@@ -237,7 +205,7 @@ def kb_list(home: HomeOpt = None, json: JsonOpt = False) -> None:
 @kb_app.command("show")
 def kb_show(name: str, home: HomeOpt = None, json: JsonOpt = False) -> None:
     """Show one knowledge base."""
-    with _home(home) as h:
+    with open_home(home) as h:
         info = h.kb(name).info()
     ui.print_json(info) if json else ui.out.print(ui.kb_table([info]))
 
@@ -251,7 +219,7 @@ def kb_delete(
     home: HomeOpt = None,
 ) -> None:
     """Delete a knowledge base (refused with BASE_IN_USE while it holds documents)."""
-    with _home(home) as h:
+    with open_home(home) as h:
         h.delete_kb(name, force=force)
     ui.out.print(f"deleted kb {name}")
 
@@ -267,7 +235,7 @@ def docs_list(
     json: JsonOpt = False,
 ) -> None:
     """Documents in the current revision."""
-    with _home(home) as h:
+    with open_home(home) as h:
         docs = h.kb(kb).documents(prefix=prefix, limit=limit, offset=offset)
     ui.print_json(docs) if json else ui.out.print(ui.docs_table(docs))
 
@@ -283,7 +251,7 @@ def docs_show(
     json: JsonOpt = False,
 ) -> None:
     """One document's current head and metadata; --nodes adds its structure."""
-    with _home(home) as h:
+    with open_home(home) as h:
         base = h.kb(kb)
         info = base.document(doc)
         tree = base.nodes(doc, version)[:limit] if nodes else []
@@ -302,7 +270,7 @@ def docs_versions(
     doc: str, kb: KbOpt = DEFAULT_KB, home: HomeOpt = None, json: JsonOpt = False
 ) -> None:
     """Versions of a document, newest first; * marks the current head."""
-    with _home(home) as h:
+    with open_home(home) as h:
         versions = h.kb(kb).versions(doc)
     ui.print_json(versions) if json else ui.out.print(ui.versions_table(versions))
 
@@ -312,7 +280,7 @@ def docs_revert(
     doc: str, version: int, kb: KbOpt = DEFAULT_KB, home: HomeOpt = None, json: JsonOpt = False
 ) -> None:
     """Restore VERSION of DOC by re-adding it (the revert is itself a new version)."""
-    with _home(home) as h:
+    with open_home(home) as h:
         outcome = h.kb(kb).revert(doc, version)
     ui.print_json(outcome) if json else ui.out.print(
         f"{doc}: {outcome.action}, now version {outcome.version_id} (revision {outcome.revision})"
@@ -324,26 +292,17 @@ def docs_delete(
     doc: str, kb: KbOpt = DEFAULT_KB, home: HomeOpt = None, json: JsonOpt = False
 ) -> None:
     """Remove DOC from the current revision; its history stays resolvable."""
-    with _home(home) as h:
+    with open_home(home) as h:
         outcome = h.kb(kb).delete(doc)
     ui.print_json(outcome) if json else ui.out.print(
         f"{doc}: deleted (revision {outcome.revision})"
     )
 
 
-# -- cite -------------------------------------------------------------------
-@cite_app.command("resolve")
-def cite_resolve(citation_id: str, home: HomeOpt = None, json: JsonOpt = False) -> None:
-    """Exact text, document, revision, lines and characters of a node, chunk or span id."""
-    with _home(home) as h:
-        cited = h.resolve(citation_id)
-    ui.print_json(cited) if json else ui.print_citation(cited)
-
-
-def main() -> None:
-    """Entry point: citewise errors become one clear line on stderr and a stable exit code."""
-    try:
-        app()
-    except CitewiseError as exc:
-        ui.err.print(f"error [{exc.code}]: {exc}", markup=False)
-        sys.exit(exc.exit_code)
+def register(app: typer.Typer) -> None:
+    """Add the core commands and the ``kb`` and ``docs`` groups to ``app``."""
+    for command in (add, stats, revisions, verify, search):
+        app.command()(command)
+    app.command("ask")(ask_cmd)
+    app.add_typer(kb_app, name="kb")
+    app.add_typer(docs_app, name="docs")

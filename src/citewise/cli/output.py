@@ -2,36 +2,33 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
 
-from citewise.answer.models import Answer
-from citewise.ingest.models import AddReport, Node
-from citewise.recall.models import SearchResult
-from citewise.store.models import DocumentInfo, KBInfo, ResolvedCitation, VersionInfo
+from citewise.jsonable import to_jsonable as to_jsonable
+
+if TYPE_CHECKING:
+    from citewise.answer.models import Answer
+    from citewise.ingest.models import AddReport, Node
+    from citewise.recall.models import SearchResult
+    from citewise.store.models import DocumentInfo, KBInfo, ResolvedCitation, VersionInfo
 
 # Piped output is not squeezed into 80 columns: tables keep ids whole.
 out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 200)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
-def to_jsonable(obj: Any) -> Any:
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-    if isinstance(obj, dict):
-        return {str(k): to_jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [to_jsonable(v) for v in obj]
-    return obj
-
-
 def print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(to_jsonable(obj), ensure_ascii=False, indent=2) + "\n")
+
+
+def dump_json(obj: Any) -> str:
+    """JSON with sorted keys (the audit commands' bundles, proofs and reports)."""
+    return json.dumps(obj, indent=2, ensure_ascii=False, sort_keys=True)
 
 
 def kb_table(kbs: list[KBInfo]) -> Table:

@@ -1,0 +1,58 @@
+"""``citewise cite``: resolve a citation id to its exact text, and check a saved answer's
+citations against the current revision."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from citewise.cli import output as ui
+from citewise.cli.options import HomeOpt, JsonOpt, open_home
+
+cite_app = typer.Typer(help="Resolve citations to their exact text.", no_args_is_help=True)
+
+
+@cite_app.command("check")
+def cite_check(
+    answer_id: Annotated[str, typer.Argument(help="A saved answer's id (its trace id, t_...).")],
+    home: HomeOpt = None,
+    json: JsonOpt = False,
+) -> None:
+    """Check a saved answer's citations: pinned text intact, and stale in the current
+    revision (changed or removed). Never rewrites the answer. Exits 1 if any is stale."""
+    from citewise.audit.pinned import check_citations
+
+    with open_home(home) as h:
+        report = check_citations(h, answer_id)
+    if json:
+        sys.stdout.write(ui.dump_json(report) + "\n")
+    else:
+        ui.out.print(
+            f"answer {answer_id}: pinned revision {report['revision']}, current "
+            f"{report['current_revision']}; {report['stale']} stale citation(s)",
+            markup=False,
+        )
+        for c in report["citations"]:
+            pin = "pinned ok" if c["pinned"] else f"PINNED TEXT BROKEN ({c['pinned_problem']})"
+            ui.out.print(f"[{c['number']}] {c['status']:<9} {c['path']}  {pin}", markup=False)
+            if c["status"] == "stale":
+                ui.out.print(f"    reason: {c['reason']}", markup=False)
+                ui.out.print(f"    old: {c['old_text']}", markup=False)
+                ui.out.print(f"    new: {c['new_text']}", markup=False)
+    if report["stale"] or not report["all_pinned"]:
+        raise typer.Exit(1)
+
+
+@cite_app.command("resolve")
+def cite_resolve(citation_id: str, home: HomeOpt = None, json: JsonOpt = False) -> None:
+    """Exact text, document, revision, lines and characters of a node, chunk or span id."""
+    with open_home(home) as h:
+        cited = h.resolve(citation_id)
+    ui.print_json(cited) if json else ui.print_citation(cited)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``cite`` group to ``app``."""
+    app.add_typer(cite_app, name="cite")

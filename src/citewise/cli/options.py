@@ -1,0 +1,50 @@
+"""Options shared by the command modules, and the two helpers every command uses.
+
+Typer reads these annotations when it builds the commands, so they name only cheap
+types; the library (``citewise.kb``, ``citewise.recall``) is imported when a command runs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+if TYPE_CHECKING:
+    from citewise.kb import Home
+    from citewise.recall.models import SearchFilters
+
+HomeOpt = Annotated[
+    Path | None,
+    typer.Option("--home", envvar="CITEWISE_HOME", help="Home directory (default ./.citewise)."),
+]
+KbOpt = Annotated[str, typer.Option("--kb", help="Knowledge base name.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+FilterOpt = Annotated[
+    list[str] | None,
+    typer.Option("--filter", help="path=PREFIX, tag=TAG or KEY=VALUE (metadata); repeat."),
+]
+ModeOpt = Annotated[str, typer.Option(help="lexical, vector or hybrid.")]
+
+
+def open_home(home: Path | None) -> Home:
+    """The home at ``home`` (else ``$CITEWISE_HOME``, else ``./.citewise``), opened."""
+    from citewise.kb import Home
+
+    return Home.open(home)
+
+
+def search_filters(items: list[str] | None, principal: str | None) -> SearchFilters:
+    """``--filter`` values and ``--as`` as search filters (raises UsageError on a bad one)."""
+    from citewise.recall.scope import parse_filters
+
+    return parse_filters(items or [], principal)
+
+
+def check_mode(mode: str) -> None:
+    """Refuse a search mode other than lexical, vector or hybrid."""
+    if mode not in ("lexical", "vector", "hybrid"):
+        from citewise.errors import UsageError
+
+        raise UsageError(f"Unknown mode {mode!r}.", hint="Use lexical, vector or hybrid.")

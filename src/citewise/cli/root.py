@@ -1,0 +1,25 @@
+"""The root ``citewise`` app: every command module adds its commands with ``register``.
+
+One registration style: a module keeps its commands as module-level functions (group
+commands decorated on the module's own ``typer.Typer``) and exposes
+``register(app: typer.Typer) -> None``, which adds them to the root app. The order below
+is the order of the help listing.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from citewise.cli import audit, cite, core, eval, evidence, graph, llm, serve
+
+app = typer.Typer(
+    help="citewise: a knowledge base whose answers carry exact, checkable citations.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+#: Command modules in help order (commands first, then groups, each in this order).
+MODULES = (core, cite, evidence, serve, audit, graph, eval, llm)
+for _module in MODULES:
+    _module.register(app)

@@ -1,0 +1,169 @@
+"""The format registry: file suffix -> format name, parser, and whether the file is text.
+
+The walker (which files to take), the upload check, the parser (which parser to call, and
+whether to decode and read front matter first) and the stored format name all read this
+one table, so a new format is one parser module plus one :func:`register` call.
+
+Two kinds of parser:
+
+- a **text** format (``binary=False``) gets the decoded text (UTF-8/UTF-16, checked by
+  :func:`~citewise.ingest.decode.decode_bytes`) as a :class:`TextSource`, with the front
+  matter already split off when ``front_matter`` is set;
+- a **binary** format (``binary=True``; PDF, DOCX, EPUB, ... later) gets the file's bytes
+  and returns the text it extracted.
+
+Both return :class:`Extracted`: the document text that node offsets slice, the nodes, a
+title if the format names one, and metadata. Citations point into that text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+from citewise.errors import UnsupportedFormat
+from citewise.ingest.decode import LineIndex
+from citewise.ingest.html import parse_html
+from citewise.ingest.markdown import parse_markdown
+from citewise.ingest.text import parse_text
+from citewise.ingest.tree import RawNode
+from citewise.ingest.xml import parse_xml
+
+
+@dataclass(frozen=True, slots=True)
+class TextSource:
+    """What a text format's parser reads: the whole decoded text (offsets index it) and
+    where the body starts after any front matter."""
+
+    text: str
+    name: str
+    body_offset: int
+    index: LineIndex
+
+
+@dataclass(frozen=True, slots=True)
+class Extracted:
+    """A parser's result: ``text`` is what the nodes' character ranges slice (for a text
+    format, the decoded file; for a binary one, the text it extracted)."""
+
+    text: str
+    nodes: list[RawNode]
+    title: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+TextParser = Callable[[TextSource], Extracted]
+#: ``(raw bytes, file name) -> Extracted``; raises an ``IngestError`` for a bad file.
+BinaryParser = Callable[[bytes, str], Extracted]
+
+
+@dataclass(frozen=True, slots=True)
+class FormatSpec:
+    """One registered format. ``suffixes`` are lower case with the dot; ``""`` means a
+    file without a suffix. Give ``parse_text`` for a text format, ``parse_bytes`` for a
+    binary one."""
+
+    name: str
+    suffixes: tuple[str, ...]
+    binary: bool = False
+    front_matter: bool = False
+    parse_text: TextParser | None = None
+    parse_bytes: BinaryParser | None = None
+
+    def __post_init__(self) -> None:
+        if self.binary != (self.parse_bytes is not None) or self.binary == (
+            self.parse_text is not None
+        ):
+            raise ValueError(
+                f"Format {self.name!r}: a binary format needs parse_bytes, a text format "
+                "parse_text (exactly one)."
+            )
+        if self.binary and self.front_matter:
+            raise ValueError(f"Format {self.name!r}: front matter is read from text formats only.")
+        bad = [s for s in self.suffixes if s and (not s.startswith(".") or s != s.lower())]
+        if bad:
+            raise ValueError(f"Format {self.name!r}: suffixes must be lower case with a dot: {bad}")
+
+
+_BY_SUFFIX: dict[str, FormatSpec] = {}
+_BY_NAME: dict[str, FormatSpec] = {}
+
+
+def register(spec: FormatSpec) -> FormatSpec:
+    """Add ``spec``; a suffix or name that is already taken is refused (unregister first)."""
+    taken = [s for s in spec.suffixes if s in _BY_SUFFIX]
+    if taken or spec.name in _BY_NAME:
+        raise ValueError(f"Format {spec.name!r}: already registered ({taken or spec.name}).")
+    _BY_NAME[spec.name] = spec
+    for suffix in spec.suffixes:
+        _BY_SUFFIX[suffix] = spec
+    return spec
+
+
+def unregister(name: str) -> None:
+    """Remove the format called ``name`` (tests register toy formats and remove them)."""
+    spec = _BY_NAME.pop(name)
+    for suffix in spec.suffixes:
+        del _BY_SUFFIX[suffix]
+
+
+def suffix_of(name: str) -> str:
+    """The lower-case suffix of a file name or document path (``""`` if none)."""
+    return PurePosixPath(name.replace("\\", "/")).suffix.lower()
+
+
+def supported_suffixes() -> frozenset[str]:
+    """Every registered suffix (files without a suffix are not counted here)."""
+    return frozenset(s for s in _BY_SUFFIX if s)
+
+
+def is_supported(suffix: str) -> bool:
+    return suffix in _BY_SUFFIX
+
+
+def formats() -> tuple[FormatSpec, ...]:
+    """The registered formats, in registration order."""
+    return tuple(_BY_NAME.values())
+
+
+def format_for(name: str) -> FormatSpec:
+    """The format of a file from its suffix; raises :class:`UnsupportedFormat`."""
+    suffix = suffix_of(name)
+    spec = _BY_SUFFIX.get(suffix)
+    if spec is None:
+        supported = ", ".join(sorted(supported_suffixes()))
+        if "" in _BY_SUFFIX:
+            supported += " and files without extension"
+        raise UnsupportedFormat(
+            f"{name}: format {suffix!r} is not supported.",
+            hint=f"Supported: {supported}. Convert the file or exclude it from the ingest.",
+        )
+    return spec
+
+
+# -- the built-in formats -----------------------------------------------------------------
+def _markdown(src: TextSource) -> Extracted:
+    md = parse_markdown(src.text, src.body_offset, src.index)
+    return Extracted(src.text, md.nodes, md.first_h1)
+
+
+def _text(src: TextSource) -> Extracted:
+    return Extracted(src.text, parse_text(src.text, src.body_offset))
+
+
+def _html(src: TextSource) -> Extracted:
+    doc = parse_html(src.text, src.name)
+    return Extracted(src.text, doc.nodes, doc.title)
+
+
+def _xml(src: TextSource) -> Extracted:
+    doc = parse_xml(src.text, src.name)
+    return Extracted(src.text, doc.nodes, doc.title)
+
+
+register(FormatSpec("markdown", (".md", ".markdown"), front_matter=True, parse_text=_markdown))
+register(FormatSpec("text", (".txt", ".text", ""), front_matter=True, parse_text=_text))
+register(FormatSpec("html", (".html", ".htm"), parse_text=_html))
+register(FormatSpec("xml", (".xml",), parse_text=_xml))
