@@ -95,6 +95,15 @@ REFERENCE_WORDS = frozenset(
 _EXAMPLE = re.compile(
     r"\b(?:such as|for example|for instance|e\.g\.|instead of|rather than)\s+([^,;?]+)", re.I
 )
+#: A question, not a statement: a question mark, or a question or request word first.
+#: A statement ("Albendazole is used to treat filariasis.") is a claim to check: a word of
+#: it no document holds makes the answer partial, never a refusal on its own.
+_QUESTION = re.compile(
+    r"[?？]\s*$|^\s*(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|"
+    r"did|can|could|should|would|will|may|list|show|explain|describe|tell)\b|[吗呢么]|什么|如何|"
+    r"怎么|为什么|哪|多少|是否",
+    re.IGNORECASE,
+)
 _LITERAL_CHARS = re.compile(r"[._:\-/]")
 _SURFACE = re.compile(r"[^\s?!,;()\"'“”‘’`]+")
 
@@ -196,6 +205,7 @@ def profile_terms(
     """
     surface = surface_words(question)
     named = set(named_terms(question))
+    statement = not _QUESTION.search(question)
     examples = {t for m in _EXAMPLE.finditer(question) for t in tokenize(m.group(1))}
     keys = [
         k
@@ -217,7 +227,7 @@ def profile_terms(
             n = min(df(t) for t in tokenize(last, literals=False))  # "typer.Abort": "Abort"
         soft = False
         if kind == "identifier":
-            required = not (key.isdigit() and len(key) < 3)  # "2" alone is a count, not an id
+            required = not key.replace(",", "").isdigit()  # "2", "000": counts, not ids
         elif key in parts or key in FILLER:
             required = False  # a piece of an identifier the question names whole
         elif kind == "name":
@@ -228,6 +238,8 @@ def profile_terms(
             soft = n == 0 and GENERIC_ZIPF <= zipf < ABSENT_ZIPF
         if key in examples and required:
             soft = True  # "such as ~/Documents": an example, not the subject
+        if statement and n == 0 and required:
+            soft = True  # a claim to check, not a question about a subject: see below
         terms.append(QuestionTerm(key, word, kind, n, required or soft, soft))
     return TermProfile(tuple(terms), labels_in(question))
 
