@@ -178,3 +178,15 @@ def test_review_uses_the_profile_instead_of_word_ratios() -> None:
     absent = profile("How do I send a Kerberos ticket?")
     got = review(GateInput("How do I send a Kerberos ticket?", intent, pack, profile=absent))
     assert got.reasons == ("subject_absent:Kerberos",)
+
+
+def test_a_claim_to_check_is_partial_not_refused_for_a_word_no_document_holds() -> None:
+    claim = profile("Kerberos tickets protect the session cookie.")
+    got = judge(claim, ["The session cookie is signed."])
+    assert got.verdict == "partial" and "Kerberos" in got.missing
+    question = profile("Do Kerberos tickets protect the session cookie?")
+    assert judge(question, ["The session cookie is signed."]).verdict == "absent"
+
+
+def test_plain_numbers_are_values_not_identifiers() -> None:
+    assert [t.surface for t in profile("Are 1,000 cookies signed?").required] == ["cookies"]
