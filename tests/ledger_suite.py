@@ -216,6 +216,18 @@ class LedgerSuite:
         with pytest.raises(CitationNotFound):
             led.get_answer("t_missing")
 
+    def test_saved_answer_pins_the_store_revision(self, store: Store) -> None:
+        """The answer shows its principal's revision number; the saved row pins the KB
+        revision given as ``store_revision`` (replay and cite check compare KB revisions)."""
+        _add(store, "a.md", P1)
+        _add(store, "b.md", P2)
+        answer = {"revision": 1, "replay_id": "r_1", "outcome": "answered", "text": "Yes."}
+        event = {"kb": "default", "question": "Is it?", "store_revision": 2}
+        entry = store.ledger.save_answer("t_9", "default", answer, {}, event)
+        saved = store.ledger.get_answer("t_9")
+        assert saved["revision"] == 2 and saved["answer"]["revision"] == 1
+        assert entry.payload["revision_hash"] == store.list_revisions("default")[1].hash
+
     def test_failed_answer_save_writes_nothing(self, store: Store) -> None:
         self._save(store, "t_1")
         before = (store.ledger.ledger_size(), store.ledger.list_answer_bindings())

@@ -309,6 +309,21 @@ class StoreSuite:
         _add(store, kb, "a.md", P2)
         assert [v.revision for v in store.list_versions(kb, "a.md")] == [3, 1]
 
+    def test_version_access_lists_each_content_version(self, store: Store) -> None:
+        """Each version's own ``access`` value and interval; deletion markers left out."""
+        kb = "default"
+        _add(store, kb, "a.md", P1)
+        raw, parsed = make_doc(kb, "a.md", P2, meta={"access": ["alice"]})
+        store.ingest_document(kb, "a.md", raw, parsed)
+        raw, parsed = make_doc(kb, "b.md", P3, meta={"access": "bob", "tags": ["x"]})
+        store.ingest_document(kb, "b.md", raw, parsed)
+        store.delete_document(kb, "b.md")
+        assert sorted(store.version_access(kb), key=lambda t: t[0]) == [
+            (1, 2, {}),
+            (2, None, {"access": ["alice"]}),
+            (3, 4, {"access": "bob"}),
+        ]
+
     # -- reads ------------------------------------------------------------------
     def test_list_documents_prefix_limit_offset(self, store: Store) -> None:
         kb = "default"
@@ -434,6 +449,17 @@ class StoreSuite:
             store.nodes_of_version(kb, "never.md", 1)
         with pytest.raises(KBNotFound):
             store.nodes_of_version("nope", "a.md", 1)
+
+    def test_nodes_near_a_small_version_are_all_of_them(self, store: Store) -> None:
+        kb = "default"
+        raw, parsed = make_doc(kb, "a.md", P1)
+        store.ingest_document(kb, "a.md", raw, parsed)
+        window = store.nodes_near(kb, "a.md", 1, [(0, 5)])
+        assert window.complete and window.nodes == store.nodes_of_version(kb, "a.md", 1)
+        with pytest.raises(VersionNotFound):
+            store.nodes_near(kb, "a.md", 9, [(0, 5)])
+        with pytest.raises(DocumentNotFound):
+            store.nodes_near(kb, "never.md", 1, [(0, 5)])
 
     def test_generation_changes_with_the_document_set(self, store: Store) -> None:
         kb = "default"

@@ -9,6 +9,7 @@ import pytest
 
 from citewise.errors import CorruptContent
 from citewise.kb import Home
+from citewise.recall.models import SearchFilters
 from tests.conftest import EXAMPLES
 
 QUESTION = "what happens when a sync cursor expires?"
@@ -23,10 +24,13 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Home:
 def test_graph_route_and_neighbor_fragments(home: Home) -> None:
     kb = home.kb()
     assert kb.add([EXAMPLES]).ok
-    result = kb.search(QUESTION)
+    # As a principal who may read every example (the runbook is ops-team only): scores and
+    # the graph are computed over what the caller may read.
+    ops = SearchFilters(principal="ops-team")
+    result = kb.search(QUESTION, filters=ops)
     graph = next(d for d in result.diagnostics if d.route == "graph")
     assert graph.status == "ok" and "graph" in result.routes
-    pack = kb.evidence(QUESTION)
+    pack = kb.evidence(QUESTION, filters=ops)
     assert pack.graph_neighbors, "the anchor's neighbors enter as their own text"
     for f in pack.graph_neighbors:
         assert f.relation and f.direction and f.path_to_anchor
@@ -58,7 +62,8 @@ def test_unreadable_neighbor_is_recorded_not_guessed(
 ) -> None:
     kb = home.kb()
     assert kb.add([EXAMPLES]).ok
-    first = kb.evidence(QUESTION)
+    ops = SearchFilters(principal="ops-team")
+    first = kb.evidence(QUESTION, filters=ops)
     assert first.graph_neighbors
     broken = {f.path for f in first.graph_neighbors}
     real = home.store.nodes_of_version
@@ -69,7 +74,7 @@ def test_unreadable_neighbor_is_recorded_not_guessed(
         return real(kb_name, path, version_id)
 
     monkeypatch.setattr(home.store, "nodes_of_version", failing)
-    pack = kb.evidence(QUESTION)
+    pack = kb.evidence(QUESTION, filters=ops)
     assert all(f.path not in broken for f in pack.graph_neighbors)
     assert any(
         lim.kind == "source_window_unavailable" and lim.path in broken for lim in pack.limitations
@@ -90,8 +95,11 @@ def test_boost_is_on_the_convex_scale_in_hybrid_mode(
     with Home.open(tmp_path / "home") as h:
         kb = h.kb()
         assert kb.add([EXAMPLES]).ok
-        on = kb.search(QUESTION, mode="hybrid")
-        off = kb.search(QUESTION, mode="hybrid", settings=replace(RecallSettings(), graph_boost=0))
+        ops = SearchFilters(principal="ops-team")
+        on = kb.search(QUESTION, mode="hybrid", filters=ops)
+        off = kb.search(
+            QUESTION, mode="hybrid", filters=ops, settings=replace(RecallSettings(), graph_boost=0)
+        )
     assert {"lexical", "vector", "graph"} <= set(on.routes)
     graph = next(d for d in on.diagnostics if d.route == "graph")
     assert graph.top_score is not None

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+from citewise.errors import UsageError
 
 DEFAULT_HOME = ".citewise"
 DEFAULT_KB = "default"
@@ -19,9 +22,55 @@ class ChunkConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class ParseLimits:
+    """Per-file parse bounds; a file beyond one fails alone with PARSE_LIMIT.
+
+    ``max_depth``: element / block nesting (HTML open blocks and lists, XML elements,
+    Markdown block level). ``max_nodes``: nodes of one document. ``max_seconds``: wall
+    time of one file's parse. ``max_text_ratio``: the nodes' texts together (nested nodes
+    repeat their children's text) may be at most this many times the file. Each can be
+    set with the environment variable named in :data:`LIMIT_ENV` (the error message names
+    it too).
+    """
+
+    max_depth: int = 100
+    max_nodes: int = 100_000
+    max_seconds: float = 60.0
+    max_text_ratio: int = 32
+
+
+#: Setting -> environment variable that raises it.
+LIMIT_ENV = {
+    "max_depth": "CITEWISE_PARSE_MAX_DEPTH",
+    "max_nodes": "CITEWISE_PARSE_MAX_NODES",
+    "max_seconds": "CITEWISE_PARSE_MAX_SECONDS",
+    "max_text_ratio": "CITEWISE_PARSE_MAX_TEXT_RATIO",
+}
+
+
+def limits_from_env(env: Mapping[str, str]) -> ParseLimits:
+    """:class:`ParseLimits` with any ``CITEWISE_PARSE_*`` overrides applied (bad values are
+    a usage error naming the variable)."""
+    values: dict[str, float] = {}
+    for key, var in LIMIT_ENV.items():
+        raw = env.get(var, "").strip()
+        if not raw:
+            continue
+        try:
+            value = float(raw) if key == "max_seconds" else int(raw)
+        except ValueError:
+            value = 0
+        if value <= 0:
+            raise UsageError(f"{var}={raw!r} is not a positive number.", hint=f"Unset {var}.")
+        values[key] = value
+    return replace(ParseLimits(), **values)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, slots=True)
 class IngestConfig:
     max_file_bytes: int = 50 * 1024 * 1024
     chunks: ChunkConfig = field(default_factory=ChunkConfig)
+    limits: ParseLimits = field(default_factory=ParseLimits)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,4 +89,9 @@ class Settings:
         chosen = home or os.environ.get("CITEWISE_HOME") or DEFAULT_HOME
         dense = os.environ.get("CITEWISE_DENSE", "on").lower() not in ("off", "0", "false", "no")
         encoder = os.environ.get("CITEWISE_ENCODER", "minilm").strip().lower() or "minilm"
-        return cls(home=Path(chosen).expanduser().resolve(), dense=dense, encoder=encoder)
+        return cls(
+            home=Path(chosen).expanduser().resolve(),
+            ingest=IngestConfig(limits=limits_from_env(os.environ)),
+            dense=dense,
+            encoder=encoder,
+        )

@@ -104,8 +104,36 @@ class FrontMatterError(IngestError):
     code = "BAD_FRONT_MATTER"
 
 
+class ParseLimitExceeded(IngestError):
+    """One file went past a parse limit (nesting depth, node count or parse time).
+
+    The message names the file, the limit and the setting (and environment variable)
+    that raises it; nothing of the file is stored."""
+
+    code = "PARSE_LIMIT"
+    http_status = 422
+
+
 class UnreadableFile(IngestError):
     code = "UNREADABLE_FILE"
+
+
+class BrokenFile(IngestError):
+    """The file is damaged or not of the format its name says (e.g. a truncated PDF)."""
+
+    code = "BROKEN_FILE"
+
+
+class Encrypted(IngestError):
+    """An encrypted document that does not open without a password."""
+
+    code = "ENCRYPTED"
+
+
+class NeedsOCR(IngestError):
+    """No text layer at all (scanned pages) and no OCR engine to read them."""
+
+    code = "NEEDS_OCR"
 
 
 class OutsideRoot(IngestError):

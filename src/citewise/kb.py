@@ -7,8 +7,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from citewise.answer.models import Answer
@@ -19,7 +21,7 @@ from citewise.errors import CitewiseError, FileTooLarge, UnreadableFile, UsageEr
 from citewise.evidence.assemble import assemble
 from citewise.evidence.models import EvidencePack, Profile
 from citewise.index.manager import LOADERS, KBIndex
-from citewise.ingest.models import AddReport, FileResult, FileStatus, Node
+from citewise.ingest.models import AddReport, FileResult, FileStatus, Node, ParsedDocument
 from citewise.ingest.parse import parse_document
 from citewise.ingest.walker import SourceFile, WalkProblem, walk
 from citewise.recall.models import SearchFilters, SearchMode, SearchResult
@@ -119,6 +121,17 @@ class Home:
         return self.store.integrity_check()
 
 
+@dataclass(frozen=True, slots=True)
+class PreparedFile:
+    """A file read and parsed for :meth:`KnowledgeBase.commit`, or why it cannot be."""
+
+    rel_path: str
+    failure: FileResult | None
+    raw: bytes | None = None
+    parsed: ParsedDocument | None = None
+    source: str = ""
+
+
 class KnowledgeBase:
     """One named knowledge base inside a :class:`Home`."""
 
@@ -132,18 +145,40 @@ class KnowledgeBase:
 
     # -- ingest -------------------------------------------------------------
     def add(self, paths: Iterable[str | Path], progress: ProgressFn | None = None) -> AddReport:
-        """Ingest files and folders; one transaction per file, one revision per batch."""
+        """Ingest files and folders; one transaction per file, one revision per batch.
+
+        Files are read and parsed one at a time (memory stays that of one file)."""
+        found = self._walk(paths)
+        return self._store_batch((self._prepare_one(item) for item in found), len(found), progress)
+
+    def prepare(self, paths: Iterable[str | Path]) -> list[PreparedFile]:
+        """Read and parse every file (no store access): the slow, CPU-bound half of
+        :meth:`add`, which a server runs outside its write lock. :meth:`commit` stores it."""
+        return [self._prepare_one(item) for item in self._walk(paths)]
+
+    def commit(
+        self, prepared: Sequence[PreparedFile], progress: ProgressFn | None = None
+    ) -> AddReport:
+        """Store prepared files as one batch (one revision) and publish the indexes."""
+        return self._store_batch(iter(prepared), len(prepared), progress)
+
+    def _walk(self, paths: Iterable[str | Path]) -> list[SourceFile | WalkProblem]:
         found: list[SourceFile | WalkProblem] = []
         for p in paths:
             found.extend(walk(Path(p)))
+        return found
+
+    def _store_batch(
+        self, prepared: Iterator[PreparedFile], total: int, progress: ProgressFn | None
+    ) -> AddReport:
         results: list[FileResult] = []
         self.store.begin_batch(self.name)
         try:
-            for i, item in enumerate(found, start=1):
-                result = self._ingest_one(item)
+            for i, item in enumerate(prepared, start=1):
+                result = self._store_one(item)
                 results.append(result)
                 if progress is not None:
-                    progress(result, i, len(found))
+                    progress(result, i, total)
         finally:
             revision = self.store.end_batch(self.name)
         if revision is not None:
@@ -155,10 +190,14 @@ class KnowledgeBase:
             revision_hash=revision.hash if revision else None,
         )
 
-    def _ingest_one(self, item: SourceFile | WalkProblem) -> FileResult:
+    def _prepare_one(self, item: SourceFile | WalkProblem) -> PreparedFile:
+        """One walked file read and parsed, or the reason it was not."""
         if isinstance(item, WalkProblem):
             status: FileStatus = "failed" if item.fatal else "skipped"
-            return FileResult(item.rel_path, status, code=item.code, message=item.message)
+            return PreparedFile(
+                item.rel_path,
+                FileResult(item.rel_path, status, code=item.code, message=item.message),
+            )
         try:
             raw = self._read(item)
             parsed = parse_document(
@@ -168,12 +207,36 @@ class KnowledgeBase:
                 doc_path=item.rel_path,
                 config=self.home.settings.ingest,
             )
+        except CitewiseError as exc:
+            failed = FileResult(item.rel_path, "failed", code=exc.code, message=str(exc))
+            return PreparedFile(item.rel_path, failed)
+        return PreparedFile(item.rel_path, None, raw, parsed, str(item.abs_path))
+
+    def _ingest_one(self, item: SourceFile | WalkProblem) -> FileResult:
+        return self._store_one(self._prepare_one(item))
+
+    def _store_one(self, item: PreparedFile) -> FileResult:
+        if item.failure is not None or item.parsed is None or item.raw is None:
+            assert item.failure is not None
+            return item.failure
+        try:
             outcome = self.store.ingest_document(
-                self.name, item.rel_path, raw, parsed, source=str(item.abs_path)
+                self.name, item.rel_path, item.raw, item.parsed, source=item.source
             )
         except CitewiseError as exc:
             return FileResult(item.rel_path, "failed", code=exc.code, message=str(exc))
-        return _file_result(outcome)
+        result = _file_result(outcome)
+        scanned = item.parsed.metadata.get("needs_ocr")
+        if scanned:  # added, but some pages were not read: say so, never silently empty
+            pages = ", ".join(str(p) for p in scanned)
+            result = dataclasses.replace(
+                result,
+                code="NEEDS_OCR",
+                message=f"{item.rel_path}: pages {pages} have no text layer and were not "
+                "read (no OCR engine, or OCR found no text); install tesseract-ocr or run OCR "
+                "on the file and add it again to cite them.",
+            )
+        return result
 
     def _read(self, item: SourceFile) -> bytes:
         limit = self.home.settings.ingest.max_file_bytes
@@ -255,12 +318,18 @@ class KnowledgeBase:
     def versions(self, path: str) -> list[VersionInfo]:
         return self.store.list_versions(self.name, path)
 
-    def revert(self, path: str, version_id: int) -> IngestOutcome:
-        """Restore ``version_id`` by re-adding its exact bytes; the revert is itself a version."""
+    def revert(
+        self, path: str, version_id: int, *, parsed: ParsedDocument | None = None
+    ) -> IngestOutcome:
+        """Restore ``version_id`` by re-adding its exact bytes; the revert is itself a version.
+
+        ``parsed`` is that version's bytes already parsed (a server parses them before it
+        takes its write lock; a version's bytes never change)."""
         raw, source = self.store.get_version_content(self.name, path, version_id)
-        parsed = parse_document(
-            raw, name=path, kb=self.name, doc_path=path, config=self.home.settings.ingest
-        )
+        if parsed is None:
+            parsed = parse_document(
+                raw, name=path, kb=self.name, doc_path=path, config=self.home.settings.ingest
+            )
         self.store.begin_batch(self.name)
         try:
             return self.store.ingest_document(

@@ -145,7 +145,7 @@ class MemLedger:
         digest = hashlib.sha256(body.encode("utf-8")).hexdigest()
         with self.transaction() as tx:
             s = tx._state
-            revision = int(answer_json.get("revision") or 0)
+            revision = int(event.get("store_revision") or answer_json.get("revision") or 0)
             got = s.revisions.get((kb, revision))
             rev_hash = "" if got is None else got.hash
             payload = dict(event) | {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from citewise.errors import (
@@ -21,6 +21,7 @@ from citewise.store.models import (
     ClauseMatch,
     DocumentInfo,
     KBInfo,
+    NodeWindow,
     ResolvedCitation,
     RevisionInfo,
     StoredChunk,
@@ -118,6 +119,19 @@ class MemReads(MemTx):
             s.require_kb(kb)
             return sorted((r for (k, _), r in s.revisions.items() if k == kb), key=_rev_no)
 
+    def version_access(self, kb: str) -> list[tuple[int, int | None, dict[str, Any]]]:
+        with self.read() as s:
+            s.require_kb(kb)
+            rows = [
+                (v.rev_added, v.rev_removed, json.loads(v.metadata))
+                for v in s.versions.values()
+                if s.docs[v.doc_id].kb == kb and v.action != "deleted"
+            ]
+        return [
+            (a, r, {k: x for k, x in meta.items() if k.strip().lower() == "access"})
+            for a, r, meta in rows
+        ]
+
     def get_document_text(self, kb: str, doc_id: str, version_id: int) -> str:
         with self.read() as s:
             s.require_kb(kb)
@@ -161,6 +175,12 @@ class MemReads(MemTx):
                 raise VersionNotFound(f"{path!r} has no version {version_id} with content.")
             nodes = s.contents[v.content].nodes
         return sorted(nodes, key=lambda n: (n.char_start, -n.char_end, n.ordinal))
+
+    def nodes_near(
+        self, kb: str, path: str, version_id: int, spans: Sequence[tuple[int, int]]
+    ) -> NodeWindow:
+        """The toy backend keeps every version small: always the whole node list."""
+        return NodeWindow(self.nodes_of_version(kb, path, version_id), True)
 
     def generation(self, kb: str) -> str:
         with self.read() as s:

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 from citewise.answer.compose import Candidate
 from citewise.answer.models import Citation, Claim
 from citewise.evidence.models import Fragment
+from citewise.evidence.nodes import NodeReader
+from citewise.ingest.locator import locate
 from citewise.ingest.models import Node, sha256_text
 from citewise.sufficiency.conflicts_adapter import ConflictNote
 
@@ -31,17 +33,14 @@ def cite_claims(
     """
     citations: list[Citation] = []
     claims: list[Claim] = []
-    nodes: dict[tuple[str, int], list[Node]] = {}
+    reader = NodeReader(kb.store, kb.name)
     by_key: dict[tuple[str, int, int], int] = {}
 
     def cite(frag: Fragment, start: int, end: int, excerpt: str, role: str) -> int:
         key = (frag.doc_id, start, end)
         if key in by_key:
             return by_key[key]
-        doc_nodes = nodes.setdefault(
-            (frag.path, frag.version_id),
-            kb.store.nodes_of_version(kb.name, frag.path, frag.version_id),
-        )
+        doc_nodes = reader.near(frag.path, frag.version_id, [(start, end)])
         node = _smallest_containing(doc_nodes, start, end)
         cid = f"{node.id}:{start}-{end}" if node else frag.citation_id
         lines = (node.line_start, node.line_end) if node else (frag.line_start, frag.line_end)
@@ -65,6 +64,7 @@ def cite_claims(
                 excerpt,
                 sha256_text(excerpt),
                 role,
+                locate(doc_nodes, start, end),
             )
         )
         by_key[key] = len(citations)

@@ -7,9 +7,10 @@ shapes the sentence shown in an answer.
 
 from __future__ import annotations
 
+import html
 import re
 
-__all__ = ["clean_sentence"]
+__all__ = ["MARKUP", "clean_sentence", "strip_markup"]
 
 _QUOTE_PREFIX = re.compile(r"^(?:[ \t]*>[ \t]?)+")
 _BULLET = re.compile(r"^[ \t]*[-*+•][ \t]+")
@@ -21,6 +22,11 @@ _LABEL = re.compile(
     r"[ \t]*[:：][ \t]*",
     re.IGNORECASE,
 )
+#: A tag (any element, any attributes, comments, doctype) or a tag cut off at the end.
+MARKUP = re.compile(r"<(?:[A-Za-z][^<>]*|/[A-Za-z][^<>]*|!--.*?--|![^<>]*|\?[^<>]*)(?:>|$)")
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+_SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?。，；：！？])")
+_ENTITY = re.compile(r"&(?:#\d+|#x[0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);")
 _ADMONITION = re.compile(r"^\[!(?:note|tip|warning|caution|important)\][ \t]*", re.IGNORECASE)
 
 
@@ -30,9 +36,11 @@ def clean_sentence(text: str) -> str:
     Removes blockquote ``>``, bullets, heading ``#``, bold markers (``**x**``,
     ``__x__``), admonition tags and leading labels (``Note:``, ``Prerequisite:``,
     ``注意：``); a table row becomes its cells joined by `` | ``.  Step numbers
-    (``1.``, ``Step 2``) are content and are kept.  Whitespace is collapsed.
+    (``1.``, ``Step 2``) are content and are kept.  Raw markup (HTML tags with their
+    attributes, e.g. ``<img onerror=...>``) is removed outside code spans and character
+    references are decoded.  Whitespace is collapsed.
     """
-    s = text.strip()
+    s = strip_markup(text.strip())
     lines = []
     for raw in s.splitlines():
         line = _QUOTE_PREFIX.sub("", raw)
@@ -50,3 +58,26 @@ def clean_sentence(text: str) -> str:
         prev = s
         s = _LABEL.sub("", s).strip()
     return re.sub(r"\s+", " ", s).strip()
+
+
+def strip_markup(text: str) -> str:
+    """``text`` without HTML tags (outside backtick code spans), entities decoded."""
+    if "<" not in text and "&" not in text:
+        return text
+    parts: list[str] = []
+    pos = 0
+    for m in _CODE_SPAN.finditer(text):
+        parts.append(_strip(text[pos : m.start()]))
+        parts.append(m.group(0))
+        pos = m.end()
+    parts.append(_strip(text[pos:]))
+    return "".join(parts)
+
+
+def _strip(text: str) -> str:
+    stripped = MARKUP.sub(" ", text)
+    if _ENTITY.search(stripped):  # decoded references may spell a tag: strip once more
+        stripped = MARKUP.sub(" ", html.unescape(stripped))
+    if stripped != text:
+        stripped = _SPACE_BEFORE_PUNCT.sub(r"\1", stripped)
+    return stripped

@@ -14,10 +14,11 @@ from citewise.answer.citations import cite_claims
 from citewise.answer.compose import compose
 from citewise.answer.models import Answer, Citation, Claim, FailureStage, new_trace_id
 from citewise.answer.procedure import complete_procedures
-from citewise.answer.review import release_review
+from citewise.answer.review import release_review, removed_orchestration
 from citewise.evidence.assemble import assemble
 from citewise.evidence.intent import classify_intent
 from citewise.evidence.models import EvidenceConfig, EvidencePack
+from citewise.evidence.nodes import NodeReader, spans_by_version
 from citewise.recall.models import SearchFilters
 from citewise.recall.search import RecallSettings, search, search_summary
 from citewise.sufficiency.conflicts_adapter import detect_conflicts, stale_paths
@@ -56,7 +57,10 @@ def ask(
         llm_ctx = llm
     intent = classify_intent(question)
     trace: dict[str, Any] = {"question": question, "intent": asdict(intent)}
-    revision = kb.info().revision
+    who = filters.principal if filters else None
+    index = kb.home.index(kb.name)
+    index.sync()
+    revision = index.visible_revision(who)  # numbered as this principal sees the KB
     if intent.kind == "non_kb":
         rid = _digest({"q": question.strip().lower(), "outcome": "non_kb_reply"})
         suff = Sufficiency("sufficient", "none", ("non_kb:whitelisted greeting or help",))
@@ -83,9 +87,9 @@ def ask(
     )
     pack = assemble(kb, question, filters=filters, config=cfg, search_result=recall)
     trace["retrieval"] = search_summary(recall)
-    conflicts = detect_conflicts(kb, question, pack, recall.hits)
-    stale = stale_paths(kb, pack)
-    unknown = absent_terms(kb, named_terms(question))
+    conflicts = detect_conflicts(kb, question, pack, who, recall.hits)
+    stale = stale_paths(kb, pack, who)
+    unknown = absent_terms(kb, named_terms(question), who)
     profile = weigh(question, intent.subject_terms, kb.home.index(kb.name))
     trace["terms"] = [asdict(t) for t in profile.terms]
     suff = review(
@@ -108,8 +112,8 @@ def ask(
         # One extra assembly pass: read more of the documents. Never a loop.
         wider = EvidenceConfig(top_k=40, adjacent_window=8)
         second = assemble(kb, question, filters=filters, config=wider, profile="deep")
-        conflicts2 = detect_conflicts(kb, question, second)
-        stale2 = stale_paths(kb, second)
+        conflicts2 = detect_conflicts(kb, question, second, who)
+        stale2 = stale_paths(kb, second, who)
         again = review(
             GateInput(
                 question,
@@ -131,7 +135,7 @@ def ask(
         if better:
             pack, suff, conflicts = second, again, conflicts2
             trace["retrieval"] = None  # the recovery pass ran its own, wider recall
-    set_aside = tuple(p for p in stale_paths(kb, pack) if not _stale_used(pack, (p,)))
+    set_aside = tuple(p for p in stale_paths(kb, pack, who) if not _stale_used(pack, (p,)))
     if set_aside and suff.status != "insufficient":
         note = f"stale_set_aside:{', '.join(set_aside)} (superseded; current editions used)"
         suff = replace(suff, reasons=(*suff.reasons, note))
@@ -143,8 +147,10 @@ def ask(
     )
     if intent.kind == "how_to" and suff.status != "insufficient":
         before = len(fragments)
+        reader = NodeReader(kb.store, kb.name)
+        near = spans_by_version((f.path, f.version_id, f.char_start, f.char_end) for f in fragments)
         fragments = complete_procedures(
-            fragments, lambda path, vid: kb.store.nodes_of_version(kb.name, path, vid)
+            fragments, lambda path, vid: reader.near(path, vid, near[(path, vid)])
         )
         trace["procedure_steps_added"] = len(fragments) - before
         mismatch = procedure_mismatch(intent, fragments)
@@ -185,6 +191,7 @@ def ask(
         )
         if generated is not None:
             return generated
+    trace["removed_orchestration"] = removed_orchestration(fragments)
     chosen = compose(question, intent.kind, fragments)
     citations, claims = cite_claims(kb, chosen, conflicts)
     claims = release_review(claims, citations)

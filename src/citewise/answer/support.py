@@ -30,11 +30,10 @@ nothing checkable scores 1.0 (it makes no claim).  Verdict thresholds:
 
 These are starting points, to be re-measured on the answer evaluation set.
 
-:func:`contains_orchestration` flags text that leaks the answer machinery:
-prompt boilerplate ("as an AI", "system prompt", "ignore previous
-instructions"), internal ids (``n_``/``c_``/``d_`` + 24 hex, see
-:func:`citewise.ingest.models.stable_id`) and ranking internals (``score=``,
-``rrf``).  Any hit is a release blocker, so the list is kept specific.
+:func:`contains_orchestration` (from :mod:`citewise.answer.orchestration`, re-exported
+here) flags text that leaks or talks to the answer machinery: prompt boilerplate, role
+labels, notes to the model, requests for secrets, internal ids (``n_``/``c_``/``d_`` + 24
+hex) and ranking internals. Any hit is a release blocker, so the list is kept specific.
 """
 
 from __future__ import annotations
@@ -45,6 +44,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from citewise.answer.orchestration import contains_orchestration, orchestration_markers
 from citewise.index.tokenize import key_terms, literal_tokens, tokenize
 
 __all__ = [
@@ -150,62 +150,3 @@ def support_score(sentence: str, cited_texts: str | Iterable[str]) -> SupportSco
         missing_literals=missing_literals,
         negation_unsupported=negation_missing,
     )
-
-
-_ORCHESTRATION: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
-        "ai_disclaimer",
-        re.compile(
-            r"\bas an? (?:ai|a\.i\.|artificial intelligence|(?:large )?language model|llm|"
-            r"ai (?:language )?model|ai assistant)\b|\bi(?: am|'m) an? (?:ai|language model)\b"
-            r"|作为(?:一个|一名)?(?:AI|ai|人工智能|语言模型|大模型)"
-        ),
-    ),
-    (
-        "prompt_reference",
-        re.compile(
-            r"\b(?:system|developer|hidden) (?:prompt|message|instructions?)\b|"
-            r"\bmy instructions\b|系统提示|提示词"
-        ),
-    ),
-    (
-        "prompt_injection",
-        re.compile(
-            r"\b(?:ignore|disregard|forget) (?:all |any )?(?:of )?(?:the |your )?"
-            r"(?:previous|prior|above|earlier|preceding) (?:instructions?|prompts?|messages?|"
-            r"rules)\b|忽略(?:之前|以上|前面|上述)的?(?:所有)?(?:指令|指示|提示)"
-        ),
-    ),
-    ("internal_id", re.compile(r"(?<![0-9A-Za-z_])[ncd]_[0-9a-f]{24}(?![0-9a-f])")),
-    (
-        "chat_markup",
-        re.compile(
-            r"<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>|\[/?INST\]|<<SYS>>|"
-            r"</?(?:system|instructions|tool_call|function_call)>"
-        ),
-    ),
-    (
-        "ranking_internals",
-        re.compile(
-            r"\b(?:score|rrf_score|bm25_score|dense_score|fused_score|rank)\s*[=:]\s*[-+]?\d|"
-            r"\bscore\s*=|\brrf\b|\b(?:chunk|node|doc)_id\b",
-            re.IGNORECASE,
-        ),
-    ),
-)
-
-
-def orchestration_markers(text: str) -> list[str]:
-    """Names of the orchestration-leak patterns found in ``text`` (empty if none)."""
-    low = _nfkc(text).lower()
-    hits: list[str] = []
-    for name, pattern in _ORCHESTRATION:
-        haystack = text if name == "chat_markup" else low
-        if pattern.search(haystack):
-            hits.append(name)
-    return hits
-
-
-def contains_orchestration(text: str) -> bool:
-    """True if ``text`` leaks prompts, orchestration or internal ids."""
-    return bool(orchestration_markers(text))

@@ -117,6 +117,9 @@ def record_answer(kb: KnowledgeBase, answer: Answer, filters: SearchFilters | No
         "kb": kb.name,
         "question": question,
         "revision": answer.revision,
+        # The answer's revision is numbered as its principal sees the KB; the saved row
+        # pins the KB revision itself (replay and cite check compare KB revisions).
+        "store_revision": kb.home.index(kb.name).revision,
         "replay_id": answer.replay_id,
         "outcome": answer.outcome,
         "degradation": answer.degradation,

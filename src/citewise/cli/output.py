@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.table import Table
 
+from citewise.ingest.locator import place
 from citewise.jsonable import to_jsonable as to_jsonable
 
 if TYPE_CHECKING:
@@ -86,7 +87,10 @@ def print_citation(c: ResolvedCitation) -> None:
         f"chars {c.char_start}-{c.char_end}"
     )
     out.print(f"[bold]{c.id}[/bold]  ({c.node_kind})")
-    out.print(f"  document: {where}")
+    out.print(f"  document: {where}", markup=False)
+    located = place(c.extra.get("locator"))
+    if located:
+        out.print(f"  place:    {located} (lines are lines of the extracted text)", markup=False)
     if c.heading_path:
         out.print(f"  section:  {' > '.join(c.heading_path)}")
     if c.clause_path:
@@ -104,6 +108,8 @@ def print_add_report(report: AddReport) -> None:
         if f.status in ("failed", "skipped"):
             style = "red" if f.status == "failed" else "yellow"
             err.print(f"[{style}]{f.status}[/{style}] {f.code}: {f.message}", markup=True)
+        elif f.code:  # added with a warning, e.g. NEEDS_OCR for pages without text
+            err.print(f"{f.status} with warning {f.code}: {f.message}", markup=False)
     parts = [
         f"{report.count(s)} {s}"
         for s in ("added", "changed", "unchanged", "skipped", "failed")
@@ -130,9 +136,8 @@ def print_search(result: SearchResult) -> None:
         return
     for hit in result.hits:
         section = " > ".join(hit.heading_path)
-        out.print(
-            f"\n[{hit.rank}] {hit.path}:{hit.line_start}-{hit.line_end}  {section}", markup=False
-        )
+        where = place(hit.locator) or f"{hit.line_start}-{hit.line_end}"
+        out.print(f"\n[{hit.rank}] {hit.path}:{where}  {section}", markup=False)
         excerpt = " ".join(hit.excerpt.split())
         out.print(f"    {excerpt[:300]}{'...' if len(excerpt) > 300 else ''}", markup=False)
         out.print(f"    cite: {hit.citation_id}  sha256 {hit.sha256[:12]}", markup=False)
@@ -149,8 +154,9 @@ def print_answer(answer: Answer) -> None:
     if answer.citations:
         out.print("")
     for c in answer.citations:
+        where = place(c.locator) or f"{c.line_start}-{c.line_end}"
         out.print(
-            f"[{c.number}] {c.path}:{c.line_start}-{c.line_end} (rev {c.revision}, "
+            f"[{c.number}] {c.path}:{where} (rev {c.revision}, "
             f"chars {c.char_start}-{c.char_end}) {c.id}",
             markup=False,
         )

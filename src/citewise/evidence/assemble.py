@@ -27,12 +27,14 @@ from citewise.evidence.models import (
     Segment,
 )
 from citewise.evidence.neighbors import neighbor_fragments
+from citewise.evidence.nodes import NodeReader, spans_by_version
 from citewise.evidence.replay import normalize_query, replay_id
 from citewise.evidence.rse import best_segments, chunk_values
 from citewise.evidence.sentences import query_terms
 from citewise.evidence.spans import Span, select_spans
 from citewise.evidence.tokens import estimate_tokens
 from citewise.index.manager import KBIndex
+from citewise.ingest.locator import locate
 from citewise.ingest.models import Node
 from citewise.recall.models import Hit, SearchFilters, SearchResult
 from citewise.recall.scope import visible_chunks
@@ -100,6 +102,7 @@ def assemble(
         candidates.extend(graph_frags)
         limitations.extend(graph_limits)
     kept, decisions, use = apply_budget(candidates, bud)
+    kept = _with_locators(index, kept)
     decisions.extend(_segment_decisions(result.hits, segments, rse))
     direct = tuple(f for f in kept if f.role == "direct_support")
     order = {f.doc_id: i for i, f in reversed(list(enumerate(kept)))}
@@ -154,13 +157,15 @@ def _load(index: KBIndex, hits: Sequence[Hit]) -> tuple[dict[DocKey, DocView], d
     """Text and nodes of every hit's document version; failures name their reason."""
     views: dict[DocKey, DocView] = {}
     failed: dict[DocKey, str] = {}
+    spans = spans_by_version((h.path, h.version_id, h.char_start, h.char_end) for h in hits)
     for h in hits:
         key = (h.doc_id, h.version_id)
         if key in views or key in failed:
             continue
         try:
             text = index.store.get_document_text(index.kb, h.doc_id, h.version_id)
-            nodes = index.store.nodes_of_version(index.kb, h.path, h.version_id)
+            window = spans[(h.path, h.version_id)]
+            nodes = index.store.nodes_near(index.kb, h.path, h.version_id, window).nodes
         except CitewiseError as exc:
             failed[key] = f"{exc.code}: {exc}"
             continue
@@ -169,6 +174,23 @@ def _load(index: KBIndex, hits: Sequence[Hit]) -> tuple[dict[DocKey, DocView], d
             continue
         views[key] = DocView(h.doc_id, h.path, h.version_id, h.revision, text, nodes)
     return views, failed
+
+
+def _with_locators(index: KBIndex, frags: list[Fragment]) -> list[Fragment]:
+    """Each fragment with the locator of its exact characters (documents whose nodes
+    carry locators only; see ingest/locator.py), from the nodes around it."""
+    located = {
+        (c.doc_id, c.version_id) for c in index.chunks.values() if c.metadata.get("locators")
+    }
+    reader = NodeReader(index.store, index.kb)
+    out = []
+    for f in frags:
+        if (f.doc_id, f.version_id) not in located:
+            out.append(f)
+            continue
+        near = reader.near(f.path, f.version_id, [(f.char_start, f.char_end)])
+        out.append(dataclasses.replace(f, locator=locate(near, f.char_start, f.char_end)))
+    return out
 
 
 def _degraded(h: Hit) -> Fragment:

@@ -37,7 +37,8 @@ def neighbor_fragments(
             continue
         chunk = index.chunks[chunk_id]
         try:
-            nodes = index.store.nodes_of_version(index.kb, chunk.path, chunk.version_id)
+            span = [(chunk.char_start, chunk.char_end)]
+            nodes = index.store.nodes_near(index.kb, chunk.path, chunk.version_id, span).nodes
         except CitewiseError as exc:
             limits.append(
                 Limitation(

@@ -15,9 +15,10 @@ import posixpath
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import networkx as nx
 
@@ -26,6 +27,9 @@ from citewise.graph.models import DocExtract, DocInput, Edge, Endpoint, Point, R
 from citewise.graph.text import norm_title, slugify, subject_title
 from citewise.store.models import DocumentInfo
 from citewise.store.protocol import Store
+
+#: Children of one point a graph walk steps down into (see ``walk_in_edges``).
+WALK_CHILDREN = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,9 +60,20 @@ class KnowledgeGraph:
     doc_keys: dict[str, str] = field(default_factory=dict)  # path -> document point key
     generation: str = ""
     stats: BuildStats = field(default_factory=BuildStats)
+    #: what it was assembled from, so a view over fewer documents can be re-assembled
+    sources: tuple[DocExtract, ...] = ()
+    chunk_rows: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    doc_meta: dict[str, Mapping[str, Any]] = field(default_factory=dict)  # doc id -> metadata
+    views: dict[object, KnowledgeGraph] = field(default_factory=dict)
 
     _titles: dict[str, list[str]] = field(default_factory=dict)
     _by_path: dict[str, list[str]] = field(default_factory=dict)
+    #: (path, normalised title) -> points of that document with that title
+    _same_title: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    #: path -> points of that document with an edge that is not containment
+    _linked: dict[str, list[str]] = field(default_factory=dict)
+    #: point -> its in-edges, containment ones (from its children) capped at WALK_CHILDREN
+    _walk_in: dict[str, list[Edge]] = field(default_factory=dict)
 
     @property
     def edge_count(self) -> int:
@@ -71,11 +86,31 @@ class KnowledgeGraph:
             return
         by_path: dict[str, list[str]] = {}
         titles: dict[str, list[str]] = {}
+        same: dict[tuple[str, str], list[str]] = {}
         for p in self.points.values():
             by_path.setdefault(p.path, []).append(p.key)
             if p.kind != "concept":
+                same.setdefault((p.path, p.norm_title), []).append(p.key)
                 for t in {p.norm_title, subject_title(p.title)} - {""}:
                     titles.setdefault(t, []).append(p.key)
+        linked: set[str] = set()
+        walk: dict[str, list[Edge]] = {}
+        children: dict[str, int] = {}
+        for u, v, d in self.g.edges(data=True):
+            edge: Edge = d["edge"]
+            if edge.origin != "containment":
+                linked.update((u, v))
+            else:
+                children[v] = children.get(v, 0) + 1
+                if children[v] > WALK_CHILDREN:
+                    continue
+            walk.setdefault(v, []).append(edge)
+        self._same_title = same
+        self._linked = {}
+        for key in sorted(linked):
+            if key in self.points:
+                self._linked.setdefault(self.points[key].path, []).append(key)
+        self._walk_in = walk
         self._titles = titles
         self._by_path = by_path
 
@@ -88,6 +123,25 @@ class KnowledgeGraph:
     def of_path(self, path: str) -> list[Point]:
         self._index()
         return [self.points[k] for k in self._by_path.get(path, ())]
+
+    def same_title(self, path: str, title: str) -> list[Point]:
+        """Documents and sections of ``path`` whose normalised title is ``title``."""
+        self._index()
+        return [self.points[k] for k in self._same_title.get((path, title), ())]
+
+    def linked_of_path(self, path: str) -> list[Point]:
+        """Points of ``path`` with at least one edge other than containment (the ones a
+        walk can leave the document through), without visiting the others."""
+        self._index()
+        return [self.points[k] for k in self._linked.get(path, ())]
+
+    def walk_in_edges(self, key: str) -> list[Edge]:
+        """In-edges for walks from a point: every link, but containment edges only from
+        its first :data:`WALK_CHILDREN` children (in document order). A hostile document
+        may give one heading a million subsections; a walk (and so every search anchored
+        there) then costs the same as for an ordinary document."""
+        self._index()
+        return self._walk_in.get(key, [])
 
     def out_edges(self, key: str) -> list[Edge]:
         if key not in self.g:
@@ -118,6 +172,31 @@ class KnowledgeGraph:
 
     def chunks_of(self, key: str) -> tuple[str, ...]:
         return self.point_chunks.get(key, ())
+
+    def restricted(self, key: object, keep: Callable[[Mapping[str, Any]], bool]) -> KnowledgeGraph:
+        """The graph of only the documents whose metadata ``keep`` accepts (``key`` names
+        that choice, e.g. a principal; views are cached with this graph).
+
+        Re-assembled from those documents' extracts, not filtered: links, wiki names and
+        diagram labels resolve as if the other documents did not exist, so every point,
+        edge, degree and anchor equals the graph of a corpus without them."""
+        view = self.views.get(key)
+        if view is not None:
+            return view
+        hidden = {d for d, meta in self.doc_meta.items() if not keep(meta)}
+        if not hidden:
+            view = self
+        else:
+            view = assemble(
+                [x for x in self.sources if x.doc_id not in hidden],
+                [row for row in self.chunk_rows if row[1] not in hidden],
+                generation=self.generation,
+            )
+            view.doc_meta = {d: m for d, m in self.doc_meta.items() if d not in hidden}
+            view._index()
+        if len(self.views) < 256:
+            self.views[key] = view
+        return view
 
 
 class _Resolver:
@@ -198,6 +277,7 @@ def assemble(
     """Resolve and join extracts; ``chunks`` are ``(chunk_id, doc_id, node_ids)``."""
     started = time.perf_counter()
     xs = sorted(extracts, key=lambda x: x.path)
+    chunks = tuple(chunks)
     points: dict[str, Point] = {p.key: p for x in xs for p in x.points}
     resolver = _Resolver(xs, points)
     alias: dict[str, str] = {}  # concept -> the section/document it turned out to be
@@ -278,6 +358,8 @@ def assemble(
         doc_keys={x.path: x.document_key for x in xs},
         generation=generation,
         stats=stats,
+        sources=tuple(xs),
+        chunk_rows=chunks,
     )
 
 
@@ -361,6 +443,7 @@ class KBGraph:
         t_extract = time.perf_counter() - started
         chunks = ((c.chunk_id, c.doc_id, c.node_ids) for c in self.store.iter_chunks(self.kb))
         graph = assemble(cache.values(), chunks, generation=generation)
+        graph.doc_meta = {d.doc_id: d.metadata for d in docs}
         graph.stats = replace(
             graph.stats,
             extracted=extracted,

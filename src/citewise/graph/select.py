@@ -203,11 +203,7 @@ def _canonical(graph: KnowledgeGraph, p: Point) -> Point:
 def equivalents(graph: KnowledgeGraph, key: str) -> set[str]:
     """The point and the points of the same document with the same normalised title."""
     me = graph.points[key]
-    return {key} | {
-        p.key
-        for p in graph.of_path(me.path)
-        if p.kind != "concept" and p.norm_title == me.norm_title
-    }
+    return {key} | {p.key for p in graph.same_title(me.path, me.norm_title)}
 
 
 # -- neighbors ---------------------------------------------------------------------------
@@ -262,7 +258,7 @@ def select_neighbors(
     me = graph.points[anchor.key]
     my_titles = {me.norm_title, subject_title(me.title)} - {""}
     group = equivalents(graph, me.key)
-    ins = [e for k in sorted(group) for e in graph.in_edges(k) if e.source not in group]
+    ins = [e for k in sorted(group) for e in graph.walk_in_edges(k) if e.source not in group]
     outs = [e for k in sorted(group) for e in graph.out_edges(k) if e.target not in group]
     filtered: Counter[str] = Counter()
     grouped: dict[tuple[str, Direction], list[Edge]] = {}
@@ -423,9 +419,7 @@ def _unit_members(graph: KnowledgeGraph, key: str) -> set[str]:
     p = graph.points[key]
     if p.kind != "document":
         return {key}
-    return {key} | {
-        q.key for q in graph.of_path(p.path) if q.kind == "section" and q.norm_title == p.norm_title
-    }
+    return {key} | {q.key for q in graph.same_title(p.path, p.norm_title) if q.kind == "section"}
 
 
 def graph_boost(
@@ -487,9 +481,13 @@ def graph_boost(
             damp_cache[u] = max(1.0, math.log1p(d))
         return damp_cache[u]
 
+    # A document anchor: every point of it is an origin. Only its linked points can lead
+    # out of it, so only they are visited (a document may hold a million sections); the
+    # walk treats any other point of the document as origin (skipped) below.
+    whole_doc = start.kind == "document"
     origin_points = (
-        [p.key for p in graph.of_path(start.path) if not p.bibliographic]
-        if start.kind == "document"
+        [p.key for p in graph.linked_of_path(start.path) if not p.bibliographic]
+        if whole_doc
         else sorted(equivalents(graph, start.key))
     )
     origin = {unit(x) for x in origin_points} | {unit(start.key)}
@@ -501,13 +499,13 @@ def graph_boost(
         if hops >= max_hops:
             continue
         for m in sorted(members[u]):
-            for e in graph.out_edges(m) + graph.in_edges(m):
+            for e in graph.out_edges(m) + graph.walk_in_edges(m):
                 if e.confidence < min_confidence:
                     continue
                 other = e.target if e.source == m else e.source
                 assert isinstance(other, str)
                 p = graph.points.get(other)
-                if p is None or p.bibliographic:
+                if p is None or p.bibliographic or (whole_doc and p.path == start.path):
                     continue
                 v = unit(other)
                 if v in origin or v == u:

@@ -9,6 +9,9 @@ Design (rationale and measurements in ``bench/README.md``):
   and k1/b can change without a rebuild.
 * Global statistics: N, live document frequencies and avgdl cover all live
   documents of all segments, so scores equal those of a from-scratch index.
+  A :class:`Population` (the chunks one caller may read) replaces them with that
+  population's own N, avgdl and document frequencies, so a caller's scores equal
+  those of an index holding only what it may read (see docs/security.md).
 * ``remove`` / replacement flip a live bit (tombstone); dead slots are masked
   before top-k and dropped at :meth:`LexicalIndex.merge`.
 * ``allowed`` becomes a boolean mask applied *before* ``argpartition``.
@@ -32,7 +35,14 @@ import numpy.typing as npt
 from citewise.index.segment import Bag, BoolArray, F32Array, Segment, bm25_scores, top_k
 from citewise.index.tokenize import content_tokens, literal_tokens, tokenize
 
-__all__ = ["DEFAULT_B", "DEFAULT_K1", "DEFAULT_TITLE_WEIGHT", "Hit", "LexicalIndex"]
+__all__ = [
+    "DEFAULT_B",
+    "DEFAULT_K1",
+    "DEFAULT_TITLE_WEIGHT",
+    "Hit",
+    "LexicalIndex",
+    "Population",
+]
 
 #: Defaults chosen on the SciFact *train* split (grid in bench/lexical_scifact.py);
 #: test nDCG@10 0.6915 with them, 0.6842 at the textbook 1.5 / 0.75 / 1.0.
@@ -49,6 +59,17 @@ Allowed = Collection[str] | npt.NDArray[np.bool_] | None
 class Hit(NamedTuple):
     chunk_id: str
     score: float
+
+
+class Population(NamedTuple):
+    """Scoring statistics of a subset of the live chunks (one caller's readable set):
+    ``mask`` over slots, its size ``n`` and the length norms from its own average length.
+    Valid for the index :attr:`LexicalIndex.layout_version` it was built at."""
+
+    mask: BoolArray
+    n: int
+    norms: tuple[F32Array, F32Array]
+    layout: int
 
 
 class LexicalIndex:
@@ -247,11 +268,34 @@ class LexicalIndex:
             self._cache_key = key
         return main, delta
 
-    def score_vector(self, tokens: Sequence[str]) -> npt.NDArray[np.float64]:
-        """BM25 score of every slot (dead slots included, unmasked) for query tokens."""
+    def population(self, chunk_ids: Iterable[str]) -> Population:
+        """Statistics of the live chunks among ``chunk_ids`` (see :class:`Population`).
+
+        Lengths are summed in float64 (they are whole numbers times ``title_weight``), so
+        a population's average equals the global one of an index holding only it."""
         main, delta = self._prepare()
-        segs = ((main, self._norms[0], 0), (delta, self._norms[1], len(main.chunk_ids)))
-        return bm25_scores(segs, tokens, main.n_live + delta.n_live, self.n_slots)
+        mask = self.slot_mask(chunk_ids) & self._live_all
+        n = int(np.count_nonzero(mask))
+        lengths = np.concatenate([main.doc_len, delta.doc_len])
+        total = float(lengths[mask].sum(dtype=np.float64))
+        avgdl = (total / n if n else 0.0) or 1.0
+        norms = (main.norm(self.k1, self.b, avgdl), delta.norm(self.k1, self.b, avgdl))
+        return Population(mask, n, norms, self._layout)
+
+    def score_vector(
+        self, tokens: Sequence[str], population: Population | None = None
+    ) -> npt.NDArray[np.float64]:
+        """BM25 score of every slot (dead slots included, unmasked) for query tokens, with
+        the statistics of ``population`` (None: every live chunk)."""
+        main, delta = self._prepare()
+        if population is None:
+            norms, n, mask = self._norms, main.n_live + delta.n_live, None
+        else:
+            if population.layout != self._layout or population.mask.shape != (self.n_slots,):
+                raise ValueError("stale population: rebuild it with population() after a change")
+            norms, n, mask = population.norms, population.n, population.mask
+        segs = ((main, norms[0], 0), (delta, norms[1], len(main.chunk_ids)))
+        return bm25_scores(segs, tokens, n, self.n_slots, mask)
 
     def search(self, query: str, k: int = 10, allowed: Allowed = None) -> list[Hit]:
         """Top ``k`` live chunks for ``query`` among ``allowed`` (None = all).
@@ -263,12 +307,17 @@ class LexicalIndex:
         return self.search_tokens(tokenize(query), k, allowed)
 
     def search_tokens(
-        self, tokens: Sequence[str], k: int = 10, allowed: Allowed = None
+        self,
+        tokens: Sequence[str],
+        k: int = 10,
+        allowed: Allowed = None,
+        population: Population | None = None,
     ) -> list[Hit]:
-        """:meth:`search` for an already tokenized query."""
+        """:meth:`search` for an already tokenized query; ``population`` gives the scoring
+        statistics (None: every live chunk's)."""
         if k <= 0 or not self._where:
             return []
-        scores = self.score_vector(tokens)
+        scores = self.score_vector(tokens, population)
         mask = self._live_all
         if allowed is not None:
             if isinstance(allowed, np.ndarray):

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -29,6 +30,7 @@ from citewise.graph.build import KBGraph
 from citewise.index.embedder import Embedder, Unavailable, probe
 from citewise.index.lexical import LexicalIndex
 from citewise.index.vectors import VectorIndex
+from citewise.index.views import CallerViews
 from citewise.ingest.editions import superseded_paths
 from citewise.store.models import StoredChunk
 from citewise.store.protocol import Store
@@ -107,11 +109,12 @@ class IndexState:
     lexical: LexicalIndex = field(default_factory=LexicalIndex)
     vectors: VectorIndex | None = None
     keys: dict[str, str] = field(default_factory=dict)  # chunk id -> text key of its vector
-    #: scope key -> chunk ids it may see (valid for this state only; entries only added)
-    scopes: dict[object, frozenset[str]] = field(default_factory=dict)
+    #: per-caller values derived from this state only (scope key -> chunk ids it may see,
+    #: a principal's scoring population, superseded paths, revision view); only added to
+    scopes: dict[object, Any] = field(default_factory=dict)
 
 
-class KBIndex:
+class KBIndex(CallerViews):
     """The lexical and dense indexes of one knowledge base, persisted under ``directory``.
 
     Safe to search from many threads. :meth:`sync` builds a new :class:`IndexState` aside
@@ -298,16 +301,8 @@ class KBIndex:
             generation = ""
         return generation, revision, live
 
-    def scoped(self, key: object, compute: Callable[[], frozenset[str]]) -> frozenset[str]:
-        """The chunk ids a scope (filters + principal) may see, cached until the next change
-        of the store's generation (scope depends only on current documents' metadata)."""
-        scopes = self.state.scopes
-        got = scopes.get(key)
-        if got is None:
-            got = compute()
-            if len(scopes) < 256:  # bounded; past it, scopes are computed per request
-                scopes[key] = got
-        return got
+    def _memo_table(self) -> dict[object, Any]:
+        return self.state.scopes
 
     def _sync_vectors(
         self, old: IndexState, live: dict[str, StoredChunk]

@@ -199,6 +199,7 @@ def bm25_scores(
     tokens: Sequence[str],
     n_live: int,
     n_slots: int,
+    population: BoolArray | None = None,
 ) -> npt.NDArray[np.float64]:
     """Lucene-variant BM25 of every slot of ``segments`` for query ``tokens``.
 
@@ -206,6 +207,8 @@ def bm25_scores(
     Document frequencies are summed over the segments' *live* documents and
     ``n_live`` is the global live count, so a document's score does not depend on
     the segment it sits in.  Dead slots still get a score: callers mask them.
+    With ``population`` (a mask over all slots, dead ones False) document frequencies
+    count only its slots, and ``n_live`` and the norms must be that population's too.
     """
     segs = list(segments)
     docs: list[npt.NDArray[np.int32]] = []
@@ -216,7 +219,11 @@ def bm25_scores(
         for seg, norm, offset in segs:
             tid = seg.term_id.get(term)
             if tid is not None:
-                df += int(seg.df_live[tid])
+                if population is None:
+                    df += int(seg.df_live[tid])
+                else:
+                    s, e = seg.term_ptr[tid], seg.term_ptr[tid + 1]
+                    df += int(np.count_nonzero(population[seg.post_doc[s:e] + offset]))
                 found.append((seg, norm, offset, tid))
         if df == 0:
             continue

@@ -26,6 +26,7 @@ from typing import Any
 from citewise.errors import UnsupportedFormat
 from citewise.ingest.decode import LineIndex
 from citewise.ingest.html import parse_html
+from citewise.ingest.limits import ParseBudget
 from citewise.ingest.markdown import parse_markdown
 from citewise.ingest.text import parse_text
 from citewise.ingest.tree import RawNode
@@ -41,6 +42,8 @@ class TextSource:
     name: str
     body_offset: int
     index: LineIndex
+    #: The file's parse limits (depth, nodes, time); parsers report to it as they go.
+    budget: ParseBudget | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,21 +148,21 @@ def format_for(name: str) -> FormatSpec:
 
 # -- the built-in formats -----------------------------------------------------------------
 def _markdown(src: TextSource) -> Extracted:
-    md = parse_markdown(src.text, src.body_offset, src.index)
+    md = parse_markdown(src.text, src.body_offset, src.index, src.budget)
     return Extracted(src.text, md.nodes, md.first_h1)
 
 
 def _text(src: TextSource) -> Extracted:
-    return Extracted(src.text, parse_text(src.text, src.body_offset))
+    return Extracted(src.text, parse_text(src.text, src.body_offset, src.budget))
 
 
 def _html(src: TextSource) -> Extracted:
-    doc = parse_html(src.text, src.name)
+    doc = parse_html(src.text, src.name, src.budget)
     return Extracted(src.text, doc.nodes, doc.title)
 
 
 def _xml(src: TextSource) -> Extracted:
-    doc = parse_xml(src.text, src.name)
+    doc = parse_xml(src.text, src.name, src.budget)
     return Extracted(src.text, doc.nodes, doc.title)
 
 
@@ -167,3 +170,68 @@ register(FormatSpec("markdown", (".md", ".markdown"), front_matter=True, parse_t
 register(FormatSpec("text", (".txt", ".text", ""), front_matter=True, parse_text=_text))
 register(FormatSpec("html", (".html", ".htm"), parse_text=_html))
 register(FormatSpec("xml", (".xml",), parse_text=_xml))
+
+
+def _pdf(raw: bytes, name: str) -> Extracted:
+    # imported on first use: pypdfium2 stays out of the CLI's start-up
+    from citewise.ingest.pdf import parse_pdf
+
+    return parse_pdf(raw, name)
+
+
+register(FormatSpec("pdf", (".pdf",), binary=True, parse_bytes=_pdf))
+
+
+def _rst(src: TextSource) -> Extracted:
+    from citewise.ingest.rst import parse_rst  # docutils loads on first use
+
+    nodes, title = parse_rst(src.text, src.body_offset, src.index)
+    return Extracted(src.text, nodes, title)
+
+
+register(FormatSpec("rst", (".rst", ".rest"), parse_text=_rst))
+
+
+def _docx(raw: bytes, name: str) -> Extracted:
+    from citewise.ingest.docx import parse_docx  # python-docx loads on first use
+
+    return parse_docx(raw, name)
+
+
+register(FormatSpec("docx", (".docx",), binary=True, parse_bytes=_docx))
+
+
+def _xlsx(raw: bytes, name: str) -> Extracted:
+    from citewise.ingest.xlsx import parse_xlsx  # openpyxl loads on first use
+
+    return parse_xlsx(raw, name)
+
+
+register(FormatSpec("xlsx", (".xlsx",), binary=True, parse_bytes=_xlsx))
+
+
+def _pptx(raw: bytes, name: str) -> Extracted:
+    from citewise.ingest.pptx import parse_pptx  # python-pptx loads on first use
+
+    return parse_pptx(raw, name)
+
+
+register(FormatSpec("pptx", (".pptx",), binary=True, parse_bytes=_pptx))
+
+
+def _epub(raw: bytes, name: str) -> Extracted:
+    from citewise.ingest.epub import parse_epub
+
+    return parse_epub(raw, name)
+
+
+register(FormatSpec("epub", (".epub",), binary=True, parse_bytes=_epub))
+
+
+def _odt(raw: bytes, name: str) -> Extracted:
+    from citewise.ingest.odt import parse_odt
+
+    return parse_odt(raw, name)
+
+
+register(FormatSpec("odt", (".odt",), binary=True, parse_bytes=_odt))

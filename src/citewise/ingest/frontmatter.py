@@ -16,6 +16,38 @@ import yaml
 
 from citewise.errors import FrontMatterError
 
+#: Nesting of YAML collections front matter may use (the YAML parser recurses per level).
+MAX_YAML_DEPTH = 32
+#: Characters of front matter: metadata is small, and the pure-Python YAML parser cannot be
+#: interrupted by the per-file time limit (about 30 s per MB on a loaded 2-core machine).
+MAX_FRONT_MATTER_CHARS = 64 * 1024
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """Safe YAML without aliases and with bounded nesting. ``*alias`` chains expand
+    exponentially when the metadata is walked (a "billion laughs" in a few hundred
+    bytes) and deep ``[[[...`` overflows the stack; metadata never needs either."""
+
+    _depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.peek_event()  # type: ignore[no-untyped-call]
+        mark: Any = event.start_mark
+        if isinstance(event, yaml.AliasEvent):
+            raise yaml.composer.ComposerError(
+                None, None, "YAML aliases (*name) are not allowed in front matter", mark
+            )
+        if self._depth >= MAX_YAML_DEPTH:
+            raise yaml.composer.ComposerError(
+                None, None, f"nested deeper than {MAX_YAML_DEPTH} levels", mark
+            )
+        self._depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
 _OPEN = re.compile(r"---[ \t]*(?:\r\n|\r|\n)")
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r\n|\r|\n|$)", re.MULTILINE)
 
@@ -36,8 +68,14 @@ def split_front_matter(text: str, name: str) -> tuple[dict[str, Any], int]:
             hint="Add a closing '---' line after the YAML, or remove the opening '---'.",
         )
     yaml_text = text[opening.end() : closing.start()]
+    if len(yaml_text) > MAX_FRONT_MATTER_CHARS:
+        raise FrontMatterError(
+            f"{name}: front matter is {len(yaml_text):,} characters, over the "
+            f"{MAX_FRONT_MATTER_CHARS:,}-character limit.",
+            hint="Keep metadata short; move long content into the document body.",
+        )
     try:
-        loaded = yaml.safe_load(yaml_text) if yaml_text.strip() else {}
+        loaded = yaml.load(yaml_text, Loader=_BoundedLoader) if yaml_text.strip() else {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""

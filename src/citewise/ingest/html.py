@@ -16,6 +16,7 @@ from html.parser import HTMLParser
 
 from citewise.errors import IngestError
 from citewise.ingest.decode import trim_range
+from citewise.ingest.limits import ParseBudget
 from citewise.ingest.markdown import unique_headers
 from citewise.ingest.models import NodeKind
 from citewise.ingest.tree import Heading, RawNode, collapse_ws, nest_sections
@@ -57,9 +58,10 @@ class HtmlResult:
 
 
 class _Parser(HTMLParser):
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, budget: ParseBudget) -> None:
         super().__init__(convert_charrefs=True)
         self.text = text
+        self.budget = budget
         self._nl = [0] + [m.end() for m in re.finditer("\n", text)]
         self.items: list[Heading | RawNode] = []
         self.open: list[_Open] = []
@@ -93,6 +95,7 @@ class _Parser(HTMLParser):
     def _finish(self, op: _Open, end: int) -> None:
         text = collapse_ws(" ".join(op.parts))
         if op.heading:
+            self.budget.node()
             self.items.append(Heading(op.heading, op.start, end, text))
             if op.heading == 1 and self.first_h1 is None and text:
                 self.first_h1 = text
@@ -114,6 +117,7 @@ class _Parser(HTMLParser):
                 self._header = unique_headers(op.cells)
                 return
             header = self._header or unique_headers([""] * len(op.cells))
+            self.budget.node()
             table.node.children.append(
                 RawNode(
                     "table_row", op.start, end, collapse_ws(" ".join(op.cells)),
@@ -139,6 +143,13 @@ class _Parser(HTMLParser):
 
     # -- HTMLParser callbacks ----------------------------------------------
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.budget.step()
+        try:
+            self._start(tag, attrs)
+        finally:
+            self.budget.depth(len(self.open) + self.list_depth + len(self.skip))
+
+    def _start(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "title" and not self.skip[1:]:
             self._title_parts = []
         if self.skip:
@@ -180,6 +191,7 @@ class _Parser(HTMLParser):
             node = None
             if inside is None or (tag == "li" and inside.node and inside.node.kind == "list_item"):
                 node = RawNode(_BLOCKS[tag], start, start, "")
+                self.budget.node()
                 self._emit(node)
             self.open.append(_Open(tag, start, node=node, list_depth=self.list_depth))
             return
@@ -220,6 +232,7 @@ class _Parser(HTMLParser):
         self._title_parts = None
 
     def handle_data(self, data: str) -> None:
+        self.budget.step()
         if self._title_parts is not None:
             self._title_parts.append(data)
         if not self.skip:
@@ -238,9 +251,9 @@ class _Parser(HTMLParser):
         return HtmlResult(nest_sections(self.text, self.items), self.doc_title or self.first_h1)
 
 
-def parse_html(text: str, name: str) -> HtmlResult:
+def parse_html(text: str, name: str, budget: ParseBudget | None = None) -> HtmlResult:
     """Parse HTML ``text``; ranges are exact offsets into ``text``."""
-    parser = _Parser(text)
+    parser = _Parser(text, budget or ParseBudget(name))
     try:
         parser.feed(text)
         return parser.finish()

@@ -12,15 +12,76 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_block import StateBlock
+from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
 from citewise.ingest.decode import LineIndex, trim_range
+from citewise.ingest.limits import ParseBudget, limit_error
 from citewise.ingest.models import NodeKind
 from citewise.ingest.tree import Heading, RawNode, collapse_ws, nest_sections
 
-_MD = MarkdownIt("commonmark").enable("table")
+_BUDGET = "citewise_budget"
+_COUNTED = "citewise_counted"
+#: Block tokens per node the token stream may hold (memory: deep nesting makes many
+#: tokens per node) before the node limit applies.
+_TOKENS_PER_NODE = 8
+#: Tokens that become (at most) one node each; counted while markdown-it runs, so a file
+#: of a million headings stops at the node limit, not after tokenizing all of it.
+_NODE_OPENS = frozenset(
+    {"heading_open", "paragraph_open", "list_item_open", "blockquote_open", "tr_open",
+     "fence", "code_block"}
+)  # fmt: skip
+
+
+_TOP_ONLY = frozenset({"paragraph_open", "blockquote_open"})
+
+
+def _guard_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """First block rule, called at every block start: depth, size and time checks.
+
+    markdown-it itself silently drops blocks nested past ``maxNesting``; the parser is
+    built with ``maxNesting`` above the depth limit (a nested block opens at most two levels
+    deeper), so this refuses the file first."""
+    budget: ParseBudget | None = state.env.get(_BUDGET)
+    if budget is None:
+        return False
+    budget.depth(state.level)
+    tokens = state.tokens
+    seen, opens = state.env.get(_COUNTED, (0, 0))
+    # a paragraph or quote inside an item or quote is part of that node, not one of its own
+    opens += sum(
+        1
+        for t in tokens[seen:]
+        if t.type in _NODE_OPENS and (t.level == 0 or t.type not in _TOP_ONLY)
+    )
+    state.env[_COUNTED] = (len(tokens), opens)
+    limit = budget.limits.max_nodes
+    if opens > limit:
+        raise limit_error(budget.name, f"more than {limit:,} blocks", "max_nodes", limit)
+    if len(tokens) > _TOKENS_PER_NODE * limit:
+        raise limit_error(budget.name, f"{len(tokens):,} Markdown block tokens", "max_nodes", limit)
+    budget.step()
+    return False
+
+
+def _guard_inline(state: StateInline, silent: bool) -> bool:
+    budget: ParseBudget | None = state.env.get(_BUDGET)
+    if budget is not None:
+        budget.step()
+    return False
+
+
+@lru_cache(maxsize=8)
+def markdown_parser(max_depth: int) -> MarkdownIt:
+    """CommonMark + GFM tables, nesting bounded just above ``max_depth``, with guards."""
+    md = MarkdownIt("commonmark", {"maxNesting": max_depth + 4}).enable("table")
+    md.block.ruler.before("table", "citewise_guard", _guard_block)
+    md.inline.ruler.before("text", "citewise_guard", _guard_inline)
+    return md
 
 
 def inline_plain(token: Token) -> str:
@@ -63,9 +124,10 @@ class MarkdownResult:
 
 
 class _Builder:
-    def __init__(self, text: str, index: LineIndex, body_offset: int) -> None:
+    def __init__(self, text: str, index: LineIndex, body_offset: int, budget: ParseBudget) -> None:
         self.text = text
         self.index = index
+        self.budget = budget
         self.line_offset = index.line_of(body_offset) - 1 if body_offset else 0
 
     def span(self, line_map: list[int] | None) -> tuple[int, int]:
@@ -95,6 +157,7 @@ class _Builder:
             elif tok.type == "inline":
                 cells.append(collapse_ws(inline_plain(tok)))
             elif tok.type == "tr_close" and not in_head:
+                self.budget.node()
                 rs, re_ = self.span(row_map)
                 rows.append(
                     RawNode(
@@ -122,7 +185,10 @@ class _Builder:
         return node, j
 
     def build(self, body: str) -> MarkdownResult:
-        tokens = _MD.parse(body)
+        budget = self.budget
+        md = markdown_parser(budget.limits.max_depth)
+        tokens = md.parse(body, {_BUDGET: budget})
+        budget.check_time()
         items: list[Heading | RawNode] = []
         stack: list[_Capture] = []
         first_h1: str | None = None
@@ -141,6 +207,7 @@ class _Builder:
         i = 0
         while i < len(tokens):
             tok = tokens[i]
+            budget.step()
             inside = any(c.node is not None for c in stack)
             in_quote = any(c.node is not None and c.node.kind == "blockquote" for c in stack)
             if tok.type == "heading_open":
@@ -151,6 +218,7 @@ class _Builder:
                     start, end = self.span(tok.map)
                     level = int(tok.tag[1:])
                     items.append(Heading(level, start, end, title))
+                    budget.node()
                     if level == 1 and first_h1 is None and title:
                         first_h1 = title
                 i += 3
@@ -161,6 +229,7 @@ class _Builder:
                 start, end = self.span(tok.map)
                 plain = collapse_ws(inline_plain(tokens[i + 1]))
                 items.append(RawNode("paragraph", start, end, plain))
+                budget.node()
                 i += 3
                 continue
             elif tok.type in ("fence", "code_block"):
@@ -172,12 +241,14 @@ class _Builder:
                     kind: NodeKind = "mermaid" if lang.lower() == "mermaid" else "code"
                     attrs = {"language": lang or None}
                     items.append(RawNode(kind, start, end, collapse_ws(tok.content), attrs=attrs))
+                    budget.node()
             elif tok.type == "table_open":
                 node, i = self.table(tokens, i)
                 if inside:
                     add_text(node.search_text)
                 else:
                     items.append(node)
+                    budget.node()
             elif tok.type in ("list_item_open", "blockquote_open"):
                 node = None
                 if tok.type == "blockquote_open" and not inside:
@@ -190,6 +261,7 @@ class _Builder:
                         node.attrs["number"] = tok.info
                 if node is not None:
                     emit(node)
+                    budget.node()
                 stack.append(_Capture(node, tok.type.replace("_open", "_close")))
             elif tok.type in ("list_item_close", "blockquote_close"):
                 cap = stack.pop()
@@ -199,7 +271,13 @@ class _Builder:
         return MarkdownResult(nest_sections(self.text, items), first_h1)
 
 
-def parse_markdown(text: str, body_offset: int, index: LineIndex | None = None) -> MarkdownResult:
+def parse_markdown(
+    text: str,
+    body_offset: int,
+    index: LineIndex | None = None,
+    budget: ParseBudget | None = None,
+) -> MarkdownResult:
     """Parse ``text[body_offset:]``; ranges are offsets into the full ``text``."""
     idx = index or LineIndex(text)
-    return _Builder(text, idx, body_offset).build(text[body_offset:])
+    spend = budget or ParseBudget("document.md")
+    return _Builder(text, idx, body_offset, spend).build(text[body_offset:])

@@ -21,6 +21,7 @@ NodeKind = Literal[
     "code",
     "mermaid",
     "blockquote",
+    "page_furniture",  # a running header/footer (PDF): stored and citable, never chunked
 ]
 
 #: Leaf kinds that carry searchable content and can become chunk members.

@@ -7,6 +7,8 @@ chunking.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -17,10 +19,13 @@ from citewise.ingest.clauses import ClauseEvent, assign_clause_paths
 from citewise.ingest.decode import LineIndex, decode_bytes
 from citewise.ingest.formats import Extracted, TextSource, format_for
 from citewise.ingest.frontmatter import split_front_matter
+from citewise.ingest.limits import ParseBudget
 from citewise.ingest.models import DocFormat, Node, ParsedDocument, sha256_text, stable_id
 from citewise.ingest.tree import RawNode
 
 _CLAUSE_BLOCKS = frozenset({"paragraph", "list_item", "blockquote"})
+#: Built-in formats whose parser adds no metadata of its own (only front matter counts).
+_NO_OWN_METADATA = frozenset({"markdown", "text", "html", "xml"})
 
 
 def detect_format(name: str) -> DocFormat:
@@ -33,10 +38,19 @@ def _stem(name: str) -> str:
     return PurePosixPath(name.replace("\\", "/")).stem or name
 
 
-def _walk(node: RawNode, depth: int = 0) -> list[tuple[RawNode, int]]:
-    out = [(node, depth)]
-    for child in node.children:
-        out.extend(_walk(child, depth + 1))
+def _walk(root: RawNode, budget: ParseBudget) -> list[tuple[RawNode, int]]:
+    """Pre-order ``(node, depth)`` without recursion (deep trees cannot overflow the
+    stack); depth and node count are checked against the budget as it goes."""
+    out: list[tuple[RawNode, int]] = []
+    stack = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        budget.depth(depth)
+        budget.step()
+        out.append((node, depth))
+        stack.extend((child, depth + 1) for child in reversed(node.children))
+    if len(out) > budget.limits.max_nodes:
+        budget.node(len(out) - budget.nodes)
     return out
 
 
@@ -63,10 +77,31 @@ def _assign_clauses(order: list[tuple[RawNode, int]]) -> None:
             raw.attrs["clause_ambiguous"] = True
 
 
+def document_metadata(raw: bytes, name: str) -> dict[str, Any]:
+    """The metadata :func:`parse_document` gives ``raw`` for a text format (its front
+    matter), without parsing the body: access checks on stored versions stay cheap however
+    large they are. Other formats' parsers may add metadata, so they are asked."""
+    spec = format_for(name)
+    if spec.name not in _NO_OWN_METADATA:  # a parser that may add metadata: ask it
+        return parse_document(raw, name=name, kb="", doc_path=name, config=IngestConfig()).metadata
+    if not spec.front_matter:
+        return {}
+    metadata, _ = split_front_matter(decode_bytes(raw, name), name)
+    return metadata
+
+
 def parse_document(
-    raw: bytes, *, name: str, kb: str, doc_path: str, config: IngestConfig
+    raw: bytes,
+    *,
+    name: str,
+    kb: str,
+    doc_path: str,
+    config: IngestConfig,
+    clock: Callable[[], float] | None = None,
 ) -> ParsedDocument:
-    """Parse one file. Errors are :class:`~citewise.errors.IngestError` subclasses."""
+    """Parse one file. Errors are :class:`~citewise.errors.IngestError` subclasses;
+    a file past a :class:`~citewise.config.ParseLimits` bound raises
+    :class:`~citewise.errors.ParseLimitExceeded`. ``clock`` is for tests."""
     if len(raw) > config.max_file_bytes:
         raise FileTooLarge(
             f"{name}: {len(raw):,} bytes exceeds the {config.max_file_bytes:,}-byte limit.",
@@ -74,6 +109,7 @@ def parse_document(
         )
     spec = format_for(name)
     fmt: DocFormat = spec.name
+    budget = ParseBudget(name, config.limits, clock or time.monotonic)
     metadata: dict[str, Any] = {}
     extracted: Extracted
     if spec.parse_bytes is not None:
@@ -95,15 +131,17 @@ def parse_document(
         body_offset = 0
         if spec.front_matter:
             metadata, body_offset = split_front_matter(text, name)
-        extracted = spec.parse_text(TextSource(text, name, body_offset, index))
+        extracted = spec.parse_text(TextSource(text, name, body_offset, index, budget))
         metadata = {**extracted.metadata, **metadata}
     children, first_heading = extracted.nodes, extracted.title
     title = str(metadata.get("title") or first_heading or _stem(name))
 
     root = RawNode("document", 0, len(text), title, title=title, children=children)
     root.clause_preset = True
-    order = _walk(root)
+    order = _walk(root, budget)
+    budget.text(sum(r.char_end - r.char_start for r, _ in order), len(text))
     _assign_clauses(order)
+    budget.check_time()
 
     content_sha = sha256_text(text)
     nodes: list[Node] = []
@@ -114,6 +152,7 @@ def parse_document(
         for child in raw_node.children:
             parents[id(child)] = raw_node
     for ordinal, (raw_node, _) in enumerate(order):
+        budget.step()
         parent = parents[id(raw_node)]
         path = paths[id(parent)] if parent is not None else ()
         if raw_node.kind == "section":
@@ -141,6 +180,9 @@ def parse_document(
                 attrs=raw_node.attrs,
             )
         )
+    budget.check_time()
+    if any("locator" in n.attrs for n in nodes):
+        metadata["locators"] = True  # recall/evidence read node locators for this document
     chunks = build_chunks(nodes, title, config.chunks, (kb, doc_path, content_sha))
     return ParsedDocument(
         format=fmt, text=text, title=title, metadata=metadata, nodes=tuple(nodes), chunks=chunks

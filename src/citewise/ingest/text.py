@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from citewise.ingest.clauses import find_anchor
+from citewise.ingest.limits import ParseBudget
 from citewise.ingest.tree import Heading, RawNode, collapse_ws, nest_sections
 
 _BLANK_SPLIT = re.compile(r"(?:[ \t]*(?:\r\n|\r(?!\n)|\n)){2,}")
@@ -36,8 +37,9 @@ def _heading_level(line: str) -> int | None:
     return None
 
 
-def parse_text(text: str, body_offset: int) -> list[RawNode]:
+def parse_text(text: str, body_offset: int, budget: ParseBudget | None = None) -> list[RawNode]:
     """Paragraphs of ``text[body_offset:]`` with offsets into the full ``text``."""
+    spend = budget or ParseBudget("document.txt")
     items: list[Heading | RawNode] = []
     pos = body_offset
     spans: list[tuple[int, int]] = []
@@ -52,6 +54,7 @@ def parse_text(text: str, body_offset: int) -> list[RawNode]:
             end -= 1
         if start >= end:
             continue
+        spend.node()
         chunk = text[start:end]
         level = None if ("\n" in chunk or "\r" in chunk) else _heading_level(chunk)
         if level is not None:

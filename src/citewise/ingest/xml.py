@@ -25,6 +25,7 @@ from xml.parsers import expat
 
 from citewise.errors import IngestError, XmlRejected
 from citewise.ingest.decode import trim_range
+from citewise.ingest.limits import ParseBudget
 from citewise.ingest.tree import RawNode, collapse_ws
 
 _SECTIONS = frozenset(
@@ -99,8 +100,9 @@ def _tag_end(data: bytes, pos: int) -> int:
     return len(data)
 
 
-def parse_xml(text: str, name: str) -> XmlResult:
+def parse_xml(text: str, name: str, budget: ParseBudget | None = None) -> XmlResult:
     """Parse regulatory XML ``text``; ranges are exact offsets into ``text``."""
+    spend = budget or ParseBudget(name)
     data = text.encode("utf-8")
     to_char = _ByteToChar(data)
     parser = expat.ParserCreate(encoding="utf-8")
@@ -130,6 +132,8 @@ def parse_xml(text: str, name: str) -> XmlResult:
         pos = to_char(parser.CurrentByteIndex)
         frame = _Frame(tag, pos)
         frames.append(frame)
+        spend.depth(len(frames))
+        spend.step()
         if skip_depth or tag in _SKIP:
             skip_depth += 1
             return
@@ -153,6 +157,7 @@ def parse_xml(text: str, name: str) -> XmlResult:
             frame.node = node
         else:
             return
+        spend.node()
         if regml and tag in _SECTIONS and "label" in attrs:
             node.attrs["label"] = attrs["label"]
             if tag == "section":
@@ -195,6 +200,7 @@ def parse_xml(text: str, name: str) -> XmlResult:
             frames[-1].own_parts.extend(frame.own_parts)
 
     def chars(data_: str) -> None:
+        spend.step()
         if frames:
             f = frames[-1]
             if f.node is None or f.node.kind != "section":

@@ -23,6 +23,8 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any
 
+from citewise.answer.orchestration import redact_orchestration
+from citewise.answer.review import REMOVED_WHY, flagged_units
 from citewise.evidence.models import EvidencePack, Fragment
 from citewise.ingest.models import sha256_text
 from citewise.recall.models import SearchFilters
@@ -99,7 +101,7 @@ class FrozenPayload:
             f'<evidence id="{i.id}" path="{_attr(i.fragment.path)}" '
             f'heading="{_attr(" > ".join(i.fragment.heading_path))}" '
             f'revision="{i.fragment.revision}" truncated="{str(i.fragment.truncated).lower()}">\n'
-            f"{escape(i.fragment.text)}\n</evidence>"
+            f"{escape(shown_text(i.fragment)[0])}\n</evidence>"
             for i in self.items
         ]
         return (
@@ -118,7 +120,22 @@ class FrozenPayload:
             "items": [i.to_json() for i in self.items],
             "replay_id": self.replay_id,
             "payload_sha256": self.sha256(),
+            "removed_orchestration": [
+                {"item": i.id, "path": i.fragment.path, **r}
+                for i in self.items
+                for r in shown_text(i.fragment)[1]
+            ],
         }
+
+
+def shown_text(frag: Fragment) -> tuple[str, list[dict[str, Any]]]:
+    """The item text the model sees: sentences that look like orchestration are replaced
+    by a placeholder (the item's hash and offsets still describe the exact source), and
+    what was replaced, with why."""
+    text, removed = redact_orchestration(frag.text, flagged_units(frag))
+    for r in removed:
+        r["reason"] = REMOVED_WHY
+    return text, removed
 
 
 def escape(text: str) -> str:

@@ -18,6 +18,7 @@ from citewise.answer.models import Answer, Claim
 from citewise.answer.procedure import merge_procedures
 from citewise.answer.review import release_review
 from citewise.answer.support import support_score
+from citewise.evidence.nodes import NodeReader, spans_by_version
 from citewise.llm.frozen import FrozenPayload, _candidates, freeze, minimal_set
 from citewise.recall.models import SearchFilters
 from citewise.sufficiency.gates import GateInput
@@ -77,9 +78,9 @@ def build_payload(
     frags = _candidates(g.pack, stale)
     if g.intent.kind == "how_to":
         # a procedure is sent whole, as one item, so the item limit never cuts steps off
-        frags = merge_procedures(
-            frags, lambda path, vid: kb.store.nodes_of_version(kb.name, path, vid)
-        )
+        reader = NodeReader(kb.store, kb.name)
+        near = spans_by_version((f.path, f.version_id, f.char_start, f.char_end) for f in frags)
+        frags = merge_procedures(frags, lambda path, vid: reader.near(path, vid, near[(path, vid)]))
     lead = compose(question, g.intent.kind, frags)
     required = tuple(dict.fromkeys(c.fragment.citation_id for c in lead))
     chosen, set_review = minimal_set(

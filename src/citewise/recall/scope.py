@@ -7,7 +7,9 @@ narrow the scope further. The result is the set of chunk ids every route searche
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from citewise.errors import UsageError
@@ -68,3 +70,31 @@ def parse_filters(items: Iterable[str], principal: str | None = None) -> SearchF
         else:
             meta.append((key, value))
     return SearchFilters(tuple(prefixes), tuple(tags), tuple(meta), principal)
+
+
+@dataclass(frozen=True, slots=True)
+class RevisionView:
+    """One principal's numbering of a KB's revisions: ``changes`` are the KB revisions at
+    which a version it may read entered or left. Its revision ``n`` is the ``n``-th such
+    change, so changes to documents it may not read never move the number it sees."""
+
+    changes: tuple[int, ...]
+
+    def number(self, revision: int) -> int:
+        """The principal's revision number for KB revision ``revision``."""
+        return bisect_right(self.changes, revision)
+
+
+def revision_view(
+    versions: Iterable[tuple[int, int | None, Mapping[str, Any]]], principal: str | None
+) -> RevisionView:
+    """From every content version's ``(rev_added, rev_removed, access keys)``: the
+    revisions that changed what ``principal`` may read (a version's own ``access:``
+    decides, through :func:`may_read`)."""
+    changes: set[int] = set()
+    for added, removed, access in versions:
+        if may_read(access, principal):
+            changes.add(added)
+            if removed is not None:
+                changes.add(removed)
+    return RevisionView(tuple(sorted(changes)))

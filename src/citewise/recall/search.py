@@ -13,6 +13,7 @@ from citewise.graph.models import Point
 from citewise.graph.select import GraphDiagnostics, graph_boost, graph_context
 from citewise.index.manager import KBIndex
 from citewise.index.tokenize import is_cjk_char, query_tokens, term_coverage, tokenize
+from citewise.ingest.locator import locate
 from citewise.ingest.models import sha256_text
 from citewise.recall.fusion import convex, mmr, rank_term_scale, ranked, rrf
 from citewise.recall.identifiers import clause_refs
@@ -99,7 +100,7 @@ def search(
     if refs:
         run("identifier", lambda: (_identifier(index, refs, allowed), None, ""))
     if mode in ("lexical", "hybrid"):
-        run("lexical", lambda: (_lexical(index, query, allowed, s), 0.0, ""))
+        run("lexical", lambda: (_lexical(index, query, allowed, s, filters.principal), 0.0, ""))
     if mode in ("vector", "hybrid"):
         run("vector", lambda: _vector(index, query, allowed, s))
     diags.append(
@@ -116,18 +117,19 @@ def search(
         two_routes = bool(scores.get("lexical")) and bool(scores.get("vector"))
         convex_now = s.fusion == "convex" and two_routes
         fused = convex(scores, s.weights) if convex_now else rrf(rankings, RRF_WEIGHTS, s.rrf_k)
+        superseded = index.superseded_for(filters.principal)
         for cid in fused:
-            if index.chunks[cid].path in index.superseded:
+            if index.chunks[cid].path in superseded:
                 fused[cid] *= s.stale_factor
         scale = (
             rank_term_scale([r for r in scores if scores[r]], s.weights, RRF_WEIGHTS, s.rrf_k)
             if convex_now
             else 1.0
         )
-        graph_diag = _graph(index, query, fused, allowed, s, diags, scale)
+        graph_diag = _graph(index, query, fused, allowed, s, diags, scale, filters.principal)
         order = _diversify(index, ranked(fused), fused, top_k, s)
-        hits = _hits(index, order, fused, rankings)
-    revision = index.revision  # of the index state, not a later commit
+        hits = _hits(index, order, fused, rankings, index.visible_revision(filters.principal))
+    revision = index.visible_revision(filters.principal)  # of the pinned state, as it sees it
     return SearchResult(
         query=query,
         mode=mode,
@@ -151,14 +153,17 @@ def _graph(
     s: RecallSettings,
     diags: list[RouteDiagnostic],
     scale: float = 1.0,
+    principal: str | None = None,
 ) -> GraphDiagnostics | None:
     """Boost pool members near the query's anchor; the graph never adds candidates.
-    ``scale`` carries the RRF-scale term onto the fusion's scale (see ``rank_term_scale``)."""
+    ``scale`` carries the RRF-scale term onto the fusion's scale (see ``rank_term_scale``).
+    The graph is the one assembled from what ``principal`` may read only, so the anchor,
+    degrees, filtered counts and boosts never depend on documents it may not read."""
     if s.graph_boost <= 0:
         diags.append(RouteDiagnostic("graph", "skipped", 0, None, None, 0.0, "boost disabled"))
         return None
     t0 = time.perf_counter()
-    kg = index.graph.sync()
+    kg = index.graph_for(principal)
     order = ranked(fused)
 
     def visible(point: Point) -> bool:
@@ -191,10 +196,19 @@ def _identifier(index: KBIndex, refs: list[str], allowed: set[str]) -> dict[str,
     return found
 
 
-def _lexical(index: KBIndex, query: str, allowed: set[str], s: RecallSettings) -> dict[str, float]:
+def _lexical(
+    index: KBIndex, query: str, allowed: set[str], s: RecallSettings, principal: str | None
+) -> dict[str, float]:
+    """BM25 with the statistics of what ``principal`` may read (N, df, average length), so
+    no score moves when a document it may not read is added, changed or removed."""
     everything = len(allowed) == len(index.chunks)
     tokens = query_tokens(query)
-    hits = index.lexical.search_tokens(tokens, k=s.pool, allowed=None if everything else allowed)
+    hits = index.lexical.search_tokens(
+        tokens,
+        k=s.pool,
+        allowed=None if everything else allowed,
+        population=index.population(principal),
+    )
     return {h.chunk_id: float(h.score) for h in hits if h.score > 0}
 
 
@@ -297,17 +311,25 @@ def _diversify(
 
 
 def _hits(
-    index: KBIndex, order: list[str], fused: dict[str, float], rankings: dict[str, list[str]]
+    index: KBIndex,
+    order: list[str],
+    fused: dict[str, float],
+    rankings: dict[str, list[str]],
+    revision: int,
 ) -> list[Hit]:
     texts: dict[tuple[str, int], str] = {}
     out = []
-    revision = index.revision  # of the index state, not a later commit
     for rank, cid in enumerate(order, start=1):
         c = index.chunks[cid]
         key = (c.doc_id, c.version_id)
         if key not in texts:
             texts[key] = index.store.get_document_text(index.kb, c.doc_id, c.version_id)
         excerpt = texts[key][c.char_start : c.char_end]
+        locator = None
+        if c.metadata.get("locators"):  # only the nodes around the chunk are read
+            span = [(c.char_start, c.char_end)]
+            near = index.store.nodes_near(index.kb, c.path, c.version_id, span).nodes
+            locator = locate(near, c.char_start, c.char_end)
         out.append(
             Hit(
                 rank=rank,
@@ -328,6 +350,7 @@ def _hits(
                 excerpt=excerpt,
                 sha256=sha256_text(excerpt),
                 route_ranks={r: ids.index(cid) + 1 for r, ids in rankings.items() if cid in ids},
+                locator=locator,
             )
         )
     return out

@@ -8,7 +8,8 @@ library applies the same rule inside every route before ranking.
 
 Concurrency: one readers-writer lock (:class:`~citewise.server.rwlock.RWLock`) per service.
 Reads (search, evidence, answers, document, graph and KB reads) share it and run at once;
-writes (ingesting an upload, delete, revert, KB create/change/delete) take it alone. A read
+writes (storing an upload, delete, revert, KB create/change/delete) take it alone. An
+upload is parsed before the write lock is taken (parse limits bound that work per file). A read
 that uses the indexes also pins the KB's index state and graph
 (:meth:`~citewise.index.manager.KBIndex.pinned`): when another process (``citewise add``)
 changes the store meanwhile, the rebuild is built aside and swapped in, and the request
@@ -41,14 +42,15 @@ from citewise.evidence.models import EvidencePack, Profile
 from citewise.graph.serialize import edge_json, point_json
 from citewise.ingest.formats import supported_suffixes
 from citewise.ingest.models import AddReport, FileResult
-from citewise.ingest.parse import parse_document
+from citewise.ingest.parse import document_metadata, parse_document
 from citewise.jsonable import to_jsonable
 from citewise.kb import Home, KnowledgeBase
 from citewise.recall.models import SearchFilters, SearchMode, SearchResult
-from citewise.recall.scope import may_read
+from citewise.recall.scope import RevisionView, may_read, revision_view
 from citewise.server.auth import Caller
 from citewise.server.rwlock import RWLock
 from citewise.server.uploads import clean_stale, safe_doc_path, staging
+from citewise.store.adhash import multiset_hash
 from citewise.store.models import (
     DocumentInfo,
     IngestOutcome,
@@ -138,12 +140,20 @@ class Service:
     def visible_documents(self, caller: Caller, kb: KnowledgeBase) -> list[DocumentInfo]:
         return [d for d in kb.documents() if may_read(d.metadata, caller.principal)]
 
+    def _view(self, caller: Caller, name: str) -> RevisionView:
+        """Revision numbers as the caller sees them: changes to documents it may not read
+        never move them (read under the lock, from the store's version history)."""
+        return revision_view(self.home.store.version_access(name), caller.principal)
+
     def kb_info(self, caller: Caller, name: str) -> dict[str, Any]:
         with self.lock.read():
             kb = self.kb(caller, name)
             info = kb.info()
             docs = self.visible_documents(caller, kb)
-        data: dict[str, Any] = to_jsonable(replace(info, document_count=len(docs)))
+            revision = self._view(caller, name).number(info.revision)
+        data: dict[str, Any] = to_jsonable(
+            replace(info, document_count=len(docs), revision=revision)
+        )
         data["stats"] = {
             "documents": len(docs),
             "nodes": sum(d.node_count for d in docs),
@@ -215,10 +225,7 @@ class Service:
         meta = self._version_meta.get(key)
         if meta is None:
             raw, _ = self.home.store.get_version_content(kb.name, path, vid)
-            parsed = parse_document(
-                raw, name=path, kb=kb.name, doc_path=path, config=self.home.settings.ingest
-            )
-            meta = parsed.metadata
+            meta = document_metadata(raw, path)  # front matter only, not the whole body
             self._version_meta[key] = meta
         return may_read(meta, caller.principal)
 
@@ -264,25 +271,43 @@ class Service:
     def versions(self, caller: Caller, name: str, path: str) -> list[VersionInfo]:
         with self.lock.read():
             kb = self.kb(caller, name)
-            return [replace(v, source="") for v in self._history(caller, kb, path)]
+            view = self._view(caller, name)
+            return [
+                replace(v, source="", revision=view.number(v.revision))
+                for v in self._history(caller, kb, path)
+            ]
 
     def revert(self, caller: Caller, name: str, path: str, version_id: int) -> IngestOutcome:
+        with self.lock.read():
+            kb = self._revertible(caller, name, path, version_id)
+            raw, _ = self.home.store.get_version_content(kb.name, path, version_id)
+        # The version's bytes never change: parse them before taking the write lock.
+        parsed = parse_document(
+            raw, name=path, kb=kb.name, doc_path=path, config=self.home.settings.ingest
+        )
         with self.lock.write():
-            kb = self.kb(caller, name)
-            versions = self._history(caller, kb, path)
-            if not any(v.version_id == version_id and v.action != "deleted" for v in versions):
-                raise VersionNotFound(
-                    f"{path!r} has no version {version_id} with content.",
-                    hint="List the document's versions to pick one (deletions have no content).",
-                )
+            kb = self._revertible(caller, name, path, version_id)  # checked again, alone
             self._version_meta.clear()
-            return kb.revert(path, version_id)
+            return self._seen(caller, name, kb.revert(path, version_id, parsed=parsed))
+
+    def _revertible(self, caller: Caller, name: str, path: str, version_id: int) -> KnowledgeBase:
+        kb = self.kb(caller, name)
+        versions = self._history(caller, kb, path)
+        if not any(v.version_id == version_id and v.action != "deleted" for v in versions):
+            raise VersionNotFound(
+                f"{path!r} has no version {version_id} with content.",
+                hint="List the document's versions to pick one (deletions have no content).",
+            )
+        return kb
 
     def delete_document(self, caller: Caller, name: str, path: str) -> IngestOutcome:
         with self.lock.write():
             kb = self.kb(caller, name)
             self._document(caller, kb, path)
-            return kb.delete(path)
+            return self._seen(caller, name, kb.delete(path))
+
+    def _seen(self, caller: Caller, name: str, outcome: IngestOutcome) -> IngestOutcome:
+        return replace(outcome, revision=self._view(caller, name).number(outcome.revision))
 
     def upload(self, caller: Caller, name: str, files: list[Upload], prefix: str = "") -> AddReport:
         """Stage uploads in a private folder (size-limited while copying) and ingest them.
@@ -317,9 +342,14 @@ class Service:
                     continue
                 wanted += 1
             if wanted:
+                # Parsing is the slow part and touches no shared state: it runs outside
+                # the write lock, so searches go on meanwhile; only the store write and
+                # the index publish are exclusive.
+                prepared = kb.prepare([root])
                 with self.lock.write():
-                    report = kb.add([root])
+                    report = kb.commit(prepared)
                     self._version_meta.clear()
+                    report = self._seen_report(caller, kb, report)
             else:
                 report = AddReport(kb=kb.name, files=(), revision=None, revision_hash=None)
         scrub = str(root)
@@ -331,6 +361,18 @@ class Service:
             )
         )
         return replace(report, files=tuple(early) + cleaned)
+
+    def _seen_report(self, caller: Caller, kb: KnowledgeBase, report: AddReport) -> AddReport:
+        """The new revision's number and hash as the caller sees the KB: its number among
+        the caller's visible changes and the multiset hash of the documents it may read."""
+        if report.revision is None:
+            return report
+        docs = self.visible_documents(caller, kb)
+        return replace(
+            report,
+            revision=self._view(caller, kb.name).number(report.revision),
+            revision_hash=multiset_hash((d.path, d.content_sha256) for d in docs),
+        )
 
     def _has_visible_history(self, caller: Caller, kb: KnowledgeBase, path: str) -> bool:
         try:
@@ -405,13 +447,33 @@ class Service:
             kb = self.home.kb(cited.kb)
             if not self._readable_version(kb, caller, cited.path, cited.version_id):
                 raise _no_citation(citation_id)
-        return cited
+            view = self._view(caller, cited.kb)
+        seen = tuple(dict.fromkeys(view.number(r) for r in cited.revisions))
+        return replace(cited, revisions=seen)
+
+    def citation_page(self, caller: Caller, citation_id: str, part: int = 0) -> bytes:
+        """PNG of the cited PDF page with the cited boxes highlighted (authorized as
+        :meth:`resolve`); a citation without a page locator is a usage error."""
+        cited = self.resolve(caller, citation_id)
+        loc = cited.extra.get("locator") or {}
+        parts = loc.get("parts") or [loc]
+        if cited.extra.get("format") != "pdf" or not 0 <= part < len(parts):
+            raise UsageError(
+                f"Citation {citation_id!r} has no PDF page (part {part}).",
+                hint="Page images exist for PDF citations; use the locator's parts index.",
+            )
+        with self.lock.read():
+            raw, _ = self.home.store.get_version_content(cited.kb, cited.path, cited.version_id)
+        from citewise.ingest.pdf_render import render_page  # pypdfium2 + Pillow on demand
+
+        chosen = parts[part]
+        return render_page(raw, cited.path, int(chosen["page"]), chosen.get("boxes") or [])
 
     # -- graph ----------------------------------------------------------------------
     def graph(self, caller: Caller, name: str, node: str) -> dict[str, Any]:
         with self.lock.read():
             kb = self.kb(caller, name)
-            g = self.home.index(kb.name).graph.sync()
+            g = self.home.index(kb.name).graph_for(caller.principal)
             readable = {d.path for d in self.visible_documents(caller, kb)}
         found = [p for p in g.find(node) if p.path in readable]
         if not found:

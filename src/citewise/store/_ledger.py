@@ -237,7 +237,7 @@ class SQLiteLedger(SQLiteTx):
         body = canonical_json(dict(answer_json))
         digest = hashlib.sha256(body.encode("utf-8")).hexdigest()
         with self._write() as c:
-            revision = int(answer_json.get("revision") or 0)
+            revision = int(event.get("store_revision") or answer_json.get("revision") or 0)
             row = c.execute(
                 "SELECT hash FROM revision WHERE kb = ? AND revision = ?", (kb, revision)
             ).fetchone()

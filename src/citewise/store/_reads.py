@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 from collections.abc import Iterator
+from typing import Any
 
 from citewise.errors import (
     CorruptContent,
@@ -110,6 +112,22 @@ class SQLiteReads(SQLiteTx):
                 (kb, rev, rev),
             ).fetchall()
         return [(r[0], r[1], r[2]) for r in rows]
+
+    def version_access(self, kb: str) -> list[tuple[int, int | None, dict[str, Any]]]:
+        """``(rev_added, rev_removed, access)`` of every content version (deletion markers
+        left out), ``access`` being the access keys of its metadata (``access`` in any case;
+        empty when public): enough to number revisions as one principal sees them. Only
+        those keys leave SQLite (much faster than parsing every metadata object here)."""
+        with self._read() as c:
+            self._require_kb(c, kb)
+            rows = c.execute(
+                "SELECT v.rev_added, v.rev_removed, (SELECT json_group_object(j.key, j.value) "
+                "FROM json_each(v.metadata_json) j WHERE lower(trim(j.key)) = 'access') "
+                "FROM version v JOIN document d ON d.doc_id = v.doc_id "
+                "WHERE d.kb = ? AND v.action != 'deleted'",
+                (kb,),
+            ).fetchall()
+        return [(int(r[0]), None if r[1] is None else int(r[1]), json.loads(r[2])) for r in rows]
 
     # -- documents and versions ------------------------------------------------------
     def get_document(self, kb: str, path: str) -> DocumentInfo:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from citewise.ingest.models import Node
+
 IngestAction = Literal["added", "changed", "unchanged", "reverted", "deleted"]
 
 
@@ -133,3 +135,12 @@ class ClauseMatch:
     node_kind: str
     chunk_id: str
     path: str
+
+
+@dataclass(frozen=True, slots=True)
+class NodeWindow:
+    """Nodes of one version near some spans, in document order; ``complete`` when they are
+    every node of the version (see ``Store.nodes_near``)."""
+
+    nodes: list[Node]
+    complete: bool

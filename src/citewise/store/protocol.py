@@ -15,7 +15,7 @@ ledger appends to commit together use the explicit :meth:`Ledger.transaction`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol, runtime_checkable
 
@@ -26,6 +26,7 @@ from citewise.store.models import (
     DocumentInfo,
     IngestOutcome,
     KBInfo,
+    NodeWindow,
     ResolvedCitation,
     RevisionInfo,
     StoredChunk,
@@ -181,12 +182,22 @@ class Store(Protocol):
     def list_revisions(self, kb: str) -> list[RevisionInfo]:
         """Oldest first: ``[-1]`` is the head revision."""
 
+    def version_access(self, kb: str) -> list[tuple[int, int | None, dict[str, Any]]]:
+        """``(rev_added, rev_removed, access)`` of every version that has content, where
+        ``access`` holds its metadata's keys named ``access`` in any case (empty: none)."""
+
     def get_document_text(self, kb: str, doc_id: str, version_id: int) -> str: ...
     def iter_chunks(self, kb: str) -> Iterator[StoredChunk]:
         """Chunks of the current revision's documents."""
 
     def nodes_of_version(self, kb: str, path: str, version_id: int) -> list[Node]:
         """The node tree of one version, in document order."""
+
+    def nodes_near(
+        self, kb: str, path: str, version_id: int, spans: Sequence[tuple[int, int]]
+    ) -> NodeWindow:
+        """The nodes of one version around ``spans`` (whole for small versions): a query's
+        cost must not grow with one document's node count (see store/_near.py)."""
 
     def integrity_check(self) -> list[str]:
         """Problems found (empty when healthy): storage, hashes, revision membership."""

@@ -86,6 +86,7 @@ CREATE TABLE node (
     PRIMARY KEY (content_id, node_id)
 ) WITHOUT ROWID;
 CREATE INDEX node_by_id ON node(node_id);
+CREATE INDEX IF NOT EXISTS node_by_start ON node(content_id, char_start);
 CREATE INDEX node_by_clause ON node(clause_path) WHERE clause_path IS NOT NULL;
 
 CREATE TABLE chunk (

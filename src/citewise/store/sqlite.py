@@ -31,10 +31,12 @@ from citewise.store import _convert as cv
 from citewise.store import _ledger as sqlite_ledger
 from citewise.store import adhash, checks
 from citewise.store._lookup import SQLiteLookup
+from citewise.store._near import SQLiteNear
 from citewise.store._resolve import SQLiteResolve
 from citewise.store.models import IngestAction, IngestOutcome, KBInfo, RevisionInfo
 
 SCHEMA_VERSION = 2
+NODE_BY_START = "CREATE INDEX IF NOT EXISTS node_by_start ON node(content_id, char_start)"
 DEFAULT_KB = "default"
 
 
@@ -42,7 +44,7 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-class SQLiteStore(SQLiteResolve, SQLiteLookup):
+class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteNear):
     """``SQLiteStore(home / "citewise.db")``; thread-safe via one lock per store."""
 
     def __init__(self, path: Path) -> None:
@@ -85,6 +87,11 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup):
                     hint="Upgrade citewise to open it; it was not modified.",
                 )
             if version == SCHEMA_VERSION:
+                # A read accelerator added without a version bump (see store/_near.py).
+                if not c.execute(
+                    "SELECT 1 FROM sqlite_master WHERE name = 'node_by_start'"
+                ).fetchone():
+                    c.execute(NODE_BY_START)
                 return
             if version == 1:  # version 2 only added the audit tables
                 for statement in _schema_statements():

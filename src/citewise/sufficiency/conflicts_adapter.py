@@ -21,6 +21,7 @@ from citewise.index.tokenize import key_terms, term_coverage
 from citewise.ingest.editions import superseded_paths
 from citewise.ingest.models import BLOCK_KINDS, Node
 from citewise.recall.models import Hit
+from citewise.recall.scope import may_read
 from citewise.sufficiency._numbers import concerns_question
 
 if TYPE_CHECKING:
@@ -60,17 +61,27 @@ class ConflictNote:
     reason: str
 
 
-def stale_paths(kb: KnowledgeBase, pack: EvidencePack) -> tuple[str, ...]:
-    """Paths in the pack that are superseded editions while a current one exists."""
+def stale_paths(
+    kb: KnowledgeBase, pack: EvidencePack, principal: str | None = None
+) -> tuple[str, ...]:
+    """Paths in the pack that are superseded editions while a current one exists, judged
+    from the documents ``principal`` may read only (a hidden edition or relation counts
+    as absent)."""
     used = {f.path for f in pack.fragments}
     if not used:
         return ()
-    stale = superseded_paths((d.path, d.metadata) for d in kb.documents())
+    stale = superseded_paths(
+        (d.path, d.metadata) for d in kb.documents() if may_read(d.metadata, principal)
+    )
     return tuple(sorted(stale & used))
 
 
 def detect_conflicts(
-    kb: KnowledgeBase, question: str, pack: EvidencePack, hits: Sequence[Hit] = ()
+    kb: KnowledgeBase,
+    question: str,
+    pack: EvidencePack,
+    principal: str | None = None,
+    hits: Sequence[Hit] = (),
 ) -> list[ConflictNote]:
     """Conflicts among the facts of the pack's documents that concern ``question``. The
     chunks of the best recall ``hits`` from documents the pack left out (segment selection
@@ -80,7 +91,7 @@ def detect_conflicts(
     from citewise.sufficiency.conflicts import find_conflicts
     from citewise.sufficiency.facts import Fact, extract_facts
 
-    stale = set(stale_paths(kb, pack))
+    stale = set(stale_paths(kb, pack, principal))
     docs: dict[str, Fragment] = {}
     for f in pack.fragments:
         if f.path not in stale:
@@ -89,7 +100,8 @@ def detect_conflicts(
     owner: dict[int, Fragment] = {}
     for path, frag in sorted(docs.items()):
         text = kb.store.get_document_text(kb.name, frag.doc_id, frag.version_id)
-        nodes = kb.store.nodes_of_version(kb.name, path, frag.version_id)
+        spans = [(f.char_start, f.char_end) for f in pack.fragments if f.path == path]
+        nodes = kb.store.nodes_near(kb.name, path, frag.version_id, spans).nodes
         for start, end, heading in _units(nodes):
             found = extract_facts(
                 text[start:end], base_offset=start, heading_path=heading, doc_path=path

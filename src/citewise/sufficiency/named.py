@@ -40,14 +40,19 @@ def named_terms(question: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(t for t in terms if t not in QUESTION_STEMS))
 
 
-def absent_terms(kb: KnowledgeBase, terms: tuple[str, ...]) -> tuple[str, ...]:
-    """Named terms that occur nowhere in the knowledge base (a near-miss question)."""
+def absent_terms(
+    kb: KnowledgeBase, terms: tuple[str, ...], principal: str | None = None
+) -> tuple[str, ...]:
+    """Named terms that occur nowhere ``principal`` may read (a near-miss question): a term
+    only a hidden document holds is as absent as one no document holds."""
     index = kb.home.index(kb.name)
     index.sync()
+    readable = index.readable(principal)
+    allowed = None if len(readable) == len(index.chunks) else readable
     missing = []
     for t in terms:
         if any(is_cjk_char(ch) for ch in t):
             continue  # CJK bigrams are not index tokens on their own; coverage handles them
-        if not index.lexical.search_tokens([t], k=1):
+        if not index.lexical.search_tokens([t], k=1, allowed=allowed):
             missing.append(t)
     return tuple(missing)

@@ -1,0 +1,46 @@
+"""Reading a query's nodes: around what it cites, once per small document version.
+
+A query reads the nodes near its hits and fragments through ``Store.nodes_near``, so its
+cost is set by what it cites, not by how many nodes the cited documents hold. A version the
+store returned whole (an ordinary document) is kept and reused for the rest of the query.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from citewise.ingest.models import Node
+from citewise.store.protocol import Store
+
+Span = tuple[int, int]
+
+
+class NodeReader:
+    """``reader.near(path, version_id, spans)`` for one KB during one query."""
+
+    def __init__(self, store: Store, kb: str) -> None:
+        self.store = store
+        self.kb = kb
+        self._whole: dict[tuple[str, int], list[Node]] = {}
+
+    def near(self, path: str, version_id: int, spans: Sequence[Span]) -> list[Node]:
+        whole = self._whole.get((path, version_id))
+        if whole is not None:
+            return whole
+        window = self.store.nodes_near(self.kb, path, version_id, spans)
+        if window.complete:
+            self._whole[(path, version_id)] = window.nodes
+        return window.nodes
+
+
+def spans_by_version(
+    items: Iterable[tuple[str, int, int, int]],
+) -> dict[tuple[str, int], list[Span]]:
+    """``(path, version_id, start, end)`` items grouped per version."""
+    out: dict[tuple[str, int], list[Span]] = {}
+    for path, vid, start, end in items:
+        out.setdefault((path, vid), []).append((start, end))
+    return out
+
+
+__all__ = ["NodeReader", "Span", "spans_by_version"]

@@ -1,0 +1,95 @@
+"""Per-file parse budget: nesting depth, node count and wall time.
+
+Every format parser gets one :class:`ParseBudget` and reports to it as it goes (an
+element opened at some depth, a node made, a step done), so a hostile file stops at
+the first limit it passes, with :class:`~citewise.errors.ParseLimitExceeded` naming the
+file, the limit and the setting that raises it, instead of growing memory or time
+without bound. The clock is injectable so tests check the time limit without timing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from citewise.config import LIMIT_ENV, ParseLimits
+from citewise.errors import ParseLimitExceeded
+
+#: Steps between two clock reads (a clock read costs more than a counter bump).
+_CLOCK_EVERY = 256
+
+
+def limit_error(name: str, what: str, setting: str, limit: float) -> ParseLimitExceeded:
+    """The one message shape: file, what went past which limit, and how to raise it."""
+    shown = f"{limit:g}" if isinstance(limit, float) else f"{limit:,}"
+    return ParseLimitExceeded(
+        f"{name}: {what} exceeds the parse limit ingest.limits.{setting} = {shown}.",
+        hint=(
+            f"Simplify or split the file, or raise the limit with "
+            f"{LIMIT_ENV[setting]}=<larger value> if the file is trusted."
+        ),
+    )
+
+
+@dataclass(slots=True)
+class ParseBudget:
+    """What one file's parse may still spend; raises when a limit is passed."""
+
+    name: str
+    limits: ParseLimits = field(default_factory=ParseLimits)
+    clock: Callable[[], float] = time.monotonic
+    nodes: int = 0
+    max_depth_seen: int = 0
+    _steps: int = 0
+    _deadline: float = 0.0
+
+    def __post_init__(self) -> None:
+        self._deadline = self.clock() + self.limits.max_seconds
+
+    def depth(self, depth: int) -> None:
+        """An element / block is open ``depth`` levels deep."""
+        if depth > self.max_depth_seen:
+            self.max_depth_seen = depth
+            if depth > self.limits.max_depth:
+                raise limit_error(
+                    self.name, f"nesting depth {depth}", "max_depth", self.limits.max_depth
+                )
+
+    def node(self, count: int = 1) -> None:
+        """``count`` more nodes were made."""
+        self.nodes += count
+        if self.nodes > self.limits.max_nodes:
+            raise limit_error(
+                self.name,
+                f"more than {self.limits.max_nodes:,} nodes",
+                "max_nodes",
+                self.limits.max_nodes,
+            )
+        self.step()
+
+    def step(self) -> None:
+        """A unit of parse work was done; the clock is read every few hundred steps."""
+        self._steps += 1
+        if self._steps % _CLOCK_EVERY == 0:
+            self.check_time()
+
+    def text(self, node_chars: int, file_chars: int) -> None:
+        """The nodes' texts add up to ``node_chars`` for a file of ``file_chars``."""
+        ratio = self.limits.max_text_ratio
+        if node_chars > ratio * max(file_chars, 1) + 1_000_000:
+            raise limit_error(
+                self.name,
+                f"node text ({node_chars // max(file_chars, 1)}x the file, from nesting)",
+                "max_text_ratio",
+                ratio,
+            )
+
+    def check_time(self) -> None:
+        if self.clock() > self._deadline:
+            raise limit_error(
+                self.name, "parse time", "max_seconds", float(self.limits.max_seconds)
+            )
+
+
+__all__ = ["ParseBudget", "limit_error"]

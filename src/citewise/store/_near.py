@@ -1,0 +1,78 @@
+"""Nodes of one document version *near* some spans, at a cost set by the spans.
+
+The evidence, citation, procedure and conflict steps of a query look at the nodes around
+the text they cite. Reading every node of a version would make each query cost as much as
+the largest document it touches (a file of a million headings made every search take
+minutes), so a version with more than :data:`FULL_VIEW_NODES` nodes is read as a window:
+the :data:`NEAR_NODES` nodes before and after each span's start (document order) and all
+their ancestors, through the ``node_by_start`` index. Smaller versions are read whole,
+exactly as :meth:`nodes_of_version` does.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+from citewise.errors import VersionNotFound
+from citewise.ingest.models import Node
+from citewise.store import _convert as cv
+from citewise.store._reads import SQLiteReads
+from citewise.store.models import NodeWindow
+
+#: Versions up to this many nodes are read whole.
+FULL_VIEW_NODES = 2000
+#: Nodes read on each side of a span's start in a larger version.
+NEAR_NODES = 200
+_IN_BATCH = 500
+
+
+def _order(n: Node) -> tuple[int, int, int]:
+    return (n.char_start, -n.char_end, n.ordinal)
+
+
+class SQLiteNear(SQLiteReads):
+    def nodes_near(
+        self, kb: str, path: str, version_id: int, spans: Sequence[tuple[int, int]]
+    ) -> NodeWindow:
+        """The version's nodes around ``spans`` (see the module docstring)."""
+        with self._read() as c:
+            doc = self._doc_row(c, kb, path)
+            row = c.execute(
+                "SELECT v.content_id, c.node_count FROM version v JOIN content c "
+                "ON c.content_id = v.content_id WHERE v.doc_id = ? AND v.version_no = ?",
+                (doc["doc_id"], version_id),
+            ).fetchone()
+        if row is None:
+            raise VersionNotFound(f"{path!r} has no version {version_id} with content.")
+        if int(row["node_count"]) <= FULL_VIEW_NODES or not spans:
+            return NodeWindow(self.nodes_of_version(kb, path, version_id), True)
+        cid = int(row["content_id"])
+        rows: dict[str, sqlite3.Row] = {}
+        with self._read() as c:
+            for start, _ in sorted(set(spans)):
+                for sql in (
+                    "SELECT * FROM node WHERE content_id = ? AND char_start < ? "
+                    "ORDER BY char_start DESC LIMIT ?",
+                    "SELECT * FROM node WHERE content_id = ? AND char_start >= ? "
+                    "ORDER BY char_start LIMIT ?",
+                ):
+                    for r in c.execute(sql, (cid, start, NEAR_NODES)):
+                        rows[r["node_id"]] = r
+            missing = {str(r["parent_id"]) for r in rows.values() if r["parent_id"]} - set(rows)
+            while missing:
+                batch = sorted(missing)[:_IN_BATCH]
+                marks = ",".join("?" * len(batch))
+                found = c.execute(
+                    f"SELECT * FROM node WHERE content_id = ? AND node_id IN ({marks})",
+                    (cid, *batch),
+                ).fetchall()
+                for r in found:
+                    rows[r["node_id"]] = r
+                missing -= set(batch)
+                missing |= {str(r["parent_id"]) for r in found if r["parent_id"]} - set(rows)
+        nodes = sorted((cv.node(r) for r in rows.values()), key=_order)
+        return NodeWindow(nodes, False)
+
+
+__all__ = ["FULL_VIEW_NODES", "NEAR_NODES", "SQLiteNear"]
