@@ -199,6 +199,7 @@ def write_answer(
         citations,
         trace,
         failed_why="no generated sentence passed review" if failed else None,
+        profile=g.profile,
     )
 
 
