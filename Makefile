@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 DEMO_HOME := .citewise-demo
 
-.PHONY: demo test test-fast install lint typecheck unit bench clean browser ocr
+.PHONY: demo test test-fast install lint typecheck unit bench clean browser ocr postgres
 
 $(BIN)/citewise: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -34,7 +34,14 @@ ocr:
 	command -v tesseract >/dev/null || (apt-get update && apt-get install -y tesseract-ocr) \
 		|| echo "tesseract-ocr could not be installed; scanned pages are reported as needs_ocr"
 
-unit: install browser ocr
+# Debian's PostgreSQL 15 server binaries for the PostgreSQL store tests (tests/pg.py starts a
+# throwaway cluster; the tests are skipped, with the reason, when it cannot be installed).
+# Not a dependency of `demo`: SQLite stays the default and needs no server.
+postgres:
+	test -x /usr/lib/postgresql/15/bin/initdb || (apt-get update && apt-get install -y postgresql-15) \
+		|| echo "postgresql-15 could not be installed; the PostgreSQL tests will be skipped"
+
+unit: install browser ocr postgres
 	$(BIN)/pytest
 
 test: lint typecheck unit

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
 
 import citewise
-from citewise.errors import StoreError
+from citewise.errors import StoreError, UsageError
 from citewise.kb import Home
 from citewise.store.factory import DB_NAME, StoreLocation, open_store, parse_location
 from tests.memstore import MemStore
@@ -44,10 +45,18 @@ def test_bad_locations_are_refused_with_a_hint(location: str, words: str) -> Non
     assert exc.value.hint
 
 
-def test_postgresql_is_not_available_yet(tmp_path: Path) -> None:
-    with pytest.raises(StoreError, match="no PostgreSQL backend") as exc:
+def test_unreachable_postgresql_is_a_store_error_without_the_password(tmp_path: Path) -> None:
+    url = f"postgresql://me:s3cret@/citewise?host={tmp_path}/nowhere&port=1&connect_timeout=2"
+    with pytest.raises(StoreError, match="Cannot connect") as exc:
+        open_store(url)
+    assert "s3cret" not in str(exc.value) and "server runs" in (exc.value.hint or "")
+
+
+def test_postgresql_without_psycopg_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # makes `import psycopg` fail
+    with pytest.raises(UsageError, match="psycopg") as exc:
         open_store("postgresql://localhost/citewise")
-    assert "sqlite:" in (exc.value.hint or "")
+    assert "citewise[postgres]" in (exc.value.hint or "")
 
 
 def test_open_store_sqlite_url_and_path_reach_the_same_file(tmp_path: Path) -> None:

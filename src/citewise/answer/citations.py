@@ -71,8 +71,11 @@ def cite_claims(
         return len(citations)
 
     for c in chosen:
+        context = tuple(
+            cite(c.fragment, s.start, s.end, s.text, "parent_context") for s in c.context
+        )
         n = cite(c.fragment, c.span.start, c.span.end, c.span.text, c.fragment.role)
-        claims.append(Claim(c.clean, (n,), 0.0, "", True))
+        claims.append(Claim(c.clean, tuple(dict.fromkeys((*context, n))), 0.0, "", True))
     for note in conflicts:
         nums = tuple(
             cite(side.fragment, side.start, side.end, side.text, "conflict") for side in note.sides

@@ -6,6 +6,7 @@ types; the library (``citewise.kb``, ``citewise.recall``) is imported when a com
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -19,6 +20,14 @@ HomeOpt = Annotated[
     Path | None,
     typer.Option("--home", envvar="CITEWISE_HOME", help="Home directory (default ./.citewise)."),
 ]
+StoreOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--store",
+        envvar="CITEWISE_STORE",
+        help="Store: sqlite:PATH or postgresql://USER@HOST/DB (default: the home's citewise.db).",
+    ),
+]
 KbOpt = Annotated[str, typer.Option("--kb", help="Knowledge base name.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 FilterOpt = Annotated[
@@ -28,11 +37,22 @@ FilterOpt = Annotated[
 ModeOpt = Annotated[str, typer.Option(help="lexical, vector or hybrid.")]
 
 
+#: The store chosen by the root ``--store`` option for this process (see :func:`choose_store`).
+_chosen_store: list[str] = []
+
+
+def choose_store(location: str | None) -> None:
+    """Record the root ``--store`` option (or ``$CITEWISE_STORE``) for :func:`open_home`."""
+    _chosen_store[:] = [location] if location else []
+
+
 def open_home(home: Path | None) -> Home:
-    """The home at ``home`` (else ``$CITEWISE_HOME``, else ``./.citewise``), opened."""
+    """The home at ``home`` (else ``$CITEWISE_HOME``, else ``./.citewise``), opened on the
+    store given by ``--store`` (else ``$CITEWISE_STORE``, else the home's ``citewise.db``)."""
     from citewise.kb import Home
 
-    return Home.open(home)
+    store = _chosen_store[0] if _chosen_store else os.environ.get("CITEWISE_STORE") or None
+    return Home.open(home, store=store)
 
 
 def search_filters(items: list[str] | None, principal: str | None) -> SearchFilters:

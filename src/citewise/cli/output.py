@@ -103,13 +103,29 @@ def print_citation(c: ResolvedCitation) -> None:
         out.print(f"    {line}", markup=False)
 
 
-def print_add_report(report: AddReport) -> None:
+def skipped_summary(paths: list[str]) -> str:
+    """``skipped 3 unsupported files (2 .png, 1 .zip); --verbose lists them``."""
+    by_suffix: dict[str, int] = {}
+    for p in paths:
+        name = p.rsplit("/", 1)[-1]
+        suffix = "." + name.rsplit(".", 1)[-1].lower() if "." in name else "(no suffix)"
+        by_suffix[suffix] = by_suffix.get(suffix, 0) + 1
+    parts = ", ".join(f"{n} {s}" for s, n in sorted(by_suffix.items(), key=lambda t: (-t[1], t[0])))
+    return f"skipped {len(paths)} unsupported file(s) ({parts}); --verbose lists them"
+
+
+def print_add_report(report: AddReport, *, verbose: bool = False) -> None:
+    skipped: list[str] = []
     for f in report.files:
-        if f.status in ("failed", "skipped"):
+        if f.status == "skipped" and f.code == "UNSUPPORTED_FORMAT" and not verbose:
+            skipped.append(f.path)
+        elif f.status in ("failed", "skipped"):
             style = "red" if f.status == "failed" else "yellow"
             err.print(f"[{style}]{f.status}[/{style}] {f.code}: {f.message}", markup=True)
         elif f.code:  # added with a warning, e.g. NEEDS_OCR for pages without text
             err.print(f"{f.status} with warning {f.code}: {f.message}", markup=False)
+    if skipped:
+        err.print(skipped_summary(skipped), markup=False)
     parts = [
         f"{report.count(s)} {s}"
         for s in ("added", "changed", "unchanged", "skipped", "failed")
@@ -143,12 +159,16 @@ def print_search(result: SearchResult) -> None:
         out.print(f"    cite: {hit.citation_id}  sha256 {hit.sha256[:12]}", markup=False)
 
 
+def answer_status(outcome: str, degradation: str) -> str:
+    """``answered`` or ``answered, degraded: partial_coverage``; a refusal's reason is
+    said once (its degradation repeating the outcome is not shown again)."""
+    if degradation in ("none", "", outcome):
+        return outcome
+    return f"{outcome}, degraded: {degradation}"
+
+
 def print_answer(answer: Answer) -> None:
-    status = (
-        answer.outcome
-        if answer.degradation == "none"
-        else (f"{answer.outcome}, degraded: {answer.degradation}")
-    )
+    status = answer_status(answer.outcome, answer.degradation)
     out.print(f"[{status}]", markup=False)
     out.print(answer.answer, markup=False)
     if answer.citations:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import typer
 
-from citewise.cli import audit, cite, core, eval, evidence, graph, llm, serve
+from citewise.cli import audit, cite, core, eval, evidence, graph, llm, migrate, serve, sync
+from citewise.cli.options import StoreOpt, choose_store
 
 app = typer.Typer(
     help="citewise: a knowledge base whose answers carry exact, checkable citations.",
@@ -19,7 +20,14 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+
+@app.callback()
+def _root(store: StoreOpt = None) -> None:
+    """citewise: a knowledge base whose answers carry exact, checkable citations."""
+    choose_store(store)
+
+
 #: Command modules in help order (commands first, then groups, each in this order).
-MODULES = (core, cite, evidence, serve, audit, graph, eval, llm)
+MODULES = (core, sync, cite, evidence, serve, audit, graph, eval, llm, migrate)
 for _module in MODULES:
     _module.register(app)

@@ -128,6 +128,8 @@ class AddReport:
     files: tuple[FileResult, ...]
     revision: int | None
     revision_hash: str | None
+    #: Documents that came from an added folder and are no longer in it (``sync`` removes).
+    missing: tuple[str, ...] = ()
 
     def count(self, status: FileStatus) -> int:
         return sum(1 for f in self.files if f.status == status)

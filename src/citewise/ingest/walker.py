@@ -86,7 +86,7 @@ def walk(path: Path) -> Iterator[SourceFile | WalkProblem]:
     """Yield files (sorted, deterministic) under ``path``, or problems with them."""
     if not path.exists() and not path.is_symlink():
         yield WalkProblem(
-            str(path), "UNREADABLE_FILE", f"{path}: no such file or folder; check the path.", True
+            str(path), "NOT_FOUND", f"{path}: no such file or folder; check the path.", True
         )
         return
     if path.is_file() or (path.is_symlink() and not path.is_dir()):

@@ -43,12 +43,14 @@ from citewise.graph.serialize import edge_json, point_json
 from citewise.ingest.formats import supported_suffixes
 from citewise.ingest.models import AddReport, FileResult
 from citewise.ingest.parse import document_metadata, parse_document
+from citewise.ingest.sync import SyncReport
 from citewise.jsonable import to_jsonable
 from citewise.kb import Home, KnowledgeBase
 from citewise.recall.models import SearchFilters, SearchMode, SearchResult
 from citewise.recall.scope import RevisionView, may_read, revision_view
 from citewise.server.auth import Caller
 from citewise.server.rwlock import RWLock
+from citewise.server.sync_roots import sync_folder
 from citewise.server.uploads import clean_stale, safe_doc_path, staging
 from citewise.store.adhash import multiset_hash
 from citewise.store.models import (
@@ -112,8 +114,15 @@ def _as_seen(shown: list[VersionInfo]) -> list[VersionInfo]:
 class Service:
     """Access-checked operations on one home, shared by all requests of a server."""
 
-    def __init__(self, home: Home, *, max_upload_bytes: int | None = None) -> None:
+    def __init__(
+        self,
+        home: Home,
+        *,
+        max_upload_bytes: int | None = None,
+        sync_roots: tuple[Path, ...] = (),
+    ) -> None:
         self.home = home
+        self.sync_roots = sync_roots
         self.max_upload_bytes = max_upload_bytes or home.settings.ingest.max_file_bytes
         self.lock = RWLock()
         self._version_meta: dict[tuple[str, str, int], dict[str, Any]] = {}
@@ -308,6 +317,19 @@ class Service:
 
     def _seen(self, caller: Caller, name: str, outcome: IngestOutcome) -> IngestOutcome:
         return replace(outcome, revision=self._view(caller, name).number(outcome.revision))
+
+    def sync(
+        self, caller: Caller, name: str, folder: str, *, root: int = 0, dry_run: bool = False
+    ) -> SyncReport:
+        """Mirror a folder under a configured sync root (see :mod:`.sync_roots`)."""
+        with self.lock.write():
+            kb = self.kb(caller, name)
+            if not caller.all_kbs:
+                raise Forbidden("Only keys with access to all bases may sync folders.")
+            target = sync_folder(self.sync_roots, folder, root)
+            report = kb.sync(target, dry_run=dry_run)
+            self._version_meta.clear()
+        return report
 
     def upload(self, caller: Caller, name: str, files: list[Upload], prefix: str = "") -> AddReport:
         """Stage uploads in a private folder (size-limited while copying) and ingest them.
@@ -525,6 +547,9 @@ class Service:
                         "dense_enabled": self.home.settings.dense,
                         "status": dense.status,
                         "fingerprint": dense.fingerprint,
+                        "model": dense.encoder,
+                        "precision": dense.precision,
+                        "precision_reason": dense.precision_reason,
                         "vectors": self._visible_vectors(caller, n),
                         "last_error": last_error
                         or (dense.reason if dense.status == "unavailable" else ""),

@@ -1,9 +1,10 @@
-"""Row <-> record conversion for the SQLite backend."""
+"""Row <-> record conversion shared by the backends (SQLite rows, PostgreSQL dict rows)."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Mapping
 from typing import Any, cast
 
 from citewise.ingest.models import Chunk, Node, ParsedDocument
@@ -15,6 +16,9 @@ from citewise.store.models import (
     StoredChunk,
     VersionInfo,
 )
+
+#: A row read by name: ``sqlite3.Row`` or a psycopg ``dict_row``.
+RowLike = sqlite3.Row | Mapping[str, Any]
 
 
 def insert_content(
@@ -60,7 +64,7 @@ def loads_tuple(value: str) -> tuple[str, ...]:
     return tuple(cast(list[str], json.loads(value)))
 
 
-def kb_info(row: sqlite3.Row) -> KBInfo:
+def kb_info(row: RowLike) -> KBInfo:
     return KBInfo(
         name=row["name"],
         created_at=row["created_at"],
@@ -70,7 +74,7 @@ def kb_info(row: sqlite3.Row) -> KBInfo:
     )
 
 
-def revision_info(row: sqlite3.Row) -> RevisionInfo:
+def revision_info(row: RowLike) -> RevisionInfo:
     return RevisionInfo(
         kb=row["kb"],
         revision=row["revision"],
@@ -81,7 +85,7 @@ def revision_info(row: sqlite3.Row) -> RevisionInfo:
     )
 
 
-def document_info(row: sqlite3.Row) -> DocumentInfo:
+def document_info(row: RowLike) -> DocumentInfo:
     """From a row of document d joined with head version v and content c."""
     return DocumentInfo(
         doc_id=row["doc_id"],
@@ -100,7 +104,7 @@ def document_info(row: sqlite3.Row) -> DocumentInfo:
     )
 
 
-def version_info(row: sqlite3.Row, path: str, head_vid: int | None) -> VersionInfo:
+def version_info(row: RowLike, path: str, head_vid: int | None) -> VersionInfo:
     return VersionInfo(
         version_id=row["version_no"],
         doc_id=row["doc_id"],
@@ -136,7 +140,7 @@ def node_values(n: Node) -> tuple[Any, ...]:
     )
 
 
-def node(r: sqlite3.Row) -> Node:
+def node(r: RowLike) -> Node:
     """A ``node`` row as written by :func:`node_values`."""
     return Node(
         id=r["node_id"],
@@ -173,7 +177,7 @@ def chunk_values(k: Chunk) -> tuple[Any, ...]:
     )
 
 
-def stored_chunk(row: sqlite3.Row, kb: str, doc: sqlite3.Row) -> StoredChunk:
+def stored_chunk(row: RowLike, kb: str, doc: RowLike) -> StoredChunk:
     return StoredChunk(
         chunk_id=row["chunk_id"],
         kb=kb,

@@ -204,7 +204,7 @@ class SQLiteResolve(SQLiteReads):
         )
 
 
-def _verify_node(node: sqlite3.Row, doc_text: str, doc_sha: str) -> None:
+def _verify_node(node: cv.RowLike, doc_text: str, doc_sha: str) -> None:
     """CorruptContent unless the node and its document text still match their hashes."""
     text = str(node["text"])
     ok = (

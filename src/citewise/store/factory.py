@@ -1,8 +1,9 @@
 """Open a store from a location: the one place that chooses a backend class.
 
 ``open_store("path/to/citewise.db")`` or ``open_store("sqlite:path/to/citewise.db")`` opens
-the embedded SQLite store (created when missing). ``postgresql://...`` is reserved for the
-PostgreSQL backend of a later release. Everything outside ``store/`` and ``audit/`` asks for a
+the embedded SQLite store (created when missing); ``postgresql://...`` opens the PostgreSQL
+backend (:mod:`citewise.store.postgres`, needs the ``postgres`` extra; the database must exist,
+its schema is created or upgraded on open). Everything outside ``store/`` and ``audit/`` asks for a
 store here (or takes one) and sees only the :class:`~citewise.store.protocol.Store` protocol.
 """
 
@@ -59,7 +60,7 @@ def parse_location(location: str | Path) -> StoreLocation:
         return StoreLocation("postgresql", text)
     raise StoreError(
         f"Unknown store scheme {scheme!r} in {location!r}.",
-        hint="Use a file path or sqlite:PATH (postgresql:// is planned).",
+        hint="Use a file path, sqlite:PATH or postgresql://USER@HOST/DB.",
     )
 
 
@@ -67,8 +68,7 @@ def open_store(location: str | Path) -> Store:
     """The store at ``location`` (see :func:`parse_location`)."""
     loc = parse_location(location)
     if loc.backend == "postgresql":
-        raise StoreError(
-            "This citewise has no PostgreSQL backend yet.",
-            hint="Use the SQLite store: a file path or sqlite:PATH (the default).",
-        )
+        from citewise.store.postgres.store import PostgresStore
+
+        return PostgresStore(loc.target)
     return SQLiteStore(Path(loc.target).expanduser())
