@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from citewise.errors import CitationNotFound, CorruptContent, UsageError
-from citewise.ingest.locator import locate
+from citewise.ingest.locator import describe, locate
 from citewise.ingest.models import sha256_text
 from citewise.store import _convert as cv
 from citewise.store import adhash
@@ -155,7 +155,8 @@ class PgResolve(PgLookup):
                 "title": ver["title"],
                 "format": ver["format"],
                 "attrs": cv.loads_dict(node["attrs"]),
-                "locator": locate([cv.node(node)], start, end),
+                "locator": (loc := locate([cv.node(node)], start, end)),
+                "locator_words": describe(loc),
             },
         )
 
@@ -199,6 +200,7 @@ class PgResolve(PgLookup):
                 "format": ver["format"],
                 "node_ids": list(member_ids),
                 "breadcrumb": chunk["breadcrumb"],
-                "locator": locate([cv.node(by_id[n]) for n in member_ids], start, end),
+                "locator": (loc := locate([cv.node(by_id[n]) for n in member_ids], start, end)),
+                "locator_words": describe(loc),
             },
         )
