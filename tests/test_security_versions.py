@@ -4,8 +4,10 @@ server on 127.0.0.1 and in the pure numbering function."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -15,6 +17,7 @@ from citewise.server.auth import KeyStore
 from citewise.server.history import seen_history
 from citewise.store.models import IngestAction, VersionInfo
 from tests._server import running_server
+from tests.conftest import run_cli
 
 
 @pytest.fixture(autouse=True)
@@ -161,3 +164,50 @@ def test_uploading_the_bytes_of_a_hidden_document_reads_as_a_new_write(
     assert s["revision"] is not None
     assert (s["revision"], s["revision_hash"]) == (f["revision"], f["revision_hash"])
     assert s["revision"] == bob.get("/kb/default").json()["revision"]
+
+
+def test_query_results_number_versions_as_the_caller_sees_them(
+    env: dict[str, httpx.Client],
+) -> None:
+    """Search hits, evidence fragments, answer citations and resolved citations of
+    later.md (whose first store version bob may not read) carry bob's own version number;
+    alice, who reads every version, gets the store's."""
+    for who in ("bob", "alice"):
+        c = env[who]
+        mine = c.get("/kb/default/documents/later.md").json()["version_id"]
+        hits = c.post("/kb/default/search", json={"query": "when does the shift start"}).json()
+        later = [h for h in hits["hits"] if h["path"] == "later.md"]
+        assert later and {h["version_id"] for h in later} == {mine}, who
+        cited = c.get(f"/citations/{later[0]['citation_id']}").json()
+        assert cited["version_id"] == mine, who
+        pack = c.post("/kb/default/evidence", json={"query": "when does the shift start"}).json()
+        frags = [f for f in pack["direct_evidence"] if f["path"] == "later.md"]
+        assert frags and {f["version_id"] for f in frags} == {mine}, who
+        ans = c.post("/kb/default/ask", json={"question": "When does the shift start?"}).json()
+        cites = [x for x in ans["citations"] if x["path"] == "later.md"]
+        assert {x["version_id"] for x in cites} <= {mine}, who
+    bob = env["bob"].get("/kb/default/documents/later.md").json()["version_id"]
+    alice = env["alice"].get("/kb/default/documents/later.md").json()["version_id"]
+    assert alice == bob + 1  # alice also counts the first version, which bob may not read
+
+
+@pytest.mark.subprocess
+def test_cli_as_numbers_versions_as_that_principal(tmp_path: Path) -> None:
+    """``citewise search|evidence --as bob`` number versions as bob sees them; without
+    ``--as`` (the owner's CLI) the store's numbers stay."""
+    home, src = tmp_path / "home", tmp_path / "src"
+    src.mkdir()
+    for data in (HIDDEN_EDIT, PUBLIC, PUBLIC2):
+        (src / "later.md").write_bytes(data)
+        run_cli("add", str(src), home=home, check=True)
+    q = "when does the shift start"
+
+    def versions(*args: str) -> set[int]:
+        out = json.loads(run_cli(*args, "--json", home=home, check=True).stdout)
+        frags = out["hits"] if "hits" in out else out["direct_evidence"]
+        return {f["version_id"] for f in frags if f["path"] == "later.md"}
+
+    assert versions("search", q, "--as", "bob") == {2}
+    assert versions("evidence", q, "--as", "bob") == {2}
+    assert versions("search", q, "--as", "alice") == {3}
+    assert versions("search", q) == {3}

@@ -47,6 +47,7 @@ from citewise.jsonable import to_jsonable
 from citewise.kb import Home, KnowledgeBase
 from citewise.recall.models import SearchFilters, SearchMode, SearchResult
 from citewise.recall.scope import RevisionView, may_read, revision_view
+from citewise.server import renumber
 from citewise.server.auth import Caller
 from citewise.server.history import SeenHistory, seen_history
 from citewise.server.rwlock import RWLock
@@ -436,7 +437,8 @@ class Service:
         mode: SearchMode = "hybrid",
     ) -> SearchResult:
         with self.reading(caller, name) as kb:
-            return kb.search(query, filters=self._filters(caller, scope), top_k=top_k, mode=mode)
+            result = kb.search(query, filters=self._filters(caller, scope), top_k=top_k, mode=mode)
+            return renumber.search_result(result, self._numbering(caller, kb))
 
     def evidence(
         self,
@@ -449,15 +451,30 @@ class Service:
         rse: bool = True,
     ) -> EvidencePack:
         with self.reading(caller, name) as kb:
-            return kb.evidence(
+            pack = kb.evidence(
                 query, filters=self._filters(caller, scope), profile=profile, rse=rse
             )
+            return renumber.evidence_pack(pack, self._numbering(caller, kb))
 
     def ask(
         self, caller: Caller, name: str, question: str, *, scope: Scope | None = None
     ) -> Answer:
         with self.reading(caller, name) as kb:
-            return kb.ask(question, filters=self._filters(caller, scope))
+            answer = kb.ask(question, filters=self._filters(caller, scope))
+            return renumber.answer(answer, self._numbering(caller, kb))
+
+    def _numbering(self, caller: Caller, kb: KnowledgeBase) -> renumber.Numbering:
+        """The caller's version numbers of readable versions (``server.history``), one
+        history read per path."""
+        seen: dict[str, SeenHistory] = {}
+
+        def number(path: str, store_id: int) -> int:
+            if path not in seen:
+                seen[path] = self._history(caller, kb, path)
+            mine = seen[path].number(store_id)
+            return store_id if mine is None else mine  # None: not readable, never shown
+
+        return number
 
     def resolve(self, caller: Caller, citation_id: str) -> ResolvedCitation:
         with self.lock.read():
@@ -471,8 +488,9 @@ class Service:
             if not self._readable_version(kb, caller, cited.path, cited.version_id):
                 raise _no_citation(citation_id)
             view = self._view(caller, cited.kb)
+            number = self._numbering(caller, kb)(cited.path, cited.version_id)
         seen = tuple(dict.fromkeys(view.number(r) for r in cited.revisions))
-        return replace(cited, revisions=seen)
+        return replace(cited, revisions=seen, version_id=number)
 
     # -- graph ----------------------------------------------------------------------
     def graph(self, caller: Caller, name: str, node: str) -> dict[str, Any]:
