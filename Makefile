@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 DEMO_HOME := .citewise-demo
 
-.PHONY: demo test test-fast install lint typecheck unit bench clean browser
+.PHONY: demo test test-fast install lint typecheck unit bench clean browser ocr
 
 $(BIN)/citewise: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -29,7 +29,12 @@ browser:
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium) \
 		|| echo "chromium could not be installed; the browser test will be skipped"
 
-unit: install browser
+# Debian's Tesseract for OCR of scanned PDF pages (tests skip OCR when it cannot be installed).
+ocr:
+	command -v tesseract >/dev/null || (apt-get update && apt-get install -y tesseract-ocr) \
+		|| echo "tesseract-ocr could not be installed; scanned pages are reported as needs_ocr"
+
+unit: install browser ocr
 	$(BIN)/pytest
 
 test: lint typecheck unit

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # make demo: build a knowledge base from the example corpus and show cited output.
 set -euo pipefail
+# Works from any working directory: the corpus is found next to this script.
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CW="$1"
+case "$CW" in */*) CW="$(cd "$(dirname "$CW")" && pwd)/$(basename "$CW")" ;; esac
 HOME_DIR="$2"
 export CITEWISE_HOME="$HOME_DIR"
 rm -rf "$HOME_DIR"
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
 say "citewise add examples/corpus"
-"$CW" add examples/corpus
+"$CW" add "$REPO/examples/corpus"
 
 say "citewise docs list"
 "$CW" docs list

@@ -126,8 +126,9 @@ def test_unregistered_format_is_refused_again(tmp_path: Path) -> None:
     with pytest.raises(UnsupportedFormat, match=r"'\.toy' is not supported"):
         parse_document(b"x\ny\n", name="a.toy", kb="kb", doc_path="a.toy", config=IngestConfig())
     (tmp_path / "a.toy").write_text("x\n", "utf-8")
-    (problem,) = walk(tmp_path)
+    problem, nothing = walk(tmp_path)
     assert isinstance(problem, WalkProblem) and problem.code == "UNSUPPORTED_FORMAT"
+    assert isinstance(nothing, WalkProblem) and nothing.code == "NO_DOCUMENTS"
 
 
 def test_format_spec_shape_is_checked() -> None:
@@ -147,6 +148,13 @@ def test_builtin_table() -> None:
         ("text", (".txt", ".text", ""), False),
         ("html", (".html", ".htm"), False),
         ("xml", (".xml",), False),
+        ("pdf", (".pdf",), True),
+        ("rst", (".rst", ".rest"), False),
+        ("docx", (".docx",), True),
+        ("xlsx", (".xlsx",), True),
+        ("pptx", (".pptx",), True),
+        ("epub", (".epub",), True),
+        ("odt", (".odt",), True),
     ]
     assert formats.supported_suffixes() == {
         ".md",
@@ -156,6 +164,14 @@ def test_builtin_table() -> None:
         ".html",
         ".htm",
         ".xml",
+        ".pdf",
+        ".rst",
+        ".rest",
+        ".docx",
+        ".xlsx",
+        ".pptx",
+        ".epub",
+        ".odt",
     }
     assert formats.format_for("README").name == "text"
     assert formats.format_for("Notes.MD").name == "markdown"

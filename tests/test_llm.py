@@ -184,7 +184,7 @@ def test_insufficient_evidence_never_calls_the_model(
     make_route(kb.home, server, "ins", "m1")
     for q in (
         "What is a flux capacitor?",
-        "How long does the widget warranty last after purchase abroad?",
+        "How long does the gizmo warranty last after purchase?",
     ):
         answer = kb.ask(q, llm="ins")
         assert answer.outcome == "insufficient_evidence"
@@ -322,3 +322,18 @@ def test_planted_instructions_do_not_change_what_the_model_is_asked(
     assert "cabinet" in answer.answer
     for bad in ("PWNED", "admin mode", "Ignore previous"):
         assert bad not in answer.answer
+
+
+def test_the_llm_route_is_held_to_the_same_subject_presence_gates(
+    kb: KnowledgeBase, server: ScriptedLLM
+) -> None:
+    make_route(kb.home, server, "pres", "m1")
+    answer = kb.ask("What is a widget?", llm="pres")
+    assert answer.trace["answer_source"] == "llm:pres/m1"
+    # the text the model's sentences cite was checked for the question's distinctive terms
+    assert answer.trace["cited_presence"]["verdict"] == "ok"
+    before = len(server.calls("generate"))
+    for q in ("What is the model 5 widget?", "How do I fit a widget with a Kerberos key?"):
+        refused = kb.ask(q, llm="pres")
+        assert refused.outcome == "insufficient_evidence", refused.answer
+    assert len(server.calls("generate")) == before  # a near miss never reaches the model

@@ -145,6 +145,8 @@ def test_tools_match_library_functions() -> None:
         "store",
         "prepare",  # the two halves of add (the tool), split so the server parses
         "commit",  # uploads outside its write lock
+        "sync",  # names a folder on the server's machine: HTTP only, under --sync-root
+        "stale_answers",  # an operator's check after a sync (cite stale, sync report)
     }
     public = {n for n in dir(KnowledgeBase) if not n.startswith("_")}
     exposed = {t.split(".")[1] for t in LIBRARY_FUNCTIONS.values() if t.startswith("Know")}

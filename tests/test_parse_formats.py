@@ -124,8 +124,8 @@ def test_text_front_matter_and_extensionless() -> None:
 
 
 def test_unsupported_and_too_large() -> None:
-    with pytest.raises(UnsupportedFormat, match=r"a\.pdf.*\.md"):
-        _parse("a.pdf", b"%PDF")
+    with pytest.raises(UnsupportedFormat, match=r"a\.exe.*\.md"):
+        _parse("a.exe", b"MZ")
     with pytest.raises(FileTooLarge, match=r"big\.md"):
         _parse("big.md", b"x" * 20, IngestConfig(max_file_bytes=10))
 

@@ -174,9 +174,15 @@ def test_upload_rules(client: httpx.Client) -> None:
     )
     assert "big.md" in e["message"]
     _err(
-        client.post("/kb/default/documents", files=_files(("x.pdf", b"%PDF-1.4"))),
+        client.post("/kb/default/documents", files=_files(("x.exe", b"MZ\x90\x00"))),
         415,
         "UNSUPPORTED_FORMAT",
+    )
+    # a PDF is a supported format now: a broken one fails that file with its own code
+    _err(
+        client.post("/kb/default/documents", files=_files(("x.pdf", b"%PDF-1.4"))),
+        422,
+        "BROKEN_FILE",
     )
     _err(client.post("/kb/default/documents", files=_files(("e.md", b""))), 422, "EMPTY_FILE")
     _err(
@@ -201,7 +207,7 @@ def test_upload_rules(client: httpx.Client) -> None:
     )
     assert r.status_code == 207
     status = {f["path"]: (f["status"], f["code"]) for f in r.json()["files"]}
-    assert status == {"ok.md": ("added", ""), "no.pdf": ("failed", "UNSUPPORTED_FORMAT")}
+    assert status == {"ok.md": ("added", ""), "no.pdf": ("failed", "BROKEN_FILE")}
     client.delete("/kb/default/documents/ok.md")
 
 

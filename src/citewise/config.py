@@ -79,16 +79,18 @@ class Settings:
     ingest: IngestConfig = field(default_factory=IngestConfig)
     #: The dense route; ``CITEWISE_DENSE=off`` turns it off (lexical and identifier remain).
     dense: bool = True
-    #: Dense encoder: ``minilm`` (bundled, English) or ``use`` (multilingual);
-    #: ``CITEWISE_ENCODER`` sets it.
-    encoder: str = "minilm"
+    #: Dense encoder: ``auto`` (each KB chooses once by content: mostly-CJK text gets
+    #: ``use``, else ``minilm``; recorded in the KB's index directory), ``minilm`` (bundled,
+    #: English) or ``use`` (multilingual) for every KB; ``CITEWISE_ENCODER`` sets it.
+    #: ``CITEWISE_ENCODER_INT8=on`` lets MiniLM run in int8 (see index/minilm.py).
+    encoder: str = "auto"
 
     @classmethod
     def resolve(cls, home: str | Path | None = None) -> Settings:
         """``home`` argument, else ``$CITEWISE_HOME``, else ``./.citewise``."""
         chosen = home or os.environ.get("CITEWISE_HOME") or DEFAULT_HOME
         dense = os.environ.get("CITEWISE_DENSE", "on").lower() not in ("off", "0", "false", "no")
-        encoder = os.environ.get("CITEWISE_ENCODER", "minilm").strip().lower() or "minilm"
+        encoder = os.environ.get("CITEWISE_ENCODER", "auto").strip().lower() or "auto"
         return cls(
             home=Path(chosen).expanduser().resolve(),
             ingest=IngestConfig(limits=limits_from_env(os.environ)),

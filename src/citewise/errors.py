@@ -118,6 +118,24 @@ class UnreadableFile(IngestError):
     code = "UNREADABLE_FILE"
 
 
+class BrokenFile(IngestError):
+    """The file is damaged or not of the format its name says (e.g. a truncated PDF)."""
+
+    code = "BROKEN_FILE"
+
+
+class Encrypted(IngestError):
+    """An encrypted document that does not open without a password."""
+
+    code = "ENCRYPTED"
+
+
+class NeedsOCR(IngestError):
+    """No text layer at all (scanned pages) and no OCR engine to read them."""
+
+    code = "NEEDS_OCR"
+
+
 class OutsideRoot(IngestError):
     code = "OUTSIDE_ROOT"
 

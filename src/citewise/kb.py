@@ -7,9 +7,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import os
+import signal
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from citewise.answer.models import Answer
@@ -20,8 +24,10 @@ from citewise.errors import CitewiseError, FileTooLarge, UnreadableFile, UsageEr
 from citewise.evidence.assemble import assemble
 from citewise.evidence.models import EvidencePack, Profile
 from citewise.index.manager import LOADERS, KBIndex
+from citewise.ingest.mirror import SyncProgress, missing_from, run_sync, stale_answers
 from citewise.ingest.models import AddReport, FileResult, FileStatus, Node, ParsedDocument
 from citewise.ingest.parse import parse_document
+from citewise.ingest.sync import StaleAnswer, SyncReport, source_of
 from citewise.ingest.walker import SourceFile, WalkProblem, walk
 from citewise.recall.models import SearchFilters, SearchMode, SearchResult
 from citewise.recall.search import RecallSettings, search
@@ -38,6 +44,15 @@ from citewise.store.protocol import Store
 
 #: Called after each file with (result, files_done, files_total).
 ProgressFn = Callable[[FileResult, int, int], None]
+
+#: Test hook: ``CITEWISE_CRASH_AT=<point>`` SIGKILLs the process at that point (crash tests).
+CRASH_ENV = "CITEWISE_CRASH_AT"
+
+
+def crash_point(name: str) -> None:
+    """Die at once (SIGKILL, no clean-up) when ``$CITEWISE_CRASH_AT`` names this point."""
+    if os.environ.get(CRASH_ENV) == name:
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 class Home:
@@ -63,17 +78,23 @@ class Home:
     def _new_index(self, kb: str) -> KBIndex:
         if kb not in self._indexes:
             enc = self.settings.encoder
-            loader = LOADERS.get(enc)
+            loader = LOADERS.get("minilm" if enc == "auto" else enc)
             if loader is None:
                 raise UsageError(
-                    f"Unknown encoder {enc!r}.", hint=f"Choose one of: {', '.join(LOADERS)}."
+                    f"Unknown encoder {enc!r}.",
+                    hint=f"Choose one of: auto, {', '.join(LOADERS)}.",
                 )
-            # One index directory per encoder ("@" cannot occur in a KB name); the default
-            # encoder keeps the plain name so existing indexes stay valid.
-            name = kb if enc == "minilm" else f"{kb}@{enc}"
+            # One index directory per forced encoder ("@" cannot occur in a KB name); auto
+            # and minilm keep the plain name so existing indexes stay valid.
+            name = kb if enc in ("auto", "minilm") else f"{kb}@{enc}"
             directory = self.settings.home / "index" / name
             self._indexes[kb] = KBIndex(
-                self.store, kb, directory, dense=self.settings.dense, loader=loader
+                self.store,
+                kb,
+                directory,
+                dense=self.settings.dense,
+                loader=loader,
+                multilingual=LOADERS["use"] if enc == "auto" else None,
             )
         return self._indexes[kb]
 
@@ -146,9 +167,35 @@ class KnowledgeBase:
     def add(self, paths: Iterable[str | Path], progress: ProgressFn | None = None) -> AddReport:
         """Ingest files and folders; one transaction per file, one revision per batch.
 
-        Files are read and parsed one at a time (memory stays that of one file)."""
+        Files are read and parsed one at a time (memory stays that of one file). Never
+        deletes: documents that came from an added folder and are gone from it are listed
+        in ``missing`` (:meth:`sync` removes them)."""
+        paths = list(paths)
         found = self._walk(paths)
-        return self._store_batch((self._prepare_one(item) for item in found), len(found), progress)
+        report = self._store_batch(
+            (self._prepare_one(item) for item in found), len(found), progress
+        )
+        seen = {f.rel_path for f in found}
+        folders = [Path(source_of(Path(p))) for p in paths if Path(p).is_dir()]
+        missing = sorted({m for root in folders for m in missing_from(self, root, seen)})
+        return replace(report, missing=tuple(missing))
+
+    def sync(
+        self,
+        folder: str | Path,
+        *,
+        dry_run: bool = False,
+        progress: SyncProgress | None = None,
+    ) -> SyncReport:
+        """Make the current revision mirror ``folder``: new files added, changed files
+        versioned, documents that came from the folder and are gone from it deleted (their
+        history stays and old citations still resolve), all in one revision. Documents
+        added from anywhere else are never deleted. ``dry_run`` writes nothing."""
+        return run_sync(self, folder, dry_run=dry_run, progress=progress)
+
+    def stale_answers(self) -> list[StaleAnswer]:
+        """Saved answers whose citations now point to changed or deleted text."""
+        return stale_answers(self)
 
     def prepare(self, paths: Iterable[str | Path]) -> list[PreparedFile]:
         """Read and parse every file (no store access): the slow, CPU-bound half of
@@ -209,7 +256,7 @@ class KnowledgeBase:
         except CitewiseError as exc:
             failed = FileResult(item.rel_path, "failed", code=exc.code, message=str(exc))
             return PreparedFile(item.rel_path, failed)
-        return PreparedFile(item.rel_path, None, raw, parsed, str(item.abs_path))
+        return PreparedFile(item.rel_path, None, raw, parsed, source_of(item.abs_path))
 
     def _ingest_one(self, item: SourceFile | WalkProblem) -> FileResult:
         return self._store_one(self._prepare_one(item))
@@ -224,7 +271,18 @@ class KnowledgeBase:
             )
         except CitewiseError as exc:
             return FileResult(item.rel_path, "failed", code=exc.code, message=str(exc))
-        return _file_result(outcome)
+        result = _file_result(outcome)
+        scanned = item.parsed.metadata.get("needs_ocr")
+        if scanned:  # added, but some pages were not read: say so, never silently empty
+            pages = ", ".join(str(p) for p in scanned)
+            result = dataclasses.replace(
+                result,
+                code="NEEDS_OCR",
+                message=f"{item.rel_path}: pages {pages} have no text layer and were not "
+                "read (no OCR engine, or OCR found no text); install tesseract-ocr or run OCR "
+                "on the file and add it again to cite them.",
+            )
+        return result
 
     def _read(self, item: SourceFile) -> bytes:
         limit = self.home.settings.ingest.max_file_bytes
@@ -327,12 +385,22 @@ class KnowledgeBase:
             self.store.end_batch(self.name)
 
     def delete(self, path: str) -> IngestOutcome:
-        """Remove a document from the current revision; its history stays resolvable."""
+        """Remove a document from the current revision; its history stays resolvable.
+
+        The store commit is the one source of truth: the lexical, dense, graph and scope
+        caches are derived from it and republished together as one new state, so a crash
+        after the commit leaves nothing to come back (the next sync drops the chunks).
+        The user's source file is never touched."""
         self.store.begin_batch(self.name)
         try:
-            return self.store.delete_document(self.name, path)
+            outcome = self.store.delete_document(self.name, path)
         finally:
             self.store.end_batch(self.name)
+        crash_point("after_delete_commit")
+        # Committed: if this refresh fails, every later read re-syncs (and reports errors).
+        with contextlib.suppress(CitewiseError, OSError):
+            self.home.index(self.name).sync()
+        return outcome
 
     # -- reads --------------------------------------------------------------
     def info(self) -> KBInfo:

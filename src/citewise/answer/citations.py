@@ -11,6 +11,7 @@ from citewise.answer.compose import Candidate
 from citewise.answer.models import Citation, Claim
 from citewise.evidence.models import Fragment
 from citewise.evidence.nodes import NodeReader
+from citewise.ingest.locator import locate
 from citewise.ingest.models import Node, sha256_text
 from citewise.sufficiency.conflicts_adapter import ConflictNote
 
@@ -63,14 +64,18 @@ def cite_claims(
                 excerpt,
                 sha256_text(excerpt),
                 role,
+                locate(doc_nodes, start, end),
             )
         )
         by_key[key] = len(citations)
         return len(citations)
 
     for c in chosen:
+        context = tuple(
+            cite(c.fragment, s.start, s.end, s.text, "parent_context") for s in c.context
+        )
         n = cite(c.fragment, c.span.start, c.span.end, c.span.text, c.fragment.role)
-        claims.append(Claim(c.clean, (n,), 0.0, "", True))
+        claims.append(Claim(c.clean, tuple(dict.fromkeys((*context, n))), 0.0, "", True))
     for note in conflicts:
         nums = tuple(
             cite(side.fragment, side.start, side.end, side.text, "conflict") for side in note.sides

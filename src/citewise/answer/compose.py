@@ -12,11 +12,14 @@ Profiles (the order in which selected sentences are presented):
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from citewise.answer.clean import clean_sentence
 from citewise.answer.procedure import PROCEDURE_HEAD
+from citewise.answer.relevance import Scorer
 from citewise.answer.support import contains_orchestration
+from citewise.answer.units import Unit
 from citewise.evidence.models import TRUNCATION_MARKER, Fragment
 from citewise.evidence.sentences import Span, split_sentences
 from citewise.index.tokenize import key_terms, term_coverage, tokenize
@@ -40,6 +43,7 @@ _CAUSAL = re.compile(
     re.I,
 )
 _CHECK = re.compile(r"\b(?:verify|check|confirm|ensure|make sure)\b|确认|检查|验证", re.I)
+_CHECK_HEAD = re.compile(r"\b(?:verif\w*|checks?|validat\w*|confirm\w*)\b|确认|检查|验证", re.I)
 _PREREQ = re.compile(r"prerequisite|before you (?:start|begin)|requirements|前提|准备", re.I)
 _STEP = re.compile(r"^\s*(?:\d{1,3}[.)]|step\s+\d+)", re.I)
 _CAVEAT = re.compile(
@@ -47,6 +51,11 @@ _CAVEAT = re.compile(
 )
 _SIDE_PROCEDURE = re.compile(r"roll(?:ing)? ?back|revert|undo|troubleshoot|回滚|撤销", re.I)
 _SIDES = re.compile(r"\s+(?:vs\.?|versus|and|or|compared (?:to|with))\s+|和|与|跟|对比", re.I)
+
+
+#: Unit kinds a profile may take from anywhere in an evidence document (not only from the
+#: fragments): a comparison's table, a how-to's closing-check table and code example.
+_ANYWHERE = {"compare": frozenset({"table"}), "how_to": frozenset({"table", "code"})}
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,14 +67,36 @@ class Candidate:
     clean: str
     score: float
     order: tuple[int, ...]
+    #: Spans shown and cited before the unit (its section heading, when it refers to it).
+    context: tuple[Span, ...] = ()
+    kind: str = "sentence"  # the answer unit's kind (see citewise.answer.units)
+    section: str = ""  # the heading of the unit's own section
 
     @property
     def key(self) -> tuple[str, int, int]:
         return (self.fragment.doc_id, self.span.start, self.span.end)
 
 
-def candidates(question: str, fragments: list[Fragment]) -> list[Candidate]:
-    """Every sentence of every readable fragment, scored by key-term coverage and role."""
+UnitsOf = Callable[[Fragment], list[Unit]]
+
+
+def candidates(
+    question: str,
+    fragments: list[Fragment],
+    *,
+    units_of: UnitsOf | None = None,
+    scorer: Scorer | None = None,
+    anywhere: frozenset[str] = frozenset(),
+) -> list[Candidate]:
+    """Every unit of every readable fragment, scored by relevance and role.
+
+    With ``units_of`` (the document's structural units, :mod:`citewise.answer.units`) the
+    units are those the fragments touch, scored by term overlap blended with ``scorer``'s
+    meaning similarity; without it, the fragments' own sentences by term overlap."""
+    if units_of is not None:
+        from citewise.answer.ranking import unit_candidates
+
+        return unit_candidates(question, fragments, units_of, scorer, ROLE_WEIGHT, anywhere)
     out: list[Candidate] = []
     seen: set[tuple[str, int, int]] = set()
     for fi, frag in enumerate(fragments):
@@ -113,14 +144,46 @@ def fragment_spans(frag: Fragment) -> list[Span]:
 
 
 def compose(
-    question: str, intent: str, fragments: list[Fragment], *, limit: int = 6
+    question: str,
+    intent: str,
+    fragments: list[Fragment],
+    *,
+    limit: int = 6,
+    units_of: UnitsOf | None = None,
+    scorer: Scorer | None = None,
 ) -> list[Candidate]:
-    """Choose and order the sentences of the answer for ``intent``."""
+    """Choose and order the units of the answer for ``intent`` (see :func:`candidates`)."""
+    chosen = _compose(question, intent, fragments, limit, units_of, scorer)
+    if units_of is None:
+        return chosen
+    from citewise.answer.ranking import present
+
+    return present(chosen, intent)
+
+
+def _compose(
+    question: str,
+    intent: str,
+    fragments: list[Fragment],
+    limit: int,
+    units_of: UnitsOf | None,
+    scorer: Scorer | None,
+) -> list[Candidate]:
     pool = [
         c
-        for c in candidates(question, fragments)
+        for c in candidates(
+            question,
+            fragments,
+            units_of=units_of,
+            scorer=scorer,
+            anywhere=_ANYWHERE.get(intent, frozenset()),
+        )
         if c.score > 0 or (intent == "how_to" and _STEP.match(c.span.text))
     ]
+    if intent != "how_to":  # code is quoted by its lead-in, or as a how-to's example
+        pool = [c for c in pool if c.kind != "code"]
+    if intent not in ("definition", "compare", "how_to"):  # tables: figures, props, checks
+        pool = [c for c in pool if c.kind != "table"]
     pool.sort(key=lambda c: (-c.score, c.order))
     if not pool:
         return []
@@ -186,8 +249,18 @@ def _clause(refs: list[str], pool: list[Candidate], n: int) -> list[Candidate]:
 def _definition(pool: list[Candidate], n: int) -> list[Candidate]:
     """The best defining sentence, then what its own section says next, then a caveat."""
     best = pool[0].score
-    defining = [c for c in pool if _DEFINES_STRICT.search(c.clean) and c.score >= 0.5 * best]
-    defining = defining or [c for c in pool if _DEFINES.search(c.clean) and c.score >= 0.5 * best]
+    defining = [
+        c
+        for c in pool
+        if c.kind not in ("table", "para")
+        and _DEFINES_STRICT.search(c.clean)
+        and c.score >= 0.5 * best
+    ]
+    defining = defining or [
+        c
+        for c in pool
+        if c.kind not in ("table", "para") and _DEFINES.search(c.clean) and c.score >= 0.5 * best
+    ]
     lead = defining[0] if defining else pool[0]
     section = [
         c
@@ -197,6 +270,15 @@ def _definition(pool: list[Candidate], n: int) -> list[Candidate]:
         and c.span.start > lead.span.start
     ]
     section.sort(key=lambda c: c.span.start)
+    table = next((c for c in section if c.kind == "table"), None)
+    if table is not None:  # the key-properties table whole, instead of its rows one by one
+        section = [
+            c
+            for c in section
+            if c is table or not (table.span.start <= c.span.start < table.span.end)
+        ]
+    else:
+        section = [c for c in section if c.kind != "table"]
     chosen = [lead, *_diverse(section, n - 1)]
     if len(chosen) < 2:  # the lead stands alone: add only other strong sentences
         strong = [c for c in pool if c is not lead and c.score >= 0.75 * best]
@@ -222,22 +304,62 @@ def _how_to(question: str, pool: list[Candidate], n: int) -> list[Candidate]:
     else:
         doc_id, section = pool[0].fragment.doc_id, pool[0].fragment.heading_path
     same_doc = [c for c in pool if c.fragment.doc_id == doc_id]
-    prereq = [c for c in same_doc if _PREREQ.search(" ".join(c.fragment.heading_path))][:3]
+    prereq = [c for c in same_doc if _PREREQ.search(" ".join(c.fragment.heading_path))]
+    prereq = [c for c in prereq if not any(_inside(c, o) for o in prereq)][:3]
     # Each step is the opening sentence of its numbered item; details stay in the citation.
     steps = [
         c
         for c in same_doc
         if c.fragment.heading_path == section and _STEP.match(c.span.text) and c not in prereq
     ]
-    if not steps:
-        steps = [c for c in same_doc if c.fragment.heading_path == section and c not in prereq]
+    if not steps:  # prose instructions: the section's relevant units, in document order
+        steps = [
+            c
+            for c in same_doc
+            if c.fragment.heading_path == section
+            and c not in prereq
+            and (c.kind != "table" or c.section == " ".join(section[-1:]))
+        ]
+        top = max((c.score for c in steps), default=0.0)
+        steps = [c for c in steps if c.score >= 0.35 * top and c.kind not in ("code", "table")]
+        if steps and not any(c.kind == "lead" or "```" in c.clean for c in steps):
+            # prose that tells what to do: the section's code example shows how
+            here = " ".join(section[-1:])
+            first = min(c.span.start for c in steps)
+            example = sorted(
+                (c for c in same_doc if c.kind == "code" and c.section == here),
+                key=lambda c: (c.span.start < first, c.span.start),
+            )[:1]
+            steps += example
     steps = sorted(steps, key=lambda c: c.span.start)[:15]
     checks = [
         c
         for c in same_doc
-        if _CHECK.search(c.clean) and c not in steps + prereq and not _STEP.match(c.span.text)
+        if _CHECK.search(c.clean)
+        and c not in steps + prereq
+        and not _STEP.match(c.span.text)
+        and len(c.clean.split("\n", 1)[0].split()) >= 4  # "Check it:" is no check
+        and not (_SIDE_PROCEDURE.search(c.section) and not _SIDE_PROCEDURE.search(question))
     ][:2]
-    return (prereq + steps + checks)[: max(n, len(prereq) + len(steps))]
+    last = max((c.span.end for c in steps), default=0)
+    closing = [  # the closing check: a table in a later "Checks"/"Verify" section
+        c
+        for c in same_doc
+        if c.kind == "table" and c.span.start >= last and _CHECK_HEAD.search(c.section)
+    ][:1]
+    checks = closing + [c for c in checks if c.kind != "table"][: 2 - len(closing)]
+    return (prereq + steps + checks)[: max(n, len(prereq) + len(steps) + len(closing))]
+
+
+def _inside(c: Candidate, o: Candidate) -> bool:
+    """``c`` is quoted by the larger unit ``o`` (same document)."""
+    return (
+        o is not c
+        and o.fragment.doc_id == c.fragment.doc_id
+        and o.span.start <= c.span.start
+        and c.span.end <= o.span.end
+        and (o.span.start, o.span.end) != (c.span.start, c.span.end)
+    )
 
 
 def _compare(question: str, pool: list[Candidate], n: int) -> list[Candidate]:
@@ -259,8 +381,11 @@ def _compare(question: str, pool: list[Candidate], n: int) -> list[Candidate]:
         own = [c for c in pool if names(c, mine) and not names(c, other) and c not in chosen]
         own.sort(key=lambda c: (not _DEFINES_STRICT.search(c.clean), -c.score, c.order))
         chosen.extend(_diverse(own, per_side))
-    chosen.extend(c for c in _diverse(both, 2) if c not in chosen)
-    return chosen[:n] or _diverse(pool, n)
+    tables = [c for c in both if c.kind == "table"]
+    if tables:  # the table that sets both sides side by side carries the compared figures
+        chosen.append(max(tables, key=lambda c: (c.score, -c.span.start)))
+    chosen.extend(c for c in _diverse([c for c in both if c.kind != "table"], 2) if c not in chosen)
+    return chosen[: n + 1] or _diverse(pool, n)
 
 
 def _subject(question: str) -> str:

@@ -6,6 +6,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from citewise.ingest.locator import locator_fields
 from citewise.sufficiency.models import Degradation, Sufficiency
 
 Outcome = Literal["answered", "insufficient_evidence", "non_kb_reply", "generation_unavailable"]
@@ -40,6 +41,8 @@ class Citation:
     excerpt: str
     sha256: str
     role: str
+    #: Where the excerpt is in the original file (ingest/locator.py); None for text formats.
+    locator: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +93,7 @@ class Answer:
                     "excerpt": c.excerpt,
                     "sha256": c.sha256,
                     "role": c.role,
+                    **locator_fields(c.locator),
                 }
                 for c in self.citations
             ],

@@ -14,6 +14,8 @@ from citewise.answer.citations import cite_claims
 from citewise.answer.compose import compose
 from citewise.answer.models import Answer, Citation, Claim, FailureStage, new_trace_id
 from citewise.answer.procedure import complete_procedures
+from citewise.answer.ranking import units_reader
+from citewise.answer.relevance import dense_scorer
 from citewise.answer.review import release_review, removed_orchestration
 from citewise.evidence.assemble import assemble
 from citewise.evidence.intent import classify_intent
@@ -25,6 +27,7 @@ from citewise.sufficiency.conflicts_adapter import detect_conflicts, stale_paths
 from citewise.sufficiency.gates import GateInput, procedure_mismatch, review
 from citewise.sufficiency.models import Sufficiency
 from citewise.sufficiency.named import absent_terms, named_terms
+from citewise.sufficiency.presence import TermProfile, judge, weigh
 
 if TYPE_CHECKING:
     from citewise.kb import KnowledgeBase
@@ -86,16 +89,22 @@ def ask(
     )
     pack = assemble(kb, question, filters=filters, config=cfg, search_result=recall)
     trace["retrieval"] = search_summary(recall)
-    conflicts = detect_conflicts(kb, question, pack, who)
+    conflicts = detect_conflicts(kb, question, pack, who, recall.hits)
     stale = stale_paths(kb, pack, who)
     unknown = absent_terms(kb, named_terms(question), who)
+    profile = weigh(question, intent.subject_terms, kb.home.index(kb.name))
+    trace["terms"] = [asdict(t) for t in profile.terms]
     suff = review(
-        GateInput(question, intent, pack, len(conflicts), _stale_used(pack, stale), unknown)
+        GateInput(
+            question, intent, pack, len(conflicts), _stale_used(pack, stale), unknown, profile
+        )
     )
     trace["recovery"] = None
     judge_wants_more = False
     if llm_ctx is not None and (suff.status == "borderline" or pack.profile == "deep"):
-        gi = GateInput(question, intent, pack, len(conflicts), _stale_used(pack, stale), unknown)
+        gi = GateInput(
+            question, intent, pack, len(conflicts), _stale_used(pack, stale), unknown, profile
+        )
         verdict = llm_ctx.judge(kb, question, gi, intent.kind, filters)
         if verdict is not None:
             trace["llm_judge"] = verdict
@@ -109,7 +118,13 @@ def ask(
         stale2 = stale_paths(kb, second, who)
         again = review(
             GateInput(
-                question, intent, second, len(conflicts2), _stale_used(second, stale2), unknown
+                question,
+                intent,
+                second,
+                len(conflicts2),
+                _stale_used(second, stale2),
+                unknown,
+                profile,
             )
         )
         better = _rank(again) > _rank(suff)
@@ -163,7 +178,9 @@ def ask(
             trace=trace | {"missing": missing},
         )
     if llm_ctx is not None:
-        gi = GateInput(question, intent, pack, len(conflicts), _stale_used(pack, stale), unknown)
+        gi = GateInput(
+            question, intent, pack, len(conflicts), _stale_used(pack, stale), unknown, profile
+        )
         generated = llm_ctx.answer(
             kb,
             question=question,
@@ -177,7 +194,19 @@ def ask(
         if generated is not None:
             return generated
     trace["removed_orchestration"] = removed_orchestration(fragments)
-    chosen = compose(question, intent.kind, fragments)
+    unit_reader = NodeReader(kb.store, kb.name)
+    unit_near = spans_by_version(
+        (f.path, f.version_id, f.char_start, f.char_end) for f in fragments
+    )
+    chosen = compose(
+        question,
+        intent.kind,
+        fragments,
+        units_of=units_reader(
+            lambda path, vid: unit_reader.near(path, vid, unit_near[(path, vid)])
+        ),
+        scorer=dense_scorer(kb.home.index(kb.name)),
+    )
     citations, claims = cite_claims(kb, chosen, conflicts)
     claims = release_review(claims, citations)
     kept = [c for c in claims if c.kept]
@@ -191,6 +220,7 @@ def ask(
         citations,
         trace,
         failed_why=None if kept else "no sentence passed review",
+        profile=profile,
     )
 
 
@@ -204,10 +234,23 @@ def finish(
     trace: dict[str, Any],
     *,
     failed_why: str | None,
+    profile: TermProfile | None = None,
 ) -> Answer:
     """The public answer from reviewed claims (shared by the extractive and LLM writers):
     citations renumbered in order of use, or ``insufficient_evidence`` when the review
-    left nothing (``failed_why``)."""
+    left nothing (``failed_why``) or when the text actually cited lacks the question's
+    distinctive terms (``profile``; some missing words make the answer partial)."""
+    kept = [c for c in claims if c.kept]
+    if failed_why is None and profile is not None and profile.checks:
+        cited = judge(profile, _cited_texts(pack, kept, citations), cited=True)
+        trace["cited_presence"] = asdict(cited)
+        if cited.verdict == "absent":
+            suff = Sufficiency("insufficient", "insufficient_evidence", (cited.reason,))
+            trace["sufficiency"] = asdict(suff)
+            failed_why = _human(suff)
+        elif cited.verdict == "partial" and not _already_partial(suff, cited.missing):
+            worst = "partial_coverage" if suff.degradation == "none" else suff.degradation
+            suff = replace(suff, degradation=worst, reasons=(*suff.reasons, cited.reason))
     if failed_why is not None:
         trace["failure_stage"] = "citation_verification"
         return Answer(
@@ -215,7 +258,7 @@ def finish(
             f"{INSUFFICIENT} ({failed_why})",
             (),
             "insufficient_evidence",
-            replace(suff, status="insufficient"),
+            replace(suff, status="insufficient", degradation="insufficient_evidence"),
             pack.replay_id,
             new_trace_id(),
             intent,
@@ -225,7 +268,6 @@ def finish(
             failure_stage="citation_verification",
             trace=trace,
         )
-    kept = [c for c in claims if c.kept]
     used = sorted({n for c in kept for n in c.citations})
     renumber = {old: new for new, old in enumerate(used, start=1)}
     final_cites = tuple(replace(citations[n - 1], number=renumber[n]) for n in used)
@@ -235,6 +277,8 @@ def finish(
     degradation = suff.degradation
     if len(kept) < len([c for c in claims if c.verdict != "notice"]) and degradation == "none":
         degradation = "partial_coverage"
+    if suff.status == "borderline" and degradation == "none":
+        degradation = "partial_coverage"  # a borderline answer says so in the field
     return Answer(
         "answered",
         text,
@@ -249,6 +293,26 @@ def finish(
         claims=tuple(claims),
         trace=trace,
     )
+
+
+def _already_partial(suff: Sufficiency, words: tuple[str, ...]) -> bool:
+    """Whether an earlier partial-coverage reason already names every one of ``words``."""
+    earlier = [r for r in suff.reasons if r.startswith("partial_coverage:")]
+    return any(all(w in r for w in words) for r in earlier)
+
+
+def _cited_texts(pack: EvidencePack, kept: list[Claim], citations: list[Citation]) -> list[str]:
+    """The excerpts the kept claims cite, and the heading paths of the pack fragments they
+    sit in (a heading names what "this option" in a cited sentence is)."""
+    used = [citations[n - 1] for c in kept for n in c.citations]
+    texts = [c.excerpt for c in used]
+    for c in used:
+        texts += [
+            " ".join(f.heading_path)
+            for f in pack.fragments
+            if f.doc_id == c.doc_id and f.char_start <= c.char_start < f.char_end
+        ][:1]
+    return texts
 
 
 def _stale_used(pack: EvidencePack, stale: tuple[str, ...]) -> tuple[str, ...]:
@@ -267,6 +331,10 @@ def _human(s: Sufficiency) -> str:
     gate, _, detail = first.partition(":")
     if gate == "subject_absent":
         return f"the documents do not mention: {detail}"
+    if gate == "subject_missing":
+        return f"the passages found do not mention: {detail}"
+    if gate == "near_miss":
+        return detail
     if gate == "no_direct_evidence":
         return f"nothing relevant was found: {detail}"
     return f"{gate.replace('_', ' ')}: {detail}" if detail else gate.replace("_", " ")
@@ -279,11 +347,19 @@ def _failure_stage(pack: EvidencePack) -> FailureStage:
 
 
 def _render(intent: str, claims: list[Claim]) -> str:
+    """Claims with their citation marks (at the end of a claim's first line, so a quoted
+    code block stays a valid fence); a how-to as a list, other answers as running text, or
+    one claim per line when any claim spans several lines."""
     parts = []
     for c in claims:
         marks = "".join(f"[{n}]" for n in c.citations)
-        parts.append(f"{c.text} {marks}")
-    return "\n".join(f"- {p}" for p in parts) if intent == "how_to" else " ".join(parts)
+        first, nl, rest = c.text.partition("\n")
+        parts.append(f"{first} {marks}{nl}{rest}")
+    if intent == "how_to":
+        return "\n".join("- " + p.replace("\n", "\n  ") for p in parts)
+    if any("\n" in p for p in parts):
+        return "\n".join(parts)
+    return " ".join(parts)
 
 
 def _digest(obj: object) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 
 from citewise.answer.clean import MARKUP, clean_sentence
 from citewise.answer.compose import fragment_spans
+from citewise.answer.markup import prose_only
 from citewise.answer.models import Citation, Claim
 from citewise.answer.orchestration import orchestration_markers
 from citewise.answer.support import support_score
@@ -33,7 +34,7 @@ def release_review(claims: list[Claim], citations: list[Citation]) -> list[Claim
             why = f"orchestration text or internal id ({', '.join(markers)})"
             out.append(replace(claim, kept=False, verdict="unsupported", reason=why))
             continue
-        if claim.verdict != "notice" and MARKUP.search(claim.text):
+        if claim.verdict != "notice" and MARKUP.search(prose_only(claim.text)):
             out.append(replace(claim, kept=False, verdict="unsupported", reason="raw markup"))
             continue
         if not cited:

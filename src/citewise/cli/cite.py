@@ -45,6 +45,28 @@ def cite_check(
         raise typer.Exit(1)
 
 
+@cite_app.command("stale")
+def cite_stale(
+    kb: Annotated[str, typer.Option("--kb", help="Knowledge base name.")] = "default",
+    home: HomeOpt = None,
+    json: JsonOpt = False,
+) -> None:
+    """Saved answers whose citations now point to changed or deleted text (after a sync
+    or any change). Exits 1 if there are any; 'cite check ANSWER_ID' shows the details."""
+    with open_home(home) as h:
+        stale = h.kb(kb).stale_answers()
+    if json:
+        ui.print_json(stale)
+    else:
+        for a in stale:
+            ui.out.print(
+                f"{a.answer_id}  {len(a.stale)} stale citation(s)  {a.question}", markup=False
+            )
+        ui.out.print(f"{len(stale)} stale answer(s)", markup=False)
+    if stale:
+        raise typer.Exit(1)
+
+
 @cite_app.command("resolve")
 def cite_resolve(citation_id: str, home: HomeOpt = None, json: JsonOpt = False) -> None:
     """Exact text, document, revision, lines and characters of a node, chunk or span id."""

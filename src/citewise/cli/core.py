@@ -3,8 +3,6 @@ and the ``kb`` and ``docs`` groups. Every read command takes ``--json``."""
 
 from __future__ import annotations
 
-import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -35,46 +33,38 @@ docs_app = typer.Typer(
 def add(
     paths: Annotated[list[Path], typer.Argument(help="Files or folders to ingest.")],
     kb: KbOpt = DEFAULT_KB,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="List every skipped file.")
+    ] = False,
     home: HomeOpt = None,
     json: JsonOpt = False,
 ) -> None:
-    """Ingest files and folders (Markdown, text, HTML, XML). Exits 1 if any file failed."""
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-    )
+    """Ingest files and folders (Markdown, text, HTML, XML). Exits 1 if any file failed.
 
-    with open_home(home) as h:
+    Never deletes: documents of an added folder that are gone from it are reported;
+    'citewise sync FOLDER' removes them."""
+    from citewise.cli.progress import progress
+
+    with open_home(home) as h, progress("ingest", quiet=json) as tick:
         base = h.kb(kb)
-        started = time.perf_counter()
-        nodes = 0
-        show = not json and sys.stderr.isatty()
-        with Progress(
-            TextColumn("[bold]ingest"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[nodes]} nodes, {task.fields[rate]} files/s"),
-            TimeElapsedColumn(),
-            console=ui.err,
-            transient=True,
-            disable=not show,
-        ) as bar:
-            task = bar.add_task("ingest", total=None, nodes=0, rate="-")
+        h.index(kb).progress = lambda stage, done, total: tick(done, total, stage)
 
-            def progress(result: FileResult, done: int, total: int) -> None:
-                nonlocal nodes
-                nodes += result.nodes
-                rate = done / max(time.perf_counter() - started, 1e-9)
-                bar.update(task, completed=done, total=total, nodes=nodes, rate=f"{rate:.0f}")
+        def on_file(result: FileResult, done: int, total: int) -> None:
+            tick(done, total, None)
 
-            report = base.add(paths, progress=progress)
+        report = base.add(paths, progress=on_file)
     if json:
         ui.print_json(report)
     else:
-        ui.print_add_report(report)
+        ui.print_add_report(report, verbose=verbose)
+        if report.missing:
+            folders = " ".join(str(p) for p in paths if p.is_dir())
+            shown = ", ".join(report.missing[:5]) + (" ..." if len(report.missing) > 5 else "")
+            ui.err.print(
+                f"{len(report.missing)} document(s) of this folder are no longer in it "
+                f"({shown}); add never deletes: run 'citewise sync {folders}' to remove them.",
+                markup=False,
+            )
     if not report.ok:
         raise typer.Exit(1)
 

@@ -29,7 +29,9 @@ def retrieval(
     top_k: Annotated[
         int, typer.Option("--top-k", min=100, max=1000, help="Documents kept per query.")
     ] = 100,
-    encoder: Annotated[str, typer.Option(help="Dense encoder: minilm or use.")] = "minilm",
+    encoder: Annotated[
+        str, typer.Option(help="Dense encoder: minilm, use or auto (by content).")
+    ] = "minilm",
     cache: Annotated[
         Path | None,
         typer.Option(
@@ -51,15 +53,19 @@ def retrieval(
 
     check_mode(mode)
     settings = dataclasses.replace(RecallSettings(), mmr=mmr)
-    report = evaluate_beir(
-        beir,
-        split=split,
-        mode=mode,  # type: ignore[arg-type]
-        top_k=top_k,
-        encoder=encoder,
-        cache=cache,
-        settings=settings,
-    )
+    from citewise.cli.progress import progress
+
+    with progress("eval", quiet=json) as tick:
+        report = evaluate_beir(
+            beir,
+            progress=lambda stage, done, total: tick(done, total, stage),
+            split=split,
+            mode=mode,  # type: ignore[arg-type]
+            top_k=top_k,
+            encoder=encoder,
+            cache=cache,
+            settings=settings,
+        )
     out = report.to_dict()
     if json:
         ui.print_json(out)

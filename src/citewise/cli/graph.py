@@ -54,34 +54,43 @@ def show(
             "node id or a heading title.",
         )
     p = found[0]
-    edges = [("in", e, g.points[str(e.source)]) for e in g.in_edges(p.key)] + [
-        ("out", e, g.points[str(e.target)]) for e in g.out_edges(p.key)
-    ]
-    edges.sort(key=lambda t: (t[0], -t[1].confidence, t[1].kind, t[2].path, t[2].line_start))
+    if p.kind == "document":  # a document: its sections' relations, rolled up
+        from citewise.graph.rollup import rolled_up
+
+        edges = [(r.direction, r.edge, r.other, r.written_in) for r in rolled_up(g, p.path)]
+    else:
+        edges = [("in", e, g.points[str(e.source)], p) for e in g.in_edges(p.key)] + [
+            ("out", e, g.points[str(e.target)], p) for e in g.out_edges(p.key)
+        ]
+        edges.sort(key=lambda t: (t[0], -t[1].confidence, t[1].kind, t[2].path, t[2].line_start))
     diag = select_neighbors(g, p.key)
     data = {
         "point": point_json(p),
         "in_degree": diag.in_degree,
         "out_degree": diag.out_degree,
-        "edges": [edge_json(e, d, o) for d, e, o in edges],
+        "edges": [
+            edge_json(e, d, o) | {"written_in": own.title, "written_in_key": own.key}
+            for d, e, o, own in edges
+        ],
         "also_matched": [point_json(q) for q in found[1:]],
     }
     if json:
         ui.print_json(data)
         return
     ui.out.print(f"{p.kind} {p.key}  {p.title}", markup=False)
+    ins = sum(1 for t in edges if t[0] == "in")
     ui.out.print(
-        f"  {p.path}:{p.line_start}-{p.line_end}  in {len(g.in_edges(p.key))}, "
-        f"out {len(g.out_edges(p.key))}",
+        f"  {p.path}:{p.line_start}-{p.line_end}  in {ins}, out {len(edges) - ins}",
         markup=False,
     )
-    for d, e, o in edges:
+    for d, e, o, own in edges:
         arrow = "<-" if d == "in" else "->"
         s = e.span
         snippet = " ".join(s.text.split())
         snippet = snippet if len(snippet) <= 90 else snippet[:87] + "..."
+        where = f"  (written in {own.title!r})" if own.kind == "section" else ""
         ui.out.print(
-            f"  {arrow} {e.kind:<14} {e.confidence:.2f} {o.kind:<8} {o.title}  [{o.path}]\n"
+            f"  {arrow} {e.kind:<14} {e.confidence:.2f} {o.kind:<8} {o.title}  [{o.path}]{where}\n"
             f"       {e.origin}: {s.path}:{s.line_start}-{s.line_end} {s.span_id}  {snippet}",
             markup=False,
         )

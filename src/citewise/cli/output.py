@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.table import Table
 
+from citewise.ingest.locator import place
 from citewise.jsonable import to_jsonable as to_jsonable
 
 if TYPE_CHECKING:
@@ -86,7 +87,10 @@ def print_citation(c: ResolvedCitation) -> None:
         f"chars {c.char_start}-{c.char_end}"
     )
     out.print(f"[bold]{c.id}[/bold]  ({c.node_kind})")
-    out.print(f"  document: {where}")
+    out.print(f"  document: {where}", markup=False)
+    located = place(c.extra.get("locator"))
+    if located:
+        out.print(f"  place:    {located} (lines are lines of the extracted text)", markup=False)
     if c.heading_path:
         out.print(f"  section:  {' > '.join(c.heading_path)}")
     if c.clause_path:
@@ -99,11 +103,29 @@ def print_citation(c: ResolvedCitation) -> None:
         out.print(f"    {line}", markup=False)
 
 
-def print_add_report(report: AddReport) -> None:
+def skipped_summary(paths: list[str]) -> str:
+    """``skipped 3 unsupported files (2 .png, 1 .zip); --verbose lists them``."""
+    by_suffix: dict[str, int] = {}
+    for p in paths:
+        name = p.rsplit("/", 1)[-1]
+        suffix = "." + name.rsplit(".", 1)[-1].lower() if "." in name else "(no suffix)"
+        by_suffix[suffix] = by_suffix.get(suffix, 0) + 1
+    parts = ", ".join(f"{n} {s}" for s, n in sorted(by_suffix.items(), key=lambda t: (-t[1], t[0])))
+    return f"skipped {len(paths)} unsupported file(s) ({parts}); --verbose lists them"
+
+
+def print_add_report(report: AddReport, *, verbose: bool = False) -> None:
+    skipped: list[str] = []
     for f in report.files:
-        if f.status in ("failed", "skipped"):
+        if f.status == "skipped" and f.code == "UNSUPPORTED_FORMAT" and not verbose:
+            skipped.append(f.path)
+        elif f.status in ("failed", "skipped"):
             style = "red" if f.status == "failed" else "yellow"
             err.print(f"[{style}]{f.status}[/{style}] {f.code}: {f.message}", markup=True)
+        elif f.code:  # added with a warning, e.g. NEEDS_OCR for pages without text
+            err.print(f"{f.status} with warning {f.code}: {f.message}", markup=False)
+    if skipped:
+        err.print(skipped_summary(skipped), markup=False)
     parts = [
         f"{report.count(s)} {s}"
         for s in ("added", "changed", "unchanged", "skipped", "failed")
@@ -130,27 +152,31 @@ def print_search(result: SearchResult) -> None:
         return
     for hit in result.hits:
         section = " > ".join(hit.heading_path)
-        out.print(
-            f"\n[{hit.rank}] {hit.path}:{hit.line_start}-{hit.line_end}  {section}", markup=False
-        )
+        where = place(hit.locator) or f"{hit.line_start}-{hit.line_end}"
+        out.print(f"\n[{hit.rank}] {hit.path}:{where}  {section}", markup=False)
         excerpt = " ".join(hit.excerpt.split())
         out.print(f"    {excerpt[:300]}{'...' if len(excerpt) > 300 else ''}", markup=False)
         out.print(f"    cite: {hit.citation_id}  sha256 {hit.sha256[:12]}", markup=False)
 
 
+def answer_status(outcome: str, degradation: str) -> str:
+    """``answered`` or ``answered, degraded: partial_coverage``; a refusal's reason is
+    said once (its degradation repeating the outcome is not shown again)."""
+    if degradation in ("none", "", outcome):
+        return outcome
+    return f"{outcome}, degraded: {degradation}"
+
+
 def print_answer(answer: Answer) -> None:
-    status = (
-        answer.outcome
-        if answer.degradation == "none"
-        else (f"{answer.outcome}, degraded: {answer.degradation}")
-    )
+    status = answer_status(answer.outcome, answer.degradation)
     out.print(f"[{status}]", markup=False)
     out.print(answer.answer, markup=False)
     if answer.citations:
         out.print("")
     for c in answer.citations:
+        where = place(c.locator) or f"{c.line_start}-{c.line_end}"
         out.print(
-            f"[{c.number}] {c.path}:{c.line_start}-{c.line_end} (rev {c.revision}, "
+            f"[{c.number}] {c.path}:{where} (rev {c.revision}, "
             f"chars {c.char_start}-{c.char_end}) {c.id}",
             markup=False,
         )

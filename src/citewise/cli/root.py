@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import typer
 
-from citewise.cli import audit, cite, core, eval, evidence, graph, llm, serve
+from citewise.cli import audit, cite, core, eval, evidence, graph, llm, serve, sync
 
 app = typer.Typer(
     help="citewise: a knowledge base whose answers carry exact, checkable citations.",
@@ -20,6 +20,6 @@ app = typer.Typer(
 )
 
 #: Command modules in help order (commands first, then groups, each in this order).
-MODULES = (core, cite, evidence, serve, audit, graph, eval, llm)
+MODULES = (core, sync, cite, evidence, serve, audit, graph, eval, llm)
 for _module in MODULES:
     _module.register(app)

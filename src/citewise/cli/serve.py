@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -26,6 +27,23 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def check_port_free(host: str, port: int) -> None:
+    """Refuse at once, before any start-up message, when ``host:port`` cannot be bound."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            raise UsageError(
+                f"Cannot listen on {host}:{port}: {exc.strerror or exc} "
+                "(is another server using the port?).",
+                hint="Stop the other server, or pick another port with --port.",
+            ) from None
+
+
 def serve(
     host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535)] = 8765,
@@ -42,6 +60,13 @@ def serve(
             "the bound host and IP addresses are always accepted)."
         ),
     ] = None,
+    sync_root: Annotated[
+        list[Path] | None,
+        typer.Option(
+            help="Folder under which POST /kb/{kb}/sync may mirror subfolders (repeatable; "
+            "none = server-side sync off)."
+        ),
+    ] = None,
     home: HomeOpt = None,
 ) -> None:
     """Serve the HTTP API (OpenAPI at /docs) and the web page at /."""
@@ -50,6 +75,8 @@ def serve(
     from citewise.server.app import create_app
     from citewise.server.auth import KeyStore
 
+    if port:
+        check_port_free(host, port)
     with open_home(home) as h:
         if not KeyStore(h.settings.home).configured:
             ui.err.print(
@@ -68,6 +95,7 @@ def serve(
             max_json_bytes=max_json_bytes,
             bound_host=host,
             allowed_hosts=allowed_host or (),
+            sync_roots=sync_root or (),
         )
         uvicorn.run(api, host=host, port=port, log_level="info")
 

@@ -238,15 +238,16 @@ def prepare_kb(
     cache: Path | None = None,
     encoder: str = "minilm",
     dense: bool = True,
+    progress: StageProgress | None = None,
 ) -> tuple[Home, KnowledgeBase, Prepared]:
     """The evaluation KB for ``data``'s corpus, built on first use and reused after.
 
     Ingest runs as ``KnowledgeBase.add`` does (store + lexical index, then the index sync
     that encodes); the two steps are timed apart so the encoder's share is known.
     """
-    if encoder not in LOADERS:
+    if encoder not in LOADERS and encoder != "auto":
         raise UsageError(
-            f"Unknown encoder {encoder!r}.", hint=f"Choose one of: {', '.join(LOADERS)}."
+            f"Unknown encoder {encoder!r}.", hint=f"Choose one of: auto, {', '.join(LOADERS)}."
         )
     home_dir = cache_home(data, cache)
     home_dir.mkdir(parents=True, exist_ok=True)
@@ -260,7 +261,10 @@ def prepare_kb(
             if KB_NAME not in {k.name for k in h.list_kbs()}:
                 h.create_kb(KB_NAME, f"BEIR {data.name}")
             t0 = time.perf_counter()
-            report = h.kb(KB_NAME).add([home_dir / "docs"])
+            report = h.kb(KB_NAME).add(
+                [home_dir / "docs"],
+                progress=None if progress is None else (lambda _r, d, t: progress("ingest", d, t)),
+            )
             ingest_s = time.perf_counter() - t0
             failed = [f for f in report.files if f.status == "failed"]
             if failed:
@@ -273,6 +277,7 @@ def prepare_kb(
     try:
         kb = home.kb(KB_NAME)
         index = home.index(KB_NAME)
+        index.progress = progress  # ("embed", done, total) while encoding
         sync = index.sync()
     except CitewiseError:
         home.close()
@@ -304,6 +309,10 @@ def prepare_kb(
 
 
 # -- running and scoring ---------------------------------------------------------------
+
+
+#: (stage, done, total) for long steps: "ingest", "embed", "queries".
+StageProgress = Callable[[str, int, int], None]
 
 
 def _percentile(values: Sequence[float], p: float) -> float:
@@ -396,14 +405,19 @@ def evaluate_beir(
     encoder: str = "minilm",
     cache: Path | None = None,
     settings: RecallSettings | None = None,
+    progress: StageProgress | None = None,
 ) -> RetrievalReport:
-    """Build or reuse the KB of ``root``'s corpus and score ``split`` in ``mode``."""
+    """Build or reuse the KB of ``root``'s corpus and score ``split`` in ``mode``.
+
+    ``progress`` gets (stage, done, total) for "ingest", "embed" and "queries"."""
     if top_k < 100:
         raise UsageError(f"--top-k must be at least 100 for Recall@100, not {top_k}.")
     evaluate_run({"q": {"d": 1}}, {})  # fail early, before any ingest, if pytrec_eval is absent
     data = load_beir(root, split)
     s = settings or RecallSettings(mmr=False)
-    home, kb, prepared = prepare_kb(data, cache=cache, encoder=encoder, dense=mode != "lexical")
+    home, kb, prepared = prepare_kb(
+        data, cache=cache, encoder=encoder, dense=mode != "lexical", progress=progress
+    )
     try:
         if mode != "lexical" and not prepared.dense.startswith("ok"):
             raise UsageError(
@@ -411,7 +425,16 @@ def evaluate_beir(
                 hint="Use --mode lexical, or install the encoder.",
             )
         qids = sorted(data.qrels)
-        got = run_queries(kb, data.queries, qids, mode=mode, settings=s, top_k=top_k)
+        done = [0]
+
+        def counted(_q: str, _res: Any) -> None:
+            done[0] += 1
+            if progress is not None:
+                progress("queries", done[0], len(qids))
+
+        got = run_queries(
+            kb, data.queries, qids, mode=mode, settings=s, top_k=top_k, on_result=counted
+        )
     finally:
         home.close()
     metrics = evaluate_run(data.qrels, got.run)

@@ -27,13 +27,14 @@ from citewise.evidence.models import (
     Segment,
 )
 from citewise.evidence.neighbors import neighbor_fragments
-from citewise.evidence.nodes import spans_by_version
+from citewise.evidence.nodes import NodeReader, spans_by_version
 from citewise.evidence.replay import normalize_query, replay_id
 from citewise.evidence.rse import best_segments, chunk_values
 from citewise.evidence.sentences import query_terms
 from citewise.evidence.spans import Span, select_spans
 from citewise.evidence.tokens import estimate_tokens
 from citewise.index.manager import KBIndex
+from citewise.ingest.locator import locate
 from citewise.ingest.models import Node
 from citewise.recall.models import Hit, SearchFilters, SearchResult
 from citewise.recall.scope import visible_chunks
@@ -101,6 +102,7 @@ def assemble(
         candidates.extend(graph_frags)
         limitations.extend(graph_limits)
     kept, decisions, use = apply_budget(candidates, bud)
+    kept = _with_locators(index, kept)
     decisions.extend(_segment_decisions(result.hits, segments, rse))
     direct = tuple(f for f in kept if f.role == "direct_support")
     order = {f.doc_id: i for i, f in reversed(list(enumerate(kept)))}
@@ -172,6 +174,23 @@ def _load(index: KBIndex, hits: Sequence[Hit]) -> tuple[dict[DocKey, DocView], d
             continue
         views[key] = DocView(h.doc_id, h.path, h.version_id, h.revision, text, nodes)
     return views, failed
+
+
+def _with_locators(index: KBIndex, frags: list[Fragment]) -> list[Fragment]:
+    """Each fragment with the locator of its exact characters (documents whose nodes
+    carry locators only; see ingest/locator.py), from the nodes around it."""
+    located = {
+        (c.doc_id, c.version_id) for c in index.chunks.values() if c.metadata.get("locators")
+    }
+    reader = NodeReader(index.store, index.kb)
+    out = []
+    for f in frags:
+        if (f.doc_id, f.version_id) not in located:
+            out.append(f)
+            continue
+        near = reader.near(f.path, f.version_id, [(f.char_start, f.char_end)])
+        out.append(dataclasses.replace(f, locator=locate(near, f.char_start, f.char_end)))
+    return out
 
 
 def _degraded(h: Hit) -> Fragment:

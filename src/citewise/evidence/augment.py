@@ -181,6 +181,12 @@ def _run_fragment(view: DocView, sec: str | None, run: list[tuple[Node, float, s
     )
 
 
+def _page(node: Node) -> object:
+    """The page a node's locator names (None for formats without pages)."""
+    locator = node.attrs.get("locator")
+    return locator.get("page") if isinstance(locator, dict) else None
+
+
 def _merge_adjacent(
     view: DocView, adjacent: dict[str, tuple[float, str]], budget: Budget
 ) -> list[Fragment]:
@@ -197,6 +203,7 @@ def _merge_adjacent(
             block = u.kind in BLOCKS
             if run and (
                 k != prev + 1
+                or _page(u) != _page(run[-1][0])  # PDF furniture sits between pages
                 or block
                 or run[-1][0].kind in BLOCKS
                 or tokens + size > budget.fragment_tokens

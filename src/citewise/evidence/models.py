@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from citewise.ingest.locator import locator_fields
+
 Role = Literal[
     "direct_support",
     "parent_context",
@@ -139,6 +141,8 @@ class Fragment:
     relation: str = ""
     direction: str = ""
     path_to_anchor: tuple[str, ...] = ()
+    #: Where the text is in the original file (ingest/locator.py); None for text formats.
+    locator: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -160,6 +164,7 @@ class Fragment:
             "tail_start": self.tail_start,
             "citation_id": self.citation_id,
             "reason": self.reason,
+            **locator_fields(self.locator),
             **(
                 {
                     "relation": self.relation,

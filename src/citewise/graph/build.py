@@ -166,9 +166,18 @@ class KnowledgeGraph:
             hits = [p for p in self.of_path(path) if p.slug == slug]
             if hits:
                 return hits
+        named = self.by_file_name(path)
+        if len(named) == 1:  # a unique file name works as well as the full path
+            return self.find(named[0] + (f"#{anchor}" if anchor else ""))
         exact = self.titled([norm_title(text)]) or self.titled([subject_title(text)])
         order = {"document": 0, "section": 1, "concept": 2}
         return sorted(exact, key=lambda p: (order[p.kind], p.path, p.line_start))
+
+    def by_file_name(self, name: str) -> list[str]:
+        """Document paths whose file name (with its suffix) is ``name``."""
+        if not name or "/" in name or "." not in name:
+            return []
+        return sorted(p for p in self.doc_keys if posixpath.basename(p) == name)
 
     def chunks_of(self, key: str) -> tuple[str, ...]:
         return self.point_chunks.get(key, ())
@@ -230,7 +239,9 @@ class _Resolver:
         return None
 
     @staticmethod
-    def _anchor(x: DocExtract, anchor: str, points: dict[str, Point]) -> str:
+    def _anchor(x: DocExtract, anchor: str, points: dict[str, Point]) -> str | None:
+        """The section ``anchor`` names in ``x``; None (an unresolved link) when there is
+        no such section: a link to a missing anchor is not a link to the page's top."""
         if not anchor:
             return x.document_key
         a = anchor.lower()
@@ -241,7 +252,7 @@ class _Resolver:
         for k in x.anchors.values():
             if points[k].norm_title == want:
                 return k
-        return x.document_key
+        return None
 
     def resolve(self, ref: Ref, points: dict[str, Point]) -> str | None:
         if ref.path:

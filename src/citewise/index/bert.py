@@ -160,13 +160,13 @@ class NumpyBert:
 
 
 class OnnxBert:
-    """The int8 ONNX export run by onnxruntime on CPU with an explicit thread budget."""
+    """An ONNX export run by onnxruntime on CPU with an explicit thread budget: the packaged
+    model (``backend`` "onnx": int8 storage, fp32 arithmetic) or the quantized one ("int8")."""
 
-    backend = "onnx"
-
-    def __init__(self, model_path: Path, threads: int) -> None:
+    def __init__(self, model_path: Path, threads: int, backend: str = "onnx") -> None:
         import onnxruntime as ort
 
+        self.backend = backend
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads
         opts.inter_op_num_threads = 1

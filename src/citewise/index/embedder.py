@@ -57,6 +57,13 @@ class Unavailable:
     hint: str = ""
 
 
+def precision_of(embedder: object) -> tuple[str, str]:
+    """``(precision, why not int8)`` of an embedder: "int8" or "fp32" (encoders that do not
+    say, such as remote ones, are taken as fp32)."""
+    precision = str(getattr(embedder, "precision", "fp32"))
+    return precision, str(getattr(embedder, "precision_reason", ""))
+
+
 def fingerprint_of(parts: dict[str, str]) -> str:
     """``model@version/…#hash``: readable head, sha256 over every setting for equality."""
     canon = "|".join(f"{k}={parts[k]}" for k in sorted(parts))

@@ -213,6 +213,16 @@ class LexicalIndex:
     def __len__(self) -> int:
         return len(self._where)
 
+    def document_frequency(self, term: str) -> int:
+        """How many live chunks hold index token ``term`` (text or heading field)."""
+        main, delta = self._prepare()
+        total = 0
+        for seg in (main, delta):
+            tid = seg.term_id.get(term)
+            if tid is not None:
+                total += int(seg.df_live[tid])
+        return total
+
     def __contains__(self, chunk_id: object) -> bool:
         return chunk_id in self._where
 

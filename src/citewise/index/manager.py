@@ -27,7 +27,8 @@ from typing import Any
 import numpy as np
 
 from citewise.graph.build import KBGraph
-from citewise.index.embedder import Embedder, Unavailable, probe
+from citewise.index.embedder import Embedder, Unavailable, precision_of, probe
+from citewise.index.language import EncoderChoice, choose_encoder, read_choice, write_choice
 from citewise.index.lexical import LexicalIndex
 from citewise.index.vectors import VectorIndex
 from citewise.index.views import CallerViews
@@ -47,9 +48,9 @@ def default_loader() -> Embedder | Unavailable:
     """The bundled MiniLM, loaded once per process (it is read-only and thread-safe)."""
     with _LOADING:
         if not _LOADED:
-            from citewise.index.minilm import load_minilm
+            from citewise.index.minilm import MiniLMSettings, load_minilm
 
-            _LOADED.append(load_minilm())
+            _LOADED.append(load_minilm(MiniLMSettings.from_env()))
     return _LOADED[0]
 
 
@@ -79,11 +80,18 @@ def text_key(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
+#: Chunks encoded per call while syncing (small corpora are one call, as before).
+ENCODE_GROUP = 1024
+
+
 @dataclass(frozen=True, slots=True)
 class DenseState:
     status: str  # ok | unavailable | disabled
     reason: str = ""
     fingerprint: str = ""
+    encoder: str = ""  # the loaded encoder's name, e.g. "all-MiniLM-L6-v2 (int8)"
+    precision: str = ""  # arithmetic of the loaded encoder: int8 | fp32
+    precision_reason: str = ""  # why fp32 where int8 was wanted
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,15 +139,22 @@ class KBIndex(CallerViews):
         *,
         dense: bool = True,
         loader: EmbedderLoader = default_loader,
+        multilingual: EmbedderLoader | None = None,
     ) -> None:
         self.store, self.kb, self.dir = store, kb, directory
         self._dense_wanted, self._loader = dense, loader
+        #: Set: the KB's encoder is chosen by its content (``loader`` or this one for mostly
+        #: CJK text), once, and recorded (:mod:`citewise.index.language`).
+        self._multilingual = multilingual
+        self.choice: EncoderChoice | None = None
         self._state = IndexState()
         self._sync_lock = threading.RLock()
         self._pin = threading.local()
         self.embedder: Embedder | None = None
         self.dense = DenseState("disabled", "dense route disabled by configuration")
         self._loaded = False
+        #: Called with ("embed", chunks done, chunks to encode) while a sync encodes.
+        self.progress: Callable[[str, int, int], None] | None = None
         self.graph = KBGraph(store, kb)  # structural knowledge graph, synced on use
 
     # -- the published state -------------------------------------------------------
@@ -193,13 +208,36 @@ class KBIndex(CallerViews):
             self._pin.state = None
 
     # -- dense encoder ----------------------------------------------------------
-    def _ensure_embedder(self) -> Embedder | None:
-        if not self._dense_wanted or self.embedder is not None or self.dense.status != "disabled":
+    def _choose(self, live: dict[str, StoredChunk] | None) -> EmbedderLoader:
+        """The loader for this KB; with ``multilingual`` set, decided once from content."""
+        if self._multilingual is None:
+            return self._loader
+        if self.choice is None:
+            self.choice = read_choice(self.dir)
+        if self.choice is None and live:
+            self.choice = choose_encoder([dense_text(c) for c in live.values()])
+            with contextlib.suppress(OSError):
+                write_choice(self.dir, self.choice)
+            if self.choice.encoder == "use":  # forget an English encoder loaded for queries
+                self.embedder = None
+                self.dense = DenseState("disabled", "dense route disabled by configuration")
+        return self._multilingual if self.choice and self.choice.encoder == "use" else self._loader
+
+    def _ensure_embedder(self, live: dict[str, StoredChunk] | None = None) -> Embedder | None:
+        if not self._dense_wanted:
+            return None
+        if self._multilingual is not None and self.choice is None and live:
+            with self._sync_lock:
+                self._choose(live)
+        if self.embedder is not None or self.dense.status != "disabled":
             return self.embedder
         with self._sync_lock:
             if self.embedder is not None or self.dense.status != "disabled":
                 return self.embedder
-            got = self._loader()
+            chosen = self._choose(live)
+            got = chosen()
+            if isinstance(got, Unavailable) and chosen is not self._loader:
+                got = self._loader()  # multilingual extra missing: the default encoder
             if isinstance(got, Unavailable):
                 hint = f" ({got.hint})" if got.hint else ""
                 self.dense = DenseState("unavailable", got.reason + hint)
@@ -209,7 +247,8 @@ class KBIndex(CallerViews):
                 self.dense = DenseState("unavailable", f"health probe failed: {health.reason}")
                 return None
             self.embedder = got
-            self.dense = DenseState("ok", fingerprint=got.fingerprint)
+            precision, why = precision_of(got)
+            self.dense = DenseState("ok", "", got.fingerprint, got.name, precision, why)
             return got
 
     def embed_query(self, query: str) -> np.ndarray | None:
@@ -308,7 +347,7 @@ class KBIndex(CallerViews):
         self, old: IndexState, live: dict[str, StoredChunk]
     ) -> tuple[VectorIndex | None, dict[str, str], tuple[int, int, float]]:
         """The vectors and keys of ``live``, built on copies of ``old``'s."""
-        emb = self._ensure_embedder()
+        emb = self._ensure_embedder(live)
         if emb is None:
             return old.vectors, dict(old.keys), (0, 0, 0.0)
         if old.vectors is None or old.vectors.fingerprint != emb.fingerprint:
@@ -331,8 +370,11 @@ class KBIndex(CallerViews):
             vectors.add([cid for cid, _ in reuse], vectors.get([src for _, src in reuse]))
         todo = [c for c in missing if c.chunk_id not in reused_ids]
         started = time.perf_counter()
-        if todo:
-            vectors.add([c.chunk_id for c in todo], emb.encode([texts[c.chunk_id] for c in todo]))
+        for i in range(0, len(todo), ENCODE_GROUP):  # groups, so long work can show progress
+            group = todo[i : i + ENCODE_GROUP]
+            vectors.add([c.chunk_id for c in group], emb.encode([texts[c.chunk_id] for c in group]))
+            if self.progress is not None:
+                self.progress("embed", i + len(group), len(todo))
         secs = time.perf_counter() - started if todo else 0.0
         vectors.remove(gone)
         for cid in gone:

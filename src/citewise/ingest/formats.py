@@ -170,3 +170,68 @@ register(FormatSpec("markdown", (".md", ".markdown"), front_matter=True, parse_t
 register(FormatSpec("text", (".txt", ".text", ""), front_matter=True, parse_text=_text))
 register(FormatSpec("html", (".html", ".htm"), parse_text=_html))
 register(FormatSpec("xml", (".xml",), parse_text=_xml))
+
+
+def _pdf(raw: bytes, name: str) -> Extracted:
+    # imported on first use: pypdfium2 stays out of the CLI's start-up
+    from citewise.ingest.pdf import parse_pdf
+
+    return parse_pdf(raw, name)
+
+
+register(FormatSpec("pdf", (".pdf",), binary=True, parse_bytes=_pdf))
+
+
+def _rst(src: TextSource) -> Extracted:
+    from citewise.ingest.rst import parse_rst  # docutils loads on first use
+
+    nodes, title = parse_rst(src.text, src.body_offset, src.index)
+    return Extracted(src.text, nodes, title)
+
+
+register(FormatSpec("rst", (".rst", ".rest"), parse_text=_rst))
+
+
+def _docx(raw: bytes, name: str) -> Extracted:
+    from citewise.ingest.docx import parse_docx  # python-docx loads on first use
+
+    return parse_docx(raw, name)
+
+
+register(FormatSpec("docx", (".docx",), binary=True, parse_bytes=_docx))
+
+
+def _xlsx(raw: bytes, name: str) -> Extracted:
+    from citewise.ingest.xlsx import parse_xlsx  # openpyxl loads on first use
+
+    return parse_xlsx(raw, name)
+
+
+register(FormatSpec("xlsx", (".xlsx",), binary=True, parse_bytes=_xlsx))
+
+
+def _pptx(raw: bytes, name: str) -> Extracted:
+    from citewise.ingest.pptx import parse_pptx  # python-pptx loads on first use
+
+    return parse_pptx(raw, name)
+
+
+register(FormatSpec("pptx", (".pptx",), binary=True, parse_bytes=_pptx))
+
+
+def _epub(raw: bytes, name: str) -> Extracted:
+    from citewise.ingest.epub import parse_epub
+
+    return parse_epub(raw, name)
+
+
+register(FormatSpec("epub", (".epub",), binary=True, parse_bytes=_epub))
+
+
+def _odt(raw: bytes, name: str) -> Extracted:
+    from citewise.ingest.odt import parse_odt
+
+    return parse_odt(raw, name)
+
+
+register(FormatSpec("odt", (".odt",), binary=True, parse_bytes=_odt))

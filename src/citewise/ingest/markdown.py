@@ -10,6 +10,8 @@ parent's). ``search_text`` is rebuilt from inline tokens, so Markdown syntax
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -82,6 +84,19 @@ def markdown_parser(max_depth: int) -> MarkdownIt:
     md.block.ruler.before("table", "citewise_guard", _guard_block)
     md.inline.ruler.before("text", "citewise_guard", _guard_inline)
     return md
+
+
+_HTML_H1 = re.compile(r"<h1\b[^>]*>(.*?)</h1\s*>", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<[^>]+>")
+
+
+def html_h1(block: str) -> str | None:
+    """The plain text of the first ``<h1>`` in a raw HTML block (a page whose title is
+    written in HTML rather than as a Markdown ``#`` heading)."""
+    m = _HTML_H1.search(block)
+    if m is None:
+        return None
+    return collapse_ws(html.unescape(_TAG.sub(" ", m.group(1)))) or None
 
 
 def inline_plain(token: Token) -> str:
@@ -192,6 +207,7 @@ class _Builder:
         items: list[Heading | RawNode] = []
         stack: list[_Capture] = []
         first_h1: str | None = None
+        first_html_h1: str | None = None
 
         def emit(node: RawNode) -> None:
             parent = next((c.node for c in reversed(stack) if c.node is not None), None)
@@ -223,6 +239,8 @@ class _Builder:
                         first_h1 = title
                 i += 3
                 continue
+            if tok.type == "html_block" and first_html_h1 is None:
+                first_html_h1 = html_h1(tok.content)
             if tok.type == "inline":
                 add_text(inline_plain(tok))
             elif tok.type == "paragraph_open" and not inside:
@@ -268,7 +286,7 @@ class _Builder:
                 if cap.node is not None:
                     cap.node.search_text = collapse_ws(" ".join(cap.parts))
             i += 1
-        return MarkdownResult(nest_sections(self.text, items), first_h1)
+        return MarkdownResult(nest_sections(self.text, items), first_h1 or first_html_h1)
 
 
 def parse_markdown(

@@ -21,6 +21,7 @@ NodeKind = Literal[
     "code",
     "mermaid",
     "blockquote",
+    "page_furniture",  # a running header/footer (PDF): stored and citable, never chunked
 ]
 
 #: Leaf kinds that carry searchable content and can become chunk members.
@@ -127,6 +128,8 @@ class AddReport:
     files: tuple[FileResult, ...]
     revision: int | None
     revision_hash: str | None
+    #: Documents that came from an added folder and are no longer in it (``sync`` removes).
+    missing: tuple[str, ...] = ()
 
     def count(self, status: FileStatus) -> int:
         return sum(1 for f in self.files if f.status == status)

@@ -181,6 +181,8 @@ def parse_document(
             )
         )
     budget.check_time()
+    if any("locator" in n.attrs for n in nodes):
+        metadata["locators"] = True  # recall/evidence read node locators for this document
     chunks = build_chunks(nodes, title, config.chunks, (kb, doc_path, content_sha))
     return ParsedDocument(
         format=fmt, text=text, title=title, metadata=metadata, nodes=tuple(nodes), chunks=chunks

@@ -4,6 +4,12 @@ Directories are walked recursively (symlinked directories are not followed),
 hidden files and folders are skipped, and a ``.citewiseignore`` (gitignore
 syntax, via ``pathspec``) in the added root excludes more. A symlinked file
 that resolves outside the added root is reported, never read.
+
+Inside a folder, files without an extension (``Makefile``, ``LICENSE``, ``CNAME``) and
+theme/template folders of documentation builds (``_themes``, ``_templates``) are skipped
+by policy: they are build plumbing, not documents (a file named on the command line is
+still taken). A folder that yields no document at all is a fatal ``NO_DOCUMENTS``
+problem naming the folder and the supported formats.
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ from citewise.ingest.formats import is_supported, supported_suffixes
 from citewise.ingest.names import name_problem
 
 IGNORE_FILE = ".citewiseignore"
+#: Folders of documentation builds that hold page templates and themes, not documents.
+TEMPLATE_DIRS = frozenset({"_themes", "_templates"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +86,7 @@ def walk(path: Path) -> Iterator[SourceFile | WalkProblem]:
     """Yield files (sorted, deterministic) under ``path``, or problems with them."""
     if not path.exists() and not path.is_symlink():
         yield WalkProblem(
-            str(path), "UNREADABLE_FILE", f"{path}: no such file or folder; check the path.", True
+            str(path), "NOT_FOUND", f"{path}: no such file or folder; check the path.", True
         )
         return
     if path.is_file() or (path.is_symlink() and not path.is_dir()):
@@ -86,6 +94,23 @@ def walk(path: Path) -> Iterator[SourceFile | WalkProblem]:
         yield _check_file(root, path, path.name)
         return
     root = path
+    taken = 0
+    for item in _walk_dir(root):
+        taken += isinstance(item, SourceFile)
+        yield item
+    if not taken:
+        yield WalkProblem(
+            str(root),
+            "NO_DOCUMENTS",
+            f"{root}: the folder holds no document citewise can read (supported: "
+            f"{', '.join(sorted(supported_suffixes()))}; files without an extension and "
+            "_themes/_templates folders are skipped). Add a folder with documents, or name "
+            "a file directly.",
+            True,
+        )
+
+
+def _walk_dir(root: Path) -> Iterator[SourceFile | WalkProblem]:
     spec = _load_ignore(root)
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         here = Path(dirpath)
@@ -93,7 +118,9 @@ def walk(path: Path) -> Iterator[SourceFile | WalkProblem]:
         keep = []
         for d in sorted(dirnames):
             rel = d if rel_dir == "." else f"{rel_dir}/{d}"
-            if d.startswith(".") or (spec is not None and spec.match_file(rel + "/")):
+            if d.startswith(".") or d.lower() in TEMPLATE_DIRS:
+                continue
+            if spec is not None and spec.match_file(rel + "/"):
                 continue
             keep.append(d)
         dirnames[:] = keep
@@ -103,7 +130,16 @@ def walk(path: Path) -> Iterator[SourceFile | WalkProblem]:
                 continue
             abs_path = here / name
             suffix = abs_path.suffix.lower()
-            if suffix and not is_supported(suffix):
+            if not suffix:
+                yield WalkProblem(
+                    rel,
+                    "UNSUPPORTED_FORMAT",
+                    f"{rel}: skipped, a file without an extension in a folder is not taken "
+                    "(name it on the command line to add it).",
+                    False,
+                )
+                continue
+            if not is_supported(suffix):
                 yield WalkProblem(
                     rel,
                     "UNSUPPORTED_FORMAT",

@@ -20,13 +20,15 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
 from citewise.answer.orchestration import redact_orchestration
 from citewise.answer.review import REMOVED_WHY, flagged_units
 from citewise.evidence.models import EvidencePack, Fragment
-from citewise.ingest.models import sha256_text
+from citewise.evidence.tokens import estimate_tokens
+from citewise.ingest.models import Node, sha256_text
 from citewise.recall.models import SearchFilters
 from citewise.sufficiency.gates import GateInput, review
 from citewise.sufficiency.models import Sufficiency
@@ -49,6 +51,61 @@ Rules:
 
 Reply with one JSON object and nothing else:
 {"sentences": [{"text": "<one sentence>", "items": ["E1"]}]}"""
+
+
+def unit_items(
+    pool: list[Fragment],
+    spans: list[tuple[Fragment, int, int, str]],
+    nodes_of: Callable[[str, int], list[Node]],
+    item_chars: int = 1200,
+) -> tuple[list[Fragment], tuple[str, ...]]:
+    """The pool with each answer unit that reaches past its fragment (a lead-in and the
+    block it introduces) as an item of its own, and the citation ids the set must hold.
+
+    ``spans`` are the units the extractive composer would quote first: (fragment, start,
+    end, exact text). A unit inside its fragment requires that fragment; a wider one
+    becomes a new item with the unit's exact text, cited inside the smallest node that
+    holds it (read with ``nodes_of(path, version_id)``); a unit over ``item_chars`` falls
+    back to its fragment, so the set is never refused for a unit's sake."""
+    out = list(pool)
+    required: list[str] = []
+    for frag, start, end, text in spans:
+        inside = frag.char_start <= start and end <= frag.char_end and not frag.truncated
+        if inside or len(text) > item_chars:
+            required.append(frag.citation_id)
+            continue
+        holder = min(
+            (
+                n
+                for n in nodes_of(frag.path, frag.version_id)
+                if n.kind != "document" and n.char_start <= start and end <= n.char_end
+            ),
+            key=lambda n: n.char_end - n.char_start,
+            default=None,
+        )
+        if holder is None:
+            required.append(frag.citation_id)
+            continue
+        first = holder.line_start + holder.text[: start - holder.char_start].count("\n")
+        item = replace(
+            frag,
+            node_ids=(holder.id,),
+            line_start=first,
+            line_end=first + text.count("\n"),
+            char_start=start,
+            char_end=end,
+            text=text,
+            tokens=estimate_tokens(text),
+            truncated=False,
+            head_end=None,
+            tail_start=None,
+            citation_id=f"{holder.id}:{start}-{end}",
+            reason="answer_unit",
+        )
+        if all(f.citation_id != item.citation_id for f in out):
+            out.insert(out.index(frag) + 1 if frag in out else len(out), item)
+        required.append(item.citation_id)
+    return out, tuple(dict.fromkeys(required))
 
 
 class EvidenceDoesNotFit(Exception):

@@ -14,12 +14,18 @@ from typing import TYPE_CHECKING, Any, Protocol
 from citewise.answer.citations import cite_claims
 from citewise.answer.clean import clean_sentence
 from citewise.answer.compose import Candidate, compose, fragment_spans
+from citewise.answer.markup import strip_markup
 from citewise.answer.models import Answer, Claim
 from citewise.answer.procedure import merge_procedures
+from citewise.answer.ranking import units_reader
+from citewise.answer.relevance import dense_scorer
 from citewise.answer.review import release_review
 from citewise.answer.support import support_score
+from citewise.answer.units import Unit, refers_back
 from citewise.evidence.nodes import NodeReader, spans_by_version
-from citewise.llm.frozen import FrozenPayload, _candidates, freeze, minimal_set
+from citewise.evidence.sentences import Span
+from citewise.ingest.models import Node
+from citewise.llm.frozen import FrozenPayload, _candidates, freeze, minimal_set, unit_items
 from citewise.recall.models import SearchFilters
 from citewise.sufficiency.gates import GateInput
 from citewise.sufficiency.models import Sufficiency
@@ -76,13 +82,25 @@ def build_payload(
 ) -> tuple[FrozenPayload, Sufficiency]:
     """The frozen payload and its set's gate review; raises ``EvidenceDoesNotFit``."""
     frags = _candidates(g.pack, stale)
+    reader = NodeReader(kb.store, kb.name)
+    near = spans_by_version((f.path, f.version_id, f.char_start, f.char_end) for f in frags)
+
+    def nodes_of(path: str, vid: int) -> list[Node]:
+        return reader.near(path, vid, near[(path, vid)])
+
     if g.intent.kind == "how_to":
         # a procedure is sent whole, as one item, so the item limit never cuts steps off
-        reader = NodeReader(kb.store, kb.name)
-        near = spans_by_version((f.path, f.version_id, f.char_start, f.char_end) for f in frags)
-        frags = merge_procedures(frags, lambda path, vid: reader.near(path, vid, near[(path, vid)]))
-    lead = compose(question, g.intent.kind, frags)
-    required = tuple(dict.fromkeys(c.fragment.citation_id for c in lead))
+        frags = merge_procedures(frags, nodes_of)
+    # the same answer units and relevance as the extractive answer decide what is required
+    lead = compose(
+        question,
+        g.intent.kind,
+        frags,
+        units_of=units_reader(nodes_of),
+        scorer=dense_scorer(kb.home.index(kb.name)),
+    )
+    spans = [(c.fragment, c.span.start, c.span.end, c.span.text) for c in lead]
+    frags, required = unit_items(frags, spans, nodes_of, limits.item_chars)
     chosen, set_review = minimal_set(
         g,
         suff,
@@ -104,6 +122,15 @@ def _best_span(frag: Fragment, sentence: str) -> Any:
     return max(spans, key=lambda s: (support_score(sentence, [s.text]).score, -s.start))
 
 
+def _heading_context(units: list[Unit], span: Span, sentence: str) -> tuple[Span, str] | None:
+    """The section heading (line span, text) a model sentence cited at ``span`` refers back
+    to without naming it ("If this variable is set ..."), or None."""
+    for u in units:
+        if u.start <= span.start and span.end <= u.end and u.section_line is not None:
+            return (u.section_line, u.section) if refers_back(sentence, u.section) else None
+    return None
+
+
 def write_answer(
     kb: KnowledgeBase,
     payload: FrozenPayload,
@@ -123,18 +150,32 @@ def write_answer(
     known = payload.by_id()
     cands: list[Candidate] = []
     groups: list[int] = []
+    reader = NodeReader(kb.store, kb.name)
+    near = spans_by_version(
+        (i.fragment.path, i.fragment.version_id, i.fragment.char_start, i.fragment.char_end)
+        for i in payload.items
+    )
+    units = units_reader(lambda path, vid: reader.near(path, vid, near.get((path, vid), [])))
+    shown = [clean_sentence(strip_markup(s.text)) or s.text for s in sentences]
     for n, s in enumerate(sentences):
         for item_id in s.items:
             if item_id not in known:
                 continue
             frag = known[item_id].fragment
             span = _best_span(frag, s.text)
-            if span is not None:
-                cands.append(Candidate(frag, span, s.text, 0.0, (n, span.start)))
+            if span is None:
+                continue
+            head = _heading_context(units(frag), span, shown[n])
+            if head is not None and not shown[n].startswith(head[1]):
+                # the same heading context as the extractive answer, cited at its line
+                shown[n] = f"{head[1]}: {shown[n]}"
+                cands.append(Candidate(frag, head[0], head[1], 0.0, (n, head[0].start)))
                 groups.append(n)
+            cands.append(Candidate(frag, span, s.text, 0.0, (n, span.start)))
+            groups.append(n)
     citations, per_cand = cite_claims(kb, cands, conflicts)
     claims: list[Claim] = []
-    for n, s in enumerate(sentences):
+    for n in range(len(sentences)):
         nums = tuple(
             dict.fromkeys(
                 c.citations[0]
@@ -142,7 +183,7 @@ def write_answer(
                 if grp == n
             )
         )
-        claims.append(Claim(s.text, nums, 0.0, "", True))
+        claims.append(Claim(shown[n], nums, 0.0, "", True))
     claims += per_cand[len(cands) :]  # conflict notices
     claims = release_review(claims, citations)
     kept = [c for c in claims if c.kept]
@@ -158,6 +199,7 @@ def write_answer(
         citations,
         trace,
         failed_why="no generated sentence passed review" if failed else None,
+        profile=g.profile,
     )
 
 

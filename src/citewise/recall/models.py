@@ -58,6 +58,9 @@ class Hit:
     excerpt: str
     sha256: str
     route_ranks: dict[str, int] = field(default_factory=dict)
+    #: Where the excerpt is in the original file (page, boxes, ...); None for text
+    #: formats, whose lines and offsets already point into the file. See ingest/locator.py.
+    locator: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ from citewise.graph.models import Point
 from citewise.graph.select import GraphDiagnostics, graph_boost, graph_context
 from citewise.index.manager import KBIndex
 from citewise.index.tokenize import is_cjk_char, query_tokens, term_coverage, tokenize
+from citewise.ingest.locator import locate
 from citewise.ingest.models import sha256_text
 from citewise.recall.fusion import convex, mmr, rank_term_scale, ranked, rrf
 from citewise.recall.identifiers import clause_refs
@@ -324,6 +325,11 @@ def _hits(
         if key not in texts:
             texts[key] = index.store.get_document_text(index.kb, c.doc_id, c.version_id)
         excerpt = texts[key][c.char_start : c.char_end]
+        locator = None
+        if c.metadata.get("locators"):  # only the nodes around the chunk are read
+            span = [(c.char_start, c.char_end)]
+            near = index.store.nodes_near(index.kb, c.path, c.version_id, span).nodes
+            locator = locate(near, c.char_start, c.char_end)
         out.append(
             Hit(
                 rank=rank,
@@ -344,6 +350,7 @@ def _hits(
                 excerpt=excerpt,
                 sha256=sha256_text(excerpt),
                 route_ranks={r: ids.index(cid) + 1 for r, ids in rankings.items() if cid in ids},
+                locator=locator,
             )
         )
     return out

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -19,7 +20,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from citewise.errors import CitewiseError, FileTooLarge, RequestTooLarge
 from citewise.kb import Home
-from citewise.server import routes_health, routes_kb, routes_query
+from citewise.server import routes_health, routes_kb, routes_query, routes_sync
 from citewise.server.auth import KeyStore
 from citewise.server.deps import STATIC, envelope
 from citewise.server.service import Service
@@ -113,6 +114,7 @@ def create_app(
     max_json_bytes: int = DEFAULT_JSON_BYTES,
     bound_host: str = "127.0.0.1",
     allowed_hosts: Iterable[str] = (),
+    sync_roots: Iterable[Path] = (),
 ) -> FastAPI:
     """The API for ``home``. The caller keeps ``home`` open while the app serves.
 
@@ -121,7 +123,9 @@ def create_app(
     keys exist then, and becomes fixed as soon as one is added later."""
     from citewise.server.guards import Guard, GuardConfig, install_log_scrub
 
-    service = Service(home, max_upload_bytes=max_upload_bytes)
+    service = Service(
+        home, max_upload_bytes=max_upload_bytes, sync_roots=tuple(Path(p) for p in sync_roots)
+    )
     app = FastAPI(
         title="citewise",
         version="0.1.0",
@@ -159,6 +163,7 @@ def create_app(
     app.include_router(routes_health.router)
     app.include_router(routes_kb.router)
     app.include_router(routes_query.router)
+    app.include_router(routes_sync.router)
     if STATIC.is_dir():
         app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.add_middleware(

@@ -31,5 +31,6 @@ def health_models(
     caller: Annotated[Caller, Depends(get_caller)],
     service: Annotated[Service, Depends(get_service)],
 ) -> dict[str, Any]:
-    """Per knowledge base: dense encoder status, fingerprint, vectors, last error."""
+    """Per knowledge base: dense encoder status, model, precision (int8 or fp32, and why
+    fp32 when int8 was wanted), fingerprint, vectors, last error."""
     return service.models(caller)

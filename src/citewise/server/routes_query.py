@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Response
 from pydantic import BaseModel, Field
 
 from citewise.server.auth import Caller
@@ -78,6 +78,16 @@ def ask(kb: str, body: AskBody, caller: CallerDep, service: ServiceDep) -> dict[
 def citation(citation_id: str, caller: CallerDep, service: ServiceDep) -> Any:
     """Exact text and provenance of a node, chunk or span id (as ``citewise cite resolve``)."""
     return jsonable(service.resolve(caller, citation_id))
+
+
+@router.get("/citations/{citation_id}/page.png", tags=["citations"])
+def citation_page(
+    citation_id: str, caller: CallerDep, service: ServiceDep, part: int = 0
+) -> Response:
+    """The PDF page of a citation rendered server-side (PNG) with the cited boxes
+    highlighted; ``part`` picks the page of a citation that spans several."""
+    png = service.citation_page(caller, citation_id, part)
+    return Response(png, media_type="image/png", headers={"Cache-Control": "private"})
 
 
 @router.get("/kb/{kb}/graph/{node:path}", tags=["graph"])

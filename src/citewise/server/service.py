@@ -43,6 +43,7 @@ from citewise.graph.serialize import edge_json, point_json
 from citewise.ingest.formats import supported_suffixes
 from citewise.ingest.models import AddReport, FileResult
 from citewise.ingest.parse import document_metadata, parse_document
+from citewise.ingest.sync import SyncReport
 from citewise.jsonable import to_jsonable
 from citewise.kb import Home, KnowledgeBase
 from citewise.recall.models import SearchFilters, SearchMode, SearchResult
@@ -51,6 +52,7 @@ from citewise.server import renumber
 from citewise.server.auth import Caller
 from citewise.server.history import SeenHistory, seen_history
 from citewise.server.rwlock import RWLock
+from citewise.server.sync_roots import sync_folder
 from citewise.server.uploads import clean_stale, safe_doc_path, staging
 from citewise.store.adhash import multiset_hash
 from citewise.store.models import (
@@ -104,8 +106,15 @@ def _as_new(result: FileResult, new_to_caller: bool) -> FileResult:
 class Service:
     """Access-checked operations on one home, shared by all requests of a server."""
 
-    def __init__(self, home: Home, *, max_upload_bytes: int | None = None) -> None:
+    def __init__(
+        self,
+        home: Home,
+        *,
+        max_upload_bytes: int | None = None,
+        sync_roots: tuple[Path, ...] = (),
+    ) -> None:
         self.home = home
+        self.sync_roots = sync_roots
         self.max_upload_bytes = max_upload_bytes or home.settings.ingest.max_file_bytes
         self.lock = RWLock()
         self._version_meta: dict[tuple[str, str, int], dict[str, Any]] = {}
@@ -324,6 +333,19 @@ class Service:
             revision=self._view(caller, kb.name).number(outcome.revision),
         )
 
+    def sync(
+        self, caller: Caller, name: str, folder: str, *, root: int = 0, dry_run: bool = False
+    ) -> SyncReport:
+        """Mirror a folder under a configured sync root (see :mod:`.sync_roots`)."""
+        with self.lock.write():
+            kb = self.kb(caller, name)
+            if not caller.all_kbs:
+                raise Forbidden("Only keys with access to all bases may sync folders.")
+            target = sync_folder(self.sync_roots, folder, root)
+            report = kb.sync(target, dry_run=dry_run)
+            self._version_meta.clear()
+        return report
+
     def upload(self, caller: Caller, name: str, files: list[Upload], prefix: str = "") -> AddReport:
         """Stage uploads in a private folder (size-limited while copying) and ingest them.
 
@@ -492,6 +514,24 @@ class Service:
         seen = tuple(dict.fromkeys(view.number(r) for r in cited.revisions))
         return replace(cited, revisions=seen, version_id=number)
 
+    def citation_page(self, caller: Caller, citation_id: str, part: int = 0) -> bytes:
+        """PNG of the cited PDF page with the cited boxes highlighted (authorized as
+        :meth:`resolve`); a citation without a page locator is a usage error."""
+        cited = self.resolve(caller, citation_id)
+        loc = cited.extra.get("locator") or {}
+        parts = loc.get("parts") or [loc]
+        if cited.extra.get("format") != "pdf" or not 0 <= part < len(parts):
+            raise UsageError(
+                f"Citation {citation_id!r} has no PDF page (part {part}).",
+                hint="Page images exist for PDF citations; use the locator's parts index.",
+            )
+        with self.lock.read():
+            raw, _ = self.home.store.get_version_content(cited.kb, cited.path, cited.version_id)
+        from citewise.ingest.pdf_render import render_page  # pypdfium2 + Pillow on demand
+
+        chosen = parts[part]
+        return render_page(raw, cited.path, int(chosen["page"]), chosen.get("boxes") or [])
+
     # -- graph ----------------------------------------------------------------------
     def graph(self, caller: Caller, name: str, node: str) -> dict[str, Any]:
         with self.lock.read():
@@ -548,6 +588,9 @@ class Service:
                         "dense_enabled": self.home.settings.dense,
                         "status": dense.status,
                         "fingerprint": dense.fingerprint,
+                        "model": dense.encoder,
+                        "precision": dense.precision,
+                        "precision_reason": dense.precision_reason,
                         "vectors": self._visible_vectors(caller, n),
                         "last_error": last_error
                         or (dense.reason if dense.status == "unavailable" else ""),

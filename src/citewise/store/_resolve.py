@@ -9,6 +9,7 @@ from __future__ import annotations
 import sqlite3
 
 from citewise.errors import CitationNotFound, CorruptContent, UsageError
+from citewise.ingest.locator import locate
 from citewise.ingest.models import sha256_text
 from citewise.store import _convert as cv
 from citewise.store import adhash
@@ -148,6 +149,7 @@ class SQLiteResolve(SQLiteReads):
                 "title": ver["title"],
                 "format": ver["format"],
                 "attrs": cv.loads_dict(node["attrs"]),
+                "locator": locate([cv.node(node)], start, end),
             },
         )
 
@@ -193,6 +195,7 @@ class SQLiteResolve(SQLiteReads):
                 "format": ver["format"],
                 "node_ids": list(member_ids),
                 "breadcrumb": chunk["breadcrumb"],
+                "locator": locate([cv.node(m) for m in members if m is not None], start, end),
             },
         )
 

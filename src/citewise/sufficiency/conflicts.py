@@ -217,6 +217,18 @@ def _options(groups: Iterable[list[Fact]]) -> set[int]:
     return {id(f) for k, fs in members.items() if len(values[k]) > 1 for f in fs}
 
 
+def _roles(f: Fact) -> frozenset[str]:
+    return frozenset(m.group(0).lower() for m in _ROLE.finditer(f"{f.subject} {f.text}"))
+
+
+def _same_role(a: Fact, b: Fact) -> bool:
+    """Two versions conflict only as the same role of one thing ("current" and "current";
+    never "minimum" against "recommended"). The role may sit in the subject or, when the
+    subject lost it as a time qualifier ("the current version of X is 4.2"), the sentence."""
+    ra, rb = _roles(a), _roles(b)
+    return bool(ra) and ra == rb
+
+
 def find_conflicts(facts: Iterable[Fact]) -> list[Conflict]:
     """All pairs of facts that conflict, in input order (see module docstring)."""
     groups: dict[tuple[str, str, str], list[Fact]] = defaultdict(list)
@@ -237,10 +249,10 @@ def find_conflicts(facts: Iterable[Fact]) -> list[Conflict]:
                     (a.start == b.start and a.end == b.end) or (a.group >= 0 and a.group == b.group)
                 ):
                     continue  # same sentence / row, or one table / list enumerating values
-                if attribute == "version" and not (
-                    _ROLE.search(a.subject) and _ROLE.search(b.subject)
-                ):
+                if attribute == "version" and not _same_role(a, b):
                     continue  # a product has many versions; only a role ("minimum") is single
+                if a.doc_path == b.doc_path and min(a.group, b.group) >= 0 and a.group != b.group:
+                    continue  # two tables or lists of one document: each states its own case
                 if scopes_separate(a.qualifiers, b.qualifiers):
                     continue
                 ident = (

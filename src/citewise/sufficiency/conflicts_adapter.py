@@ -10,18 +10,33 @@ key terms, such as "p" or "n", never does).
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from citewise.evidence.models import EvidencePack, Fragment
+from citewise.evidence.tokens import estimate_tokens
 from citewise.index.tokenize import key_terms, term_coverage
 from citewise.ingest.editions import superseded_paths
 from citewise.ingest.models import BLOCK_KINDS, Node
+from citewise.recall.models import Hit
 from citewise.recall.scope import may_read
 from citewise.sufficiency._numbers import concerns_question
 
 if TYPE_CHECKING:
     from citewise.kb import KnowledgeBase
+
+#: Entity-valued facts, read also from recall hits the pack left out.
+ENTITY_KINDS = frozenset({"winner", "author", "creator", "director", "owner", "version"})
+#: Words without which a chunk states no entity-valued fact (a cheap pre-filter).
+ENTITY_CUE = re.compile(
+    r"\b(?:won|wins|winner|champion|written|authored|created|founded|invented|designed|"
+    r"developed|directed|owned|maintained|managed|owner|version|release)\b|冠军|获胜|得主|版本",
+    re.IGNORECASE,
+)
+#: How many of the best recall hits are read for entity-valued facts.
+EXTRA_HITS = 5
 
 #: Blocks whose prose and tables state facts (code and diagrams do not; table rows are read
 #: through their whole table so every row keeps its header).
@@ -62,8 +77,17 @@ def stale_paths(
 
 
 def detect_conflicts(
-    kb: KnowledgeBase, question: str, pack: EvidencePack, principal: str | None = None
+    kb: KnowledgeBase,
+    question: str,
+    pack: EvidencePack,
+    principal: str | None = None,
+    hits: Sequence[Hit] = (),
 ) -> list[ConflictNote]:
+    """Conflicts among the facts of the pack's documents that concern ``question``. The
+    chunks of the best recall ``hits`` from documents the pack left out (segment selection
+    keeps few documents) are read for entity-valued facts only (:data:`ENTITY_KINDS`): a
+    second source naming another winner or current version is a disagreement the answer
+    owes the reader, whichever document evidence selection preferred."""
     from citewise.sufficiency.conflicts import find_conflicts
     from citewise.sufficiency.facts import Fact, extract_facts
 
@@ -85,6 +109,17 @@ def detect_conflicts(
             for fact in found:
                 owner[id(fact)] = frag
             facts.extend(found)
+    for h in hits[:EXTRA_HITS]:
+        if h.path in docs or h.path in stale or not ENTITY_CUE.search(h.excerpt):
+            continue
+        frag = _hit_fragment(h)  # the hit's own chunk: exact text at its offsets
+        found = extract_facts(
+            h.excerpt, base_offset=h.char_start, heading_path=h.heading_path, doc_path=h.path
+        )
+        for fact in found:
+            if fact.attribute in ENTITY_KINDS:
+                owner[id(fact)] = frag
+                facts.append(fact)
     terms = set(key_terms(question))
     notes: list[ConflictNote] = []
     for c in find_conflicts(facts):
@@ -100,6 +135,30 @@ def detect_conflicts(
         )
         notes.append(ConflictNote(c.a.subject, c.a.attribute, sentence, sides, c.reason))
     return notes
+
+
+def _hit_fragment(h: Hit) -> Fragment:
+    """A recall hit as a fragment a conflict side can be cited from."""
+    return Fragment(
+        role="conflict",
+        doc_id=h.doc_id,
+        path=h.path,
+        revision=h.revision,
+        version_id=h.version_id,
+        node_ids=h.node_ids,
+        line_start=h.line_start,
+        line_end=h.line_end,
+        char_start=h.char_start,
+        char_end=h.char_end,
+        heading_path=h.heading_path,
+        text=h.excerpt,
+        tokens=estimate_tokens(h.excerpt),
+        truncated=False,
+        citation_id=h.citation_id,
+        reason="conflict_source",
+        rank=float(h.rank),
+        kind="chunk",
+    )
 
 
 def _units(nodes: list[Node]) -> list[tuple[int, int, tuple[str, ...]]]:

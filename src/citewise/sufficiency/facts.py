@@ -77,6 +77,7 @@ from citewise.sufficiency._numbers import (
     is_unlinked_count,
 )
 from citewise.sufficiency._qualifiers import _Dim, _Mention, _mentions, qualifiers_in
+from citewise.sufficiency._relations import relation_facts
 from citewise.sufficiency._subjects import _PRONOUN, _subject_for
 from citewise.sufficiency._tables import _cells, _row_facts
 from citewise.sufficiency._values import Value as _Value
@@ -167,6 +168,8 @@ def _sentence_facts(
             cond = _CONDITION.search(s[value.end : clause[1]])
             if cond:
                 subject = subject + " " + " ".join(cond.group(0).lower().split())
+        if value.kind == "count" and _VERSION_SUBJECT.search(subject) and "." in value.value:
+            value = replace(value, kind="version")  # "the current version is 4.2"
         subject_prev = subject
         quals = Qualifiers(
             _pick("environment", value.start, clause, mentions),
@@ -194,6 +197,7 @@ def _sentence_facts(
     return facts
 
 
+_VERSION_SUBJECT = re.compile(r"\b(?:version|release)s?\b|版本", re.IGNORECASE)
 _NUMERIC_KINDS = frozenset(
     _words("count duration length size percent temperature voltage frequency volume mass")
 )
@@ -301,6 +305,7 @@ def extract_facts(
         if span.kind == "list_item" and prev_kind != "list_item":
             group = span.start
         found = _sentence_facts(span, base, prev_subject, doc_path, path)
+        found += relation_facts(span, base, doc_path, path)
         if span.kind == "list_item":
             found = [replace(f, group=group) for f in found]
         prev_kind = span.kind

@@ -10,12 +10,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from citewise.evidence.intent import Intent
 from citewise.evidence.models import EvidencePack, Fragment
-from citewise.index.tokenize import Coverage, term_coverage
+from citewise.index.tokenize import Coverage, term_coverage, tokenize
 from citewise.sufficiency.models import Degradation, Status, Sufficiency
+from citewise.sufficiency.presence import (
+    FILLER,
+    GENERIC_ZIPF,
+    TermProfile,
+    english_zipf,
+    judge,
+    missing_surface,
+)
+from citewise.sufficiency.presence import REFERENCE_WORDS as _REFERENCE_WORDS
 
 #: Share of the question's key terms the direct evidence must contain.
 SUFFICIENT_COVERAGE = 0.6
@@ -30,22 +39,8 @@ _SEVERITY: tuple[Degradation, ...] = (
 _STEPS = re.compile(r"^\s*(?:\d{1,3}[.)]|[-*+])\s", re.M)
 _NUMBERED = re.compile(r"^\s*(?:\d{1,3}[.)]|step\s+\d+)\s", re.M | re.I)
 _HAS_DIGIT = re.compile(r"\d")
-#: Words that point at a passage rather than name a subject ("what does clause 2.3 say").
-_REFERENCE_WORDS = frozenset(
-    [
-        "claus",
-        "section",
-        "articl",
-        "paragraph",
-        "rule",
-        "say",
-        "state",
-        "mean",
-        "requir",
-        "document",
-        "page",
-    ]
-)
+#: A fenced or indented code block: the answer to many a documentation how-to.
+_CODE = re.compile(r"^\s*(?:```|~~~)|^(?: {4}|\t)\S", re.M)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +52,8 @@ class GateInput:
     stale_paths: tuple[str, ...] = ()
     #: Subject terms that occur nowhere in the knowledge base.
     unknown_terms: tuple[str, ...] = ()
+    #: The question's terms weighed against the knowledge base (None: ratio rules only).
+    profile: TermProfile | None = None
 
 
 def _texts(frags: Sequence[Fragment]) -> list[str]:
@@ -64,7 +61,7 @@ def _texts(frags: Sequence[Fragment]) -> list[str]:
 
 
 def _without_reference_words(c: Coverage) -> Coverage:
-    terms = tuple(t for t in c.terms if t not in _REFERENCE_WORDS)
+    terms = tuple(t for t in c.terms if t not in _REFERENCE_WORDS and t not in FILLER)
     return Coverage(terms, tuple(t for t in c.matched if t in terms))
 
 
@@ -80,16 +77,25 @@ def action_term(intent: Intent) -> str | None:
     return term if term.isascii() and term.isalpha() else None
 
 
+def generic_action(intent: Intent) -> bool:
+    """Whether a how-to's verb is a generic one ("send", "check", "configure"): steps that
+    do the task need not use the word."""
+    word = intent.subject.split()[0] if intent.subject else ""
+    return bool(word) and (english_zipf(word) >= GENERIC_ZIPF or action_term(intent) in FILLER)
+
+
 def cohesion(terms: Sequence[str], frags: Sequence[Fragment]) -> int:
-    """The most of ``terms`` that one fragment holds (its text and its heading path).
+    """The most of ``terms`` (index tokens) that one fragment holds (its text and its
+    heading path).
 
     Terms scattered one per passage ("rotate" in one, "token" in another) are not evidence
     about the subject they name together; the subject gate alone counts them anywhere.
     """
     best = 0
+    wanted = set(terms)
     for f in frags:
-        c = term_coverage(" ".join(terms), [f.text, " ".join(f.heading_path)])
-        best = max(best, len(c.matched))
+        held = set(tokenize(f.text)) | set(tokenize(" ".join(f.heading_path)))
+        best = max(best, len(wanted & held))
     return best
 
 
@@ -101,7 +107,7 @@ def procedure_mismatch(intent: Intent, fragments: Sequence[Fragment]) -> str | N
     numbered steps is left to the other gates."""
     action = action_term(intent)
     steps = [f for f in fragments if _NUMBERED.search(f.text)]
-    if action is None or not steps or cohesion((action,), steps) > 0:
+    if action is None or not steps or cohesion((action,), steps) > 0 or generic_action(intent):
         return None
     docs = {f.doc_id for f in steps}
     headed = term_coverage(
@@ -116,58 +122,60 @@ def review(g: GateInput) -> Sufficiency:
     """Run every gate; the first failing hard gate makes the evidence insufficient."""
     pack, reasons = g.pack, []
     direct = list(pack.direct)
-    if not direct:
+    never = (
+        [t.key for t in g.profile.terms if t.df == 0 and t.required and not t.soft]
+        if g.profile
+        else []
+    )
+    if not direct and not g.unknown_terms and not never:
         why = next(
             (x.reason for x in pack.limitations if x.kind == "insufficient_evidence"),
             "no direct evidence",
         )
+        why = _surface_reason(g.question, why)
         return Sufficiency("insufficient", "insufficient_evidence", (f"no_direct_evidence:{why}",))
+    if not direct:
+        words = ", ".join(missing_surface(g.question, (*g.unknown_terms, *never)))
+        return Sufficiency("insufficient", "insufficient_evidence", (f"subject_absent:{words}",))
     if g.unknown_terms:
+        words = ", ".join(missing_surface(g.question, g.unknown_terms))
         return Sufficiency(
             "insufficient",
             "insufficient_evidence",
-            (f"subject_absent:{', '.join(g.unknown_terms)} (not in the knowledge base)",),
+            (f"subject_absent:{words}",),
         )
     texts = _texts(direct)
-    subject_terms = tuple(t for t in g.intent.subject_terms if t not in _REFERENCE_WORDS)
-    # Subject present: a near-miss question names a subject the evidence never mentions.
-    subject = term_coverage(" ".join(subject_terms), texts) if subject_terms else None
-    if subject is not None:
-        missing_ids = [t for t in subject.missing if _HAS_DIGIT.search(t)]
-        if missing_ids or subject.ratio < 0.5:
-            missing = ", ".join(subject.missing[:6])
-            return Sufficiency(
-                "insufficient", "insufficient_evidence", (f"subject_absent:{missing}",)
-            )
-        spread = len(subject_terms) >= 2 and g.intent.kind != "compare"
-        if spread and cohesion(subject_terms, direct) < 2:
-            return Sufficiency(
-                "insufficient",
-                "insufficient_evidence",
-                (f"subject_scattered:no passage holds two of {', '.join(subject_terms)}",),
-            )
-        action = action_term(g.intent)
-        if action and cohesion((action,), direct) == 0:
-            why = f"action_absent:no passage describes '{action}'"
-            return Sufficiency("insufficient", "insufficient_evidence", (why,))
-        mismatch = procedure_mismatch(g.intent, (*direct, *pack.augmentation))
-        if mismatch:
-            return Sufficiency("insufficient", "insufficient_evidence", (mismatch,))
-    cover = _without_reference_words(term_coverage(g.question, texts + _texts(pack.augmentation)))
-    if cover.ratio < BORDERLINE_COVERAGE:
-        return Sufficiency(
-            "insufficient",
-            "insufficient_evidence",
-            (f"coverage:{cover.ratio:.2f}<{BORDERLINE_COVERAGE}",),
-        )
     degradations: list[Degradation] = []
-    if cover.ratio < SUFFICIENT_COVERAGE:
-        reasons.append(f"partial_coverage:{cover.ratio:.2f} missing {', '.join(cover.missing[:5])}")
+    required = tuple(t for t in g.profile.required if not t.soft) if g.profile else ()
+    if g.profile is not None and g.profile.checks:
+        verdict = judge(g.profile, texts)
+        if verdict.verdict == "absent":
+            return Sufficiency("insufficient", "insufficient_evidence", (verdict.reason,))
+        if verdict.verdict == "partial":
+            reasons.append(verdict.reason)
+            degradations.append("partial_coverage")
+        refusal = _subject_gates(g, tuple(t.key for t in required), _sections(direct, pack))
+    else:
+        refusal = _ratio_gates(g, texts, direct)
+    if refusal is not None:
+        return Sufficiency("insufficient", "insufficient_evidence", (refusal,))
+    mismatch = procedure_mismatch(g.intent, (*direct, *pack.augmentation))
+    if mismatch:
+        return Sufficiency("insufficient", "insufficient_evidence", (mismatch,))
+    cover = _without_reference_words(term_coverage(g.question, texts + _texts(pack.augmentation)))
+    missing_words = ", ".join(missing_surface(g.question, cover.missing[:5]))
+    if cover.ratio < BORDERLINE_COVERAGE and not required:
+        why = f"coverage:{cover.ratio:.2f}<{BORDERLINE_COVERAGE}, not found: {missing_words}"
+        return Sufficiency("insufficient", "insufficient_evidence", (why,))
+    if cover.ratio < SUFFICIENT_COVERAGE and "partial_coverage" not in degradations:
+        reasons.append(f"partial_coverage:{cover.ratio:.2f}, not found: {missing_words}")
         degradations.append("partial_coverage")
+    how_texts = [f.text for f in (*direct, *pack.augmentation)]
     if g.intent.kind == "how_to" and not any(
-        _STEPS.search(t) for t in [f.text for f in direct + list(pack.augmentation)]
+        _STEPS.search(t) or _CODE.search(t) for t in how_texts
     ):
         reasons.append("intent_mismatch:how_to evidence has no steps")
+        degradations.append("partial_coverage")
     if any(not f.citation_id for f in direct):
         reasons.append("citation_missing")
         degradations.append("insufficient_evidence")
@@ -190,5 +198,71 @@ def review(g: GateInput) -> Sufficiency:
         return Sufficiency("insufficient", worst, tuple(reasons))
     borderline = bool(reasons) and worst in ("partial_coverage", "none")
     status: Status = "borderline" if borderline else "sufficient"
+    if borderline and worst == "none":
+        worst = "partial_coverage"  # a borderline answer is degraded, and says so
     recoverable = status == "borderline"
     return Sufficiency(status, worst, tuple(reasons), recoverable)
+
+
+def _sections(direct: Sequence[Fragment], pack: EvidencePack) -> list[Fragment]:
+    """Each direct fragment widened to the context the pack holds from its own section
+    (same document, same heading path): two terms in one section are not scattered."""
+    out = []
+    for f in direct:
+        near = [
+            a.text
+            for a in (*direct, *pack.augmentation)
+            if a is not f and a.doc_id == f.doc_id and a.heading_path == f.heading_path
+        ]
+        out.append(replace(f, text="\n".join([f.text, *near])) if near else f)
+    return out
+
+
+def _subject_gates(
+    g: GateInput, required: tuple[str, ...], direct: Sequence[Fragment]
+) -> str | None:
+    """With weighed terms: the distinctive ones must meet in one passage, and a how-to's
+    verb must be described when it is itself distinctive (never "send" or "use")."""
+    if len(required) >= 2 and g.intent.kind != "compare" and cohesion(required, direct) < 2:
+        words = ", ".join(missing_surface(g.question, required))
+        return f"subject_scattered:no passage holds two of {words}"
+    action = action_term(g.intent)
+    if action and action in required and cohesion((action,), direct) == 0:
+        word = missing_surface(g.question, (action,))[0]
+        return f"action_absent:no passage describes '{word}'"
+    return None
+
+
+def _ratio_gates(g: GateInput, texts: list[str], direct: Sequence[Fragment]) -> str | None:
+    """Without weighed terms (or none distinctive): half the subject terms must be found,
+    two of them in one passage, and a how-to's verb somewhere."""
+    subject_terms = tuple(t for t in g.intent.subject_terms if t not in _REFERENCE_WORDS)
+    if not subject_terms:
+        return None
+    subject = term_coverage(" ".join(subject_terms), texts)
+    missing_ids = [t for t in subject.missing if _HAS_DIGIT.search(t)]
+    if missing_ids or subject.ratio < 0.5:
+        words = ", ".join(missing_surface(g.question, subject.missing[:6]))
+        return f"subject_missing:{words}"
+    spread = len(subject_terms) >= 2 and g.intent.kind != "compare"
+    if spread and cohesion(subject_terms, direct) < 2:
+        words = ", ".join(missing_surface(g.question, subject_terms))
+        return f"subject_scattered:no passage holds two of {words}"
+    action = action_term(g.intent)
+    generic = g.profile is not None  # weighed, and the verb was not distinctive
+    if action and not generic and cohesion((action,), direct) == 0:
+        word = missing_surface(g.question, (action,))[0]
+        return f"action_absent:no passage describes '{word}'"
+    return None
+
+
+_MISSING_LIST = re.compile(r"\(missing: ([^)]*)\)")
+
+
+def _surface_reason(question: str, why: str) -> str:
+    """A recall reason's "(missing: befor, rai)" in the question's own words."""
+    m = _MISSING_LIST.search(why)
+    if not m:
+        return why
+    words = ", ".join(missing_surface(question, [w.strip() for w in m.group(1).split(",")]))
+    return f"{why[: m.start()]}(missing: {words}){why[m.end() :]}"

@@ -97,7 +97,7 @@ function renderAnswer(answer) {
       const btn = el("button", "[" + m[1] + "]", "cite-marker");
       btn.type = "button";
       btn.dataset.citation = m[1];
-      btn.title = c.path + " lines " + c.line_start + "-" + c.line_end;
+      btn.title = c.path + " " + (placeLabel(c.locator) || "lines " + c.line_start + "-" + c.line_end);
       btn.addEventListener("click", () => openCitation(c));
       box.appendChild(btn);
     } else if (part) {
@@ -121,6 +121,43 @@ function renderStatus(answer, search) {
   $("st-degraded").textContent = answer.degradation === "none" ? "no" : answer.degradation;
 }
 
+// A PDF page with the cited boxes, rendered by the server (fetched with the API key).
+async function pageImage(id, part) {
+  const headers = {};
+  const key = $("api-key").value.trim();
+  if (key) headers["X-API-Key"] = key;
+  const url = "/citations/" + encodeURIComponent(id) + "/page.png?part=" + String(part);
+  const resp = await fetch(url, { headers });
+  if (!resp.ok) throw new Error("HTTP_" + resp.status + ": the page image is unavailable");
+  return URL.createObjectURL(await resp.blob());
+}
+
+function placeLabel(loc) {
+  if (!loc) return "";
+  const parts = loc.parts || [loc];
+  const pages = parts.filter((p) => p.page !== undefined).map((p) => "page " + p.page);
+  let label = pages.join(", ");
+  if (loc.ocr) label += " (OCR)";
+  if (loc.degraded) label += " (approximate: " + loc.degraded + ")";
+  return label;
+}
+
+async function showPages(cited, c) {
+  const holder = $("cite-pages");
+  clear(holder);
+  const extra = cited.extra || {};
+  const loc = extra.locator;
+  if (!loc || extra.format !== "pdf") return;
+  const parts = loc.parts || [loc];
+  for (let i = 0; i < parts.length; i++) {
+    const img = el("img", null, "cite-page");
+    img.alt = "page " + parts[i].page + " of " + cited.path + ", cited lines highlighted";
+    img.dataset.page = String(parts[i].page);
+    holder.appendChild(img);
+    img.src = await pageImage(c.id, i);
+  }
+}
+
 async function openCitation(c) {
   showError("");
   try {
@@ -129,7 +166,9 @@ async function openCitation(c) {
     view.hidden = false;
     $("cite-meta").textContent =
       cited.path + " · version " + cited.version_id + " · revision " + c.revision +
+      (placeLabel((cited.extra || {}).locator) ? " · " + placeLabel(cited.extra.locator) : "") +
       " · lines " + cited.line_start + "-" + cited.line_end +
+      ((cited.extra || {}).locator ? " (of the extracted text)" : "") +
       " · chars " + cited.char_start + "-" + cited.char_end;
     $("cite-section").textContent = (cited.heading_path || []).join(" > ");
     const pre = $("cite-text");
@@ -160,6 +199,7 @@ async function openCitation(c) {
       pre.appendChild(mark);
     }
     mark.scrollIntoView({ block: "nearest" });
+    await showPages(cited, c);
   } catch (e) {
     showError(e.message);
   }
@@ -173,7 +213,7 @@ const GROUPS = [
 
 function fragmentNode(f) {
   const box = el("div", null, "fragment");
-  const where = f.path + ":" + f.line_start + "-" + f.line_end +
+  const where = f.path + ":" + (placeLabel(f.locator) || (f.line_start + "-" + f.line_end)) +
     ((f.heading_path || []).length ? "  " + f.heading_path.join(" > ") : "");
   box.appendChild(el("div", "[" + f.role + "] " + where, "meta"));
   box.appendChild(el("pre", f.text));

@@ -1,0 +1,177 @@
+"""Structural answer units as scored candidates, and the order an answer presents them.
+
+:func:`unit_candidates` offers every unit (:mod:`citewise.answer.units`) that a readable
+evidence fragment touches, once, under the best role that touches it, scored by role
+weight times relevance (term overlap blended with meaning, :mod:`citewise.answer.relevance`).
+A lead-in that the fragment holds is offered with the block it introduces even when the
+block itself lies outside the fragment: the document version is the boundary of what may
+be read, and the block is the answer.
+
+:func:`present` removes units that another chosen unit already quotes (a list item inside
+the lead-in that carries the whole list) and orders the answer by relevance, then by
+document order within one source.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from citewise.answer.compose import Candidate
+from citewise.answer.relevance import Scorer, blend, lexical_score
+from citewise.answer.support import contains_orchestration
+from citewise.answer.units import Unit, document_units
+from citewise.evidence.models import Fragment
+from citewise.ingest.models import Node
+
+__all__ = ["DENSE_MAX", "present", "unit_candidates", "units_reader"]
+
+#: At most this many units per question are encoded (the best by term overlap and role);
+#: the rest are scored by term overlap alone, at half weight.
+DENSE_MAX = 24
+
+
+def units_reader(nodes_of: Callable[[str, int], list[Node]]) -> Callable[[Fragment], list[Unit]]:
+    """The units of a fragment's document version, each version read and cut once."""
+    seen: dict[tuple[str, int], list[Unit]] = {}
+
+    def read(frag: Fragment) -> list[Unit]:
+        key = (frag.path, frag.version_id)
+        if key not in seen:
+            seen[key] = document_units(nodes_of(frag.path, frag.version_id))
+        return seen[key]
+
+    return read
+
+
+def _ranges(frag: Fragment) -> list[tuple[int, int]]:
+    if frag.truncated and frag.head_end is not None and frag.tail_start is not None:
+        return [(frag.char_start, frag.head_end), (frag.tail_start, frag.char_end)]
+    return [(frag.char_start, frag.char_end)]
+
+
+def _touches(u: Unit, ranges: Sequence[tuple[int, int]]) -> bool:
+    return any(max(u.start, a) < min(u.end, b) for a, b in ranges)
+
+
+def unit_candidates(
+    question: str,
+    fragments: Sequence[Fragment],
+    units_of: Callable[[Fragment], list[Unit]],
+    scorer: Scorer | None,
+    weights: dict[str, float],
+    anywhere: frozenset[str] = frozenset(),
+) -> list[Candidate]:
+    """``anywhere``: unit kinds offered from anywhere in a fragment's document version (a
+    comparison's table in a sibling section), at the weight of adjacent context."""
+    offered: dict[tuple[str, int, int], tuple[Unit, Fragment, int, float]] = {}
+    for fi, frag in enumerate(fragments):
+        weight = weights.get(frag.role, 0.0)
+        if weight == 0.0:
+            continue
+        ranges = _ranges(frag)
+        for u in units_of(frag):
+            w = weight
+            if not _touches(u, ranges):
+                if u.kind not in anywhere:
+                    continue
+                w = min(weight, weights.get("adjacent_context", 0.0))
+            if len(u.display) < 3 or contains_orchestration(u.display):
+                continue
+            key = (frag.doc_id, u.start, u.end)
+            if key not in offered or w > offered[key][3]:
+                offered[key] = (u, frag, fi, w)
+    items = list(offered.values())
+    lex = [_lexical(question, u, f) for u, f, _, _ in items]
+    dense: list[float | None] = [None] * len(items)
+    if scorer is not None and items:
+        order = sorted(range(len(items)), key=lambda i: (-items[i][3] * lex[i], i))[:DENSE_MAX]
+        got = scorer(question, [_shown(items[i][0]) for i in order])
+        if got is not None:
+            dense = [0.0] * len(items)
+            for i, sim in zip(order, got, strict=True):
+                dense[i] = sim
+            for i in set(range(len(items))) - set(order):
+                lex[i] *= 0.5
+    out = []
+    for (u, frag, fi, weight), lx, d in zip(items, lex, dense, strict=True):
+        out.append(
+            Candidate(
+                frag,
+                u.span(),
+                _shown(u),
+                weight * blend(lx, d),
+                (fi, u.start),
+                (u.heading,) if u.heading is not None else (),
+                u.kind,
+                u.section,
+            )
+        )
+    return sorted(_para_scores(out), key=lambda c: c.order)
+
+
+def _para_scores(found: list[Candidate]) -> list[Candidate]:
+    """A short paragraph scores as its best sentence, a little above it (so it is quoted
+    whole, with the value in its next sentence), never by the union of its sentences'
+    words (a longer unit would otherwise outrank the precise sentence elsewhere)."""
+    out = []
+    for c in found:
+        if c.kind == "para":
+            inner = [
+                o.score
+                for o in found
+                if o.kind == "sentence"
+                and o.fragment.doc_id == c.fragment.doc_id
+                and c.span.start <= o.span.start
+                and o.span.end <= c.span.end
+            ]
+            if inner:
+                c = replace(c, score=max(inner) * 1.02)
+        out.append(c)
+    return out
+
+
+def _lexical(question: str, u: Unit, frag: Fragment) -> float:
+    """Term overlap; a lead-in and its block count half each, so a block that merely holds
+    the asked-for item does not outrank the item itself."""
+    heading = " ".join(frag.heading_path[-1:]) or u.heading_text
+    whole = lexical_score(question, u.display, heading)
+    if u.kind != "lead" or not u.lead_in:
+        return whole
+    score = 0.5 * whole + 0.5 * lexical_score(question, u.lead_in, heading)
+    # "Check it:" before a console transcript says nothing by itself
+    return score if len(u.lead_in.split()) >= 4 else 0.5 * score
+
+
+def _shown(u: Unit) -> str:
+    return f"{u.heading_text}: {u.display}" if u.heading is not None else u.display
+
+
+def present(chosen: list[Candidate], intent: str) -> list[Candidate]:
+    """``chosen`` without units another chosen unit quotes, in presentation order: for
+    how-to, definition and comparison answers the profile's order; otherwise sources by
+    their best unit, and each source's units in document order."""
+    kept: list[Candidate] = []
+    for c in chosen:
+        inside = any(
+            o is not c
+            and o.fragment.doc_id == c.fragment.doc_id
+            and o.span.start <= c.span.start
+            and c.span.end <= o.span.end
+            and (o.span.start, o.span.end) != (c.span.start, c.span.end)
+            for o in chosen
+        )
+        same = any(k.key == c.key for k in kept)
+        if not inside and not same:
+            kept.append(c)
+    if intent in ("how_to", "definition", "compare"):
+        return kept
+    best: dict[str, float] = {}
+    first: dict[str, int] = {}
+    for i, c in enumerate(kept):
+        d = c.fragment.doc_id
+        best[d] = max(best.get(d, 0.0), c.score)
+        first.setdefault(d, i)
+    return sorted(
+        kept, key=lambda c: (-best[c.fragment.doc_id], first[c.fragment.doc_id], c.span.start)
+    )

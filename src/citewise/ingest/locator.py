@@ -1,0 +1,127 @@
+"""Locators: where cited characters are in the original file (page, slide, cell, ...).
+
+A binary format's parser puts ``attrs["locator"]`` (a dict; schema in
+docs/architecture.md, "Formats") on the nodes it can place. :func:`locate` turns the
+nodes of a document version and a cited character range into the citation's locator:
+
+- the locators of the deepest located nodes that the range touches, in document order;
+- PDF parts (``page``) are narrowed to the cited characters: ``page_char_start``/
+  ``page_char_end`` shift with the range, ``boxes`` keep the boxes of the lines the range
+  touches (from ``attrs["line_boxes"]``), and parts on the same page merge;
+- one part is the locator itself; several become ``{...first part, "parts": [...]}``;
+- ``degraded`` (a reason) and ``ocr``/``confidence`` carry over from any part.
+
+Text formats have no locator (``None``): their ``line_start``/``line_end`` and character
+offsets already point into the file itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from citewise.ingest.models import Node
+
+
+def _located(nodes: Sequence[Node], start: int, end: int) -> list[Node]:
+    """Nodes with a locator overlapping [start, end) that contain no other such node."""
+    hit = [
+        n
+        for n in nodes
+        if isinstance(n.attrs.get("locator"), dict)
+        and n.char_start < max(end, start + 1)
+        and start < n.char_end
+    ]
+    ids = {n.id for n in hit}
+    parents = {n.parent_id for n in hit if n.parent_id in ids}
+    return sorted((n for n in hit if n.id not in parents), key=lambda n: n.char_start)
+
+
+def _narrow(node: Node, start: int, end: int) -> dict[str, Any]:
+    loc = dict(node.attrs["locator"])
+    if "page" not in loc or "page_char_start" not in loc:
+        return loc
+    s, e = max(start, node.char_start), min(end, node.char_end)
+    base = int(loc["page_char_start"]) - node.char_start
+    loc["page_char_start"], loc["page_char_end"] = s + base, e + base
+    lines = node.attrs.get("line_boxes")
+    if isinstance(lines, list) and lines:
+        loc["boxes"] = [list(b[2:6]) for b in lines if b[0] < max(e, s + 1) and s < b[1]]
+    return loc
+
+
+def _merge(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for p in parts:
+        last = out[-1] if out else None
+        if last is not None and "page" in p and last.get("page") == p["page"]:
+            last["page_char_end"] = p.get("page_char_end", last.get("page_char_end"))
+            last["boxes"] = [*last.get("boxes", []), *p.get("boxes", [])]
+        elif last is None or last != p:
+            out.append(p)
+    return out
+
+
+def locate(nodes: Sequence[Node], start: int, end: int) -> dict[str, Any] | None:
+    """The locator of characters [start, end) of a version whose nodes are ``nodes``."""
+    parts = _merge([_narrow(n, start, end) for n in _located(nodes, start, end)])
+    if not parts:
+        return None
+    loc = dict(parts[0])
+    if len(parts) > 1:
+        loc["parts"] = parts
+    reasons = sorted({str(p["degraded"]) for p in parts if p.get("degraded")})
+    if reasons:
+        loc["degraded"] = "; ".join(reasons)
+    if any(p.get("ocr") for p in parts):
+        loc["ocr"] = True
+        confidences = [float(p["confidence"]) for p in parts if "confidence" in p]
+        if confidences:
+            loc["confidence"] = min(confidences)
+    return loc
+
+
+def locator_fields(locator: dict[str, Any] | None) -> dict[str, Any]:
+    """The JSON fields every citation carries: ``locator`` (null for text formats) and,
+    when the locator cannot be exact, ``locator_degraded: true`` with the reason."""
+    out: dict[str, Any] = {"locator": locator}
+    if locator and locator.get("degraded"):
+        out["locator_degraded"] = True
+        out["locator_degraded_reason"] = str(locator["degraded"])
+    return out
+
+
+def place(locator: dict[str, Any] | None) -> str:
+    """A short human label of a locator (``p. 3``, ``slide 2``, ``Sheet1!A7:D7``); empty
+    when there is none. CLI and web show it next to the path."""
+    if not locator:
+        return ""
+    parts = locator.get("parts") or [locator]
+    labels: list[str] = []
+    for p in parts:
+        if "page" in p:
+            label = f"p. {p['page']}"
+        elif "slide" in p:
+            label = f"slide {p['slide']}" + (" notes" if p.get("notes") else "")
+        elif "cells" in p:
+            label = str(p["cells"])
+        elif "sheet" in p:
+            label = f"{p['sheet']}" + (f" row {p['row']}" if "row" in p else "")
+        elif "table" in p:
+            label = f"table {p['table']}" + "".join(
+                f" {key} {p[key]}" for key in ("row", "cell") if key in p
+            )
+        elif "paragraph" in p:
+            label = f"paragraph {p['paragraph']}"
+        elif "chapter" in p:
+            label = f"chapter {p['chapter']}"
+        else:
+            continue
+        if label not in labels:
+            labels.append(label)
+    text = ", ".join(labels[:3]) + (f" and {len(labels) - 3} more" if len(labels) > 3 else "")
+    if locator.get("ocr"):
+        text += " (OCR)"
+    if locator.get("degraded"):
+        text += f" (approximate: {locator['degraded']})"
+    return text

@@ -1,0 +1,231 @@
+"""PDF: text per page with character boxes (pypdfium2), as an :class:`Extracted`.
+
+The extracted text is the pages' text in order, page after page separated by a blank
+line; a page's text is its paragraphs (from line geometry, see :mod:`pdf_layout`)
+separated by blank lines, lines by ``\\n``. A paragraph never crosses a page.
+
+Every paragraph carries ``attrs["locator"]`` = ``{"page", "page_char_start",
+"page_char_end", "boxes"}`` (1-based page, character range in that page's text, one box
+per line in PDF page coordinates) and ``attrs["line_boxes"]`` = ``[[start, end, x0, y0,
+x1, y1], ...]`` (document offsets of each line and its box), from which a citation of
+part of a paragraph gets the boxes of the lines it covers. Running headers and footers
+become ``page_furniture`` nodes (stored, never chunked, so never in answers). Pages
+without a text layer are listed in ``metadata["needs_ocr"]``.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+
+from citewise.errors import BrokenFile, Encrypted, NeedsOCR
+from citewise.ingest import pdf_layout as lay
+from citewise.ingest import pdf_ocr
+from citewise.ingest.formats import Extracted
+from citewise.ingest.models import NodeKind
+from citewise.ingest.tree import Heading, RawNode, nest_sections
+
+#: Held around every PDFium call (parse, OCR rendering, page images): PDFium must never
+#: be entered from two threads at once, and the server parses and renders in threads.
+PDFIUM_LOCK = threading.RLock()
+
+PAGE_SEPARATOR = "\n\n"
+PARAGRAPH_SEPARATOR = "\n\n"
+
+
+@dataclass(slots=True)
+class _Para:
+    page: int  # 1-based
+    start: int  # document offsets
+    end: int
+    page_start: int  # page offsets
+    lines: list[tuple[int, int, lay.Box]]  # document offsets and page-space box per line
+    furniture: str = ""  # "header" / "footer"
+    ocr: float | None = None  # mean OCR word confidence (0..1) when the text is OCR output
+
+
+def open_pdf(raw: bytes, name: str) -> pdfium.PdfDocument:
+    try:
+        return pdfium.PdfDocument(raw, password="")
+    except pdfium.PdfiumError as exc:
+        if pdfium_c.FPDF_GetLastError() == pdfium_c.FPDF_ERR_PASSWORD or "password" in str(exc):
+            raise Encrypted(
+                f"{name}: the PDF is encrypted and does not open with an empty password.",
+                hint="Save an unencrypted copy (or remove the password) and add that file.",
+            ) from exc
+        raise BrokenFile(
+            f"{name}: not a readable PDF ({exc}).",
+            hint="Check that the file is a complete PDF (re-export or re-download it).",
+        ) from exc
+
+
+def _chars(page: pdfium.PdfPage) -> list[lay.Char]:
+    tp = page.get_textpage()
+    try:
+        n = tp.count_chars()
+        text = tp.get_text_range(0, n) if n else ""
+        if len(text) != n:  # characters outside the BMP: read one by one
+            text = "".join(tp.get_text_range(i, 1) or "\ufffd" for i in range(n))
+        out = []
+        for i, ch in enumerate(text):
+            box: lay.Box | None = None
+            if ch not in "\r\n":
+                x0, y0, x1, y1 = tp.get_charbox(i)
+                box = (round(x0, 2), round(y0, 2), round(x1, 2), round(y1, 2))
+            out.append(lay.Char(ch, box))
+        return out
+    finally:
+        tp.close()
+
+
+def _has_images(page: pdfium.PdfPage) -> bool:
+    return any(True for _ in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE], max_depth=2))
+
+
+def _outline(pdf: pdfium.PdfDocument) -> list[tuple[int, str, int]]:
+    """(level 1.., title, 1-based page) of every bookmark that names a page."""
+    out = []
+    try:
+        for item in pdf.get_toc(max_depth=6):
+            title = " ".join((item.get_title() or "").split())
+            dest = item.get_dest()
+            index = dest.get_index() if dest is not None else None
+            if title and index is not None:
+                out.append((item.level + 1, title, index + 1))
+    except pdfium.PdfiumError:
+        return []
+    return out
+
+
+def parse_pdf(raw: bytes, name: str) -> Extracted:
+    """The PDF's text, nodes and metadata. PDFium is not thread-safe (not even across
+    documents), so every PDFium call of the process runs under :data:`PDFIUM_LOCK`."""
+    with PDFIUM_LOCK:
+        return _parse_pdf(raw, name)
+
+
+def _parse_pdf(raw: bytes, name: str) -> Extracted:
+    pdf = open_pdf(raw, name)
+    try:
+        parts: list[str] = []
+        paras: list[_Para] = []
+        needs_ocr: list[int] = []
+        ocr_pages: list[int] = []
+        can_ocr = pdf_ocr.available()
+        pos = 0
+        for index in range(len(pdf)):
+            page = pdf[index]
+            try:
+                # Layout runs in page space: text is laid out upright there even when
+                # /Rotate turns the page in the viewer (the web view applies /Rotate).
+                lines = lay.split_lines(_chars(page), 0, 0.0, 0.0)
+                groups: list[tuple[list[lay.Line], float | None]] = [
+                    (g, None) for g in lay.paragraphs(lines)
+                ]
+                if not lines and _has_images(page):
+                    if can_ocr:
+                        groups = [(p.lines, p.confidence) for p in pdf_ocr.ocr_page(page)]
+                        ocr_pages.append(index + 1)
+                    if not groups:  # no engine, or OCR found no words: say so
+                        needs_ocr.append(index + 1)
+            finally:
+                page.close()
+            if parts:
+                parts.append(PAGE_SEPARATOR)
+                pos += len(PAGE_SEPARATOR)
+            page_start = pos
+            for p_no, (group, confidence) in enumerate(groups):
+                if p_no:
+                    parts.append(PARAGRAPH_SEPARATOR)
+                    pos += len(PARAGRAPH_SEPARATOR)
+                start = pos
+                spans: list[tuple[int, int, lay.Box]] = []
+                for l_no, line in enumerate(group):
+                    if l_no:
+                        parts.append("\n")
+                        pos += 1
+                    text = line.text
+                    boxes = [c.box for c in line.chars if c.box is not None]
+                    parts.append(text)
+                    spans.append((pos, pos + len(text), lay.union(boxes)))
+                    pos += len(text)
+                paras.append(_Para(index + 1, start, pos, page_start, spans, ocr=confidence))
+        text = "".join(parts)
+        outline = _outline(pdf)
+        pages = len(pdf)
+    finally:
+        pdf.close()
+    if not text.strip() and needs_ocr:
+        raise NeedsOCR(
+            f"{name}: no page has a text layer (scanned pages {_pages(needs_ocr)}) and "
+            "no OCR engine is available (or OCR found no text).",
+            hint="Install one (apt-get install tesseract-ocr; pip install pytesseract) or run "
+            "OCR on the file first (e.g. ocrmypdf) and add the result.",
+        )
+    _mark_furniture(text, paras)
+    metadata: dict[str, Any] = {"pages": pages}
+    if ocr_pages:
+        metadata["ocr_pages"] = ocr_pages
+    if needs_ocr:
+        metadata["needs_ocr"] = needs_ocr
+    nodes = _tree(text, paras, outline)
+    return Extracted(text, nodes, metadata=metadata)
+
+
+def _pages(pages: list[int]) -> str:
+    return ", ".join(str(p) for p in pages)
+
+
+def _mark_furniture(text: str, paras: list[_Para]) -> None:
+    by_page: dict[int, list[_Para]] = {}
+    for p in paras:
+        by_page.setdefault(p.page, []).append(p)
+    ordered = [by_page.get(n, []) for n in range(1, max(by_page, default=0) + 1)]
+    tops = [lay.furniture_key(text[ps[0].start : ps[0].end]) if ps else None for ps in ordered]
+    bottoms = [lay.furniture_key(text[ps[-1].start : ps[-1].end]) if ps else None for ps in ordered]
+    heads, foots = lay.running_keys(tops, bottoms)
+    for ps, top, bottom in zip(ordered, tops, bottoms, strict=True):
+        if len(ps) > 1 and top in heads:
+            ps[0].furniture = "header"
+        if len(ps) > 1 and bottom in foots:
+            ps[-1].furniture = "footer"
+
+
+def _raw_node(text: str, p: _Para) -> RawNode:
+    locator = {
+        "page": p.page,
+        "page_char_start": p.start - p.page_start,
+        "page_char_end": p.end - p.page_start,
+        "boxes": [list(box) for _, _, box in p.lines],
+    }
+    if p.ocr is not None:
+        locator.update(ocr=True, confidence=p.ocr, degraded="ocr")
+    attrs: dict[str, Any] = {
+        "locator": locator,
+        "line_boxes": [[s, e, *box] for s, e, box in p.lines],
+    }
+    kind: NodeKind = "paragraph"
+    if p.furniture:
+        attrs["furniture"] = p.furniture
+        kind = "page_furniture"
+    return RawNode(kind, p.start, p.end, lay.search_form(text[p.start : p.end]), attrs=attrs)
+
+
+def _tree(text: str, paras: list[_Para], outline: list[tuple[int, str, int]]) -> list[RawNode]:
+    """Paragraphs, nested under the outline's bookmarks where a bookmark's title is found
+    as (the start of) a paragraph on its page; unmatched bookmarks are left out."""
+    items: list[Heading | RawNode] = []
+    pending = list(outline)
+    for p in paras:
+        node = _raw_node(text, p)
+        key = " ".join(text[p.start : p.end].split()).lower()
+        match = next((o for o in pending if o[2] == p.page and key.startswith(o[1].lower())), None)
+        if match is not None and not p.furniture:
+            pending.remove(match)
+            items.append(Heading(match[0], p.start, p.end, match[1]))
+        items.append(node)
+    return nest_sections(text, items)

@@ -1,0 +1,105 @@
+"""OCR of PDF pages without a text layer: Tesseract (Debian ``tesseract-ocr``) through
+pytesseract, when both are installed and ``CITEWISE_OCR`` is not ``off``.
+
+The page is rendered at 300 dpi as the viewer shows it; Tesseract's words (with their
+block/paragraph/line numbers, pixel boxes and confidence) become :class:`Line` objects
+whose word boxes are turned back into PDF page coordinates, grouped into Tesseract's
+paragraphs. The text is OCR output, so its locator says ``ocr: true``, the mean word
+confidence (0..1) and ``degraded: "ocr"``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from typing import Any
+
+import pypdfium2 as pdfium
+
+from citewise.ingest.pdf_layout import Box, Char, Line, union
+
+DPI = 300
+SCALE = DPI / 72
+
+
+@dataclass(frozen=True, slots=True)
+class OcrParagraph:
+    lines: list[Line]
+    confidence: float  # mean word confidence, 0..1
+
+
+def available() -> bool:
+    """True when OCR may run: not switched off, the binary and the binding present."""
+    if os.environ.get("CITEWISE_OCR", "").lower() in ("off", "0", "false", "no"):
+        return False
+    if shutil.which("tesseract") is None:
+        return False
+    try:
+        import pytesseract  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def from_display(box: Box, rotation: int, width: float, height: float) -> Box:
+    """Inverse of :func:`~citewise.ingest.pdf_layout.to_display` (unrotated size)."""
+    x0, y0, x1, y1 = box
+    if rotation == 90:
+        pts = ((width - y0, x0), (width - y1, x1))
+    elif rotation == 180:
+        pts = ((width - x0, height - y0), (width - x1, height - y1))
+    elif rotation == 270:
+        pts = ((y0, height - x0), (y1, height - x1))
+    else:
+        return box
+    (a, b), (c, d) = pts
+    return (min(a, c), min(b, d), max(a, c), max(b, d))
+
+
+def ocr_page(page: pdfium.PdfPage) -> list[OcrParagraph]:
+    """Tesseract's paragraphs of ``page`` (empty when it finds no words)."""
+    import pytesseract
+
+    rotation = page.get_rotation()
+    shown_w, shown_h = page.get_width(), page.get_height()
+    width, height = (shown_h, shown_w) if rotation in (90, 270) else (shown_w, shown_h)
+    bitmap = page.render(scale=SCALE)  # the caller holds PDFIUM_LOCK
+    try:
+        image = bitmap.to_pil().convert("RGB")  # a copy owned by Pillow
+    finally:
+        bitmap.close()
+    data: dict[str, list[Any]] = pytesseract.image_to_data(
+        image, output_type=pytesseract.Output.DICT
+    )
+    groups: dict[tuple[int, int], dict[int, list[tuple[str, Box, float]]]] = {}
+    for i, word in enumerate(data["text"]):
+        text = str(word).strip()
+        conf = float(data["conf"][i])
+        if not text or conf < 0:
+            continue
+        left, top = data["left"][i] / SCALE, data["top"][i] / SCALE
+        right = left + data["width"][i] / SCALE
+        bottom = top + data["height"][i] / SCALE
+        shown: Box = (left, shown_h - bottom, right, shown_h - top)
+        box = from_display(shown, rotation, width, height)
+        box = tuple(round(v, 2) for v in box)  # type: ignore[assignment]
+        key = (int(data["block_num"][i]), int(data["par_num"][i]))
+        groups.setdefault(key, {}).setdefault(int(data["line_num"][i]), []).append(
+            (text, box, conf)
+        )
+    out: list[OcrParagraph] = []
+    for key in sorted(groups):
+        lines: list[Line] = []
+        confs: list[float] = []
+        for line_no in sorted(groups[key]):
+            chars: list[Char] = []
+            for n, (text, box, conf) in enumerate(groups[key][line_no]):
+                if n:
+                    chars.append(Char(" ", None))
+                chars.extend(Char(ch, box) for ch in text)
+                confs.append(conf)
+            boxes = [c.box for c in chars if c.box is not None]
+            lines.append(Line(chars, union(boxes)))
+        out.append(OcrParagraph(lines, round(sum(confs) / len(confs) / 100, 3)))
+    return out

@@ -1,0 +1,72 @@
+"""Follow a folder (``citewise sync DIR --watch``): one sync per settled batch of changes.
+
+Uses ``watchfiles`` (a maintained, Rust-backed watcher) for the events and its debounce
+(changes are grouped until the folder has been quiet for ``debounce_ms``). Each settled
+batch runs a full :func:`~citewise.ingest.mirror.run_sync`, so the current revision mirrors
+the folder whatever the events said, and a batch is one revision. Files still being
+written are read until stable (``read_stable``), else reported failed and picked up by the
+next batch. Hidden paths (and the home, if it lies inside the folder) are ignored, so the
+store's own writes never trigger a sync.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from citewise.ingest.mirror import run_sync
+from citewise.ingest.sync import SyncReport, sync_root
+
+if TYPE_CHECKING:
+    from citewise.kb import KnowledgeBase
+
+DEBOUNCE_MS = 800
+
+
+def _relevant(root: Path, home: Path) -> Callable[[object, str], bool]:
+    roots = {root, root.resolve()}
+    homes = {home, home.resolve()}
+
+    def keep(_change: object, path: str) -> bool:
+        p = Path(path)
+        if any(p == h or h in p.parents for h in homes):
+            return False
+        for r in roots:
+            if r in p.parents:
+                rel = p.relative_to(r)
+                return not any(part.startswith(".") for part in rel.parts)
+        return False
+
+    return keep
+
+
+def watch_folder(
+    kb: KnowledgeBase,
+    folder: str | Path,
+    on_report: Callable[[SyncReport], None],
+    *,
+    stop: threading.Event | None = None,
+    debounce_ms: int = DEBOUNCE_MS,
+) -> None:
+    """Sync ``folder`` now, then after every settled batch of changes, until ``stop`` is set
+    (or Ctrl-C). ``on_report`` gets every report that changed something (and the first)."""
+    from watchfiles import watch
+
+    root = sync_root(folder)
+    on_report(run_sync(kb, root))
+    keep = _relevant(root, kb.home.settings.home)
+    for _changes in watch(
+        root,
+        watch_filter=keep,
+        debounce=debounce_ms,
+        step=50,
+        stop_event=stop,
+        raise_interrupt=False,
+        rust_timeout=500,
+        yield_on_timeout=False,
+    ):
+        report = run_sync(kb, root)
+        if report.changed_anything or not report.ok:
+            on_report(report)

@@ -1,0 +1,148 @@
+"""XLSX -> extracted text + :class:`RawNode` tree, with openpyxl.
+
+Each sheet is a section titled with its name. Cells are read with ``data_only=True``
+(the cached values, never formulas). The workbook is opened in full mode, not
+``read_only``: merged-cell ranges, needed for merged titles and headers, are only known
+there. A merged range's value fills every cell it covers.
+
+Header detection per sheet: leading rows with a single filled cell while the sheet has
+several columns (a merged title like "Stanley Cups") are title rows (paragraphs); the next
+row is the header. When the header has cells merged across columns (a group header over
+sub-headers), the row below holds the sub-headers and the names combine as
+``Group / Sub``. Every later non-empty row is a ``table_row`` with its header mapping
+(search text ``Header: value; ...``) and ``locator = {"sheet", "row" (1-based),
+"cells": "Sheet1!A7:D7"}``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import re
+from typing import Any
+
+from citewise.errors import EmptyFile, IngestError
+from citewise.ingest.formats import Extracted
+from citewise.ingest.office import TextBuilder, broken, check_container, one_line, table_node
+from citewise.ingest.tree import Heading, RawNode, nest_sections
+
+_PLAIN_SHEET = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, dt.datetime) and value.time() == dt.time(0):
+        return value.date().isoformat()
+    if isinstance(value, dt.date | dt.datetime | dt.time):
+        return value.isoformat()
+    return one_line(str(value))
+
+
+def sheet_ref(sheet: str, first_col: int, row: int, last_col: int) -> str:
+    """``Sheet1!A7:D7`` (the sheet name quoted as Excel does when it needs it)."""
+    from openpyxl.utils import get_column_letter
+
+    name = sheet if _PLAIN_SHEET.match(sheet) else "'" + sheet.replace("'", "''") + "'"
+    a, b = get_column_letter(first_col), get_column_letter(last_col)
+    return f"{name}!{a}{row}" if a == b else f"{name}!{a}{row}:{b}{row}"
+
+
+def _grid(ws: Any) -> tuple[list[list[str]], list[int], set[int]]:
+    """Cell texts (merged ranges filled), the columns with a value of their own, and the
+    rows holding a multi-column merge."""
+    rows = [[_show(v) for v in row] for row in ws.iter_rows(values_only=True)]
+    width = max((len(r) for r in rows), default=0)
+    rows = [r + [""] * (width - len(r)) for r in rows]
+    cols = [c for c in range(width) if any(r[c] for r in rows)]
+    wide_merge_rows: set[int] = set()
+    for rng in ws.merged_cells.ranges:
+        value = rows[rng.min_row - 1][rng.min_col - 1] if rng.min_row <= len(rows) else ""
+        if rng.max_col > rng.min_col:
+            wide_merge_rows.add(rng.min_row - 1)
+        for r in range(rng.min_row - 1, min(rng.max_row, len(rows))):
+            for c in range(rng.min_col - 1, min(rng.max_col, width)):
+                rows[r][c] = value
+    return rows, cols, wide_merge_rows
+
+
+def _filled(row: list[str]) -> int:
+    return sum(1 for c in row if c)
+
+
+def _sheet(builder: TextBuilder, name: str, ws: Any) -> list[Heading | RawNode]:
+    rows, cols, wide = _grid(ws)
+    used = [i for i, r in enumerate(rows) if _filled(r)]
+    if not used:
+        return []
+    first, last = cols[0], cols[-1]
+    s, e = builder.block(name)
+    items: list[Heading | RawNode] = [Heading(1, s, e, name)]
+    i = used[0]
+    # title rows: one distinct filled value while the sheet has several columns
+    while i < len(rows) and len(cols) > 1 and len({c for c in rows[i] if c}) <= 1:
+        if _filled(rows[i]):
+            text = next(c for c in rows[i] if c)
+            s, e = builder.block(text)
+            loc = {
+                "sheet": name,
+                "row": i + 1,
+                "cells": sheet_ref(name, first + 1, i + 1, last + 1),
+            }
+            items.append(RawNode("paragraph", s, e, text, attrs={"locator": loc}))
+        i += 1
+    if i >= len(rows):
+        return items
+    header_row = i
+    header = [rows[i][c] for c in cols]
+    i += 1
+    if header_row in wide and i < len(rows):  # group header over sub-headers
+        sub = [rows[i][c] for c in cols]
+        header = [
+            h if not s_ or s_ == h else (f"{h} / {s_}" if h else s_)
+            for h, s_ in zip(header, sub, strict=True)
+        ]
+        i += 1
+    body: list[list[str]] = []
+    locs: list[dict[str, Any]] = []
+    for r in range(i, len(rows)):
+        cells = [rows[r][c] for c in cols]
+        if not any(cells):
+            continue
+        body.append(cells)
+        locs.append(
+            {"sheet": name, "row": r + 1, "cells": sheet_ref(name, first + 1, r + 1, last + 1)}
+        )
+    table_loc = {
+        "sheet": name,
+        "row": header_row + 1,
+        "cells": sheet_ref(name, first + 1, header_row + 1, last + 1),
+    }
+    node = table_node(builder, header, body, table_loc, locs)
+    if node is not None:
+        items.append(node)
+    return items
+
+
+def parse_xlsx(raw: bytes, name: str) -> Extracted:
+    check_container(raw, name, "XLSX")
+    try:
+        from openpyxl import load_workbook
+
+        wb = load_workbook(io.BytesIO(raw), data_only=True)
+        builder = TextBuilder()
+        items: list[Heading | RawNode] = []
+        sheets = []
+        for ws in wb.worksheets:
+            sheets.append(ws.title)
+            items.extend(_sheet(builder, ws.title, ws))
+    except IngestError:
+        raise
+    except Exception as exc:  # openpyxl raises KeyError, ValueError, InvalidFileException ...
+        raise broken(name, "XLSX", exc) from exc
+    if not builder.length:
+        raise EmptyFile(f"{name}: every sheet of the workbook is empty.", hint="Check the file.")
+    text = builder.text
+    return Extracted(text, nest_sections(text, items), None, {"sheets": sheets})

@@ -1,0 +1,342 @@
+"""Subject presence: which of a question's words the cited evidence must contain.
+
+A question names its subject with a few *distinctive* words (a header, a library, a
+protocol, an option, a model number) and surrounds them with generic ones ("send", "use",
+"several", "default"). Evidence that lacks a generic word can still answer; evidence
+that lacks a distinctive word answers a neighbouring question. So every term of the
+question is weighed (:func:`profile_terms`):
+
+* **identifiers** (tokens with a digit, ``snake_case`` / dotted / hyphenated names,
+  ``model 5`` / ``v2`` phrases) are always required, literally;
+* **names** (capitalised words after the first, acronyms, CamelCase) are required
+  unless the knowledge base mentions them everywhere (the product's own name);
+* other **words** are required when they are neither common English (by the ``wordfreq``
+  word list, Zipf >= :data:`GENERIC_ZIPF`) nor common in the knowledge base (held by at
+  least :data:`KB_COMMON_SHARE` of its chunks): that is, when they are rare somewhere.
+  A fairly common word no chunk holds (below :data:`ABSENT_ZIPF`) is required softly: its
+  absence makes the answer partial.
+
+:func:`judge` then compares the required terms with the evidence: a missing identifier
+or labelled number, a name or word the knowledge base never holds, or all required terms
+missing make the evidence insufficient; some missing names or words (that the knowledge
+base holds elsewhere) make the answer partial. Reasons name the question's own words,
+and say "the documents do not mention" only of words no chunk of the knowledge base
+holds.
+
+CJK text has no word boundaries to weigh; its bigrams are left to the coverage ratio.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Literal
+
+from citewise.index.tokenize import QUESTION_STEMS, is_cjk_char, tokenize
+from citewise.sufficiency.named import named_terms
+
+if TYPE_CHECKING:
+    from citewise.index.manager import KBIndex
+
+TermKind = Literal["identifier", "name", "word"]
+Verdict = Literal["ok", "partial", "absent"]
+
+#: Words at least this frequent in English (Zipf scale: 5 = once per 100,000 words) are
+#: generic: "send", "several", "response". Rarer words can name a subject.
+GENERIC_ZIPF = 4.2
+#: A word the knowledge base never holds, up to this frequency ("abroad"), is named as
+#: not found (a partial answer): a condition the documents never speak of is not dropped
+#: silently. Function words ("after", "long") are not.
+ABSENT_ZIPF = 5.5
+#: A term held by at least this share of the knowledge base's chunks is its common
+#: vocabulary (the product's name, its core nouns): never required on its own.
+KB_COMMON_SHARE = 0.1
+KB_COMMON_MIN = 10
+#: Question words that never name a subject, however rare they are in English: fillers,
+#: and the verbs of how-to questions about software ("configure", "install"), which the
+#: answer may show as code or a step without the word itself.
+FILLER = frozenset(
+    tokenize(
+        "e.g. etc. i.e. via instead whether possible programmatically kind configure configuration "
+        "install enable disable setup customize customise specify implement register invoke "
+        "initialize initialise instantiate retrieve modify override define"
+    )
+)
+
+#: "model 5", "version 2", "v3", "type B2", "API v1": a label and its number.
+_LABELLED = re.compile(
+    r"\b(model|version|ver|v|type|series|mark|mk|gen|generation|release|revision|rev|"
+    r"edition|plan|tier|level|phase|grade|api|python|tls|ssl|oauth)"
+    r"\s?[-#/]?\s?(\d+(?:\.\d+)*)(?![\w.]*\d)",
+    re.IGNORECASE,
+)
+#: Words that point at a passage rather than name a subject ("what does clause 2.3 say").
+REFERENCE_WORDS = frozenset(
+    [
+        "claus",
+        "section",
+        "articl",
+        "paragraph",
+        "rule",
+        "say",
+        "state",
+        "mean",
+        "requir",
+        "document",
+        "page",
+    ]
+)
+
+
+#: "for example for verbosity", "such as ~/Documents", "instead of --no-accept": the words
+#: after are an example of the subject, or what the question turns away from.
+_EXAMPLE = re.compile(
+    r"\b(?:such as|for example|for instance|e\.g\.|instead of|rather than)\s+([^,;?]+)", re.I
+)
+#: A question, not a statement: a question mark, or a question or request word first.
+#: A statement ("Albendazole is used to treat filariasis.") is a claim to check: a word of
+#: it no document holds makes the answer partial, never a refusal on its own.
+_QUESTION = re.compile(
+    r"[?？]\s*$|^\s*(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|"
+    r"did|can|could|should|would|will|may|list|show|explain|describe|tell)\b|[吗呢么]|什么|如何|"
+    r"怎么|为什么|哪|多少|是否",
+    re.IGNORECASE,
+)
+_LITERAL_CHARS = re.compile(r"[._:\-/]")
+_SURFACE = re.compile(r"[^\s?!,;()\"'“”‘’`]+")
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionTerm:
+    key: str  # the index token (a stem, a literal, a CJK bigram)
+    surface: str  # the question's own word for it
+    kind: TermKind
+    df: int  # chunks of the knowledge base that hold it
+    required: bool
+    #: A common English word no chunk holds ("abroad", "material"): its absence makes an
+    #: answer partial, never insufficient (it may be the attribute asked about).
+    soft: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TermProfile:
+    """A question's terms, weighed against one knowledge base."""
+
+    terms: tuple[QuestionTerm, ...]
+    #: Labelled numbers ("model 5") that cited text must name in the same form.
+    labels: tuple[str, ...] = ()
+
+    @property
+    def required(self) -> tuple[QuestionTerm, ...]:
+        return tuple(t for t in self.terms if t.required)
+
+    @property
+    def checks(self) -> bool:
+        """Whether :func:`judge` has anything to check."""
+        return bool(self.labels) or any(t.required for t in self.terms)
+
+
+@dataclass(frozen=True, slots=True)
+class Judgement:
+    verdict: Verdict
+    missing: tuple[str, ...]  # surface words
+    reason: str  # "gate:detail", empty when ok
+
+
+@lru_cache(maxsize=1)
+def _zipf() -> Callable[..., float]:
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency
+
+
+def english_zipf(word: str) -> float:
+    """How common ``word`` is in English (Zipf scale, 0 for unknown words)."""
+    # The "small" list holds every word at Zipf 3 and above: enough for a 4.2 cut, and it
+    # loads in a tenth of the time of the full one.
+    return float(_zipf()(word.lower(), "en", wordlist="small")) if word.isascii() else 0.0
+
+
+def surface_words(question: str) -> dict[str, str]:
+    """Index token -> the question word it came from (first occurrence wins)."""
+    out: dict[str, str] = {}
+    for m in _SURFACE.finditer(question):
+        word = m.group(0).strip(".:?")
+        word = re.sub(r"(?:'s|’s)$", "", word)
+        for tok in tokenize(word):
+            out.setdefault(tok, word)
+    return out
+
+
+def labels_in(question: str) -> tuple[str, ...]:
+    """Labelled numbers of ``question``, normalised to ``"<label> <number>"``."""
+    found = []
+    for m in _LABELLED.finditer(question):
+        label = m.group(1).lower()
+        label = {"ver": "version", "v": "version", "mk": "mark", "rev": "revision"}.get(
+            label, label
+        )
+        found.append(f"{label} {m.group(2)}")
+    return tuple(dict.fromkeys(found))
+
+
+def label_found(label: str, texts: Iterable[str]) -> bool:
+    """Whether a text names ``label`` ("version 2" also matches "v2", "Version-2")."""
+    name, number = label.rsplit(" ", 1)
+    names = "version|ver|v" if name == "version" else re.escape(name)
+    pat = re.compile(rf"\b(?:{names})\s?[-#/]?\s?{re.escape(number)}(?![\w.]*\d)", re.IGNORECASE)
+    return any(pat.search(t) for t in texts)
+
+
+def _kind(key: str, named: set[str]) -> TermKind:
+    if any(ch.isdigit() for ch in key) or _LITERAL_CHARS.search(key):
+        return "identifier"
+    return "name" if key in named else "word"
+
+
+def profile_terms(
+    question: str, subject: Iterable[str], df: Callable[[str], int], chunks: int
+) -> TermProfile:
+    """Weigh the ``subject`` terms of ``question`` (see the module docstring).
+
+    ``df`` gives a term's chunk count in the knowledge base, which has ``chunks`` chunks.
+    """
+    surface = surface_words(question)
+    named = set(named_terms(question))
+    statement = not _QUESTION.search(question)
+    examples = {t for m in _EXAMPLE.finditer(question) for t in tokenize(m.group(1))}
+    keys = [
+        k
+        for k in dict.fromkeys([*subject, *named])
+        if k not in QUESTION_STEMS and k not in REFERENCE_WORDS
+    ]
+    parts = {p for k in keys if _LITERAL_CHARS.search(k) for p in tokenize(k, literals=False)}
+    common = max(KB_COMMON_MIN, KB_COMMON_SHARE * chunks)
+    terms = []
+    for key in keys:
+        if any(is_cjk_char(ch) for ch in key):
+            terms.append(QuestionTerm(key, key, "word", df(key), False))
+            continue
+        kind = _kind(key, named)
+        word = surface.get(key, key)
+        n = df(key)
+        last = _last_part(QuestionTerm(key, word, kind, 0, True))
+        if n == 0 and last:
+            n = min(df(t) for t in tokenize(last, literals=False))  # "typer.Abort": "Abort"
+        soft = False
+        if kind == "identifier":
+            required = not key.replace(",", "").isdigit()  # "2", "000": counts, not ids
+        elif key in parts or key in FILLER:
+            required = False  # a piece of an identifier the question names whole
+        elif kind == "name":
+            required = n < common
+        else:
+            zipf = english_zipf(word)
+            required = n < common and zipf < GENERIC_ZIPF
+            soft = n == 0 and GENERIC_ZIPF <= zipf < ABSENT_ZIPF
+        if key in examples and required:
+            soft = True  # "such as ~/Documents": an example, not the subject
+        if statement and n == 0 and required:
+            soft = True  # a claim to check, not a question about a subject: see below
+        terms.append(QuestionTerm(key, word, kind, n, required or soft, soft))
+    return TermProfile(tuple(terms), labels_in(question))
+
+
+#: Endings that make a word from a name ("Config" -> "configuration"): a name the text
+#: uses in a derived form is still named there.
+_DERIVED = r"(?:s|es|ed|ing|ation|ations|uration|urations|ure|ured|er|ers|or|ors|ion|ions)?"
+
+
+def _derived(term: QuestionTerm, texts: list[str]) -> bool:
+    """Whether a text holds a name or word's surface form, or a derived form of it."""
+    if term.kind == "identifier" or len(term.surface) < 4 or not term.surface.isalpha():
+        return False
+    pat = re.compile(rf"(?<![a-z0-9]){re.escape(term.surface.lower())}{_DERIVED}(?![a-z0-9])")
+    return any(pat.search(t) for t in texts)
+
+
+def _member(term: QuestionTerm, present: set[str]) -> bool:
+    """A dotted identifier whose last part is present (``typer.Abort`` as ``Abort``)."""
+    last = _last_part(term)
+    return bool(last) and all(t in present for t in tokenize(last, literals=False))
+
+
+def _last_part(term: QuestionTerm) -> str:
+    if term.kind != "identifier" or "." not in term.surface.strip("."):
+        return ""
+    last = term.surface.strip(".()").rsplit(".", 1)[-1]
+    return last if len(last) >= 3 and last.isalpha() else ""
+
+
+def judge(profile: TermProfile, texts: Iterable[str], *, cited: bool = False) -> Judgement:
+    """Whether ``texts`` (the evidence, or the text an answer cites) hold the question's
+    required terms: ``ok``, ``partial`` (some rare words missing) or ``absent``.
+
+    Absent: a labelled number, a term no chunk of the knowledge base holds, or every
+    distinctive term missing when they are two or more or a name or identifier (text about
+    something else); for the evidence (``cited=False``) also any missing identifier. Other
+    missing terms make the answer partial.
+    """
+    texts = list(texts)
+    present: set[str] = set()
+    for text in texts:
+        present.update(tokenize(text))
+    required = profile.required
+    low = [t.lower() for t in texts]
+    missing = [
+        t
+        for t in required
+        if t.key not in present and not _derived(t, low) and not _member(t, present)
+    ]
+    labels = [x for x in profile.labels if not label_found(x, texts)]
+    never = [t.surface for t in missing if t.df == 0 and not t.soft]
+    if never:
+        return Judgement("absent", tuple(never), f"subject_absent:{', '.join(never)}")
+    if labels:
+        why = f"near_miss:the passages found do not name {', '.join(labels)}"
+        return Judgement("absent", tuple(labels), why)
+    strict = [t.surface for t in missing if t.kind == "identifier" and not t.soft]
+    hard = [t for t in required if not t.soft]
+    off_topic = bool(hard) and all(t in missing for t in hard)
+    off_topic = off_topic and (len(hard) > 1 or hard[0].kind != "word")
+    if (strict and not cited) or off_topic:
+        words = strict or [t.surface for t in missing]
+        return Judgement("absent", tuple(words), f"subject_missing:{', '.join(words)}")
+    if missing:
+        found = tuple(t.surface for t in missing)
+        where = "the cited text does not mention" if cited else "not found"
+        return Judgement("partial", found, f"partial_coverage:{where}: {', '.join(found)}")
+    return Judgement("ok", (), "")
+
+
+def missing_surface(question: str, stems: Iterable[str]) -> list[str]:
+    """The question's own words for index tokens ``stems`` (for readable reasons)."""
+    surface = surface_words(question)
+    return list(dict.fromkeys(surface.get(s, s) for s in stems))
+
+
+def weigh(question: str, subject: Iterable[str], index: KBIndex) -> TermProfile:
+    """:func:`profile_terms` against a knowledge base's lexical index."""
+    lexical = index.lexical
+    return profile_terms(question, subject, lexical.document_frequency, len(lexical))
+
+
+__all__ = [
+    "ABSENT_ZIPF",
+    "FILLER",
+    "GENERIC_ZIPF",
+    "REFERENCE_WORDS",
+    "Judgement",
+    "QuestionTerm",
+    "TermProfile",
+    "english_zipf",
+    "judge",
+    "label_found",
+    "labels_in",
+    "missing_surface",
+    "profile_terms",
+    "surface_words",
+    "weigh",
+]
