@@ -499,25 +499,34 @@ class Service:
         return number
 
     def resolve(self, caller: Caller, citation_id: str) -> ResolvedCitation:
+        """The citation as the caller sees it: its own revision and version numbers."""
         with self.lock.read():
-            try:
-                cited = self.home.resolve(citation_id)
-            except NotFoundError:
-                raise _no_citation(citation_id) from None
-            if not caller.may_use(cited.kb):
-                raise _no_citation(citation_id)
+            cited = self._readable_citation(caller, citation_id)
             kb = self.home.kb(cited.kb)
-            if not self._readable_version(kb, caller, cited.path, cited.version_id):
-                raise _no_citation(citation_id)
             view = self._view(caller, cited.kb)
             number = self._numbering(caller, kb)(cited.path, cited.version_id)
         seen = tuple(dict.fromkeys(view.number(r) for r in cited.revisions))
         return replace(cited, revisions=seen, version_id=number)
 
+    def _readable_citation(self, caller: Caller, citation_id: str) -> ResolvedCitation:
+        """The citation with the store's numbers (for reading its version), or not found
+        when the caller may not read it. Call under the read lock."""
+        try:
+            cited = self.home.resolve(citation_id)
+        except NotFoundError:
+            raise _no_citation(citation_id) from None
+        if not caller.may_use(cited.kb):
+            raise _no_citation(citation_id)
+        kb = self.home.kb(cited.kb)
+        if not self._readable_version(kb, caller, cited.path, cited.version_id):
+            raise _no_citation(citation_id)
+        return cited
+
     def citation_page(self, caller: Caller, citation_id: str, part: int = 0) -> bytes:
         """PNG of the cited PDF page with the cited boxes highlighted (authorized as
         :meth:`resolve`); a citation without a page locator is a usage error."""
-        cited = self.resolve(caller, citation_id)
+        with self.lock.read():
+            cited = self._readable_citation(caller, citation_id)  # the store's version number
         loc = cited.extra.get("locator") or {}
         parts = loc.get("parts") or [loc]
         if cited.extra.get("format") != "pdf" or not 0 <= part < len(parts):
