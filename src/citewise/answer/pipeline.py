@@ -310,7 +310,7 @@ def _cited_texts(pack: EvidencePack, kept: list[Claim], citations: list[Citation
         texts += [
             " ".join(f.heading_path)
             for f in pack.fragments
-            if f.doc_id == c.doc_id and f.char_start <= c.char_start < f.char_end
+            if f.doc_id == c.doc_id and f.char_start < c.char_end and c.char_start < f.char_end
         ][:1]
     return texts
 
