@@ -321,7 +321,10 @@ def _how_to(question: str, pool: list[Candidate], n: int) -> list[Candidate]:
             and (c.kind != "table" or c.section == " ".join(section[-1:]))
         ]
         top = max((c.score for c in steps), default=0.0)
-        steps = [c for c in steps if c.score >= 0.35 * top and c.kind not in ("code", "table")]
+        prose = [c for c in steps if c.score >= 0.35 * top and c.kind not in ("code", "table")]
+        # a section whose evidence is its example alone: the code block is the answer
+        code = sorted((c for c in steps if c.kind == "code"), key=lambda c: (-c.score, c.order))
+        steps = prose or code[:1]
         if steps and not any(c.kind == "lead" or "```" in c.clean for c in steps):
             # prose that tells what to do: the section's code example shows how
             here = " ".join(section[-1:])
