@@ -314,3 +314,40 @@ def test_how_to_whose_evidence_is_only_the_sections_code_block_quotes_the_code()
     assert chosen, "the section's code block is the answer, not nothing"
     assert any("repeat=True" in c.clean for c in chosen)
     assert all(_CODE_ONLY[c.span.start : c.span.end] in _CODE_ONLY for c in chosen)
+
+
+_RC = """# Completion
+
+## Enabling completion
+
+To enable completion, the user registers a function with their shell.
+
+```text
+Add this to ~/.toolrc:
+
+    eval "$(_TOOL_COMPLETE=source tool)"
+```
+"""
+
+
+def test_a_code_block_alone_holding_the_questions_literal_is_quoted() -> None:
+    from citewise.answer.compose import compose
+    from citewise.evidence.models import Fragment
+
+    doc = parse_document(_RC.encode(), name="c.md", kb="k", doc_path="c.md", config=IngestConfig())
+    units = document_units(list(doc.nodes))
+    start = _RC.index("To enable")
+    frag = Fragment(
+        "direct_support", "d1", "c.md", 1, 1, ("n1",), 5, 11, start, len(_RC),
+        ("Completion", "Enabling completion"), _RC[start:], 40, False, "c1",
+    )  # fmt: skip
+    chosen = compose(
+        "What do I add to ~/.toolrc to enable completion?",
+        "generic",
+        [frag],
+        units_of=lambda f: units,
+    )
+    assert any("~/.toolrc" in c.clean for c in chosen), [c.clean for c in chosen]
+    prose_only = compose("What does the user register to enable completion?", "generic", [frag],
+                         units_of=lambda f: units)  # fmt: skip
+    assert all(c.kind != "code" for c in prose_only)
