@@ -141,20 +141,13 @@ def test_writes_report_the_same_revisions_and_hashes(fresh: Any, variant: str) -
     assert not leaks, "\n".join(leaks[:40])
 
 
-#: docs/security.md, "Known limits": version numbers count every version of a path, so a
-#: write over a hidden path is numbered after the hidden versions (version_id 3, not 1).
-VERSION_NUMBERS = pytest.mark.xfail(
-    strict=True, reason="known limit: version numbers count hidden versions"
-)
-
-
 @pytest.mark.parametrize(
     ("case", "variant"),
     [
         ("read", "with"),
         ("read", "deleted"),
-        pytest.param("write", "with", marks=VERSION_NUMBERS),
-        pytest.param("write", "deleted", marks=VERSION_NUMBERS),
+        ("write", "with"),
+        ("write", "deleted"),
     ],
 )
 def test_naming_the_hidden_path_answers_as_if_it_never_existed(

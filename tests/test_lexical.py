@@ -300,3 +300,20 @@ def test_add_that_fails_midway_leaves_a_consistent_index() -> None:
         idx.add(chunks())
     assert [h.chunk_id for h in idx.search("second")] == ["n2"]
     assert {h.chunk_id for h in idx.search("fresh")} == {"n1", "n2"}
+
+
+def test_document_frequency_counts_only_the_population() -> None:
+    """Answer gates weigh question terms by document frequency: a caller's count must
+    ignore chunks it may not read (issue 13: no verdict may move with a hidden document)."""
+    idx = LexicalIndex.build(
+        [("a", "kerberos tickets expire", ""), ("b", "kerberos realm", ""), ("c", "tokens", "")]
+    )
+    idx.add([("d", "kerberos in a later segment", "")])
+    assert idx.document_frequency("kerbero") == 3
+    visible = idx.population(["a", "c"])
+    assert idx.document_frequency("kerbero", visible) == 1
+    assert idx.document_frequency("kerbero", idx.population(["c", "d"])) == 1
+    assert idx.document_frequency("token", visible) == 1
+    idx.remove(["a"])
+    with pytest.raises(ValueError, match="stale population"):
+        idx.document_frequency("kerbero", visible)

@@ -134,11 +134,13 @@ def test_upload_over_a_deleted_hidden_path_exposes_nothing_old(
     mine = bob.get("/kb/default/documents/gone.md/versions").json()
     assert [(v["action"], v["size_bytes"]) for v in mine] == [("added", len(MINE))]
     assert old["size_bytes"] != len(MINE)
-    # bob cannot restore (or learn about) alice's version through revert either.
-    r = bob.post("/kb/default/documents/gone.md/revert", json={"version": old["version_id"]})
+    # bob cannot restore (or learn about) alice's versions through revert either: revert
+    # numbers are his own (his version 1 is his upload), and past them nothing exists.
+    assert [v["version_id"] for v in mine] == [1]
+    r = bob.post("/kb/default/documents/gone.md/revert", json={"version": 2})
     assert r.status_code == 404 and r.json()["error"]["code"] == "VERSION_NOT_FOUND"
     own = bob.post("/kb/default/documents/gone.md/revert", json={"version": 99})
-    assert own.json() == json.loads(r.text.replace(str(old["version_id"]), "99"))
+    assert own.json() == json.loads(r.text.replace("version 2 ", "version 99 "))
 
 
 def test_deleted_document_history_and_revert_over_http(env: dict[str, httpx.Client]) -> None:
@@ -169,6 +171,10 @@ def test_store_keeps_every_version_for_its_readers(env: dict[str, httpx.Client])
         (2, "deleted"),
         (1, "added"),
     ]
-    # secret.md: alice's v1, bob's public v2, alice's revert v3: admin sees bob's only.
+    # secret.md: alice's v1, bob's public v2, alice's revert v3: admin sees bob's version
+    # as its 1, and alice's revert as the deletion that made the document leave its view.
     admin = env["admin"].get("/kb/default/documents/secret.md/versions").json()
-    assert [(v["version_id"], v["action"], v["is_head"]) for v in admin] == [(2, "added", False)]
+    assert [(v["version_id"], v["action"], v["is_head"]) for v in admin] == [
+        (2, "deleted", True),
+        (1, "added", False),
+    ]

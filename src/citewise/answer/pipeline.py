@@ -92,7 +92,7 @@ def ask(
     conflicts = detect_conflicts(kb, question, pack, who, recall.hits)
     stale = stale_paths(kb, pack, who)
     unknown = absent_terms(kb, named_terms(question), who)
-    profile = weigh(question, intent.subject_terms, kb.home.index(kb.name))
+    profile = weigh(question, intent.subject_terms, kb.home.index(kb.name), who)
     trace["terms"] = [asdict(t) for t in profile.terms]
     suff = review(
         GateInput(

@@ -129,6 +129,10 @@ def search(
             top_k=top_k,
             mode=mode,  # type: ignore[arg-type]
         )
+        if principal is not None:  # version numbers as that principal sees them
+            from citewise.server import renumber
+
+            result = renumber.search_result(result, renumber.numbering_for(h.kb(kb), principal))
     if json:
         ui.print_json(result)
     else:
@@ -156,6 +160,10 @@ def ask_cmd(
     """Answer a question: every sentence cites its exact source span, or says what is missing."""
     with open_home(home) as h:
         answer = h.kb(kb).ask(question, filters=search_filters(filter_, principal), llm=llm)
+        if principal is not None:  # version numbers as that principal sees them
+            from citewise.server import renumber
+
+            answer = renumber.answer(answer, renumber.numbering_for(h.kb(kb), principal))
     if json and llm is not None:
         out = answer.to_json(with_trace=trace)
         ui.print_json(out | {"answer_source": answer.trace.get("answer_source")})

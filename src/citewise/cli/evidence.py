@@ -98,6 +98,10 @@ def evidence(
             profile=profile,  # type: ignore[arg-type]
             rse=rse,
         )
+        if principal is not None:  # version numbers as that principal sees them
+            from citewise.server import renumber
+
+            pack = renumber.evidence_pack(pack, renumber.numbering_for(h.kb(kb), principal))
     if json:
         ui.print_json(pack.to_json())
     else:

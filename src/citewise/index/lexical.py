@@ -213,14 +213,24 @@ class LexicalIndex:
     def __len__(self) -> int:
         return len(self._where)
 
-    def document_frequency(self, term: str) -> int:
-        """How many live chunks hold index token ``term`` (text or heading field)."""
+    def document_frequency(self, term: str, population: Population | None = None) -> int:
+        """How many live chunks hold index token ``term`` (text or heading field); with
+        ``population``, only chunks of that caller's readable set count."""
         main, delta = self._prepare()
+        if population is not None and (
+            population.layout != self._layout or population.mask.shape != (self.n_slots,)
+        ):
+            raise ValueError("stale population: rebuild it with population() after a change")
         total = 0
-        for seg in (main, delta):
+        for seg, offset in ((main, 0), (delta, len(main.chunk_ids))):
             tid = seg.term_id.get(term)
-            if tid is not None:
+            if tid is None:
+                continue
+            if population is None:
                 total += int(seg.df_live[tid])
+            else:
+                s, e = seg.term_ptr[tid], seg.term_ptr[tid + 1]
+                total += int(np.count_nonzero(population.mask[seg.post_doc[s:e] + offset]))
         return total
 
     def __contains__(self, chunk_id: object) -> bool:

@@ -48,7 +48,9 @@ from citewise.jsonable import to_jsonable
 from citewise.kb import Home, KnowledgeBase
 from citewise.recall.models import SearchFilters, SearchMode, SearchResult
 from citewise.recall.scope import RevisionView, may_read, revision_view
+from citewise.server import renumber
 from citewise.server.auth import Caller
+from citewise.server.history import SeenHistory, seen_history
 from citewise.server.rwlock import RWLock
 from citewise.server.sync_roots import sync_folder
 from citewise.server.uploads import clean_stale, safe_doc_path, staging
@@ -99,16 +101,6 @@ def _as_new(result: FileResult, new_to_caller: bool) -> FileResult:
     if new_to_caller and result.status in ("changed", "unchanged", "reverted"):
         return replace(result, status="added")
     return result
-
-
-def _as_seen(shown: list[VersionInfo]) -> list[VersionInfo]:
-    """Visible versions (oldest first) with nothing pointing at hidden ones: the first
-    reads ``added`` and ``restored_from`` names only visible versions."""
-    ids = {v.version_id for v in shown}
-    out = [v if v.restored_from in ids else replace(v, restored_from=None) for v in shown]
-    if out[0].action in ("changed", "reverted", "unchanged"):
-        out[0] = replace(out[0], action="added")
-    return out
 
 
 class Service:
@@ -214,20 +206,29 @@ class Service:
         with self.lock.read():
             kb = self.kb(caller, name)
             docs = self.visible_documents(caller, kb)
-        if prefix:
-            docs = [d for d in docs if d.path.startswith(prefix)]
-        if tag:
-            docs = [
-                d
-                for d in docs
-                if tag.lower() in {str(t).lower() for t in d.metadata.get("tags") or ()}
-            ]
-        if query:
-            q = query.lower()
-            docs = [d for d in docs if q in d.path.lower() or q in d.title.lower()]
-        total = len(docs)
-        page = docs[offset : None if limit is None else offset + limit]
+            if prefix:
+                docs = [d for d in docs if d.path.startswith(prefix)]
+            if tag:
+                docs = [
+                    d
+                    for d in docs
+                    if tag.lower() in {str(t).lower() for t in d.metadata.get("tags") or ()}
+                ]
+            if query:
+                q = query.lower()
+                docs = [d for d in docs if q in d.path.lower() or q in d.title.lower()]
+            total = len(docs)
+            page = docs[offset : None if limit is None else offset + limit]
+            page = [self._numbered(caller, kb, d) for d in page]
         return {"total": total, "offset": offset, "documents": to_jsonable(page)}
+
+    def _numbered(self, caller: Caller, kb: KnowledgeBase, doc: DocumentInfo) -> DocumentInfo:
+        """``doc`` (current, readable) with its version numbered as the caller sees it."""
+        try:
+            number = self._history(caller, kb, doc.path).number(doc.version_id)
+        except DocumentNotFound:
+            return doc  # not reached: a readable current document has a history
+        return doc if number is None else replace(doc, version_id=number)
 
     def _readable_version(self, kb: KnowledgeBase, caller: Caller, path: str, vid: int) -> bool:
         key = (kb.name, path, vid)
@@ -247,31 +248,29 @@ class Service:
             raise _no_doc(kb.name, path)
         return doc
 
-    def _history(self, caller: Caller, kb: KnowledgeBase, path: str) -> list[VersionInfo]:
-        """The versions of ``path`` the caller may read, newest first (a deletion shows
-        when the version it removed does), or DOC_NOT_FOUND when there are none: a history
-        the caller cannot read looks exactly like a path that never existed."""
+    def _history(self, caller: Caller, kb: KnowledgeBase, path: str) -> SeenHistory:
+        """The history of ``path`` as the caller sees it (``server.history``: its own
+        version numbers, nothing pointing at versions it may not read), or DOC_NOT_FOUND
+        when it shows nothing: such a history looks exactly like a path that never existed."""
         try:
-            versions = kb.versions(path)
+            versions = kb.versions(path)[::-1]  # oldest first
         except DocumentNotFound:
             raise _no_doc(kb.name, path) from None
-        shown: list[VersionInfo] = []
-        visible = False
-        for v in reversed(versions):  # oldest first
-            if v.action != "deleted":
-                visible = self._readable_version(kb, caller, path, v.version_id)
-            if visible:
-                shown.append(v)
-        if not shown:
+        readable = [
+            v.action != "deleted" and self._readable_version(kb, caller, path, v.version_id)
+            for v in versions
+        ]
+        seen = seen_history(versions, readable)
+        if not seen.entries:
             raise _no_doc(kb.name, path)
-        return _as_seen(shown)[::-1]
+        return seen
 
     def document(
         self, caller: Caller, name: str, path: str, *, nodes: bool = False
     ) -> dict[str, Any]:
         with self.lock.read():
             kb = self.kb(caller, name)
-            doc = self._document(caller, kb, path)
+            doc = self._numbered(caller, kb, self._document(caller, kb, path))
             data: dict[str, Any] = to_jsonable(doc)
             if nodes:
                 data["nodes"] = to_jsonable(kb.nodes(path))
@@ -283,40 +282,56 @@ class Service:
             view = self._view(caller, name)
             return [
                 replace(v, source="", revision=view.number(v.revision))
-                for v in self._history(caller, kb, path)
+                for v in reversed(self._history(caller, kb, path).entries)
             ]
 
     def revert(self, caller: Caller, name: str, path: str, version_id: int) -> IngestOutcome:
+        """Restore the caller's version ``version_id`` (its own numbering)."""
         with self.lock.read():
-            kb = self._revertible(caller, name, path, version_id)
-            raw, _ = self.home.store.get_version_content(kb.name, path, version_id)
+            kb, stored = self._revertible(caller, name, path, version_id)
+            raw, _ = self.home.store.get_version_content(kb.name, path, stored)
         # The version's bytes never change: parse them before taking the write lock.
         parsed = parse_document(
             raw, name=path, kb=kb.name, doc_path=path, config=self.home.settings.ingest
         )
         with self.lock.write():
-            kb = self._revertible(caller, name, path, version_id)  # checked again, alone
+            kb, again = self._revertible(caller, name, path, version_id)  # checked again, alone
+            if again != stored:
+                raise VersionNotFound(
+                    f"{path!r} changed while its version {version_id} was being read.",
+                    hint="List the document's versions and try again.",
+                )
             self._version_meta.clear()
-            return self._seen(caller, name, kb.revert(path, version_id, parsed=parsed))
+            return self._seen(caller, kb, kb.revert(path, stored, parsed=parsed))
 
-    def _revertible(self, caller: Caller, name: str, path: str, version_id: int) -> KnowledgeBase:
+    def _revertible(
+        self, caller: Caller, name: str, path: str, version_id: int
+    ) -> tuple[KnowledgeBase, int]:
+        """The KB and the store's version number behind the caller's ``version_id``."""
         kb = self.kb(caller, name)
-        versions = self._history(caller, kb, path)
-        if not any(v.version_id == version_id and v.action != "deleted" for v in versions):
+        seen = self._history(caller, kb, path)
+        stored = seen.store_id(version_id)
+        if stored is None or seen.entries[version_id - 1].action == "deleted":
             raise VersionNotFound(
                 f"{path!r} has no version {version_id} with content.",
                 hint="List the document's versions to pick one (deletions have no content).",
             )
-        return kb
+        return kb, stored
 
     def delete_document(self, caller: Caller, name: str, path: str) -> IngestOutcome:
         with self.lock.write():
             kb = self.kb(caller, name)
             self._document(caller, kb, path)
-            return self._seen(caller, name, kb.delete(path))
+            return self._seen(caller, kb, kb.delete(path))
 
-    def _seen(self, caller: Caller, name: str, outcome: IngestOutcome) -> IngestOutcome:
-        return replace(outcome, revision=self._view(caller, name).number(outcome.revision))
+    def _seen(self, caller: Caller, kb: KnowledgeBase, outcome: IngestOutcome) -> IngestOutcome:
+        """A write's outcome numbered as the caller sees the KB and the path."""
+        number = self._history(caller, kb, outcome.path).number(outcome.version_id)
+        return replace(
+            outcome,
+            version_id=outcome.version_id if number is None else number,
+            revision=self._view(caller, kb.name).number(outcome.revision),
+        )
 
     def sync(
         self, caller: Caller, name: str, folder: str, *, root: int = 0, dry_run: bool = False
@@ -334,7 +349,7 @@ class Service:
     def upload(self, caller: Caller, name: str, files: list[Upload], prefix: str = "") -> AddReport:
         """Stage uploads in a private folder (size-limited while copying) and ingest them.
 
-        A path whose whole history the caller cannot read is written as if it were new
+        A path that is not a current document for the caller is written as if it were new
         (its report says ``added``), so a write never reveals that a hidden document
         exists; the hidden versions stay in the history, readable only by their readers.
         """
@@ -344,7 +359,7 @@ class Service:
         rels = [base + safe_doc_path(f.name) for f in files]
         with self.lock.read():
             kb = self.kb(caller, name)
-            known = {r for r in rels if self._has_visible_history(caller, kb, r)}
+            known = {r for r in rels if self._current_for(caller, kb, r)}
         early: list[FileResult] = []
         with staging(self.home.settings.home) as root:
             wanted = 0
@@ -371,7 +386,7 @@ class Service:
                 with self.lock.write():
                     report = kb.commit(prepared)
                     self._version_meta.clear()
-                    report = self._seen_report(caller, kb, report)
+                    report = self._seen_report(caller, kb, report, known)
             else:
                 report = AddReport(kb=kb.name, files=(), revision=None, revision_hash=None)
         scrub = str(root)
@@ -384,24 +399,33 @@ class Service:
         )
         return replace(report, files=tuple(early) + cleaned)
 
-    def _seen_report(self, caller: Caller, kb: KnowledgeBase, report: AddReport) -> AddReport:
+    def _seen_report(
+        self, caller: Caller, kb: KnowledgeBase, report: AddReport, known: set[str]
+    ) -> AddReport:
         """The new revision's number and hash as the caller sees the KB: its number among
-        the caller's visible changes and the multiset hash of the documents it may read."""
-        if report.revision is None:
-            return report
+        the caller's visible changes and the multiset hash of the documents it may read.
+        A file that matched a hidden current document byte for byte wrote nothing, but is
+        reported ``added`` (see :func:`_as_new`), so the report names the head revision as
+        a new write the caller cannot read would (its number does not move)."""
+        revision = report.revision
+        if revision is None:
+            if not any(f.status == "unchanged" and f.path not in known for f in report.files):
+                return report
+            revision = kb.info().revision
         docs = self.visible_documents(caller, kb)
         return replace(
             report,
-            revision=self._view(caller, kb.name).number(report.revision),
+            revision=self._view(caller, kb.name).number(revision),
             revision_hash=multiset_hash((d.path, d.content_sha256) for d in docs),
         )
 
-    def _has_visible_history(self, caller: Caller, kb: KnowledgeBase, path: str) -> bool:
+    def _current_for(self, caller: Caller, kb: KnowledgeBase, path: str) -> bool:
+        """Whether ``path`` is a current document in the caller's view of its history (a
+        write to any other path reads to it as a new document)."""
         try:
-            self._history(caller, kb, path)
+            return self._history(caller, kb, path).entries[-1].action != "deleted"
         except DocumentNotFound:
             return False
-        return True
 
     def _copy(self, stream: BinaryIO, dest: Path, rel: str) -> None:
         dest.parent.mkdir(parents=True, exist_ok=True)
@@ -435,7 +459,8 @@ class Service:
         mode: SearchMode = "hybrid",
     ) -> SearchResult:
         with self.reading(caller, name) as kb:
-            return kb.search(query, filters=self._filters(caller, scope), top_k=top_k, mode=mode)
+            result = kb.search(query, filters=self._filters(caller, scope), top_k=top_k, mode=mode)
+            return renumber.search_result(result, self._numbering(caller, kb))
 
     def evidence(
         self,
@@ -448,35 +473,60 @@ class Service:
         rse: bool = True,
     ) -> EvidencePack:
         with self.reading(caller, name) as kb:
-            return kb.evidence(
+            pack = kb.evidence(
                 query, filters=self._filters(caller, scope), profile=profile, rse=rse
             )
+            return renumber.evidence_pack(pack, self._numbering(caller, kb))
 
     def ask(
         self, caller: Caller, name: str, question: str, *, scope: Scope | None = None
     ) -> Answer:
         with self.reading(caller, name) as kb:
-            return kb.ask(question, filters=self._filters(caller, scope))
+            answer = kb.ask(question, filters=self._filters(caller, scope))
+            return renumber.answer(answer, self._numbering(caller, kb))
+
+    def _numbering(self, caller: Caller, kb: KnowledgeBase) -> renumber.Numbering:
+        """The caller's version numbers of readable versions (``server.history``), one
+        history read per path."""
+        seen: dict[str, SeenHistory] = {}
+
+        def number(path: str, store_id: int) -> int:
+            if path not in seen:
+                seen[path] = self._history(caller, kb, path)
+            mine = seen[path].number(store_id)
+            return store_id if mine is None else mine  # None: not readable, never shown
+
+        return number
 
     def resolve(self, caller: Caller, citation_id: str) -> ResolvedCitation:
+        """The citation as the caller sees it: its own revision and version numbers."""
         with self.lock.read():
-            try:
-                cited = self.home.resolve(citation_id)
-            except NotFoundError:
-                raise _no_citation(citation_id) from None
-            if not caller.may_use(cited.kb):
-                raise _no_citation(citation_id)
+            cited = self._readable_citation(caller, citation_id)
             kb = self.home.kb(cited.kb)
-            if not self._readable_version(kb, caller, cited.path, cited.version_id):
-                raise _no_citation(citation_id)
             view = self._view(caller, cited.kb)
+            number = self._numbering(caller, kb)(cited.path, cited.version_id)
         seen = tuple(dict.fromkeys(view.number(r) for r in cited.revisions))
-        return replace(cited, revisions=seen)
+        return replace(cited, revisions=seen, version_id=number)
+
+    def _readable_citation(self, caller: Caller, citation_id: str) -> ResolvedCitation:
+        """The citation with the store's numbers (for reading its version), or not found
+        when the caller may not read it. Call under the read lock."""
+        try:
+            cited = self.home.resolve(citation_id)
+        except NotFoundError:
+            raise _no_citation(citation_id) from None
+        if not caller.may_use(cited.kb):
+            raise _no_citation(citation_id)
+        kb = self.home.kb(cited.kb)
+        if not self._readable_version(kb, caller, cited.path, cited.version_id):
+            raise _no_citation(citation_id)
+        return cited
 
     def citation_page(self, caller: Caller, citation_id: str, part: int = 0) -> bytes:
         """PNG of the cited PDF page with the cited boxes highlighted (authorized as
         :meth:`resolve`); a citation without a page locator is a usage error."""
-        cited = self.resolve(caller, citation_id)
+        with self.lock.read():
+            cited = self._readable_citation(caller, citation_id)  # the store's version number
         loc = cited.extra.get("locator") or {}
         parts = loc.get("parts") or [loc]
         if cited.extra.get("format") != "pdf" or not 0 <= part < len(parts):

@@ -317,10 +317,18 @@ def missing_surface(question: str, stems: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(surface.get(s, s) for s in stems))
 
 
-def weigh(question: str, subject: Iterable[str], index: KBIndex) -> TermProfile:
-    """:func:`profile_terms` against a knowledge base's lexical index."""
+def weigh(
+    question: str, subject: Iterable[str], index: KBIndex, principal: str | None = None
+) -> TermProfile:
+    """:func:`profile_terms` against a knowledge base's lexical index, counted over what
+    ``principal`` may read (a hidden document must not change any verdict or reason)."""
     lexical = index.lexical
-    return profile_terms(question, subject, lexical.document_frequency, len(lexical))
+    population = index.population(principal)
+    if population is None:  # the caller reads everything: the global statistics
+        return profile_terms(question, subject, lexical.document_frequency, len(lexical))
+    return profile_terms(
+        question, subject, lambda t: lexical.document_frequency(t, population), population.n
+    )
 
 
 __all__ = [
