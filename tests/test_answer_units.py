@@ -273,3 +273,81 @@ def test_a_placeholder_inside_code_is_not_raw_markup() -> None:
         [Claim('Click <img src=x onerror="go()"> here', (1,), 0.0, "", True)], [cite]
     )
     assert not bad[0].kept and bad[0].reason == "raw markup"
+
+
+_CODE_ONLY = """# Flags
+
+## Repeated flags
+
+A flag can be repeated on the command line and every value is kept in a tuple.
+
+```python
+@tool.flag("--tag", "-t", repeat=True)
+def run(tag):
+    print(tag)
+```
+
+## Other
+
+Unrelated prose about colours.
+"""
+
+
+def test_how_to_whose_evidence_is_only_the_sections_code_block_quotes_the_code() -> None:
+    from citewise.answer.compose import compose
+    from citewise.evidence.models import Fragment
+
+    doc = parse_document(
+        _CODE_ONLY.encode(), name="f.md", kb="k", doc_path="f.md", config=IngestConfig()
+    )
+    units = document_units(list(doc.nodes))
+    start = _CODE_ONLY.index("```python")
+    end = _CODE_ONLY.index("```\n\n## Other") + 3
+    line = _CODE_ONLY[:start].count("\n") + 1
+    frag = Fragment(
+        "direct_support", "d1", "f.md", 1, 1, ("n1",), line, line + 4, start, end,
+        ("Flags", "Repeated flags"), _CODE_ONLY[start:end], 30, False, "c1", kind="code",
+    )  # fmt: skip
+    chosen = compose(
+        "How do I let a flag be given several times?", "how_to", [frag], units_of=lambda f: units
+    )
+    assert chosen, "the section's code block is the answer, not nothing"
+    assert any("repeat=True" in c.clean for c in chosen)
+    assert all(_CODE_ONLY[c.span.start : c.span.end] in _CODE_ONLY for c in chosen)
+
+
+_RC = """# Completion
+
+## Enabling completion
+
+To enable completion, the user registers a function with their shell.
+
+```text
+Add this to ~/.toolrc:
+
+    eval "$(_TOOL_COMPLETE=source tool)"
+```
+"""
+
+
+def test_a_code_block_alone_holding_the_questions_literal_is_quoted() -> None:
+    from citewise.answer.compose import compose
+    from citewise.evidence.models import Fragment
+
+    doc = parse_document(_RC.encode(), name="c.md", kb="k", doc_path="c.md", config=IngestConfig())
+    units = document_units(list(doc.nodes))
+    start = _RC.index("To enable")
+    frag = Fragment(
+        "direct_support", "d1", "c.md", 1, 1, ("n1",), 5, 11, start, len(_RC),
+        ("Completion", "Enabling completion"), _RC[start:], 40, False, "c1",
+    )  # fmt: skip
+    chosen = compose(
+        "What do I add to ~/.toolrc to enable completion?",
+        "generic",
+        [frag],
+        units_of=lambda f: units,
+    )
+    assert any("~/.toolrc" in c.clean for c in chosen), [c.clean for c in chosen]
+    prose_only = compose("What does the user register to enable completion?", "generic", [frag],
+                         units_of=lambda f: units)  # fmt: skip
+    assert all(c.kind != "code" for c in prose_only)

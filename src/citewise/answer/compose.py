@@ -181,7 +181,8 @@ def _compose(
         if c.score > 0 or (intent == "how_to" and _STEP.match(c.span.text))
     ]
     if intent != "how_to":  # code is quoted by its lead-in, or as a how-to's example
-        pool = [c for c in pool if c.kind != "code"]
+        only = _code_only_literals(question, pool)
+        pool = [c for c in pool if c.kind != "code" or c.key in only]
     if intent not in ("definition", "compare", "how_to"):  # tables: figures, props, checks
         pool = [c for c in pool if c.kind != "table"]
     pool.sort(key=lambda c: (-c.score, c.order))
@@ -202,6 +203,26 @@ def _compose(
         return _ranked_by(pool, _CAUSAL, limit)
     best = pool[0].score
     return _diverse([c for c in pool if c.score >= 0.75 * best], min(limit, 3))
+
+
+_LITERAL = re.compile(r"[._:\-/=]")
+
+
+def _code_only_literals(question: str, pool: list[Candidate]) -> set[tuple[str, int, int]]:
+    """Code units that alone hold a literal the question names (``~/.bashrc``,
+    ``--foo-bar``): with no prose unit to quote it, the code block is the answer (the best
+    such block)."""
+    literals = {t for t in tokenize(question) if _LITERAL.search(t)}
+    if not literals:
+        return set()
+    prose = set()
+    for c in pool:
+        if c.kind != "code":
+            prose.update(tokenize(c.clean))
+    wanted = literals - prose
+    code = [c for c in pool if c.kind == "code" and wanted & set(tokenize(c.clean))]
+    best = max(code, key=lambda c: (c.score, [-x for x in c.order]), default=None)
+    return {best.key} if best is not None else set()
 
 
 def _diverse(pool: list[Candidate], n: int) -> list[Candidate]:
@@ -321,7 +342,10 @@ def _how_to(question: str, pool: list[Candidate], n: int) -> list[Candidate]:
             and (c.kind != "table" or c.section == " ".join(section[-1:]))
         ]
         top = max((c.score for c in steps), default=0.0)
-        steps = [c for c in steps if c.score >= 0.35 * top and c.kind not in ("code", "table")]
+        prose = [c for c in steps if c.score >= 0.35 * top and c.kind not in ("code", "table")]
+        # a section whose evidence is its example alone: the code block is the answer
+        code = sorted((c for c in steps if c.kind == "code"), key=lambda c: (-c.score, c.order))
+        steps = prose or code[:1]
         if steps and not any(c.kind == "lead" or "```" in c.clean for c in steps):
             # prose that tells what to do: the section's code example shows how
             here = " ".join(section[-1:])
