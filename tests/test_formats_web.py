@@ -108,7 +108,7 @@ def test_cli_ask_cites_pdf_page_docx_paragraph_and_xlsx_cells(
     assert docx[0]["path"] == "example.docx" and docx[0]["excerpt"] == "Text outside table"
     assert docx[0]["locator"] == {"paragraph": 0}
     human = run_cli("ask", "What is the text outside the table?", home=home, check=True).stdout
-    assert "example.docx:paragraph 0" in human
+    assert "example.docx:paragraph 1" in human  # the label counts from 1, as the page does
 
 
 def _evil_xlsx() -> bytes:

@@ -291,12 +291,12 @@ def test_evidence_never_quotes_running_headers_or_footers(
 def test_place_labels_name_only_what_the_locator_holds() -> None:
     assert place(None) == ""
     assert place({"page": 3, "page_char_start": 0, "page_char_end": 4, "boxes": []}) == "p. 3"
-    assert place({"table": 5, "row": 1}) == "table 5 row 1"
-    assert place({"table": 5, "row": 1, "cell": 2}) == "table 5 row 1 cell 2"
+    assert place({"table": 5, "row": 1}) == "table 6 row 2"  # counted from 1, as describe()
+    assert place({"table": 5, "row": 1, "cell": 2}) == "table 6 row 2 cell 3"
     assert place({"sheet": "S", "row": 7, "cells": "S!A7:D7"}) == "S!A7:D7"
     parts = [{"paragraph": n} for n in range(1, 6)]
     assert place({**parts[0], "parts": parts}) == (
-        "paragraph 1, paragraph 2, paragraph 3 and 2 more"
+        "paragraph 2, paragraph 3, paragraph 4 and 2 more"
     )
     assert place({"page": 1, "ocr": True, "degraded": "ocr"}) == "p. 1 (OCR) (approximate: ocr)"
 

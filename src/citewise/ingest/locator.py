@@ -93,7 +93,9 @@ def locator_fields(locator: dict[str, Any] | None) -> dict[str, Any]:
 
 def place(locator: dict[str, Any] | None) -> str:
     """A short human label of a locator (``p. 3``, ``slide 2``, ``Sheet1!A7:D7``); empty
-    when there is none. CLI and web show it next to the path."""
+    when there is none. CLI and web show it next to the path. Paragraph, table, row and
+    cell indexes are shown from 1, as :func:`describe` shows them (the JSON keeps the
+    parser's 0-based indexes)."""
     if not locator:
         return ""
     parts = locator.get("parts") or [locator]
@@ -107,12 +109,12 @@ def place(locator: dict[str, Any] | None) -> str:
             label = str(p["cells"])
         elif "sheet" in p:
             label = f"{p['sheet']}" + (f" row {p['row']}" if "row" in p else "")
-        elif "table" in p:
-            label = f"table {p['table']}" + "".join(
-                f" {key} {p[key]}" for key in ("row", "cell") if key in p
+        elif "table" in p:  # counted from 1 as a reader counts (as in describe())
+            label = f"table {int(p['table']) + 1}" + "".join(
+                f" {key} {int(p[key]) + 1}" for key in ("row", "cell") if key in p
             )
         elif "paragraph" in p:
-            label = f"paragraph {p['paragraph']}"
+            label = f"paragraph {int(p['paragraph']) + 1}"
         elif "chapter" in p:
             label = f"chapter {p['chapter']}"
         else:
