@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from collections.abc import Mapping
 from typing import Any, cast
 
+from citewise.errors import CitationNotFound
 from citewise.ingest.models import Chunk, Node, ParsedDocument
 from citewise.store.models import (
     DocumentInfo,
@@ -195,3 +197,35 @@ def stored_chunk(row: RowLike, kb: str, doc: RowLike) -> StoredChunk:
         char_end=row["char_end"],
         metadata=loads_dict(doc["metadata_json"]),
     )
+
+
+# -- saved answers (the ledger's ``answer`` table; one shape for every backend) -----------
+def saved_answer(row: sqlite3.Row | Mapping[str, Any] | None, answer_id: str) -> dict[str, Any]:
+    """``{"answer_id", "kb", "revision", "revision_hash", "answer", "answer_sha256",
+    "conditions", "ledger_seq", "created_at"}`` of a saved answer row; a missing row is
+    :class:`~citewise.errors.CitationNotFound` naming the id."""
+    if row is None:
+        raise CitationNotFound(
+            f"No saved answer {answer_id!r}.",
+            hint="Answer ids are the trace ids `citewise ask --json` prints (t_...).",
+        )
+    return {
+        "answer_id": row["answer_id"],
+        "kb": row["kb"],
+        "revision": int(row["revision"]),
+        "revision_hash": row["revision_hash"],
+        "answer": json.loads(row["answer_json"]),
+        "answer_sha256": _sha256(str(row["answer_json"])),
+        "conditions": json.loads(row["conditions"]),
+        "ledger_seq": int(row["ledger_seq"]),
+        "created_at": row["created_at"],
+    }
+
+
+def answer_binding(row: sqlite3.Row | Mapping[str, Any]) -> tuple[str, int, str]:
+    """(answer id, ledger seq, sha256 of the stored answer JSON) of an answer row."""
+    return (str(row["answer_id"]), int(row["ledger_seq"]), _sha256(str(row["answer_json"])))
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -20,6 +20,7 @@ from typing import Any
 from citewise.audit.entries import LedgerEntry, canonical_json, encode_stored, new_entry
 from citewise.audit.merkle import leaf_hash
 from citewise.errors import CitationNotFound
+from citewise.store._convert import answer_binding, saved_answer
 from citewise.store._txn import SQLiteTx
 
 
@@ -282,22 +283,7 @@ class SQLiteLedger(SQLiteTx):
         "ledger_seq", "created_at"}`` of a saved answer."""
         with self._read() as c:
             row = c.execute("SELECT * FROM answer WHERE answer_id = ?", (answer_id,)).fetchone()
-        if row is None:
-            raise CitationNotFound(
-                f"No saved answer {answer_id!r}.",
-                hint="Answer ids are the trace ids `citewise ask --json` prints (t_...).",
-            )
-        return {
-            "answer_id": row["answer_id"],
-            "kb": row["kb"],
-            "revision": int(row["revision"]),
-            "revision_hash": row["revision_hash"],
-            "answer": json.loads(row["answer_json"]),
-            "answer_sha256": hashlib.sha256(str(row["answer_json"]).encode("utf-8")).hexdigest(),
-            "conditions": json.loads(row["conditions"]),
-            "ledger_seq": int(row["ledger_seq"]),
-            "created_at": row["created_at"],
-        }
+        return saved_answer(row, answer_id)
 
     def list_answer_bindings(self) -> list[tuple[str, int, str]]:
         """(answer id, ledger seq, sha256 of the stored answer JSON) for every answer."""
@@ -305,11 +291,4 @@ class SQLiteLedger(SQLiteTx):
             rows = c.execute(
                 "SELECT answer_id, ledger_seq, answer_json FROM answer ORDER BY ledger_seq"
             ).fetchall()
-        return [
-            (
-                str(r[0]),
-                int(r[1]),
-                hashlib.sha256(str(r[2]).encode("utf-8")).hexdigest(),
-            )
-            for r in rows
-        ]
+        return [answer_binding(r) for r in rows]

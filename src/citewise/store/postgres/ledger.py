@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from citewise.audit.entries import LedgerEntry, canonical_json, encode_stored, new_entry
 from citewise.audit.merkle import leaf_hash
 from citewise.errors import CitationNotFound
+from citewise.store._convert import answer_binding, saved_answer
 from citewise.store.postgres._db import PgTx
 
 if TYPE_CHECKING:
@@ -268,33 +269,11 @@ class PgLedger(PgTx):
     def get_answer(self, answer_id: str) -> dict[str, Any]:
         with self._read() as c:
             row = c.execute("SELECT * FROM answer WHERE answer_id = %s", (answer_id,)).fetchone()
-        if row is None:
-            raise CitationNotFound(
-                f"No saved answer {answer_id!r}.",
-                hint="Answer ids are the trace ids `citewise ask --json` prints (t_...).",
-            )
-        return {
-            "answer_id": row["answer_id"],
-            "kb": row["kb"],
-            "revision": int(row["revision"]),
-            "revision_hash": row["revision_hash"],
-            "answer": json.loads(row["answer_json"]),
-            "answer_sha256": hashlib.sha256(str(row["answer_json"]).encode("utf-8")).hexdigest(),
-            "conditions": json.loads(row["conditions"]),
-            "ledger_seq": int(row["ledger_seq"]),
-            "created_at": row["created_at"],
-        }
+        return saved_answer(row, answer_id)
 
     def list_answer_bindings(self) -> list[tuple[str, int, str]]:
         with self._read() as c:
             rows = c.execute(
                 "SELECT answer_id, ledger_seq, answer_json FROM answer ORDER BY ledger_seq"
             ).fetchall()
-        return [
-            (
-                str(r["answer_id"]),
-                int(r["ledger_seq"]),
-                hashlib.sha256(r["answer_json"].encode()).hexdigest(),
-            )
-            for r in rows
-        ]
+        return [answer_binding(r) for r in rows]
