@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from citewise.errors import CitewiseError
-from citewise.evidence.augment import context_fragments, direct_fragments
+from citewise.evidence.augment import context_fragments, direct_fragments, hit_fragment
 from citewise.evidence.budget import apply_budget, truncate
 from citewise.evidence.docview import DocView
 from citewise.evidence.intent import classify_intent, profile_for
@@ -32,7 +32,6 @@ from citewise.evidence.replay import normalize_query, replay_id
 from citewise.evidence.rse import best_segments, chunk_values
 from citewise.evidence.sentences import query_terms
 from citewise.evidence.spans import Span, select_spans
-from citewise.evidence.tokens import estimate_tokens
 from citewise.index.manager import KBIndex
 from citewise.ingest.locator import locate
 from citewise.ingest.models import Node
@@ -195,26 +194,8 @@ def _with_locators(index: KBIndex, frags: list[Fragment]) -> list[Fragment]:
 
 def _degraded(h: Hit) -> Fragment:
     """The direct snippet from the hit itself, when the source window cannot be read."""
-    return Fragment(
-        role="direct_support",
-        doc_id=h.doc_id,
-        path=h.path,
-        revision=h.revision,
-        version_id=h.version_id,
-        node_ids=h.node_ids,
-        line_start=h.line_start,
-        line_end=h.line_end,
-        char_start=h.char_start,
-        char_end=h.char_end,
-        heading_path=h.heading_path,
-        text=h.excerpt,
-        tokens=estimate_tokens(h.excerpt),
-        truncated=False,
-        citation_id=h.citation_id,
-        reason="source_window_unavailable",
-        rank=h.rank * 100.0,
-        kind="chunk",
-    )
+    why = "source_window_unavailable"
+    return hit_fragment(h, role="direct_support", reason=why, rank=h.rank * 100.0)
 
 
 def _doc_chunks(index: KBIndex, key: DocKey) -> list[StoredChunk]:

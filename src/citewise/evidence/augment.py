@@ -23,9 +23,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from citewise.evidence.docview import DocView
-from citewise.evidence.models import Budget, Fragment
+from citewise.evidence.models import Budget, Fragment, Role
 from citewise.evidence.spans import Span
+from citewise.evidence.tokens import estimate_tokens
 from citewise.ingest.models import Node
+from citewise.recall.models import Hit
 
 BLOCKS = frozenset({"code", "mermaid", "table"})
 LEAD_KINDS = frozenset({"paragraph", "list_item", "blockquote"})
@@ -216,3 +218,29 @@ def _merge_adjacent(
         if run:
             out.append(_run_fragment(view, sec, run))
     return out
+
+
+def hit_fragment(h: Hit, *, role: Role, reason: str, rank: float) -> Fragment:
+    """A recall hit's own chunk as a fragment (its excerpt is the exact text at its
+    offsets): the direct snippet when a source window cannot be read, or a conflict side
+    found among the search hits."""
+    return Fragment(
+        role=role,
+        doc_id=h.doc_id,
+        path=h.path,
+        revision=h.revision,
+        version_id=h.version_id,
+        node_ids=h.node_ids,
+        line_start=h.line_start,
+        line_end=h.line_end,
+        char_start=h.char_start,
+        char_end=h.char_end,
+        heading_path=h.heading_path,
+        text=h.excerpt,
+        tokens=estimate_tokens(h.excerpt),
+        truncated=False,
+        citation_id=h.citation_id,
+        reason=reason,
+        rank=rank,
+        kind="chunk",
+    )

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from citewise.evidence.augment import hit_fragment
 from citewise.evidence.models import EvidencePack, Fragment
-from citewise.evidence.tokens import estimate_tokens
 from citewise.index.tokenize import key_terms, term_coverage
 from citewise.ingest.editions import superseded_paths
 from citewise.ingest.models import BLOCK_KINDS, Node
@@ -139,26 +139,7 @@ def detect_conflicts(
 
 def _hit_fragment(h: Hit) -> Fragment:
     """A recall hit as a fragment a conflict side can be cited from."""
-    return Fragment(
-        role="conflict",
-        doc_id=h.doc_id,
-        path=h.path,
-        revision=h.revision,
-        version_id=h.version_id,
-        node_ids=h.node_ids,
-        line_start=h.line_start,
-        line_end=h.line_end,
-        char_start=h.char_start,
-        char_end=h.char_end,
-        heading_path=h.heading_path,
-        text=h.excerpt,
-        tokens=estimate_tokens(h.excerpt),
-        truncated=False,
-        citation_id=h.citation_id,
-        reason="conflict_source",
-        rank=float(h.rank),
-        kind="chunk",
-    )
+    return hit_fragment(h, role="conflict", reason="conflict_source", rank=float(h.rank))
 
 
 def _units(nodes: list[Node]) -> list[tuple[int, int, tuple[str, ...]]]:
