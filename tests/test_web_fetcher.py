@@ -14,7 +14,6 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests._web_hosts import ENDLESS, Raw, Route, html_page, slow_body, web_host
 from citewise.errors import (
     AddressBlocked,
     ContentTypeRefused,
@@ -26,6 +25,7 @@ from citewise.errors import (
 )
 from citewise.web.addresses import blocked_reason
 from citewise.web.fetcher import FetchPolicy, SafeFetcher
+from tests._web_hosts import ENDLESS, Raw, Route, html_page, slow_body, web_host
 
 LOOPBACK = (ipaddress.ip_network("127.0.0.1/32"),)
 TEST = FetchPolicy(permit=LOOPBACK, timeout=5.0)
@@ -171,7 +171,7 @@ def test_name_resolving_to_a_private_address(
     answers: list[str], sockets: list[tuple[str, int]]
 ) -> None:
     resolve = _resolver({"regs.example": answers})
-    with pytest.raises(AddressBlocked, match="regs.example"):
+    with pytest.raises(AddressBlocked, match=r"regs\.example"):
         SafeFetcher(FetchPolicy(), resolver=resolve).fetch("https://regs.example/cfr")
     assert sockets == []
 
@@ -245,7 +245,9 @@ def _numeric_only(real):  # type: ignore[no-untyped-def]
 
 def test_oversize_bodies(sockets: list[tuple[str, int]]) -> None:
     small = FetchPolicy(permit=LOOPBACK, max_bytes=10_000)
-    with web_host({"/big": Route(b"x" * 20_000, content_type="text/plain"), "/endless": ENDLESS}) as h:
+    with web_host(
+        {"/big": Route(b"x" * 20_000, content_type="text/plain"), "/endless": ENDLESS}
+    ) as h:
         with pytest.raises(FetchTooLarge, match="20000 bytes"):
             SafeFetcher(small).fetch(h.url("/big"))
         with pytest.raises(FetchTooLarge, match="more than"):
@@ -271,9 +273,8 @@ def test_a_silent_server_times_out() -> None:
 
         time.sleep(1.5)
 
-    with web_host({"/silent": Raw(silent)}) as h:
-        with pytest.raises(FetchTimeout):
-            SafeFetcher(FetchPolicy(permit=LOOPBACK, timeout=0.5)).fetch(h.url("/silent"))
+    with web_host({"/silent": Raw(silent)}) as h, pytest.raises(FetchTimeout):
+        SafeFetcher(FetchPolicy(permit=LOOPBACK, timeout=0.5)).fetch(h.url("/silent"))
 
 
 def test_content_types_and_statuses() -> None:
@@ -287,7 +288,11 @@ def test_content_types_and_statuses() -> None:
         with pytest.raises(FetchFailed, match="410"):
             f.fetch(h.url("/gone"))
         page = f.fetch(h.url("/ok"))
-        assert (page.content_type, page.charset, page.body) == ("text/plain", "iso-8859-1", b"plain text")
+        assert (page.content_type, page.charset, page.body) == (
+            "text/plain",
+            "iso-8859-1",
+            b"plain text",
+        )
 
 
 def test_permit_never_opens_metadata() -> None:

@@ -130,7 +130,9 @@ def parse_target(url: str) -> Target:
         raise UrlRefused(f"The URL {url[:200]!r} is malformed: {exc}.") from None
     scheme = parts.scheme.lower()
     if scheme not in _PORTS:
-        raise UrlRefused(f"The URL scheme {scheme or '(none)'!r} is not allowed; use http or https.")
+        raise UrlRefused(
+            f"The URL scheme {scheme or '(none)'!r} is not allowed; use http or https."
+        )
     if "@" in parts.netloc or parts.username is not None or parts.password is not None:
         raise UrlRefused("The URL carries credentials (user:password@); remove them.")
     raw = parts.netloc.rsplit(":", 1)[0] if port is not None else parts.netloc
@@ -189,8 +191,9 @@ def blocked_reason(ip: IPAddress, permit: Iterable[Network] = ()) -> str | None:
             return why
     if isinstance(ip, ipaddress.IPv6Address):
         inner = embedded_ipv4(ip)
-        if inner is not None and (why := blocked_reason(inner)) is not None:
-            return f"IPv6 embedding a {why} IPv4 address"
+        inner_why = blocked_reason(inner) if inner is not None else None
+        if inner_why is not None:
+            return f"IPv6 embedding a {inner_why} IPv4 address"
     if ip.is_multicast:
         return "multicast"
     if ip.is_loopback or ip.is_link_local or ip.is_unspecified:
