@@ -123,11 +123,8 @@ def _page(body: bytes, ctype: str = "text/html") -> FetchedPage:
 
 
 def test_snapshot_text_clauses_and_snippets() -> None:
-    snap = snapshot_of(
-        _page(
-            b"<title>12 CFR 1002</title><h2>&sect; 1002.4 Rules</h2><p>(b) A creditor shall not.</p>"
-        )
-    )
+    html = b"<title>12 CFR 1002</title><h2>&sect; 1002.4 Rules</h2><p>(b) A creditor shall not.</p>"
+    snap = snapshot_of(_page(html))
     assert snap.clauses["1002.4(b)"] == "(b) A creditor shall not."
     assert "A creditor shall not." in snap.text and len(snap.sha256) == 64 and snap.scope == "web"
     assert snippet_confirmed("a creditor SHALL not …", snap)

@@ -6,10 +6,10 @@ every run of punctuation and whitespace made one separator, except that a senten
 clause end (``.`` ``;`` ``:`` ``?`` ``!`` and their CJK forms before a space or the end)
 stays a token, so a quote that ends where the web sentence goes on does not match; CJK
 text is compared character by character). The similarity is a Dice ratio over the aligned
-window: the knowledge-base tokens are aligned with the web tokens (``difflib``, no junk heuristic), and
-``2 * matched / (kb tokens + tokens of the web window they align to)``. A quote found word
-for word inside a longer web clause scores 1.0; a word inserted, removed or changed inside
-it lowers the score.
+window: the knowledge-base tokens are aligned with the web tokens (``difflib``, no junk
+heuristic), and ``2 * matched / (kb tokens + tokens of the web window they align to)``.
+A quote found word for word inside a longer web clause scores 1.0; a word inserted,
+removed or changed inside it lowers the score.
 
 :data:`MATCH_THRESHOLD` was measured (``bench/web_similarity.py``, docs/regulations.md)
 on 1,438 clauses of real regulations: every formatting variant scores 1.0 after
