@@ -10,11 +10,13 @@ can prove what was, and was not, asked for. :func:`searx_route` answers like Sea
 from __future__ import annotations
 
 import json
+import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -47,6 +49,7 @@ class WebHost:
     port: int
     routes: dict[str, Route | Raw | Dynamic]
     seen: list[tuple[str, str]] = field(default_factory=list)  # (path with query, Host)
+    sni: list[str | None] = field(default_factory=list)
 
     @property
     def base(self) -> str:
@@ -100,8 +103,48 @@ def _endless(h: BaseHTTPRequestHandler) -> None:
 ENDLESS = Raw(_endless)
 
 
+def self_signed(name: str, folder: Path) -> tuple[Path, Path]:
+    """A certificate for ``name`` (its own CA) and its key, as PEM files in ``folder``."""
+    import datetime as dt
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
+    now = dt.datetime.now(dt.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(days=1))
+        .not_valid_after(now + dt.timedelta(days=2))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_file, key_file = folder / f"{name}.crt", folder / f"{name}.key"
+    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return cert_file, key_file
+
+
 @contextmanager
-def web_host(routes: dict[str, Any] | None = None) -> Iterator[WebHost]:
+def web_host(
+    routes: dict[str, Any] | None = None, *, tls: tuple[Path, Path] | None = None
+) -> Iterator[WebHost]:
+    """Serve ``routes``; with ``tls`` (cert, key) over HTTPS, recording each TLS server name
+    (SNI) the clients sent in ``host.sni``."""
     host = WebHost(0, dict(routes or {}))
 
     class Handler(BaseHTTPRequestHandler):
@@ -130,6 +173,15 @@ def web_host(routes: dict[str, Any] | None = None) -> Iterator[WebHost]:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
+    if tls is not None:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(*tls)
+
+        def note_sni(sock: ssl.SSLObject, name: str | None, _ctx: ssl.SSLContext) -> None:
+            host.sni.append(name)
+
+        ctx.sni_callback = note_sni  # type: ignore[assignment]
+        server.socket = ctx.wrap_socket(server.socket, server_side=True)
     host.port = server.server_address[1]
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

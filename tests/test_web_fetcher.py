@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import ssl
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -25,7 +27,7 @@ from citewise.errors import (
 )
 from citewise.web.addresses import blocked_reason
 from citewise.web.fetcher import FetchPolicy, SafeFetcher
-from tests._web_hosts import ENDLESS, Raw, Route, html_page, slow_body, web_host
+from tests._web_hosts import ENDLESS, Raw, Route, html_page, self_signed, slow_body, web_host
 
 LOOPBACK = (ipaddress.ip_network("127.0.0.1/32"),)
 TEST = FetchPolicy(permit=LOOPBACK, timeout=5.0)
@@ -302,3 +304,23 @@ def test_permit_never_opens_metadata() -> None:
     assert blocked_reason(ipaddress.ip_address("10.0.0.1"), everything) is None
     assert blocked_reason(ipaddress.ip_address("93.184.216.34")) is None
     assert blocked_reason(ipaddress.ip_address("2606:4700::6810:84e5")) is None
+
+
+def test_https_uses_the_name_for_sni_and_the_certificate(
+    tmp_path: Path, sockets: list[tuple[str, int]]
+) -> None:
+    """The connection goes to the checked IP, while TLS sends the host name as SNI and
+    checks the certificate against the name: a name the certificate does not cover fails,
+    although it resolves to the same address."""
+    cert, key = self_signed("regs.test", tmp_path)
+    ctx = ssl.create_default_context(cafile=str(cert))
+    resolve = _resolver({"regs.test": ["127.0.0.1"], "other.test": ["127.0.0.1"]})
+    with web_host({"/p": Route(html_page("t", "over tls"))}, tls=(cert, key)) as h:
+        fetcher = SafeFetcher(TEST, resolver=resolve, ssl_context=ctx)
+        page = fetcher.fetch(f"https://regs.test:{h.port}/p")
+        assert b"over tls" in page.body and page.address == "127.0.0.1"
+        assert h.sni == ["regs.test"] and h.seen == [("/p", f"regs.test:{h.port}")]
+        with pytest.raises(FetchFailed):
+            fetcher.fetch(f"https://other.test:{h.port}/p")
+        assert h.sni[-1] == "other.test" and len(h.seen) == 1
+    _only_loopback(sockets, h.port)
