@@ -294,3 +294,41 @@ def test_replay_offline_gives_the_same_states(
     got = replay_states(record, rig.snapshots, answer.citations, support_by_number(answer.claims),
                         MetadataEditions(rig.kb.store, "default"))  # fmt: skip
     assert [(r, s) for _, r, s in got] == [(v, v) for v in [only(answer)["state"]]]
+
+
+def test_http_api_verifies_with_the_default_policy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through the real server the fetcher has the product's default policy: a page on
+    127.0.0.1 is refused (the block is lifted only by test code, never by configuration),
+    so the citation is degraded; without configuration the request is refused with what to
+    set."""
+    import httpx
+
+    from citewise.kb import Home
+    from tests._server import running_server
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "reg-b.md").write_text(REG_B)
+    monkeypatch.setenv("CITEWISE_DENSE", "off")
+    with Home.open(tmp_path / "home") as home:
+        home.kb("default").add([docs])
+    with web_host() as pages, web_host() as engine:
+        pages.routes["/p"] = Route(reg_page("2017", CLAUSE_B))
+        engine.routes["/search"] = searx_route(
+            [{"url": pages.url("/p"), "title": "Reg B", "content": ""}]
+        )
+        with running_server(tmp_path / "home") as url:
+            ask = url + "/kb/default/ask"
+            refused = httpx.post(ask, json={"question": Q_B, "verify_web": True}, timeout=60)
+            assert refused.status_code == 400
+            assert "CITEWISE_WEB_SEARCH_URL" in refused.json()["error"]["message"]
+            monkeypatch.setenv("CITEWISE_WEB_SEARCH_URL", engine.base)
+            monkeypatch.setenv("CITEWISE_WEB_ALLOWED_HOSTS", "127.0.0.1")
+            got = httpx.post(ask, json={"question": Q_B, "verify_web": True}, timeout=60).json()
+            plain = httpx.post(ask, json={"question": Q_B}, timeout=60).json()
+        assert pages.seen == []  # never fetched
+    (cite,) = got["citations"]
+    assert cite["verification"]["state"] == "degraded"
+    assert "verification" not in plain["citations"][0]  # off by default

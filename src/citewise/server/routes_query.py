@@ -47,6 +47,8 @@ class AskBody(BaseModel):
     question: str
     trace: bool = False
     filters: Filters = Field(default_factory=Filters)
+    #: Check regulation citations against the web second source (docs/regulations.md).
+    verify_web: bool = False
 
 
 @router.post("/kb/{kb}/search", tags=["questions"])
@@ -70,7 +72,9 @@ def evidence(kb: str, body: EvidenceBody, caller: CallerDep, service: ServiceDep
 @router.post("/kb/{kb}/ask", tags=["questions"])
 def ask(kb: str, body: AskBody, caller: CallerDep, service: ServiceDep) -> dict[str, Any]:
     """One answer (same JSON as ``citewise ask --json [--trace]``)."""
-    answer = service.ask(caller, kb, body.question, scope=body.filters.scope())
+    answer = service.ask(
+        caller, kb, body.question, scope=body.filters.scope(), verify_web=body.verify_web
+    )
     return answer.to_json(with_trace=body.trace)
 
 

@@ -68,7 +68,7 @@ async function ask(question) {
   try {
     const base = "/kb/" + encodeURIComponent(state.kb);
     const [answer, search] = await Promise.all([
-      api("POST", base + "/ask", { question, trace: true }),
+      api("POST", base + "/ask", { question, trace: true, verify_web: $("verify-web").checked }),
       api("POST", base + "/search", { query: question, top_k: 10 }).catch(() => null),
     ]);
     state.answer = answer;
@@ -100,6 +100,13 @@ function renderAnswer(answer) {
       btn.title = c.path + " " + (placeLabel(c.locator) || "lines " + c.line_start + "-" + c.line_end);
       btn.addEventListener("click", () => openCitation(c));
       box.appendChild(btn);
+      if (c.verification) {
+        // The second source's state (docs/regulations.md); text only, never markup.
+        const badge = el("span", c.verification.state.replace(/_/g, " "), "verify-state");
+        badge.dataset.state = c.verification.state;
+        badge.title = c.verification.reason;
+        box.appendChild(badge);
+      }
     } else if (part) {
       box.appendChild(document.createTextNode(part));
     }
@@ -177,6 +184,15 @@ function contextNode(nodes, cited) {
   return smallest(nodes.filter((n) => (n.kind === "section" || n.kind === "document") && holds(n)));
 }
 
+// "second source: conflict (reason) · web: URL, 2022 edition · similarity 0.94"
+function verificationLine(v) {
+  if (!v) return "";
+  const web = v.web_evidence;
+  const where = web ? " · web: " + web.final_url + (web.edition ? ", " + web.edition + " edition" : "") : "";
+  const cmp = v.comparison ? " · similarity " + v.comparison.similarity : "";
+  return "second source: " + v.state.replace(/_/g, " ") + " (" + v.reason + ")" + where + cmp;
+}
+
 async function openCitation(c) {
   showError("");
   try {
@@ -191,6 +207,7 @@ async function openCitation(c) {
       " · chars " + cited.char_start + "-" + cited.char_end;
     $("cite-section").textContent = (cited.heading_path || []).join(" > ");
     $("cite-where").textContent = (cited.extra || {}).locator_words || "";
+    $("cite-verify").textContent = verificationLine(c.verification);
     const pre = $("cite-text");
     clear(pre);
     let section = null;
