@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from citewise.answer.models import Answer
+from citewise.errors import WebNotConfigured
 from citewise.kb import KnowledgeBase
 from citewise.web.attach import EVENT
 from citewise.web.fetcher import FetchPolicy, SafeFetcher
@@ -332,3 +333,42 @@ def test_http_api_verifies_with_the_default_policy(
     (cite,) = got["citations"]
     assert cite["verification"]["state"] == "degraded"
     assert "verification" not in plain["citations"][0]  # off by default
+
+
+def test_cli_verify_web_flag(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``ask --verify-web``: refused with what to set when unconfigured; otherwise each
+    citation shows its second-source line (degraded here: the product policy never fetches
+    from 127.0.0.1). Without the flag nothing is asked of the web."""
+    from typer.testing import CliRunner
+
+    from citewise.cli.root import app
+    from citewise.kb import Home
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "reg-b.md").write_text(REG_B)
+    monkeypatch.setenv("CITEWISE_DENSE", "off")
+    with Home.open(tmp_path / "home") as home:
+        home.kb("default").add([docs])
+    run = CliRunner()
+    args = ["ask", Q_B, "--home", str(tmp_path / "home")]
+    with web_host() as pages, web_host() as engine:
+        pages.routes["/p"] = Route(reg_page("2017", CLAUSE_B))
+        engine.routes["/search"] = searx_route(
+            [{"url": pages.url("/p"), "title": "", "content": ""}]
+        )
+        refused = run.invoke(app, [*args, "--verify-web"])
+        # main() turns it into "error [WEB_NOT_CONFIGURED]: ..." and exit status 2
+        assert isinstance(refused.exception, WebNotConfigured)
+        assert refused.exception.exit_code == 2 and "CITEWISE_WEB_SEARCH_URL" in str(
+            refused.exception
+        )
+        plain = run.invoke(app, args)
+        assert plain.exit_code == 0 and "second source" not in plain.output
+        assert engine.seen == []
+        monkeypatch.setenv("CITEWISE_WEB_SEARCH_URL", engine.base)
+        monkeypatch.setenv("CITEWISE_WEB_ALLOWED_HOSTS", "127.0.0.1")
+        checked = run.invoke(app, [*args, "--verify-web"])
+    assert checked.exit_code == 0, checked.output
+    assert "second source: degraded" in checked.output and len(engine.seen) == 1
+    assert pages.seen == []
