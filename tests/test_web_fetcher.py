@@ -183,12 +183,18 @@ def test_redirect_to_a_private_address_is_refused(sockets: list[tuple[str, int]]
         host.routes["/a"] = Route(status=302, headers={"Location": "http://internal.test/admin"})
         host.routes["/b"] = Route(status=301, headers={"Location": "http://169.254.169.254/"})
         host.routes["/c"] = Route(status=307, headers={"Location": "http://[::ffff:10.0.0.1]/"})
+        host.routes["/d"] = Route(status=302, headers={"Location": "http://0xa9fea9fe/"})
+        host.routes["/e"] = Route(status=302, headers={"Location": "file:///etc/passwd"})
+        host.routes["/f"] = Route(status=302, headers={"Location": "http://u:p@regs.test/"})
         resolve = _resolver({"internal.test": ["192.168.7.7"]})
         fetcher = SafeFetcher(TEST, resolver=resolve)
-        for path in ("/a", "/b", "/c"):
+        for path in ("/a", "/b", "/c", "/d"):
             with pytest.raises(AddressBlocked):
                 fetcher.fetch(host.url(path))
-        assert [p for p, _ in host.seen] == ["/a", "/b", "/c"]
+        for path in ("/e", "/f"):
+            with pytest.raises(UrlRefused, match="scheme|credentials"):
+                fetcher.fetch(host.url(path))
+        assert [p for p, _ in host.seen] == ["/a", "/b", "/c", "/d", "/e", "/f"]
     _only_loopback(sockets, host.port)
 
 
