@@ -192,7 +192,7 @@ def test_redirect_to_a_private_address_is_refused(sockets: list[tuple[str, int]]
             with pytest.raises(AddressBlocked):
                 fetcher.fetch(host.url(path))
         for path in ("/e", "/f"):
-            with pytest.raises(UrlRefused, match="scheme|credentials"):
+            with pytest.raises(UrlRefused, match=r"scheme|credentials"):
                 fetcher.fetch(host.url(path))
         assert [p for p, _ in host.seen] == ["/a", "/b", "/c", "/d", "/e", "/f"]
     _only_loopback(sockets, host.port)
@@ -329,4 +329,20 @@ def test_https_uses_the_name_for_sni_and_the_certificate(
         with pytest.raises(FetchFailed):
             fetcher.fetch(f"https://other.test:{h.port}/p")
         assert h.sni[-1] == "other.test" and len(h.seen) == 1
+    _only_loopback(sockets, h.port)
+
+
+def test_an_allowlist_covers_every_hop(sockets: list[tuple[str, int]]) -> None:
+    """With ``allowed_hosts`` a redirect off the allowlist is refused before any lookup."""
+    resolve = _resolver({"regs.test": ["127.0.0.1"], "mirror.test": ["127.0.0.1"]})
+    with web_host() as h:
+        h.routes["/p"] = Route(status=302, headers={"Location": f"http://mirror.test:{h.port}/q"})
+        h.routes["/q"] = Route(html_page("t", "mirror"))
+        fetcher = SafeFetcher(
+            FetchPolicy(permit=LOOPBACK, allowed_hosts=("regs.test",)), resolver=resolve
+        )
+        with pytest.raises(UrlRefused, match="allowlist"):
+            fetcher.fetch(f"http://regs.test:{h.port}/p")
+        assert [p for p, _ in h.seen] == ["/p"]
+    assert resolve.calls == ["regs.test"]  # type: ignore[attr-defined]
     _only_loopback(sockets, h.port)

@@ -24,7 +24,7 @@ from citewise.web.replay import replay_states
 from citewise.web.search import SearxngSearch
 from citewise.web.snapshot import SnapshotStore
 from citewise.web.verify import WebVerifier, support_by_number
-from tests._web_hosts import Route, WebHost, html_page, searx_route, web_host
+from tests._web_hosts import Raw, Route, WebHost, html_page, searx_route, web_host
 
 REG_B = """---
 title: Regulation B (12 CFR Part 1002)
@@ -209,6 +209,15 @@ def test_degraded_when_the_page_is_blocked_or_times_out(rig: Rig) -> None:
     rig.results("/huge")
     assert only(rig.ask(max_bytes=5000))["state"] == "degraded"
     assert rig.event()["fetches"][0]["error"] == "FETCH_TOO_LARGE"
+
+
+def test_degraded_when_the_page_times_out(rig: Rig) -> None:
+    import time
+
+    rig.pages.routes["/slow"] = Raw(lambda handler: time.sleep(1.5))
+    rig.results("/slow")
+    assert only(rig.ask(timeout=0.5))["state"] == "degraded"
+    assert rig.event()["fetches"][0]["error"] == "FETCH_TIMEOUT"
 
 
 def test_edition_unresolved_in_the_kb_asks_nothing(rig: Rig) -> None:

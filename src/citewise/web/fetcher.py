@@ -44,7 +44,14 @@ from citewise.errors import (
     TooManyRedirects,
     UrlRefused,
 )
-from citewise.web.addresses import IPAddress, Network, Target, blocked_reason, parse_target
+from citewise.web.addresses import (
+    IPAddress,
+    Network,
+    Target,
+    blocked_reason,
+    host_allowed,
+    parse_target,
+)
 
 Resolver = Callable[[str, int], Sequence[str]]
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
@@ -70,6 +77,9 @@ class FetchPolicy:
     connect_timeout: float = 5.0
     content_types: frozenset[str] = TEXT_TYPES
     permit: tuple[Network, ...] = ()
+    #: When set, every hop (first URL and each redirect) must be on one of these hosts (or
+    #: a subdomain): a redirect off the allowlist is refused before it is requested.
+    allowed_hosts: tuple[str, ...] = ()
     user_agent: str = "citewise-verify/1 (+regulation second source)"
 
 
@@ -134,6 +144,12 @@ class SafeFetcher:
         current = url
         for _ in range(self.policy.max_redirects + 1):
             target = parse_target(current)
+            allowed = self.policy.allowed_hosts
+            if allowed and not host_allowed(target.host, allowed):
+                raise UrlRefused(
+                    f"{target.url} is not on the allowlist of hosts ({', '.join(allowed)}).",
+                    hint=f"Add {target.host} to CITEWISE_WEB_ALLOWED_HOSTS if it is authoritative.",
+                )
             ip = self.pin(target)
             page, location = self._hop(url, target, ip, deadline, tuple(hops))
             if page is not None:
@@ -152,7 +168,7 @@ class SafeFetcher:
         else:
             try:
                 answers = self._resolve(target.host, target.port)
-            except OSError as exc:
+            except (OSError, UnicodeError) as exc:
                 raise FetchFailed(f"{target.host} did not resolve ({exc}).") from None
             addresses = []
             for raw in answers:

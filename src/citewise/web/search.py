@@ -19,6 +19,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 from wordfreq import zipf_frequency
@@ -91,6 +92,8 @@ class SearxngSearch:
     ) -> None:
         base = url.rstrip("/")
         self.endpoint = base if base.endswith("/search") else base + "/search"
+        #: What the record names: the endpoint without any user:password@ part.
+        self.engine = _without_credentials(self.endpoint)
         self.allowed = tuple(allowed_hosts)
         self._timeout, self._max_bytes, self._max_results = timeout, max_bytes, max_results
 
@@ -103,7 +106,7 @@ class SearxngSearch:
             ):
                 if r.status_code != 200:
                     raise SearchUnavailable(
-                        f"The search engine at {self.endpoint} answered HTTP {r.status_code}.",
+                        f"The search engine at {self.engine} answered HTTP {r.status_code}.",
                         hint="Check CITEWISE_WEB_SEARCH_URL and that JSON output is enabled.",
                     )
                 body = b""
@@ -115,7 +118,7 @@ class SearxngSearch:
                         )
         except httpx.HTTPError as exc:
             raise SearchUnavailable(
-                f"The search engine at {self.endpoint} did not answer ({type(exc).__name__}).",
+                f"The search engine at {self.engine} did not answer ({type(exc).__name__}).",
                 hint="Start it, or run without --verify-web.",
             ) from None
         return self._parse(query, body)
@@ -128,7 +131,7 @@ class SearxngSearch:
                 raise TypeError
         except (ValueError, KeyError, TypeError):
             raise SearchUnavailable(
-                f"The search engine at {self.endpoint} did not return SearXNG JSON.",
+                f"The search engine at {self.engine} did not return SearXNG JSON.",
                 hint="Enable 'json' in the instance's search.formats setting.",
             ) from None
         hits: list[SearchHit] = []
@@ -143,7 +146,7 @@ class SearxngSearch:
                 )
             elif url:
                 dropped.append(url)
-        return SearchOutcome(self.endpoint, query, tuple(hits), tuple(dropped))
+        return SearchOutcome(self.engine, query, tuple(hits), tuple(dropped))
 
     def _allowed(self, url: str) -> bool:
         try:
@@ -151,3 +154,9 @@ class SearxngSearch:
         except UrlRefused:
             return False
         return host_allowed(target.host, self.allowed)
+
+
+def _without_credentials(url: str) -> str:
+    parts = urlsplit(url)
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, host, parts.path, parts.query, ""))

@@ -72,7 +72,11 @@ def _number(env: Mapping[str, str], var: str, default: T, kind: type[T]) -> T:
 
 def open_verifier(settings: WebSettings, home: Path) -> WebVerifier:
     """The real verifier: SearXNG search, the SSRF-safe fetcher, snapshots under the home."""
-    policy = FetchPolicy(timeout=settings.timeout, max_bytes=settings.max_bytes)
+    policy = FetchPolicy(
+        timeout=settings.timeout,
+        max_bytes=settings.max_bytes,
+        allowed_hosts=settings.allowed_hosts,
+    )
     return WebVerifier(
         SearxngSearch(settings.search_url, settings.allowed_hosts, timeout=settings.timeout),
         SafeFetcher(policy),
