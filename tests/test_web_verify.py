@@ -381,3 +381,29 @@ def test_cli_verify_web_flag(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     assert checked.exit_code == 0, checked.output
     assert "second source: degraded" in checked.output and len(engine.seen) == 1
     assert pages.seen == []
+
+
+def test_bundle_replay_checks_the_second_source_offline(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An exported answer bundle carries the web record; replay re-verifies every citation
+    from it and the snapshots (sockets refused) and names the stage when a state differs."""
+    import socket
+
+    from citewise.audit.bundle import export_bundle, replay
+
+    rig.pages.routes["/p"] = Route(reg_page("2022", AMENDED_B))
+    rig.results("/p")
+    answer = rig.ask()
+    bundle = export_bundle(rig.kb.home, answer.trace_id)
+    assert bundle["web_verification"]["fetches"][0]["sha256"]
+
+    def no_network(*a: object, **k: object) -> None:
+        raise AssertionError("replay touched the network")
+
+    monkeypatch.setattr(socket, "create_connection", no_network)
+    report = replay(rig.kb.home, bundle)
+    assert report["status"] == "reproduced", report
+    assert "second_source" in report["checked_stages"]
+    bundle["answer"]["citations"][0]["verification"]["state"] = "verified"
+    assert replay(rig.kb.home, bundle)["first_differing_stage"] == "second_source"

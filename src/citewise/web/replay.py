@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from citewise.answer.models import Citation
+from citewise.answer.models import Answer, Citation
 from citewise.errors import FetchFailed, NotFoundError, SearchUnavailable
+from citewise.store.protocol import Store
 from citewise.web.fetcher import FetchedPage
-from citewise.web.refs import EditionSource
+from citewise.web.refs import EditionSource, MetadataEditions
 from citewise.web.search import SearchHit, SearchOutcome
 from citewise.web.snapshot import SnapshotStore
-from citewise.web.verify import WebVerifier
+from citewise.web.verify import WebVerifier, support_by_number
 
 
 class RecordedSearch:
@@ -76,3 +77,15 @@ def replay_states(
     run = verifier.verify(citations, support, editions)
     recorded = {c["citation"]: c["state"] for c in record.get("comparisons") or ()}
     return [(c.citation_id, str(recorded.get(c.citation_id)), c.state) for c in run.checks]
+
+
+def replayed_states(
+    store: Store, kb: str, snapshots: SnapshotStore, record: dict[str, Any], answer: Answer
+) -> list[list[str]]:
+    """``[citation id, state]`` of ``answer``'s citations, verified again from ``record``
+    (a saved answer's ``trace.web_verification``) and the snapshots: no network."""
+    editions = MetadataEditions(store, kb)
+    got = replay_states(
+        record, snapshots, answer.citations, support_by_number(answer.claims), editions
+    )
+    return [[str(cid), state] for cid, _, state in got]
