@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from citewise.errors import SearchUnavailable
@@ -58,3 +60,27 @@ def test_query_holds_only_regulatory_terms() -> None:
     q = clause_query(ClauseRef("12 CFR 1002", "2017", "1002.4(b)"), terms)
     assert q.startswith('"12 CFR 1002" "1002.4(b)" 2017 ') and len(q.split()) == 8
     assert clause_query(ClauseRef("ISO 13485", None, "7.3.2")) == '"ISO 13485" "7.3.2"'
+
+
+def test_settings_come_from_the_environment_and_never_lift_the_block(tmp_path: Path) -> None:
+    from citewise.errors import UsageError, WebNotConfigured
+    from citewise.web.fetcher import SafeFetcher
+    from citewise.web.settings import WebSettings, open_verifier
+
+    with pytest.raises(WebNotConfigured, match="CITEWISE_WEB_ALLOWED_HOSTS"):
+        WebSettings.from_env({"CITEWISE_WEB_SEARCH_URL": "http://searx.internal:8888"})
+    with pytest.raises(UsageError, match="CITEWISE_WEB_TIMEOUT"):
+        WebSettings.from_env(
+            {"CITEWISE_WEB_SEARCH_URL": "http://s", "CITEWISE_WEB_ALLOWED_HOSTS": "a",
+             "CITEWISE_WEB_TIMEOUT": "-1"}
+        )  # fmt: skip
+    env = {
+        "CITEWISE_WEB_SEARCH_URL": "http://searx.internal:8888",
+        "CITEWISE_WEB_ALLOWED_HOSTS": " ecfr.gov , FederalRegister.gov ",
+        "CITEWISE_WEB_PERMIT": "127.0.0.0/8",  # no such setting: ignored
+    }
+    settings = WebSettings.from_env(env)
+    assert settings.allowed_hosts == ("ecfr.gov", "federalregister.gov")
+    fetcher = open_verifier(settings, tmp_path).fetcher
+    assert isinstance(fetcher, SafeFetcher)
+    assert fetcher.policy.permit == () and fetcher.policy.allowed_hosts == settings.allowed_hosts
