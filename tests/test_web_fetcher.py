@@ -66,6 +66,7 @@ def _addr(address: object) -> tuple[str, int]:
 
 
 def _only_loopback(seen: list[tuple[str, int]], port: int | None = None) -> None:
+    assert seen, "the capture saw no connection at all"  # the capture works
     for host, p in seen:
         assert ipaddress.ip_address(host) == ipaddress.ip_address("127.0.0.1"), seen
         assert port is None or p == port
