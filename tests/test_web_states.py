@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 from typing import get_args
+
+import pytest
 
 from citewise.web.compare import MATCH_THRESHOLD, compare, contains, tokens
 from citewise.web.fetcher import FetchedPage
@@ -132,3 +135,21 @@ def test_snapshot_text_clauses_and_snippets() -> None:
     assert not snippet_confirmed("", snap)
     plain = snapshot_of(_page(b"\xff\xfe\x00garbage", "text/plain"))
     assert plain.clauses == {}
+
+
+def test_snapshot_store_round_trip_and_refusals(tmp_path: Path) -> None:
+    from citewise.errors import CorruptContent, NotFoundError, UsageError
+    from citewise.web.snapshot import SnapshotStore
+
+    body = b"<title>12 CFR 1002</title><p>text</p>"
+    snap = snapshot_of(_page(body))
+    store = SnapshotStore(tmp_path / "snaps")
+    store.put(snap, body)
+    assert store.get(snap.sha256) == snap and store.body(snap.sha256) == body
+    with pytest.raises(UsageError):
+        store.get("../../etc/passwd")
+    with pytest.raises(NotFoundError):
+        store.get("0" * 64)
+    (tmp_path / "snaps" / snap.sha256[:2] / f"{snap.sha256}.body").write_bytes(b"changed")
+    with pytest.raises(CorruptContent):
+        store.get(snap.sha256)

@@ -14,15 +14,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from citewise.config import IngestConfig
-from citewise.errors import CitewiseError, CorruptContent, NotFoundError
+from citewise.errors import CitewiseError, CorruptContent, NotFoundError, UsageError
 from citewise.ingest.parse import parse_document
 from citewise.web.compare import contains
 from citewise.web.fetcher import FetchedPage
 
+_SHA = re.compile(r"[0-9a-f]{64}")
 _SUFFIX = {"text/plain": ".txt", "text/xml": ".xml", "application/xml": ".xml"}
 
 
@@ -109,6 +111,8 @@ class SnapshotStore:
         self.root = root
 
     def _paths(self, sha: str) -> tuple[Path, Path]:
+        if _SHA.fullmatch(sha) is None:  # names come from records, which may be tampered
+            raise UsageError(f"{sha[:80]!r} is not a snapshot hash (64 hex digits).")
         folder = self.root / sha[:2]
         return folder / f"{sha}.json", folder / f"{sha}.body"
 
