@@ -407,3 +407,8 @@ def test_bundle_replay_checks_the_second_source_offline(
     assert "second_source" in report["checked_stages"]
     bundle["answer"]["citations"][0]["verification"]["state"] = "verified"
     assert replay(rig.kb.home, bundle)["first_differing_stage"] == "second_source"
+    import shutil
+
+    shutil.rmtree(rig.snapshots.root)  # the snapshots are not in this home
+    partial = replay(rig.kb.home, bundle)
+    assert partial["status"] == "partial" and partial["unchecked_stages"] == ["second_source"]
