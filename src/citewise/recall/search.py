@@ -15,6 +15,7 @@ from citewise.index.manager import KBIndex
 from citewise.index.tokenize import is_cjk_char, query_tokens, term_coverage, tokenize
 from citewise.ingest.locator import locate
 from citewise.ingest.models import sha256_text
+from citewise.recall.editions import EditionScope, edition_scope, hit_clause, summary_boosts
 from citewise.recall.fusion import convex, mmr, rank_term_scale, ranked, rrf
 from citewise.recall.identifiers import clause_refs
 from citewise.recall.models import (
@@ -27,6 +28,7 @@ from citewise.recall.models import (
     SearchResult,
 )
 from citewise.recall.scope import visible_chunks
+from citewise.recall.summaries import BOOST as SUMMARY_BOOST
 
 #: Rank fusion weights when only one content route has candidates (identifier first).
 RRF_WEIGHTS = {"identifier": 4.0, "lexical": 2.0, "vector": 1.0}
@@ -75,6 +77,9 @@ def search(
     allowed = set(
         index.scoped(scope, lambda: frozenset(visible_chunks(index.chunks.values(), scope)))
     )
+    eds = edition_scope(index, query, filters)  # editions left out before ranking
+    if eds.excluded:
+        allowed = {c for c in allowed if index.chunks[c].path not in eds.excluded}
     diags: list[RouteDiagnostic] = []
     rankings: dict[str, list[str]] = {}
     scores: dict[str, dict[str, float]] = {}
@@ -97,8 +102,11 @@ def search(
         scores[name] = found
 
     refs = clause_refs(query)
+    matched: dict[str, str] = {}  # chunk id -> clause path the identifier route found
     if refs:
-        run("identifier", lambda: (_identifier(index, refs, allowed), None, ""))
+        named = eds.named_paths
+        held = allowed if named is None else {c for c in allowed if index.chunks[c].path in named}
+        run("identifier", lambda: (_identifier(index, refs, held, matched), None, ""))
     if mode in ("lexical", "hybrid"):
         run("lexical", lambda: (_lexical(index, query, allowed, s, filters.principal), 0.0, ""))
     if mode in ("vector", "hybrid"):
@@ -109,6 +117,8 @@ def search(
         )
     )
     criterion, abstain = _criterion(index, query, scores, s)
+    if eds.abstention is not None:  # the edition the question names lacks it: say so
+        criterion, abstain = eds.abstention.criterion, eds.abstention
     hits: list[Hit] = []
     graph_diag = None
     if abstain is None:
@@ -121,6 +131,10 @@ def search(
         for cid in fused:
             if index.chunks[cid].path in superseded:
                 fused[cid] *= s.stale_factor
+        described = summary_boosts(index, query, eds)  # summaries help rank, never cited
+        for cid in fused:
+            if index.chunks[cid].path in described:
+                fused[cid] *= SUMMARY_BOOST
         scale = (
             rank_term_scale([r for r in scores if scores[r]], s.weights, RRF_WEIGHTS, s.rrf_k)
             if convex_now
@@ -128,7 +142,8 @@ def search(
         )
         graph_diag = _graph(index, query, fused, allowed, s, diags, scale, filters.principal)
         order = _diversify(index, ranked(fused), fused, top_k, s)
-        hits = _hits(index, order, fused, rankings, index.visible_revision(filters.principal))
+        revision = index.visible_revision(filters.principal)
+        hits = _hits(index, order, fused, rankings, revision, eds, matched)
     revision = index.visible_revision(filters.principal)  # of the pinned state, as it sees it
     return SearchResult(
         query=query,
@@ -142,6 +157,8 @@ def search(
         abstention=abstain,
         settings={k: v for k, v in asdict(s).items()},
         graph=graph_diag,
+        editions=eds.info,
+        edition_scope=eds,
     )
 
 
@@ -186,13 +203,20 @@ def _graph(
     return diag
 
 
-def _identifier(index: KBIndex, refs: list[str], allowed: set[str]) -> dict[str, float]:
+def _identifier(
+    index: KBIndex, refs: list[str], allowed: set[str], matched: dict[str, str]
+) -> dict[str, float]:
     found: dict[str, float] = {}
     matches = index.store.find_clauses(index.kb, refs)
     for m in matches:
-        if m.chunk_id in allowed and m.chunk_id not in found:
+        if m.chunk_id not in allowed:
+            continue
+        if m.chunk_id not in found:
             # More specific references come first in ``refs``: score by specificity.
             found[m.chunk_id] = float(len(refs) - refs.index(m.clause_path))
+        best = matched.get(m.chunk_id)
+        if best is None or refs.index(m.clause_path) < refs.index(best):
+            matched[m.chunk_id] = m.clause_path  # the most specific clause in the chunk
     return found
 
 
@@ -316,6 +340,8 @@ def _hits(
     fused: dict[str, float],
     rankings: dict[str, list[str]],
     revision: int,
+    eds: EditionScope,
+    matched: dict[str, str],
 ) -> list[Hit]:
     texts: dict[tuple[str, int], str] = {}
     out = []
@@ -351,6 +377,9 @@ def _hits(
                 sha256=sha256_text(excerpt),
                 route_ranks={r: ids.index(cid) + 1 for r, ids in rankings.items() if cid in ids},
                 locator=locator,
+                regulation=eds.reference(c.path, hit_clause(index, c, matched.get(cid)))
+                if c.path in eds.editions
+                else None,
             )
         )
     return out
@@ -369,7 +398,15 @@ def search_summary(result: SearchResult) -> dict[str, Any]:
             {k: v for k, v in asdict(d).items() if k != "ms"} for d in result.diagnostics
         ],
         "abstention": asdict(result.abstention) if result.abstention else None,
+        **({"editions": _replayable(result.editions)} if result.editions else {}),
     }
+
+
+def _replayable(editions: dict[str, Any]) -> dict[str, Any]:
+    """The edition filter without today's date (what it left out is what ranking saw)."""
+    if editions.get("as_of_source") == "today":
+        return {k: v for k, v in editions.items() if k != "as_of"}
+    return editions
 
 
 __all__ = ["RecallSettings", "search", "search_summary"]
