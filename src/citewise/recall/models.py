@@ -104,4 +104,4 @@ class SearchResult:
     editions: dict[str, Any] | None = None
     #: The :class:`~citewise.recall.editions.EditionScope` behind ``editions`` (evidence
     #: and answers label their fragments with it). Not part of the JSON contract.
-    edition_scope: Any = field(default=None, repr=False, compare=False)
+    edition_scope: Any = field(default=None, repr=False, compare=False, metadata={"json": False})
