@@ -35,7 +35,7 @@ from citewise.evidence.spans import Span, select_spans
 from citewise.index.manager import KBIndex
 from citewise.ingest.locator import locate
 from citewise.ingest.models import Node
-from citewise.recall.models import Hit, SearchFilters, SearchResult
+from citewise.recall.models import Hit, SearchFilters, SearchResult, filters_json
 from citewise.recall.scope import visible_chunks
 from citewise.recall.search import RecallSettings, search
 from citewise.store.models import StoredChunk
@@ -149,7 +149,7 @@ def _config_json(
         "budget": dataclasses.asdict(bud),
         "evidence": dataclasses.asdict(cfg),
         "rse": rse,
-        "filters": dataclasses.asdict(filters or SearchFilters()),
+        "filters": filters_json(filters),
     }
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 RouteName = Literal["identifier", "lexical", "vector", "graph", "rerank"]
@@ -29,6 +29,16 @@ class SearchFilters:
     current_only: bool | None = None
     #: ISO date: answer as the law stood that day (editions in force then only).
     as_of: str | None = None
+
+
+def filters_json(filters: SearchFilters | None) -> dict[str, Any]:
+    """The filters as recorded in replay conditions; the edition switches only when set
+    (so conditions, and the replay ids made from them, stay as they were without them)."""
+    out = asdict(filters or SearchFilters())
+    for key in ("current_only", "as_of"):
+        if out[key] is None:
+            del out[key]
+    return out
 
 
 @dataclass(frozen=True, slots=True)
