@@ -242,3 +242,12 @@ def test_summary_helps_ranking_but_is_never_quoted_or_cited(kb: KnowledgeBase) -
         assert (kb.home.settings.home / "summaries" / "default.json").exists()
     finally:
         (kb.home.settings.home / "summaries" / "default.json").unlink()
+
+
+def test_named_sub_paragraph_is_the_top_hit(kb: KnowledgeBase) -> None:
+    # the chunk holding 1002.4(d)(2) also holds 1002.4 and 1002.4(d): it scores by the most
+    # specific clause it holds, and the named edition's clause comes first
+    result = kb.search("§ 1002.4(d)(2) of the 2017 edition")
+    assert result.hits[0].path == NEW and result.hits[0].regulation is not None
+    assert result.hits[0].regulation["clause"] == "1002.4(d)(2)"
+    assert result.editions is not None and result.editions["lookup"]["regulation"] == "12 CFR 1002"

@@ -42,6 +42,13 @@ class EditionScope:
     info: dict[str, Any] | None = None
     abstention: Abstention | None = None
 
+    def named_clause(self) -> str | None:
+        """The clause the question names in an edition it names, when that edition has it."""
+        lookup = (self.info or {}).get("lookup")
+        if lookup and lookup.get("outcome") == "found" and lookup.get("clause"):
+            return str(lookup["clause"])
+        return None
+
     def reference(self, path: str, clause: str | None) -> dict[str, Any] | None:
         """Regulation, edition, clause, effective date and status of text in ``path``."""
         e = self.editions.get(path)
@@ -172,10 +179,12 @@ def _named(
         )
         return _failed(paths, lookup, "edition_excluded", reason)
     if named:
-        found = {
-            m.clause_path for m in index.store.find_clauses(index.kb, named) if m.path in paths
-        }
-        missing = [c for c in named if c not in found]
+        holds = [m for m in index.store.find_clauses(index.kb, named) if m.path in paths]
+        if not regs and holds:  # no regulation named: the editions that hold the clause
+            paths = frozenset(m.path for m in holds)
+            left = {editions[p].regulation for p in paths}
+            which = lookup["regulation"] = left.pop() if len(left) == 1 else which
+        missing = [c for c in named if c not in {m.clause_path for m in holds}]
         if missing:
             reason = f"clause {missing[0]} does not exist in the {label} edition of {which}"
             return _failed(paths, lookup, "clause_not_in_edition", reason)

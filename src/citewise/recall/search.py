@@ -131,6 +131,12 @@ def search(
         for cid in fused:
             if index.chunks[cid].path in superseded:
                 fused[cid] *= s.stale_factor
+        exact = eds.named_clause()
+        if exact is not None and fused:  # the clause of the edition the question names: first
+            top = max(fused.values())
+            for cid, clause in matched.items():
+                if clause == exact and cid in fused:
+                    fused[cid] += top
         described = summary_boosts(index, query, eds)  # summaries help rank, never cited
         for cid in fused:
             if index.chunks[cid].path in described:
@@ -211,12 +217,11 @@ def _identifier(
     for m in matches:
         if m.chunk_id not in allowed:
             continue
-        if m.chunk_id not in found:
-            # More specific references come first in ``refs``: score by specificity.
-            found[m.chunk_id] = float(len(refs) - refs.index(m.clause_path))
-        best = matched.get(m.chunk_id)
-        if best is None or refs.index(m.clause_path) < refs.index(best):
-            matched[m.chunk_id] = m.clause_path  # the most specific clause in the chunk
+        # More specific references come first in ``refs``: a chunk scores by the most
+        # specific clause it holds (not by whichever match the store lists first).
+        score = float(len(refs) - refs.index(m.clause_path))
+        if score > found.get(m.chunk_id, 0.0):
+            found[m.chunk_id], matched[m.chunk_id] = score, m.clause_path
     return found
 
 
