@@ -108,6 +108,7 @@ def test_as_of_dates() -> None:
     assert as_of_in_question("What did § 1002.4 require as of 1 June 2015?") == date(2015, 6, 1)
     assert as_of_in_question("截至2018年3月1日，第十条怎么规定？") == date(2018, 3, 1)
     assert as_of_in_question("What does § 1002.4 require?") is None
+    assert as_of_in_question("关于2019年的规定第十条怎么说？") is None  # a year is not a cue
     with pytest.raises(UsageError, match="YYYY-MM-DD"):
         parse_as_of("next tuesday")
     with pytest.raises(UsageError):

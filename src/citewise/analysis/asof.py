@@ -30,7 +30,7 @@ _FORMS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 _CUE = re.compile(
     r"\b(?:as\s+of|as\s+at|as\s+it\s+stood\s+on|as\s+in\s+force\s+on|in\s+force\s+on|"
-    r"on\s+the\s+date|at\s+the\s+time\s+of)\s+|截至|截止到?|于",
+    r"on\s+the\s+date|at\s+the\s+time\s+of)\s+|截至|截止到?",
     re.I,
 )
 
