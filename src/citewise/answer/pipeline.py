@@ -12,6 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 from citewise.answer.citations import cite_claims
 from citewise.answer.compose import compose
+from citewise.answer.graph_answer import (
+    relation_claims,
+    relation_pass,
+    relation_verdict,
+    with_relations,
+)
 from citewise.answer.models import Answer, Citation, Claim, FailureStage, new_trace_id
 from citewise.answer.procedure import complete_procedures
 from citewise.answer.ranking import units_reader
@@ -207,10 +213,29 @@ def ask(
         ),
         scorer=dense_scorer(kb.home.index(kb.name)),
     )
-    citations, claims = cite_claims(kb, chosen, conflicts)
-    claims = release_review(claims, citations)
+    found = relation_pass(kb, question, pack, recall.graph, filters)  # relation questions
+    citations, claims = cite_claims(kb, with_relations(found, chosen), conflicts)
+    claims = release_review(relation_claims(found, claims), citations)
     kept = [c for c in claims if c.kept]
     trace["claims"] = [asdict(c) for c in claims]
+    suff, not_documented = relation_verdict(found, kept, citations, suff, trace)
+    if not_documented:
+        trace["failure_stage"] = "graph_evidence"
+        return Answer(
+            "insufficient_evidence",
+            f"{INSUFFICIENT} ({_human(suff)})",
+            (),
+            "insufficient_evidence",
+            suff,
+            pack.replay_id,
+            new_trace_id(),
+            intent.kind,
+            kb.name,
+            pack.revision,
+            claims=tuple(claims),
+            failure_stage="graph_evidence",
+            trace=trace,
+        )
     return finish(
         kb,
         intent.kind,

@@ -24,6 +24,8 @@ from citewise.ingest.models import Node
 
 #: Node kinds that state nothing by themselves.
 _NOT_EVIDENCE = frozenset({"heading", "document", "section", "front_matter"})
+#: Blocks that are not prose (a relation's neighbour text must be prose).
+_NOT_PROSE = frozenset({"code", "mermaid", "table", "table_row", "page_furniture"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,9 +43,12 @@ def best_block(
     allowed: set[str] | None,
     query: str,
     taken: Sequence[Fragment] = (),
+    *,
+    prose: bool = False,
 ) -> NeighborBlock | None:
     """The neighbor's block that holds most of ``query``'s key terms (the first block of
-    its first visible chunk when none does), not overlapping ``taken``. Raises
+    its first visible chunk when none does), not overlapping ``taken`` (with ``prose``,
+    no code, diagram or table). Raises
     :class:`CitewiseError` when the chosen chunk's text cannot be read."""
     visible = [c for c in chunk_ids if c in index.chunks and (allowed is None or c in allowed)]
     if not visible:
@@ -57,12 +62,13 @@ def best_block(
         enumerate(visible),
         key=lambda t: (-matched(index.chunks[t[1]].search_text), t[0]),
     )
+    skip = _NOT_EVIDENCE | _NOT_PROSE if prose else _NOT_EVIDENCE
     for _, cid in ranked[:3]:
         chunk = index.chunks[cid]
         span = [(chunk.char_start, chunk.char_end)]
         nodes = index.store.nodes_near(index.kb, chunk.path, chunk.version_id, span).nodes
         own = {n.id: n for n in nodes}
-        blocks = [own[i] for i in chunk.node_ids if i in own and own[i].kind not in _NOT_EVIDENCE]
+        blocks = [own[i] for i in chunk.node_ids if i in own and own[i].kind not in skip]
         blocks = [
             n
             for n in blocks
