@@ -17,9 +17,11 @@ from citewise.answer.models import Citation, Claim
 from citewise.answer.relation import Found, asked_relation, documented, gate, subject_of
 from citewise.evidence.models import EvidencePack
 from citewise.graph.select import GraphDiagnostics
+from citewise.index.tokenize import tokenize
 from citewise.recall.models import SearchFilters
 from citewise.recall.scope import visible_chunks
 from citewise.sufficiency.models import Sufficiency
+from citewise.sufficiency.presence import TermProfile
 
 if TYPE_CHECKING:
     from citewise.kb import KnowledgeBase
@@ -50,6 +52,34 @@ def relation_pass(
     return documented(
         index, kg, question, asked, subject, revision=pack.revision, allowed=allowed, named=named
     )
+
+
+def relation_sufficiency(found: Found | None, suff: Sufficiency) -> Sufficiency:
+    """A relation of a subject the question names, documented by an edge with readable
+    neighbour text, answers the question even when its relation word ("successor",
+    "require") occurs in no passage or recall found nothing else."""
+    if found is None or not found.named or suff.status != "insufficient":
+        return suff
+    strong = [s for s in found.statements if not s.weak]
+    if not strong:
+        return suff
+    told = ", ".join(s.text for s in strong)
+    return Sufficiency("sufficient", "none", (f"graph_relation:{told}", *suff.reasons))
+
+
+def relation_profile(found: Found | None, profile: TermProfile) -> TermProfile:
+    """The question's terms that a relation statement covers (the relation words, the
+    subject's and the neighbours' names) are no longer required of the cited text: the
+    statement cites the edge that states them."""
+    if found is None or not found.named or not any(not s.weak for s in found.statements):
+        return profile
+    words = [found.asked.phrase, *(s.text for s in found.statements)]
+    words += [s.neighbour.title for s in found.statements]
+    if found.subject is not None:
+        words.append(found.subject.title)
+    covered = {t for w in words for t in tokenize(w)}
+    terms = tuple(replace(t, required=False) if t.key in covered else t for t in profile.terms)
+    return replace(profile, terms=terms)
 
 
 def with_relations(found: Found | None, chosen: list[Candidate]) -> list[Candidate]:
@@ -110,6 +140,8 @@ def relation_verdict(
                 "relation": s.edge.kind,
                 "direction": s.direction,
                 "edge_span": s.edge.span.span_id,
+                "edge_path": s.edge.span.path,
+                "edge_chars": [s.edge.span.char_start, s.edge.span.char_end],
                 "edge_origin": s.edge.origin,
                 "neighbour": s.neighbour.title,
                 "neighbour_path": s.neighbour.path,

@@ -15,6 +15,8 @@ from citewise.answer.compose import compose
 from citewise.answer.graph_answer import (
     relation_claims,
     relation_pass,
+    relation_profile,
+    relation_sufficiency,
     relation_verdict,
     with_relations,
 )
@@ -165,6 +167,9 @@ def ask(
         if mismatch:
             suff = Sufficiency("insufficient", "insufficient_evidence", (mismatch,))
             trace["sufficiency"] = asdict(suff)
+    found = relation_pass(kb, question, pack, recall.graph, filters)  # relation questions
+    suff, profile = relation_sufficiency(found, suff), relation_profile(found, profile)
+    trace["sufficiency"] = asdict(suff)
     if suff.status == "insufficient":
         missing = "; ".join(suff.reasons)
         text = f"{INSUFFICIENT} ({_human(suff)})"
@@ -213,7 +218,6 @@ def ask(
         ),
         scorer=dense_scorer(kb.home.index(kb.name)),
     )
-    found = relation_pass(kb, question, pack, recall.graph, filters)  # relation questions
     citations, claims = cite_claims(kb, with_relations(found, chosen), conflicts)
     claims = release_review(relation_claims(found, claims), citations)
     kept = [c for c in claims if c.kept]

@@ -46,6 +46,7 @@ class Asked:
     kinds: tuple[RelationKind, ...]
     direction: Direction
     chinese: bool
+    phrase: str = ""  # the question's own words for it
 
 
 _EDITION: tuple[RelationKind, ...] = ("supersedes", "replaces")
@@ -147,12 +148,17 @@ _PROSE: dict[str, re.Pattern[str]] = {
 }
 
 
+#: A plain causal question ("what causes X?", "什么导致X"): prose mechanisms answer it.
+_PLAIN_CAUSE = re.compile(r"cause[sd]?|导致|引起")
+
+
 def asked_relation(question: str) -> Asked | None:
     """The relation ``question`` asks about, or None."""
     for pattern, name, kinds, direction in _COMPILED:
-        if pattern.search(question):
+        m = pattern.search(question)
+        if m:
             chinese = sum(is_cjk_char(c) for c in question) > len(question) / 4
-            return Asked(name, kinds, "any" if chinese else direction, chinese)
+            return Asked(name, kinds, "any" if chinese else direction, chinese, m.group(0))
     return None
 
 
@@ -275,7 +281,7 @@ def documented(
                 text=wording(e, src, dst, asked.chinese),
                 edge_candidate=_edge_candidate(e, revision, direction),
                 neighbour_candidate=_best_sentence(hint, frag),
-                weak=block.matched == 0 or not _shares_terms(question, block.node.text),
+                weak=not _shares_terms(hint, block.node.text),
             )
         )
         if len(out) >= limit:
@@ -340,6 +346,8 @@ def _best_sentence(hint: str, frag: Fragment) -> Candidate:
 def stated_in_prose(asked: Asked, texts: list[str], subject: Point | None) -> bool:
     """A cited sentence states the asked relation itself (and names the subject, when
     there is one)."""
+    if _PLAIN_CAUSE.fullmatch(asked.phrase.strip().lower()) and texts:
+        return True  # "what causes X?": the causal composer answers from mechanism sentences
     cues = [_PROSE[k] for k in asked.kinds if k in _PROSE]
     words = set(tokenize(subject.title)) if subject is not None else set()
     return any(

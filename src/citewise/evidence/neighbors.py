@@ -63,26 +63,23 @@ def best_block(
         key=lambda t: (-matched(index.chunks[t[1]].search_text), t[0]),
     )
     skip = _NOT_EVIDENCE | _NOT_PROSE if prose else _NOT_EVIDENCE
-    for _, cid in ranked[:3]:
+    best: NeighborBlock | None = None
+    for _, cid in ranked[:3]:  # the best block of the three best chunks
         chunk = index.chunks[cid]
         span = [(chunk.char_start, chunk.char_end)]
         nodes = index.store.nodes_near(index.kb, chunk.path, chunk.version_id, span).nodes
         own = {n.id: n for n in nodes}
         blocks = [own[i] for i in chunk.node_ids if i in own and own[i].kind not in skip]
-        blocks = [
-            n
-            for n in blocks
-            if not any(
+        for n in blocks:
+            if any(
                 f.doc_id == chunk.doc_id and f.char_start < n.char_end and n.char_start < f.char_end
                 for f in taken
-            )
-        ]
-        if not blocks:
-            continue
-        scored = sorted(enumerate(blocks), key=lambda t: (-matched(t[1].text), t[0]))
-        _, node = scored[0]
-        return NeighborBlock(node, cid, matched(node.text))
-    return None
+            ):
+                continue
+            got = matched(n.text)
+            if best is None or got > best.matched:
+                best = NeighborBlock(n, cid, got)
+    return best
 
 
 def neighbor_fragments(
