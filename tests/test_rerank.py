@@ -11,8 +11,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
+from bench._tiny_cross_encoder import write_tiny_cross_encoder
 
 from citewise.config import RerankConfig, rerank_from_env
 from citewise.errors import RerankFailed, UsageError
@@ -284,42 +284,7 @@ VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "backup", "window", MARK, "h
 
 
 def _tiny_cross_encoder(folder: Path) -> Path:
-    """A cross-encoder in miniature: the logit of a pair is how often the *document* part
-    ([SEP]-separated, token type 1) holds the word ``zebra`` (a query's zebras count 0)."""
-    import onnx
-    from onnx import TensorProto, helper, numpy_helper
-
-    weights = np.zeros((len(VOCAB), 1), dtype=np.float32)
-    weights[VOCAB.index(MARK)] = 1.0
-    graph = helper.make_graph(
-        [
-            helper.make_node("Gather", ["W", "input_ids"], ["emb"], axis=0),
-            helper.make_node("Squeeze", ["emb", "axis2"], ["tok"]),
-            helper.make_node("Cast", ["attention_mask"], ["m"], to=TensorProto.FLOAT),
-            helper.make_node("Cast", ["token_type_ids"], ["t"], to=TensorProto.FLOAT),
-            helper.make_node("Mul", ["tok", "m"], ["tm"]),
-            helper.make_node("Mul", ["tm", "t"], ["doc"]),
-            helper.make_node("ReduceSum", ["doc", "axis1"], ["logits"], keepdims=1),
-        ],
-        "tiny_cross_encoder",
-        [
-            helper.make_tensor_value_info(n, TensorProto.INT64, ["batch", "seq"])
-            for n in ("input_ids", "attention_mask", "token_type_ids")
-        ],
-        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 1])],
-        initializer=[
-            numpy_helper.from_array(weights, "W"),
-            numpy_helper.from_array(np.array([2], dtype=np.int64), "axis2"),
-            numpy_helper.from_array(np.array([1], dtype=np.int64), "axis1"),
-        ],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 8
-    onnx.checker.check_model(model)
-    folder.mkdir(parents=True, exist_ok=True)
-    onnx.save(model, str(folder / "model.onnx"))
-    (folder / "vocab.txt").write_text("\n".join(VOCAB) + "\n", encoding="utf-8")
-    return folder
+    return write_tiny_cross_encoder(folder, VOCAB, MARK)
 
 
 def test_onnx_cross_encoder_scores_pairs(tmp_path: Path) -> None:

@@ -300,7 +300,9 @@ def wording(e: Edge, src: Point, dst: Point, chinese: bool) -> str:
     label = e.label.strip()
     if e.origin == "mermaid" and label and len(label) <= 40:
         last = re.split(r"[,;:，；：]", label)[-1].strip()
-        if label_kind(last) == (e.kind, False):
+        head = last.split(" ")[0].lower()
+        is_verb = any(is_cjk_char(c) for c in head) or (head.endswith("s") and head != "is")
+        if is_verb and label_kind(last) == (e.kind, False):  # "degrades", "leads to", "降低"
             verb = last
     if chinese:
         return f"{src.title}{verb}{dst.title}。"
