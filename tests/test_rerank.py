@@ -360,3 +360,14 @@ def test_config_from_env() -> None:
 def test_bad_config_names_the_variable(env: dict[str, str], names: str) -> None:
     with pytest.raises(UsageError, match=names):
         rerank_from_env(env)
+
+
+def test_health_reports_each_state(server: RerankServer) -> None:
+    from citewise.recall.rerank import health
+
+    assert health(None)["status"] == "off"
+    assert health(Unavailable("rerank", "model.onnx is missing"))["status"] == "unavailable"
+    server.mode = "inverted"
+    got = health(HttpReranker(server.url))
+    assert got["status"] == "failing" and "not above" in str(got["reason"])
+    assert str(got["fingerprint"]).startswith("http-reranker@http#")

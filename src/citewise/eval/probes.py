@@ -4,8 +4,8 @@ A suite is a folder with ``corpus/`` (the documents) and ``cases.yaml`` (a list 
 ``id``, ``kind``, ``question``, optional ``principal`` and ``expect`` with ``outcome``,
 ``degradation``, ``must_include``, ``must_not_include``, ``cited_docs``, ``not_cited_docs``,
 ``roles``, ``relation``: a relation kind the answer must state, citing the edge's source
-span and the neighbour's text). Every answer's citations are also checked: each excerpt must equal the source
-text at its offsets in its revision, with a matching sha256.
+span and the neighbour's text). Every answer's citations are also checked: each excerpt
+must equal the source text at its offsets in its revision, with a matching sha256.
 """
 
 from __future__ import annotations

@@ -84,6 +84,23 @@ def probe(reranker: Reranker, timeout: float = 10.0) -> RerankProbe:
     return RerankProbe(not reason, related, unrelated, secs, reason)
 
 
+def health(reranker: Reranker | Unavailable | None, timeout: float = 5.0) -> dict[str, object]:
+    """The rerank stage's state for ``/health/models``: ``off``, ``unavailable`` (with why),
+    ``ok`` or ``failing`` (the probe's reason), with the model's name and fingerprint."""
+    if reranker is None:
+        return {"status": "off", "reason": NOT_CONFIGURED}
+    if isinstance(reranker, Unavailable):
+        return {"status": "unavailable", "reason": reranker.reason, "hint": reranker.hint}
+    got = probe(reranker, timeout)
+    return {
+        "status": "ok" if got.ok else "failing",
+        "name": reranker.name,
+        "fingerprint": reranker.fingerprint,
+        "reason": got.reason,
+        "probe_ms": round(got.seconds * 1000, 1),
+    }
+
+
 def load_reranker(cfg: RerankConfig) -> Reranker | Unavailable | None:
     """The configured reranker, why it cannot run, or None when none is configured."""
     if cfg.backend == "off":
@@ -187,6 +204,7 @@ __all__ = [
     "NOT_CONFIGURED",
     "RerankProbe",
     "Reranker",
+    "health",
     "load_reranker",
     "probe",
     "reorder",
