@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -107,6 +108,7 @@ def main() -> int:
     ap.add_argument("--limit", type=int, default=0, help="only the first N test queries")
     ap.add_argument("--json", type=Path, help="write the figures here")
     args = ap.parse_args()
+    os.environ["CITEWISE_DENSE"] = "off"  # lexical recall: the KB is the dense-off one
     from bench._beir import data_root, evaluate, load_qrels, load_queries
     from bench._tiny_cross_encoder import write_tiny_cross_encoder
     from bench.answers_scifact import _cache
