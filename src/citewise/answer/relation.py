@@ -72,7 +72,7 @@ _RULES: tuple[tuple[str, str, tuple[RelationKind, ...], Direction], ...] = (
         "in",
     ),
     (
-        r"\brequire[sd]?\b|\bneeds?\b|\bdepends? on\b|\bdependenc(?:y|ies)\b|\bprerequisites?\b|"
+        r"\brequires?\b|\bneeds?\b|\bdepends? on\b|\bdependenc(?:y|ies)\b|\bprerequisites?\b|"
         r"需要|依赖|前提|先决",
         "requires",
         ("requires",),
@@ -97,8 +97,8 @@ _RULES: tuple[tuple[str, str, tuple[RelationKind, ...], Direction], ...] = (
         "in",
     ),
     (
-        r"\bprecedes?\b|\bfollows?\b|\bcomes? (?:after|next)\b|\bnext (?:step|stage)\b|"
-        r"\bwhat (?:stage|step) (?:follows|comes)\b|之后|下一步|下一阶段",
+        r"\bprecedes?\b|\bwhat (?:\w+ )?(?:follows|comes (?:after|next))\b|\bcomes? after\b|"
+        r"\bnext (?:step|stage)\b|之后|下一步|下一阶段",
         "precedes",
         ("precedes",),
         "out",
@@ -110,7 +110,8 @@ _RULES: tuple[tuple[str, str, tuple[RelationKind, ...], Direction], ...] = (
         "in",
     ),
     (
-        r"\bpart of\b|\bbelongs? to\b|\bcomponent of\b|\bmember of\b|属于|组成部分|隶属",
+        r"\b(?:is|are|was|were)\b.*\bpart of\b|\bpart of (?:what|which)\b|\bbelongs? to\b|"
+        r"\bcomponent of\b|\bmember of\b|属于|组成部分|隶属",
         "part of",
         ("part_of",),
         "out",
@@ -130,7 +131,9 @@ _VERB: dict[str, tuple[str, str]] = {
 #: A cited sentence that states the relation in prose (the gate accepts it instead).
 _PROSE: dict[str, re.Pattern[str]] = {
     "requires": re.compile(
-        r"\b(?:requires?|needs?|depends? on|prerequisite)\b|需要|依赖|前提", re.I
+        r"\b(?:requires?|required|needs?|depends? on|prerequisite|must|before)\b|"
+        r"需要|依赖|前提|必须",
+        re.I,
     ),
     "precedes": re.compile(
         r"\b(?:before|after|then|next|follows?|precedes?)\b|之前|之后|然后", re.I
