@@ -82,6 +82,15 @@ def relation_profile(found: Found | None, profile: TermProfile) -> TermProfile:
     return replace(profile, terms=terms)
 
 
+def from_graph(found: Found | None, trace: dict[str, Any]) -> bool:
+    """A relation question about a subject it names is answered here, not by an LLM route:
+    the edge spans a statement cites are not items of the route's frozen evidence set."""
+    if found is None or not found.named:
+        return False
+    trace["llm_skipped"] = "relation question: answered from the graph's documented edges"
+    return True
+
+
 def with_relations(found: Found | None, chosen: list[Candidate]) -> list[Candidate]:
     """Each statement's edge span and neighbour sentence, then the composer's own units
     (without the ones a statement already quotes)."""

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from citewise.answer.citations import cite_claims
 from citewise.answer.compose import compose
 from citewise.answer.graph_answer import (
+    from_graph,
     relation_claims,
     relation_pass,
     relation_profile,
@@ -188,7 +189,7 @@ def ask(
             failure_stage=_failure_stage(pack),
             trace=trace | {"missing": missing},
         )
-    if llm_ctx is not None:
+    if llm_ctx is not None and not from_graph(found, trace):
         gi = GateInput(
             question, intent, pack, len(conflicts), _stale_used(pack, stale), unknown, profile
         )
