@@ -371,3 +371,14 @@ def test_health_reports_each_state(server: RerankServer) -> None:
     got = health(HttpReranker(server.url))
     assert got["status"] == "failing" and "not above" in str(got["reason"])
     assert str(got["fingerprint"]).startswith("http-reranker@http#")
+
+
+def test_an_answer_refused_by_the_rerank_threshold_names_the_stage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: RerankServer
+) -> None:
+    env = {"CITEWISE_RERANK_THRESHOLD": "0.9"}
+    with _home(tmp_path, monkeypatch, server.url, **env) as home:
+        answer = home.kb().ask("When does the backup window open?")
+    assert answer.outcome == "insufficient_evidence"
+    assert answer.failure_stage == "reranking"
+    assert "threshold" in answer.answer

@@ -30,7 +30,7 @@ from citewise.evidence.assemble import assemble
 from citewise.evidence.intent import classify_intent
 from citewise.evidence.models import EvidenceConfig, EvidencePack
 from citewise.evidence.nodes import NodeReader, spans_by_version
-from citewise.recall.models import SearchFilters
+from citewise.recall.models import SearchFilters, SearchResult
 from citewise.recall.search import RecallSettings, search, search_summary
 from citewise.sufficiency.conflicts_adapter import detect_conflicts, stale_paths
 from citewise.sufficiency.gates import GateInput, procedure_mismatch, review
@@ -174,7 +174,7 @@ def ask(
     if suff.status == "insufficient":
         missing = "; ".join(suff.reasons)
         text = f"{INSUFFICIENT} ({_human(suff)})"
-        trace["failure_stage"] = _failure_stage(pack)
+        trace["failure_stage"] = _failure_stage(pack, recall)
         return Answer(
             "insufficient_evidence",
             text,
@@ -186,7 +186,7 @@ def ask(
             intent.kind,
             kb.name,
             pack.revision,
-            failure_stage=_failure_stage(pack),
+            failure_stage=_failure_stage(pack, recall),
             trace=trace | {"missing": missing},
         )
     if llm_ctx is not None and not from_graph(found, trace):
@@ -370,7 +370,9 @@ def _human(s: Sufficiency) -> str:
     return f"{gate.replace('_', ' ')}: {detail}" if detail else gate.replace("_", " ")
 
 
-def _failure_stage(pack: EvidencePack) -> FailureStage:
+def _failure_stage(pack: EvidencePack, recall: SearchResult | None = None) -> FailureStage:
+    if not pack.direct and recall is not None and recall.criterion == "rerank_threshold":
+        return "reranking"  # the reranker scored every candidate under its threshold
     if any(x.kind == "source_window_unavailable" for x in pack.limitations):
         return "parsing_source"
     return "retrieval" if not pack.direct else "context_assembly"
