@@ -3,10 +3,10 @@
 "What does X require?", "What replaced X?", "What degrades X?", "What is X part of?":
 :func:`asked_relation` (:mod:`citewise.answer.relation_words`) reads which relation a
 question asks about (English and Chinese), :func:`documented` finds the edges of that kind
-at the question's subject, and for each one reads the neighbour's own text (its block that best answers the question). An answer
-then states the relation in words ("Thermal drift degrades Lumen-7.") citing both the
-edge's source span (the front-matter entry, the diagram line, the link) and the
-neighbour's text, and quotes the neighbour's sentence.
+at the question's subject, and for each one reads the neighbour's own text (its block that
+best answers the question). An answer then states the relation in words ("Thermal creep
+degrades Helix-7.") citing both the edge's source span (the front-matter entry, the
+diagram line, the link) and the neighbour's text, and quotes the neighbour's sentence.
 
 The graph-support gate (:func:`gate`): an answer about a relation needs such an edge with
 a readable neighbour text, or a cited sentence that states the relation in prose;

@@ -145,6 +145,9 @@ def rerank_pool(
         return fused, skipped("no candidates to rerank")
     t0 = clock()
     budget_s = cfg.budget_ms / 1000.0
+    # No measured time in the reason: it is part of a search's recorded conditions (the
+    # route's ``ms`` holds the time).
+    over = f"over the time budget of {cfg.budget_ms:.0f} ms; the fused order stands"
     try:
         scores = reranker.score(query, [text_of(c) for c in pool], timeout=budget_s)
         if len(scores) != len(pool) or not all(math.isfinite(s) for s in scores):
@@ -152,24 +155,16 @@ def rerank_pool(
                 f"{reranker.name} returned {len(scores)} scores for {len(pool)} documents "
                 "(or a non-finite score)"
             )
-    except RerankTimedOut as exc:
+    except RerankTimedOut:
         ms = (clock() - t0) * 1000
-        why = (
-            f"over the time budget of {cfg.budget_ms:.0f} ms ({exc.message}); "
-            "the fused order stands"
-        )
-        return fused, RouteDiagnostic("rerank", "degraded", 0, None, threshold, ms, why)
+        return fused, RouteDiagnostic("rerank", "degraded", 0, None, threshold, ms, over)
     except RerankFailed as exc:
         ms = (clock() - t0) * 1000
         why = f"{exc.message}; the fused order stands"
         return fused, RouteDiagnostic("rerank", "unavailable", 0, None, threshold, ms, why)
     ms = (clock() - t0) * 1000
     if ms > cfg.budget_ms:
-        why = (
-            f"took {ms:.0f} ms, over the time budget of {cfg.budget_ms:.0f} ms; "
-            "the fused order stands"
-        )
-        return fused, RouteDiagnostic("rerank", "degraded", 0, None, threshold, ms, why)
+        return fused, RouteDiagnostic("rerank", "degraded", 0, None, threshold, ms, over)
     new_order, dropped = reorder(pool, scores, threshold)
     out = dict(fused)
     values = sorted((fused[c] for c in pool), reverse=True)
