@@ -30,6 +30,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -207,12 +208,17 @@ def _measure_in_subprocess(store: str, home: Path) -> dict[str, Any]:
     return data
 
 
+def _terminate(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", default="10000,30000,100000,300000,1000000")
     ap.add_argument("--max-minutes", type=float, default=60.0)
     args = ap.parse_args(argv)
     os.environ["CITEWISE_DENSE"] = "off"
+    signal.signal(signal.SIGTERM, _terminate)  # so the cluster is stopped on kill too
     sys.path.insert(0, str(REPO))
     from tests.pg import PG_BIN, _start
 
