@@ -17,6 +17,7 @@ from citewise.analysis.asof import as_of_in_question, parse_as_of
 from citewise.errors import UsageError
 from citewise.evidence import assemble
 from citewise.ingest.editions import Edition, edition_status
+from citewise.ingest.regulation import from_metadata
 from citewise.ingest.xml_meta import regulation_metadata
 from citewise.kb import Home, KnowledgeBase
 from citewise.recall.models import SearchFilters
@@ -99,6 +100,13 @@ def test_identity_from_gpo_annual_edition() -> None:
     assert regulation_metadata(head) == {
         "regulation": "14 CFR 1200-End", "edition": "2015", "effective_date": "2015-01-01",
     }  # fmt: skip
+
+
+def test_identity_from_titles() -> None:
+    assert from_metadata({}, "ISO 13485:2016 Medical devices") == ("ISO 13485", "2016")
+    assert from_metadata({}, "中华人民共和国网络安全法") == ("中华人民共和国网络安全法", None)
+    assert from_metadata({}, "Kitchen handbook") == (None, None)
+    assert from_metadata({"regulation": "GB 50016", "edition": "2014"}, "x") == ("GB 50016", "2014")
 
 
 def test_as_of_dates() -> None:

@@ -5,7 +5,8 @@ has a label (``2017``, ``2016``, ``2017-20417``) and an effective date. They com
 wins, from front matter (``regulation``/``regulation_id``, ``edition``/``edition_label``,
 ``effective``/``effective_date``/``in_force``), from the structured XML's preamble
 (:mod:`citewise.ingest.xml_meta` writes the same keys), or from the document title
-(``ISO 13485:2016``, ``GB 50016-2014``, ``12 CFR Part 1002 (2017 edition)``).
+(``ISO 13485:2016``, ``GB 50016-2014``, ``12 CFR Part 1002 (2017 edition)``,
+``中华人民共和国网络安全法``).
 Pure functions; no store access.
 """
 
@@ -26,6 +27,8 @@ _EDITION = re.compile(
     r"\s*(?:of\s+|:\s*)?((?:19|20)\d{2})\b",
     re.I,
 )
+#: A PRC law's full title is its identity (``中华人民共和国网络安全法``).
+_CN_LAW = re.compile(r"中华人民共和国[\u4e00-\u9fff]{1,30}?法(?![\u4e00-\u9fff])")
 _ISO_DATE = re.compile(r"((?:19|20)\d{2})-(\d{1,2})-(\d{1,2})")
 
 
@@ -84,6 +87,8 @@ def from_metadata(meta: Mapping[str, Any], title: str) -> tuple[str | None, str 
     named = regulation_ids(title)
     if not reg and named:
         reg = named[0][0]
+    if not reg and (law := _CN_LAW.search(title)):
+        reg = law.group(0)
     if not edition and reg:
         labels = editions_named(title, str(reg))
         edition = labels.pop() if len(labels) == 1 else None
