@@ -167,6 +167,8 @@ def test_named_edition_clause_exists(kb: KnowledgeBase) -> None:
     lookup = result.editions["lookup"]
     assert lookup["outcome"] == "found" and lookup["regulation"] == "12 CFR 1002"
     assert [h.path for h in result.hits] == [OLD]
+    why = {e["path"]: e["reason"] for e in result.editions["excluded"]}
+    assert why[NEW] == "another edition is named" and why[FUTURE] == "future"
     assert result.hits[0].regulation == {
         "regulation": "12 CFR 1002", "edition": "2011", "clause": "1002.4(b)",
         "effective_date": "2011-12-30", "status": "superseded",

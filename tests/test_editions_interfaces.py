@@ -78,6 +78,8 @@ def test_cli_as_of_and_all_editions(tmp_path: Path) -> None:
     assert {h["path"] for h in hits} == {"reg-b-2011.md"}
     every = run_cli("search", Q, "--all-editions", "--json", home=home, check=True)
     assert "reg-b-2011.md" in {h["path"] for h in json.loads(every.stdout)["hits"]}
+    named = run_cli("search", "§ 1002.4(b) of the 2011 edition", home=home, check=True).stdout
+    assert "lookup found: the 2011 edition is reg-b-2011.md" in named
     text = run_cli("ask", Q, home=home, check=True).stdout
     assert "12 CFR 1002, edition 2017-20417, clause 1002.4(b), effective 2022-01-01" in text
     bad = run_cli("search", Q, "--as-of", "someday", home=home)

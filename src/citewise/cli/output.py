@@ -145,6 +145,8 @@ def print_search(result: SearchResult) -> None:
         for d in result.diagnostics
     )
     out.print(f"revision {result.revision}; routes: {routes}", markup=False)
+    if result.editions is not None:
+        out.print(editions_line(result.editions), markup=False)
     if result.abstention is not None:
         out.print(
             f"insufficient evidence [{result.abstention.criterion}]: {result.abstention.reason}",
@@ -168,6 +170,17 @@ def answer_status(outcome: str, degradation: str) -> str:
     if degradation in ("none", "", outcome):
         return outcome
     return f"{outcome}, degraded: {degradation}"
+
+
+def editions_line(e: dict[str, Any]) -> str:
+    """``editions: current_only as of 2026-12-01 (today); left out 2 (...); lookup: ...``."""
+    left = e.get("excluded") or []
+    line = f"editions: {e['mode']} as of {e['as_of']} ({e['as_of_source']}); left out {len(left)}"
+    if left:
+        line += " (" + ", ".join(f"{x['path']}: {x['reason']}" for x in left[:5]) + ")"
+    if e.get("lookup"):
+        line += f"; lookup {e['lookup']['outcome']}: {e['lookup']['reason']}"
+    return line
 
 
 def regulation_line(r: dict[str, Any]) -> str:

@@ -110,10 +110,19 @@ def edition_scope(index: KBIndex, query: str, filters: SearchFilters) -> Edition
         "mode": "all" if mode is False and as_of is None else "current_only",
         "as_of": on.isoformat(),
         "as_of_source": "filter" if filters.as_of else "question" if stated else "today",
-        "excluded": [{"path": p, "status": status.get(p, "superseded")} for p in sorted(excluded)],
+        "excluded": [_left_out(p, status, named) for p in sorted(excluded)],
         "lookup": lookup,
     }
     return EditionScope(editions, status, frozenset(excluded), named, info, abstain)
+
+
+def _left_out(
+    path: str, status: Mapping[str, Status], named: frozenset[str] | None
+) -> dict[str, str]:
+    """One left-out document: its status and why (its status, or another edition named)."""
+    st = status.get(path, "superseded")  # a stale document that is no regulation edition
+    why = "another edition is named" if named and st not in EXCLUDED else st
+    return {"path": path, "status": st, "reason": why}
 
 
 def _same(e: Edition, named: frozenset[str], editions: Mapping[str, Edition]) -> bool:
