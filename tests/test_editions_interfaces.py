@@ -84,3 +84,21 @@ def test_cli_as_of_and_all_editions(tmp_path: Path) -> None:
     assert "12 CFR 1002, edition 2017-20417, clause 1002.4(b), effective 2022-01-01" in text
     bad = run_cli("search", Q, "--as-of", "someday", home=home)
     assert bad.returncode != 0 and "YYYY-MM-DD" in bad.stderr
+
+
+@pytest.mark.subprocess
+def test_an_as_of_answer_replays_with_its_date(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name in DOCS:
+        (docs / name).write_bytes((FIXTURES / name).read_bytes())
+    home = tmp_path / "home"
+    run_cli("add", str(docs), home=home, check=True)
+    asked = run_cli("ask", Q, "--as-of", "2015-06-01", "--json", home=home, check=True)
+    answer = json.loads(asked.stdout)
+    assert {c["path"] for c in answer["citations"]} == {"reg-b-2011.md"}
+    bundle = tmp_path / "bundle.json"
+    run_cli("export", answer["trace_id"], "--out", str(bundle), home=home, check=True)
+    assert json.loads(bundle.read_text())["conditions"]["filters"]["as_of"] == "2015-06-01"
+    report = json.loads(run_cli("replay", str(bundle), "--json", home=home).stdout)
+    assert report["status"] == "reproduced" and report["same_answer"], report
