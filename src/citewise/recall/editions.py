@@ -12,7 +12,7 @@ question states: "as of 1 June 2019") judges the editions on that day instead of
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any
@@ -29,7 +29,7 @@ from citewise.ingest.regulation import (
 from citewise.recall import summaries
 from citewise.recall.identifiers import clause_refs
 from citewise.recall.models import Abstention, SearchFilters
-from citewise.store.models import StoredChunk
+from citewise.store.models import ClauseMatch, StoredChunk
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +85,16 @@ def _editions(index: KBIndex, principal: str | None) -> dict[str, Edition]:
     return index.memo(("editions", index.classes(principal)), compute)
 
 
-def edition_scope(index: KBIndex, query: str, filters: SearchFilters) -> EditionScope:
+def edition_scope(
+    index: KBIndex,
+    query: str,
+    filters: SearchFilters,
+    find: Callable[[], list[ClauseMatch]] | None = None,
+) -> EditionScope:
+    """``find``: the store's matches of the query's clause references (the identifier route
+    shares them; asked here only when the question names an edition and a clause)."""
+    refs = clause_refs(query)
+    find = find or (lambda: index.store.find_clauses(index.kb, refs))
     editions = _editions(index, filters.principal)
     mode = filters.current_only
     stated = as_of_in_question(query) if filters.as_of is None and mode is None else None
@@ -96,7 +105,7 @@ def edition_scope(index: KBIndex, query: str, filters: SearchFilters) -> Edition
     # --as-of always judges editions on its date; "all editions" only switches today's off
     filtering = mode is not False or as_of is not None
     excluded = {p for p, st in status.items() if st in EXCLUDED} if filtering else set()
-    named, lookup, abstain = _named(index, query, editions, status, excluded, filters, as_of)
+    named, lookup, abstain = _named(query, editions, status, excluded, filters, as_of, find)
     if named and lookup and lookup["outcome"] == "found":
         # the question asks for that edition by name: the regulation's others are left out
         others = {p for p, e in editions.items() if p not in named and _same(e, named, editions)}
@@ -130,13 +139,13 @@ def _same(e: Edition, named: frozenset[str], editions: Mapping[str, Edition]) ->
 
 
 def _named(
-    index: KBIndex,
     query: str,
     editions: Mapping[str, Edition],
     status: Mapping[str, Status],
     excluded: set[str],
     filters: SearchFilters,
     as_of: date | None,
+    find: Callable[[], list[ClauseMatch]],
 ) -> tuple[frozenset[str] | None, dict[str, Any] | None, Abstention | None]:
     """The edition a question names and whether it holds the clause it names."""
     regs = [r for r, _ in regulation_ids(query)]
@@ -188,7 +197,7 @@ def _named(
         )
         return _failed(paths, lookup, "edition_excluded", reason)
     if named:
-        holds = [m for m in index.store.find_clauses(index.kb, named) if m.path in paths]
+        holds = [m for m in find() if m.clause_path in named and m.path in paths]
         if not regs and holds:  # no regulation named: the editions that hold the clause
             paths = frozenset(m.path for m in holds)
             left = {editions[p].regulation for p in paths}

@@ -16,7 +16,12 @@ from citewise.index.manager import KBIndex
 from citewise.index.tokenize import is_cjk_char, query_tokens, term_coverage, tokenize
 from citewise.ingest.locator import locate
 from citewise.ingest.models import sha256_text
-from citewise.recall.editions import EditionScope, edition_scope, hit_clause, summary_boosts
+from citewise.recall.editions import (
+    EditionScope,
+    edition_scope,
+    hit_clause,
+    summary_boosts,
+)
 from citewise.recall.fusion import convex, mmr, rank_term_scale, ranked, rrf
 from citewise.recall.identifiers import clause_refs
 from citewise.recall.models import (
@@ -32,6 +37,7 @@ from citewise.recall.rerank import rerank_pool
 from citewise.recall.rerank import skipped as rerank_skipped
 from citewise.recall.scope import visible_chunks
 from citewise.recall.summaries import BOOST as SUMMARY_BOOST
+from citewise.store.models import ClauseMatch
 
 #: Rank fusion weights when only one content route has candidates (identifier first).
 RRF_WEIGHTS = {"identifier": 4.0, "lexical": 2.0, "vector": 1.0}
@@ -80,7 +86,15 @@ def search(
     allowed = set(
         index.scoped(scope, lambda: frozenset(visible_chunks(index.chunks.values(), scope)))
     )
-    eds = edition_scope(index, query, filters)  # editions left out before ranking
+    refs = clause_refs(query)
+    found_clauses: list[list[ClauseMatch]] = []
+
+    def clauses() -> list[ClauseMatch]:  # asked once, shared by editions and the route
+        if not found_clauses:
+            found_clauses.append(index.store.find_clauses(index.kb, refs))
+        return found_clauses[0]
+
+    eds = edition_scope(index, query, filters, clauses)  # editions left out before ranking
     if eds.excluded:
         allowed = {c for c in allowed if index.chunks[c].path not in eds.excluded}
     diags: list[RouteDiagnostic] = []
@@ -104,12 +118,11 @@ def search(
         rankings[name] = ranked(found)
         scores[name] = found
 
-    refs = clause_refs(query)
     matched: dict[str, str] = {}  # chunk id -> clause path the identifier route found
     if refs:
         named = eds.named_paths
         held = allowed if named is None else {c for c in allowed if index.chunks[c].path in named}
-        run("identifier", lambda: (_identifier(index, refs, held, matched), None, ""))
+        run("identifier", lambda: (_identifier(clauses(), refs, held, matched), None, ""))
     if mode in ("lexical", "hybrid"):
         run("lexical", lambda: (_lexical(index, query, allowed, s, filters.principal), 0.0, ""))
     if mode in ("vector", "hybrid"):
@@ -232,10 +245,9 @@ def _rerank_text(index: KBIndex, chunk_id: str) -> str:
 
 
 def _identifier(
-    index: KBIndex, refs: list[str], allowed: set[str], matched: dict[str, str]
+    matches: list[ClauseMatch], refs: list[str], allowed: set[str], matched: dict[str, str]
 ) -> dict[str, float]:
     found: dict[str, float] = {}
-    matches = index.store.find_clauses(index.kb, refs)
     for m in matches:
         if m.chunk_id not in allowed:
             continue
