@@ -1,6 +1,7 @@
 """The dependency rule, read from the ``import`` statements of ``src/citewise`` (lazy and
 ``TYPE_CHECKING`` imports included): nothing below the CLI imports it, the HTTP app and
-its routes do not import each other, and (not yet true) the package has no cycle."""
+its routes do not import each other, no stage imports the facade, and the package has no
+cycle."""
 
 from __future__ import annotations
 
@@ -64,10 +65,6 @@ def test_type_checking_and_function_imports_count() -> None:
     assert got == {"citewise.kb", "citewise.graph", "citewise.graph.serialize"}
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="the facade kb.py <-> stages cycle (and answer <-> llm) is removed in a later step",
-)
 def test_no_import_cycles() -> None:
     text = describe(GRAPH)
     print(text)

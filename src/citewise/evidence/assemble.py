@@ -41,19 +41,17 @@ from citewise.recall.search import RecallSettings, search
 from citewise.store.models import StoredChunk
 
 if TYPE_CHECKING:
-    from citewise.kb import KnowledgeBase
+    from citewise.context import StageContext
 
 DocKey = tuple[str, int]  # (doc_id, version_id)
 
 
-def _index(source: KnowledgeBase | KBIndex) -> KBIndex:
-    if isinstance(source, KBIndex):
-        return source
-    return source.home.index(source.name)
+def _index(source: StageContext | KBIndex) -> KBIndex:
+    return source if isinstance(source, KBIndex) else source.index
 
 
 def assemble(
-    source: KnowledgeBase | KBIndex,
+    source: StageContext | KBIndex,
     query: str,
     *,
     filters: SearchFilters | None = None,

@@ -25,7 +25,7 @@ from citewise.recall.scope import may_read
 from citewise.sufficiency._numbers import concerns_question
 
 if TYPE_CHECKING:
-    from citewise.kb import KnowledgeBase
+    from citewise.context import StageContext
 
 #: Entity-valued facts, read also from recall hits the pack left out.
 ENTITY_KINDS = frozenset({"winner", "author", "creator", "director", "owner", "version"})
@@ -62,7 +62,7 @@ class ConflictNote:
 
 
 def stale_paths(
-    kb: KnowledgeBase, pack: EvidencePack, principal: str | None = None
+    kb: StageContext, pack: EvidencePack, principal: str | None = None
 ) -> tuple[str, ...]:
     """Paths in the pack that are superseded editions while a current one exists, judged
     from the documents ``principal`` may read only (a hidden edition or relation counts
@@ -70,14 +70,13 @@ def stale_paths(
     used = {f.path for f in pack.fragments}
     if not used:
         return ()
-    stale = superseded_paths(
-        (d.path, d.metadata) for d in kb.documents() if may_read(d.metadata, principal)
-    )
+    docs = kb.store.list_documents(kb.name)
+    stale = superseded_paths((d.path, d.metadata) for d in docs if may_read(d.metadata, principal))
     return tuple(sorted(stale & used))
 
 
 def detect_conflicts(
-    kb: KnowledgeBase,
+    kb: StageContext,
     question: str,
     pack: EvidencePack,
     principal: str | None = None,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from citewise.index.tokenize import QUESTION_STEMS, is_cjk_char, tokenize
 
 if TYPE_CHECKING:
-    from citewise.kb import KnowledgeBase
+    from citewise.context import StageContext
 
 _NAMED = re.compile(
     r"(?<![.?!]\s)\b([A-Z][\w-]*\d[\w-]*|[A-Z][a-z]+[A-Z][\w-]*|[A-Z][a-z]{2,}"
@@ -41,11 +41,11 @@ def named_terms(question: str) -> tuple[str, ...]:
 
 
 def absent_terms(
-    kb: KnowledgeBase, terms: tuple[str, ...], principal: str | None = None
+    kb: StageContext, terms: tuple[str, ...], principal: str | None = None
 ) -> tuple[str, ...]:
     """Named terms that occur nowhere ``principal`` may read (a near-miss question): a term
     only a hidden document holds is as absent as one no document holds."""
-    index = kb.home.index(kb.name)
+    index = kb.index
     index.sync()
     readable = index.readable(principal)
     allowed = None if len(readable) == len(index.chunks) else readable
