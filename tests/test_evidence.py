@@ -86,7 +86,9 @@ def test_repeated_snippet_resolves_to_the_hit(kb: KnowledgeBase) -> None:
     quokka = [h for h in result.hits if "Quokka uploads send" in h.excerpt]
     assert quokka
     only = dataclasses.replace(result, hits=tuple(quokka[:1]))
-    pack = assemble(kb.context, "quokka upload retry limit five attempts", search_result=only, rse=False)
+    pack = assemble(
+        kb.context, "quokka upload retry limit five attempts", search_result=only, rse=False
+    )
     check_exact(kb, pack)
     spans = [f for f in pack.direct if snippet in f.text]
     assert spans

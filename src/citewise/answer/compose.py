@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from citewise.analysis.tokenize import key_terms, term_coverage, tokenize
 from citewise.answer.candidate import Candidate
 from citewise.answer.clean import clean_sentence
 from citewise.answer.procedure import PROCEDURE_HEAD
@@ -22,7 +23,6 @@ from citewise.answer.support import contains_orchestration
 from citewise.answer.units import Unit
 from citewise.evidence.models import TRUNCATION_MARKER, Fragment
 from citewise.evidence.sentences import Span, split_sentences
-from citewise.index.tokenize import key_terms, term_coverage, tokenize
 from citewise.recall.identifiers import clause_refs
 
 ROLE_WEIGHT = {

@@ -10,6 +10,7 @@ import json
 from dataclasses import asdict, replace
 from typing import TYPE_CHECKING, Any
 
+from citewise.analysis.question import analyse
 from citewise.answer.citations import cite_claims
 from citewise.answer.compose import compose
 from citewise.answer.finish import INSUFFICIENT, finish, human_reason
@@ -19,7 +20,6 @@ from citewise.answer.ranking import units_reader
 from citewise.answer.relevance import dense_scorer
 from citewise.answer.review import release_review, removed_orchestration
 from citewise.evidence.assemble import assemble
-from citewise.evidence.intent import classify_intent
 from citewise.evidence.models import EvidenceConfig, EvidencePack
 from citewise.evidence.nodes import NodeReader, spans_by_version
 from citewise.recall.models import SearchFilters
@@ -27,7 +27,7 @@ from citewise.recall.search import RecallSettings, search, search_summary
 from citewise.sufficiency.conflicts_adapter import detect_conflicts, stale_paths
 from citewise.sufficiency.gates import GateInput, procedure_mismatch, review
 from citewise.sufficiency.models import Sufficiency
-from citewise.sufficiency.named import absent_terms, named_terms
+from citewise.sufficiency.named import absent_terms
 from citewise.sufficiency.presence import weigh
 
 if TYPE_CHECKING:
@@ -51,7 +51,8 @@ def ask(
     """``llm`` is an LLM route's writer (the facade opens a named route before calling
     this; replay passes its recorded one); None keeps the extractive path."""
     llm_ctx = llm
-    intent = classify_intent(question)
+    analysed = analyse(question)  # read once; every stage below takes this value
+    intent = analysed.intent
     trace: dict[str, Any] = {"question": question, "intent": asdict(intent)}
     who = filters.principal if filters else None
     index = kb.index
@@ -80,13 +81,16 @@ def ask(
         filters=filters,
         top_k=cfg.top_k,
         settings=RecallSettings(per_doc_cap=cfg.per_doc_cap),
+        question=analysed,
     )
-    pack = assemble(kb, question, filters=filters, config=cfg, search_result=recall)
+    pack = assemble(
+        kb, question, filters=filters, config=cfg, search_result=recall, question=analysed
+    )
     trace["retrieval"] = search_summary(recall)
     conflicts = detect_conflicts(kb, question, pack, who, recall.hits)
     stale = stale_paths(kb, pack, who)
-    unknown = absent_terms(kb, named_terms(question), who)
-    profile = weigh(question, intent.subject_terms, kb.index, who)
+    unknown = absent_terms(kb, analysed.named_terms, who)
+    profile = weigh(analysed, kb.index, who)
     trace["terms"] = [asdict(t) for t in profile.terms]
     suff = review(
         GateInput(
@@ -107,7 +111,9 @@ def ask(
     if suff.recoverable or judge_wants_more:
         # One extra assembly pass: read more of the documents. Never a loop.
         wider = EvidenceConfig(top_k=40, adjacent_window=8)
-        second = assemble(kb, question, filters=filters, config=wider, profile="deep")
+        second = assemble(
+            kb, question, filters=filters, config=wider, profile="deep", question=analysed
+        )
         conflicts2 = detect_conflicts(kb, question, second, who)
         stale2 = stale_paths(kb, second, who)
         again = review(
