@@ -2,8 +2,10 @@
 
 :func:`analyse` runs each reading of the question exactly once, and the stages take the
 result instead of re-reading the text: recall's graph route (``graph_intent``,
-``graph_deep``), the evidence stage (``intent`` picks the budget profile), the
-sufficiency gates (``intent``, ``named_terms``) and the answer composer (``intent.kind``).
+``graph_deep``), the evidence stage (``intent`` picks the budget profile), sufficiency
+(the gates read ``intent``, the presence check ``intent.subject_terms`` and
+``named_terms``, the conflict check ``key_terms``) and the answer composer
+(``intent.kind``).
 Pure and deterministic: the same text gives the same value.
 """
 

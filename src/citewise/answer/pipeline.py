@@ -87,7 +87,7 @@ def ask(
         kb, question, filters=filters, config=cfg, search_result=recall, question=analysed
     )
     trace["retrieval"] = search_summary(recall)
-    conflicts = detect_conflicts(kb, question, pack, who, recall.hits)
+    conflicts = detect_conflicts(kb, analysed, pack, who, recall.hits)
     stale = stale_paths(kb, pack, who)
     unknown = absent_terms(kb, analysed.named_terms, who)
     profile = weigh(analysed, kb.index, who)
@@ -114,7 +114,7 @@ def ask(
         second = assemble(
             kb, question, filters=filters, config=wider, profile="deep", question=analysed
         )
-        conflicts2 = detect_conflicts(kb, question, second, who)
+        conflicts2 = detect_conflicts(kb, analysed, second, who)
         stale2 = stale_paths(kb, second, who)
         again = review(
             GateInput(

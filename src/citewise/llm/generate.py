@@ -59,7 +59,7 @@ class LLMContext:
     def clean(self, obj: Any) -> Any:
         return redact_obj(obj, self.secrets)
 
-    # -- the LLMWriter protocol that ``ask`` uses (llm/written.py) --------------------
+    # -- the LLMWriter protocol that ``ask`` uses (answer/writer.py) ------------------
     def judge(
         self,
         kb: StageContext,

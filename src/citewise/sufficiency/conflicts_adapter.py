@@ -25,6 +25,7 @@ from citewise.recall.scope import may_read
 from citewise.sufficiency._numbers import concerns_question
 
 if TYPE_CHECKING:
+    from citewise.analysis.question import Question
     from citewise.context import StageContext
 
 #: Entity-valued facts, read also from recall hits the pack left out.
@@ -77,7 +78,7 @@ def stale_paths(
 
 def detect_conflicts(
     kb: StageContext,
-    question: str,
+    question: Question,
     pack: EvidencePack,
     principal: str | None = None,
     hits: Sequence[Hit] = (),
@@ -119,12 +120,12 @@ def detect_conflicts(
             if fact.attribute in ENTITY_KINDS:
                 owner[id(fact)] = frag
                 facts.append(fact)
-    terms = set(key_terms(question))
+    terms = set(question.key_terms)
     notes: list[ConflictNote] = []
     for c in find_conflicts(facts):
         pair = (c.a, c.b)
         subject_terms = set(key_terms(c.a.subject)) | set(key_terms(c.b.subject))
-        coverage = term_coverage(c.a.subject, question).ratio
+        coverage = term_coverage(c.a.subject, question.text).ratio
         if not concerns_question(subject_terms, terms, coverage):
             continue  # a disagreement about something the question does not ask about
         sides = tuple(_side(owner[id(p)], p) for p in pair)
