@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from citewise.answer.compose import ROLE_WEIGHT, Candidate
+from citewise.answer.candidate import Candidate
+from citewise.answer.compose import ROLE_WEIGHT
 from citewise.answer.ranking import unit_candidates, units_reader
 from citewise.answer.relevance import DenseScorer, blend
 from citewise.evidence.models import Fragment
