@@ -4,6 +4,7 @@ diversification, abstention and honest per-route diagnostics.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -293,7 +294,7 @@ def _diversify(
         def similarity(a: str, b: str) -> float:
             return float(sims[pos[a], pos[b]])
     else:
-        bags = {c: set(tokenize(index.chunks[c].search_text)) for c in pool}
+        bags = {c: _token_set(index, c) for c in pool}
 
         def similarity(a: str, b: str) -> float:
             union = bags[a] | bags[b]
@@ -307,6 +308,20 @@ def _diversify(
         lam=s.mmr_lambda,
         group=lambda c: index.chunks[c].doc_id,
         per_group_cap=s.per_doc_cap,
+    )
+
+
+#: Chunks whose MMR token sets one index state keeps.
+TOKEN_CACHE = 32768
+
+
+def _token_set(index: KBIndex, chunk_id: str) -> frozenset[str]:
+    """The distinct tokens of a chunk (for MMR's word overlap), kept with the index state."""
+    return index.cached(
+        "mmr-tokens",
+        chunk_id,
+        lambda: frozenset(map(sys.intern, tokenize(index.chunks[chunk_id].search_text))),
+        TOKEN_CACHE,
     )
 
 
