@@ -121,7 +121,12 @@ def test_add_reports_the_bad_file_and_keeps_the_rest(
             "doc3.md": "added",
             "doc4.md": "added",
         }
-        assert [d.path for d in home.kb().documents()] == ["doc0.md", "doc1.md", "doc3.md", "doc4.md"]
+        assert [d.path for d in home.kb().documents()] == [
+            "doc0.md",
+            "doc1.md",
+            "doc3.md",
+            "doc4.md",
+        ]
         assert store.integrity_check() == []
         assert [h.path for h in home.kb().search("Fine text number 3").hits][:1] == ["doc3.md"]
 

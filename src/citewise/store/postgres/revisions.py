@@ -5,7 +5,6 @@ inside the change's write transaction."""
 from __future__ import annotations
 
 import contextlib
-
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
