@@ -168,6 +168,19 @@ class CallerViews:
             lambda: superseded_paths((chunks[c].path, chunks[c].metadata) for c in readable),
         )
 
+    def version_chunks(self, doc_id: str, version_id: int) -> tuple[StoredChunk, ...]:
+        """The chunks of one current document version in ordinal order (grouped once per
+        state: a lookup, not a walk over every chunk)."""
+        chunks = self.chunks
+
+        def group() -> dict[tuple[str, int], tuple[StoredChunk, ...]]:
+            by: dict[tuple[str, int], list[StoredChunk]] = {}
+            for c in chunks.values():
+                by.setdefault((c.doc_id, c.version_id), []).append(c)
+            return {k: tuple(sorted(v, key=lambda c: c.ordinal)) for k, v in by.items()}
+
+        return self.cached("version-chunks", "", group, 1).get((doc_id, version_id), ())
+
     def documents(self) -> CurrentDocuments:
         """The current documents' paths, metadata and access classes, read once per state
         (kept only when the store has not moved on since the state was read)."""
@@ -195,7 +208,7 @@ class CallerViews:
 
         if current is not self._memo_table().get("documents"):
             return compute()  # read past this state: not kept with it
-        return self.memo(("doc-superseded", mine), compute)
+        return self.cached("doc-superseded", mine, compute, 256)
 
     def visible_revision(self, principal: str | None) -> int:
         """This state's revision numbered as ``principal`` sees the KB: how many revisions

@@ -321,8 +321,9 @@ def _diversify(
         bags = {c: _token_set(index, c) for c in pool}
 
         def similarity(a: str, b: str) -> float:
-            union = bags[a] | bags[b]
-            return len(bags[a] & bags[b]) / len(union) if union else 0.0
+            shared = len(bags[a] & bags[b])
+            union = len(bags[a]) + len(bags[b]) - shared  # |a | b| without building it
+            return shared / union if union else 0.0
 
     return mmr(
         pool,
