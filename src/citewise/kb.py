@@ -230,7 +230,8 @@ class KnowledgeBase:
             # group of them is stored in one (each file whole or absent; see Store.group).
             for group in file_groups(prepared, cfg.group_files, cfg.group_bytes):
                 stored: list[FileResult] = []
-                with self.store.group():
+                # A group of one is the file's own transaction, as without group commit.
+                with self.store.group() if len(group) > 1 else contextlib.nullcontext():
                     for item in group:
                         stored.append(self._store_one(item))
                         crash_point(f"stored:{len(results) + len(stored)}")
