@@ -70,7 +70,8 @@ def _corpus(root: Path, fillers: int) -> Path:
         "---\nstatus: superseded\n---\n# Refund policy 2023\n\nRefunds take 30 days.\n", "utf-8"
     )
     (docs / "refunds-2024.md").write_text(
-        "---\nsupersedes: refunds-2023.md\n---\n# Refund policy 2024\n\n"
+        "---\nrelations:\n  - type: supersedes\n    target: refunds-2023.md\n---\n"
+        "# Refund policy 2024\n\n"
         "Refunds take 14 days from the day the item arrives.\n",
         "utf-8",
     )
@@ -139,3 +140,27 @@ def test_store_reads_per_ask_do_not_grow_with_the_corpus(
     assert "answered" in small_out
     assert large == small, f"reads grew with the corpus: {small_by} -> {large_by}"
     assert large_steps <= small_steps * 1.2, f"SQLite work grew: {small_steps} -> {large_steps}"
+
+
+def test_cached_stale_sets_follow_what_each_caller_may_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The superseded set is cached per set of readable access classes: a current edition
+    a caller may not read supersedes nothing for it, whichever caller filled the cache."""
+    monkeypatch.setenv("CITEWISE_DENSE", "off")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "guide-v1.md").write_text("# Guide\n\nThe limit is 10 requests.\n", "utf-8")
+    (docs / "guide-v2.md").write_text(
+        "---\naccess: [staff]\nrelations:\n  - type: supersedes\n    target: guide-v1.md\n---\n"
+        "# Guide 2\n\nThe limit is 20.\n",
+        "utf-8",
+    )
+    with Home.open(tmp_path / "home") as home:
+        assert home.kb().add([docs]).ok
+        index = home.index("default")
+        index.sync()
+        assert index.stale_documents("staff") == {"guide-v1.md"}
+        assert index.stale_documents(None) == frozenset()
+        assert index.stale_documents("someone-else") == frozenset()
+        assert index.stale_documents("staff") == {"guide-v1.md"}
