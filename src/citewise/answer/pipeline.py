@@ -23,6 +23,7 @@ from citewise.evidence.models import EvidenceConfig, EvidencePack
 from citewise.evidence.nodes import NodeReader, spans_by_version
 from citewise.recall.models import SearchFilters
 from citewise.recall.search import RecallSettings, search, search_summary
+from citewise.sufficiency.compounds import sibling_compound
 from citewise.sufficiency.conflicts_adapter import detect_conflicts, stale_paths
 from citewise.sufficiency.gates import GateInput, procedure_mismatch, review
 from citewise.sufficiency.models import Sufficiency
@@ -206,6 +207,7 @@ def ask(
             lambda path, vid: unit_reader.near(path, vid, unit_near[(path, vid)])
         ),
         scorer=dense_scorer(kb.home.index(kb.name)),
+        needed=profile.needed,
     )
     citations, claims = cite_claims(kb, chosen, conflicts)
     claims = release_review(claims, citations)
@@ -241,6 +243,16 @@ def finish(
     left nothing (``failed_why``) or when the text actually cited lacks the question's
     distinctive terms (``profile``; some missing words make the answer partial)."""
     kept = [c for c in claims if c.kept]
+    sibling = (
+        sibling_compound(pack.query, _cited_texts(pack, kept, citations))
+        if failed_why is None and kept
+        else None
+    )
+    if sibling is not None:
+        why = f"near_miss:the cited text speaks of '{sibling.cited}', not '{sibling.asked}'"
+        suff = Sufficiency("insufficient", "insufficient_evidence", (why,))
+        trace["sufficiency"] = asdict(suff)
+        failed_why = _human(suff)
     if failed_why is None and profile is not None and profile.checks:
         cited = judge(profile, _cited_texts(pack, kept, citations), cited=True)
         trace["cited_presence"] = asdict(cited)
