@@ -267,3 +267,47 @@ def test_units_of_the_best_recall_hit_weigh_most() -> None:
     assert rank_prior(349.0) < rank_prior(249.0)
     assert rank_prior(1049.0) == RANK_FLOOR == rank_prior(20049.0)
     assert rank_prior(0.0) == 1.0  # an unranked fragment is not penalised
+
+
+# -- how-to structure ------------------------------------------------------------------
+
+
+def test_a_lead_in_without_a_block_still_joins_its_paragraph() -> None:
+    from citewise.answer.units import document_units
+
+    text = (
+        "# Commands\n\n## Suggest Commands\n\n"
+        "Typer suggests mistyped command names. This is enabled by default, but you can "
+        "disable it with the parameter `suggest_commands=False`:\n\n"
+        "{* docs_src/commands/tutorial005.py hl[3] *}\n"
+    )
+    doc = parse_document(text.encode(), name="h.md", kb="k", doc_path="h.md", config=IngestConfig())
+    paras = [u for u in document_units(list(doc.nodes)) if u.kind == "para"]
+    assert len(paras) == 1
+    assert "mistyped" in paras[0].display and "suggest_commands=False" in paras[0].display
+    assert text[paras[0].start : paras[0].end] == paras[0].text
+
+
+_GENERATE = (
+    "# Tool command\n\n## Run a script\n\nRun a script with the tool command.\n\n"
+    "```console\n$ tool run script.py\n```\n\n"
+    "## Generate docs\n\n"
+    "You can also use the tool command to generate Markdown documentation for your app.\n\n"
+    "### Sample script\n\nFor example, you could have a script like this one.\n\n"
+    "### Generate docs with the tool command\n\n"
+    "Then you could generate docs for it with the subcommand.\n\n"
+    "```console\n$ tool some_script.py utils docs\n```\n\n"
+    "## Other things\n\nSomething else entirely.\n\n```console\n$ tool other\n```\n"
+)
+
+
+def test_a_how_to_whose_section_only_says_what_quotes_its_subsections_example(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kb = _kb(tmp_path, monkeypatch, {"tool.md": _GENERATE})
+    ans = kb.ask("How do I generate Markdown documentation for my app?")
+    assert ans.outcome == "answered"
+    assert "tool some_script.py utils docs" in ans.answer
+    assert "tool other" not in ans.answer
+    for c in ans.citations:
+        assert kb.resolve(c.id).text == c.excerpt

@@ -35,6 +35,7 @@ class Candidate:
     context: tuple[Span, ...] = ()
     kind: str = "sentence"  # the answer unit's kind (see citewise.answer.units)
     section: str = ""  # the heading of the unit's own section
+    depth: int = 0  # that heading's level (1 for "#"; 0 when unknown)
 
     @property
     def key(self) -> tuple[str, int, int]:

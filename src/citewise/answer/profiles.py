@@ -17,7 +17,16 @@ from citewise.answer.candidate import Candidate, diverse, inside
 from citewise.answer.procedure import PROCEDURE_HEAD
 from citewise.index.tokenize import key_terms, tokenize
 
-__all__ = ["CAUSAL", "STEP", "clause", "compare", "definition", "how_to", "ranked_by"]
+__all__ = [
+    "CAUSAL",
+    "STEP",
+    "clause",
+    "compare",
+    "definition",
+    "how_to",
+    "ranked_by",
+    "subsection_example",
+]
 
 _DEFINES = re.compile(r"\b(?:is|are|means|refers to|defined as|stands for)\b|是|指|称为", re.I)
 #: "X is a/an/the ...": a sentence that says what something is, not what value it has.
@@ -154,7 +163,7 @@ def how_to(question: str, pool: list[Candidate], n: int) -> list[Candidate]:
                 (c for c in same_doc if c.kind == "code" and c.section == here),
                 key=lambda c: (c.span.start < first, c.span.start),
             )[:1]
-            steps += example
+            steps += example or subsection_example(same_doc, here, first)
     steps = sorted(steps, key=lambda c: c.span.start)[:15]
     checks = [
         c
@@ -210,3 +219,18 @@ def _subject(question: str) -> str:
         flags=re.I,
     )
     return re.sub(r"[?？。.!！]+$", "", q.replace("区别", "").replace("有什么", ""))
+
+
+def subsection_example(same_doc: list[Candidate], here: str, first: int) -> list[Candidate]:
+    """The first code example after ``first`` in a subsection of section ``here`` (a
+    section that says what to do in its lead and shows how in "### Generate docs with
+    the command"), before any unit of a section at ``here``'s level or above."""
+    level = next((c.depth for c in same_doc if c.section == here and c.depth), 0)
+    if not level:
+        return []
+    for c in sorted((c for c in same_doc if c.span.start > first), key=lambda c: c.span.start):
+        if c.section != here and 0 < c.depth <= level:
+            return []  # the section has ended
+        if c.kind == "code" and c.depth > level:
+            return [c]
+    return []

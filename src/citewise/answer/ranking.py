@@ -127,6 +127,7 @@ def unit_candidates(
                 (u.heading,) if u.heading is not None else (),
                 u.kind,
                 u.section,
+                _depth(u),
             )
         )
     return sorted(_para_scores(out), key=lambda c: c.order)
@@ -163,6 +164,12 @@ def _lexical(question: str, u: Unit, frag: Fragment) -> float:
     score = 0.5 * whole + 0.5 * lexical_score(question, u.lead_in, heading)
     # "Check it:" before a console transcript says nothing by itself
     return score if len(u.lead_in.split()) >= 4 else 0.5 * score
+
+
+def _depth(u: Unit) -> int:
+    """The level of the unit's section heading ("### X" is 3; 0 without one)."""
+    line = u.section_line.text.lstrip() if u.section_line is not None else ""
+    return len(line) - len(line.lstrip("#"))
 
 
 def _shown(u: Unit) -> str:

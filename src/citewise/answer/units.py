@@ -271,6 +271,7 @@ class _Builder:
         self, start: int, end: int, section: Node | None, k: int | None, prefix: str = ""
     ) -> None:
         sentences = _sentences(self.doc, start, end)
+        carried = False  # whether the last sentence carries the block after it
         for i, s in enumerate(sentences):
             shown = prose_display(s.text)
             if prefix and i == 0:
@@ -281,16 +282,13 @@ class _Builder:
             block = self._block_after(k) if last and k is not None and is_lead_in(s.text) else None
             if block is not None:
                 self.add(s.start, block[0], f"{shown}\n{block[1]}", "lead", section, shown)
+                carried = True
             else:
                 self.add(s.start, s.end, shown, "sentence", section)
         # A short paragraph is also one unit: the value often sits in the sentence after
-        # the one that names the subject ("X takes a code. By default, code is 0.").
-        if (
-            2 <= len(sentences) <= 3
-            and end - start <= PARA_CAP
-            and not prefix
-            and not is_lead_in(sentences[-1].text)
-        ):
+        # the one that names the subject ("X takes a code. By default, code is 0."); a
+        # lead-in whose block could not be carried (an include marker follows) is prose.
+        if 2 <= len(sentences) <= 3 and end - start <= PARA_CAP and not prefix and not carried:
             first, last_s = sentences[0], sentences[-1]
             shown = prose_display(self.doc.slice(first.start, last_s.end))
             if shown:
