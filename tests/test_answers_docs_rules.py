@@ -176,10 +176,12 @@ def test_needed_terms_are_the_required_distinctive_ones() -> None:
 
 
 def test_a_sibling_compound_in_the_cited_text_is_a_near_miss() -> None:
-    cited = ["The default thread pool size is only 40 tokens.", "Run more threads with care."]
+    cited = ["The default thread pool size is only 40 tokens.", "Thread Pool"]
     sib = sibling_compound("What is the default size of the process pool?", cited)
     assert sib is not None and (sib.asked, sib.cited) == ("process pool", "thread pool")
-    sib = sibling_compound("How do I generate a man page?", ["Click generates help pages for you."])
+    sib = sibling_compound(
+        "How do I generate a man page?", ["Click generates help pages for you.", "Help Pages"]
+    )
     assert sib is not None and sib.cited == "help pages"
 
 
@@ -197,6 +199,8 @@ def test_no_sibling_when_the_head_stands_alone_or_the_modifier_is_generic() -> N
         sibling_compound("How big is the process pool?", ["A process uses the thread pool."])
         is None
     )
+    # a compound met once is a passing phrase, not the thing the text is about
+    assert sibling_compound("What is the process pool?", ["The thread pool has 40."]) is None
     # two different modifiers before the head: no fixed compound
     assert (
         sibling_compound(

@@ -37,6 +37,9 @@ _NOT_MODIFIERS = frozenset(
         "by to as per via than then so if or and but default"
     ).split()
 )
+#: The cited text names the sibling at least this often (a heading counts): a compound
+#: met once may be a passing phrase ("the flag value"), not the thing the text is about.
+MIN_USES = 2
 #: Words after which the next two words form a noun phrase.
 _DETERMINERS = frozenset(
     (  # noqa: SIM905 - a readable list
@@ -87,8 +90,9 @@ def _words(text: str) -> list[str]:
 def sibling_compound(question: str, cited: Iterable[str]) -> Sibling | None:
     """The first adjacent pair "X Y" of the question (both content words, X a modifier
     right after a determiner or a possessive) whose head Y the ``cited`` texts use only
-    as "Z Y", one and the same content word Z other than X, while X itself (or a word of
-    its family) is nowhere in them; None when there is no such pair."""
+    as "Z Y", one and the same content word Z other than X, at least :data:`MIN_USES`
+    times, while X itself (or a word of its family) is nowhere in them; None when there
+    is no such pair."""
     texts = list(cited)
     seq = _words(" \n ".join(texts))
     stems = [(_stem(w) if w else "") for w in seq]
@@ -103,12 +107,12 @@ def sibling_compound(question: str, cited: Iterable[str]) -> Sibling | None:
         xs, ys = _stem(x), _stem(y)
         if ys not in held or any(_kin(xs, s) for s in held if s):
             continue
-        before = {
+        before = [
             stems[i - 1] if i > 0 and seq[i - 1] and _content(seq[i - 1]) else ""
             for i, s in enumerate(stems)
             if s == ys
-        }
-        if len(before) == 1 and "" not in before:
+        ]
+        if len(set(before)) == 1 and before[0] and len(before) >= MIN_USES:
             z = next(i for i, s in enumerate(stems) if s == ys)
             return Sibling(f"{x} {y}", f"{seq[z - 1]} {seq[z]}".lower())
     return None
