@@ -315,3 +315,31 @@ def test_a_how_to_whose_section_only_says_what_quotes_its_subsections_example(
     assert "tool other" not in ans.answer
     for c in ans.citations:
         assert kb.resolve(c.id).text == c.excerpt
+
+
+_ACCEPT = (
+    "# Bool options\n\n## Alternative names\n\n"
+    "Now let's imagine we have a CLI option `--accept`.\n\n"
+    "And we want to allow setting `--accept` or the contrary, but `--no-accept` looks ugly.\n\n"
+    "We might want to instead have `--accept` and `--reject`.\n\n"
+    "We can do that by passing a single `str` with the 2 names for the option, the second "
+    "being `--reject`.\n"
+)
+
+
+def test_a_how_to_quotes_the_sentence_that_gives_the_means(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import citewise.answer.profiles as profiles
+
+    kb = _kb(tmp_path, monkeypatch, {"bool.md": _ACCEPT})
+    q = "How can an option use --accept and --reject instead of --no-accept?"
+    # the means sentence scores 0.4 of the best unit (term overlap alone): under a bar of
+    # 0.45 for prose it is quoted only because it gives the means
+    monkeypatch.setattr(profiles, "PROSE_SHARE", 0.45)
+    monkeypatch.setattr(profiles, "MEANS_SHARE", 0.3)
+    assert "by passing a single" in kb.ask(q).answer
+    monkeypatch.setattr(profiles, "MEANS_SHARE", 0.45)
+    assert "by passing a single" not in kb.ask(q).answer
+    assert profiles.MEANS.search("You can disable it with the parameter `x=False`:")
+    assert not profiles.MEANS.search("You can also run the app.")

@@ -46,6 +46,18 @@ _CAVEAT = re.compile(
     r"\b(?:note|warning|caution|only|except|unless|must not|never)\b|注意|警告", re.I
 )
 _SIDE_PROCEDURE = re.compile(r"roll(?:ing)? ?back|revert|undo|troubleshoot|回滚|撤销", re.I)
+#: A sentence that gives the means ("We can do that by passing ...", "you can disable it
+#: with ..."): the answer to "how", even when it shares few words with the question.
+MEANS = re.compile(
+    r"\b(?:by (?:passing|setting|using|adding|calling|declaring|creating|giving)|"
+    r"(?:you|we) can (?:do (?:that|this|so)|\w+ (?:it|them|this|that) (?:with|by|using))|"
+    r"to do (?:that|this|so))\b",
+    re.I,
+)
+#: Prose of a how-to's section is quoted at this share of its best unit's score; a
+#: sentence that gives the means at the lower share.
+PROSE_SHARE = 0.35
+MEANS_SHARE = 0.25
 _SIDES = re.compile(r"\s+(?:vs\.?|versus|and|or|compared (?:to|with))\s+|和|与|跟|对比", re.I)
 
 
@@ -151,7 +163,12 @@ def how_to(question: str, pool: list[Candidate], n: int) -> list[Candidate]:
             and (c.kind != "table" or c.section == " ".join(section[-1:]))
         ]
         top = max((c.score for c in steps), default=0.0)
-        prose = [c for c in steps if c.score >= 0.35 * top and c.kind not in ("code", "table")]
+        prose = [
+            c
+            for c in steps
+            if c.kind not in ("code", "table")
+            and c.score >= (MEANS_SHARE if MEANS.search(c.clean) else PROSE_SHARE) * top
+        ]
         # a section whose evidence is its example alone: the code block is the answer
         code = sorted((c for c in steps if c.kind == "code"), key=lambda c: (-c.score, c.order))
         steps = prose or code[:1]
