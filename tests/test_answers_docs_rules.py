@@ -343,3 +343,28 @@ def test_a_how_to_quotes_the_sentence_that_gives_the_means(
     assert "by passing a single" not in kb.ask(q).answer
     assert profiles.MEANS.search("You can disable it with the parameter `x=False`:")
     assert not profiles.MEANS.search("You can also run the app.")
+
+
+def test_a_how_to_answers_from_the_section_where_several_units_answer() -> None:
+    from citewise.answer.profiles import best_section
+
+    def cand(text: str, score: float, start: int, path: tuple[str, ...]) -> Candidate:
+        frag = Fragment(
+            "direct_support", "d", "p.md", 1, 1, ("n",), 1, 1, 0, 900, path, "x" * 900, 10,
+            False, "n:0-900",
+        )  # fmt: skip
+        return Candidate(frag, Span(start, start + len(text), text), text, score, (0, start))
+
+    env = ("Exceptions", "Standard tracebacks")
+    local = ("Exceptions", "Show local variables")
+    pool = [
+        cand("You could also achieve the same with an environment variable.", 0.75, 600, env),
+        cand("It could be a problem to show those local variables.", 0.56, 100, local),
+        cand("You can set the parameter `show_locals=True`:", 0.55, 200, local),
+        cand("Rich prints the values of the local variables.", 0.54, 0, local),
+        cand("It could be a problem to show those local variables. Really.", 0.57, 100, local),
+    ]
+    pool.sort(key=lambda c: -c.score)
+    assert best_section(pool) == ("d", local)
+    # one strong unit alone, with no other unit in its section to support it: it wins
+    assert best_section([pool[0], *[c for c in pool if c.score < 0.3]]) == ("d", env)

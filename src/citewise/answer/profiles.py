@@ -20,6 +20,7 @@ from citewise.index.tokenize import key_terms, tokenize
 __all__ = [
     "CAUSAL",
     "STEP",
+    "best_section",
     "clause",
     "compare",
     "definition",
@@ -144,7 +145,7 @@ def how_to(question: str, pool: list[Candidate], n: int) -> list[Candidate]:
     if groups:  # the procedure: the section whose numbered steps match the question best
         doc_id, section = max(groups, key=lambda k: (groups[k], k))
     else:
-        doc_id, section = pool[0].fragment.doc_id, pool[0].fragment.heading_path
+        doc_id, section = best_section(pool)
     same_doc = [c for c in pool if c.fragment.doc_id == doc_id]
     prereq = [c for c in same_doc if _PREREQ.search(" ".join(c.fragment.heading_path))]
     prereq = [c for c in prereq if not any(inside(c, o) for o in prereq)][:3]
@@ -251,3 +252,30 @@ def subsection_example(same_doc: list[Candidate], here: str, first: int) -> list
         if c.kind == "code" and c.depth > level:
             return [c]
     return []
+
+
+#: A how-to's prose section is chosen by the summed scores of its best units, at most
+#: this many (not overlapping one another).
+SECTION_UNITS = 3
+
+
+def best_section(pool: list[Candidate]) -> tuple[str, tuple[str, ...]]:
+    """The (document, heading path) whose best :data:`SECTION_UNITS` units (none inside
+    another) score highest together: a section where several units answer beats one
+    sentence elsewhere that shares the question's words (ties: the section of the better
+    single unit, then the earlier one in ``pool``)."""
+    groups: dict[tuple[str, tuple[str, ...]], list[Candidate]] = {}
+    for c in pool:  # best first
+        groups.setdefault((c.fragment.doc_id, c.fragment.heading_path), []).append(c)
+    order = {key: i for i, key in enumerate(groups)}
+
+    def value(units: list[Candidate]) -> float:
+        taken: list[Candidate] = []
+        for c in units:
+            if not any(c.span.start < t.span.end and t.span.start < c.span.end for t in taken):
+                taken.append(c)
+            if len(taken) == SECTION_UNITS:
+                break
+        return sum(c.score for c in taken)
+
+    return max(groups, key=lambda k: (value(groups[k]), groups[k][0].score, -order[k]))
