@@ -368,3 +368,49 @@ def test_a_how_to_answers_from_the_section_where_several_units_answer() -> None:
     assert best_section(pool) == ("d", local)
     # one strong unit alone, with no other unit in its section to support it: it wins
     assert best_section([pool[0], *[c for c in pool if c.score < 0.3]]) == ("d", env)
+
+
+# -- the attribute a value question asks for -------------------------------------------
+
+
+def test_the_attribute_a_value_question_asks_for() -> None:
+    from citewise.sufficiency.asked import asked_attribute, attribute_cited
+
+    assert asked_attribute("What is the default page size of Click's pager?") == "size"
+    assert asked_attribute("Which color does click.secho use for warnings?") == "color"
+    assert asked_attribute("Which UUID version does Typer generate by default?") == "version"
+    assert asked_attribute("Which status code does RedirectResponse use by default?") == "code"
+    # no single attribute: a thing, a value, a name, or another shape of question
+    for q in (
+        "Which option of typer utils docs writes the docs to a file?",
+        "What is the default value of the step parameter?",
+        "Which Typer version added this?",
+        "How do I clear the screen?",
+        "What does click.edit return when the editor is closed?",
+    ):
+        assert asked_attribute(q) is None, q
+    assert attribute_cited("size", ["The default thread pool size is 40."])
+    assert attribute_cited("size", ["Sizes are given in bytes."])
+    assert not attribute_cited("size", ["The pager writes to a file-like object."])
+    # a numeric attribute is stated by a number in prose, not by one inside code
+    assert attribute_cited("code", ["By default 403 responses will be returned."])
+    assert not attribute_cited("size", ["Write to it:\n```python\nfor i in range(500): ...\n```"])
+    assert not attribute_cited("color", ["It has 3 settings."])
+
+
+_PAGER = (
+    "# Utilities\n\n## Pager support\n\n"
+    "In some situations, you might want to show long texts on the terminal and let a user "
+    "scroll through it. This can be achieved by using the echo_via_pager function. "
+    "The pager wraps lines at a default width of the terminal.\n"
+)
+
+
+def test_a_value_question_whose_attribute_the_cited_text_never_names_abstains(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kb = _kb(tmp_path, monkeypatch, {"utils.md": _PAGER})
+    ans = kb.ask("What is the default page size of the pager?")
+    assert ans.outcome == "insufficient_evidence"
+    assert "size" in ans.answer
+    assert kb.ask("What is the default width of the pager?").outcome == "answered"

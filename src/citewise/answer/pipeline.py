@@ -23,6 +23,7 @@ from citewise.evidence.models import EvidenceConfig, EvidencePack
 from citewise.evidence.nodes import NodeReader, spans_by_version
 from citewise.recall.models import SearchFilters
 from citewise.recall.search import RecallSettings, search, search_summary
+from citewise.sufficiency.asked import asked_attribute, attribute_cited
 from citewise.sufficiency.compounds import sibling_compound
 from citewise.sufficiency.conflicts_adapter import detect_conflicts, stale_paths
 from citewise.sufficiency.gates import GateInput, procedure_mismatch, review
@@ -248,8 +249,14 @@ def finish(
         if failed_why is None and kept
         else None
     )
+    attribute = asked_attribute(pack.query) if failed_why is None and kept else None
     if sibling is not None:
         why = f"near_miss:the cited text speaks of '{sibling.cited}', not '{sibling.asked}'"
+    elif attribute and not attribute_cited(attribute, _cited_texts(pack, kept, citations)):
+        why = f"near_miss:the cited text does not say which {attribute} is asked for"
+    else:
+        why = ""
+    if why:
         suff = Sufficiency("insufficient", "insufficient_evidence", (why,))
         trace["sufficiency"] = asdict(suff)
         failed_why = _human(suff)
