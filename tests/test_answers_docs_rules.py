@@ -414,3 +414,11 @@ def test_a_value_question_whose_attribute_the_cited_text_never_names_abstains(
     assert ans.outcome == "insufficient_evidence"
     assert "size" in ans.answer
     assert kb.ask("What is the default width of the pager?").outcome == "answered"
+
+
+def test_a_relation_or_a_thing_is_no_attribute() -> None:
+    from citewise.sufficiency.asked import asked_attribute
+
+    assert asked_attribute("What is the successor of the Helix-7?") is None
+    assert asked_attribute("Which shells does Click support?") is None
+    assert asked_attribute("Which sizes does the pager accept?") == "sizes"

@@ -10,7 +10,8 @@ its prose will do), or the answer abstains.
 
 :func:`asked_attribute` reads the head noun from the question's opening ("What is the
 <attribute> of/for/in ...", "Which <attribute> does/do/is ...", "How many <attribute>");
-questions of other shapes ask for no single attribute and give None.
+questions of other shapes, and heads that are no property noun (:data:`PROPERTIES`: a
+thing, a relation such as "the successor", a value), give None.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from citewise.index.tokenize import LUCENE_ENGLISH_STOPWORDS, tokenize
+from citewise.index.tokenize import tokenize
 
-__all__ = ["NUMERIC", "asked_attribute", "attribute_cited"]
+__all__ = ["NUMERIC", "PROPERTIES", "asked_attribute", "attribute_cited"]
 
 _OPENING = re.compile(
     r"^\s*(?:what(?:'s| is| are| was)\s+(?:the|a|an)\s+|which\s+|how\s+many\s+)"
@@ -28,23 +29,6 @@ _OPENING = re.compile(
     r"\s+(?:of|for|in|on|does|do|did|is|are|was|were|has|have|had|can|could|may|might|must|"
     r"should|will|would|that|when|to)\b",
     re.IGNORECASE,
-)
-#: Words that qualify the attribute, never its head ("default", "maximum").
-_QUALIFIERS = frozenset(
-    (  # noqa: SIM905 - a readable list
-        "default maximum minimum max min total usual initial current exact recommended"
-    ).split()
-)
-#: Heads that ask for a thing, not an attribute of one ("which option", "what function").
-_THING_HEADS = frozenset(
-    (  # noqa: SIM905 - a readable list
-        "option options argument arguments parameter parameters command commands function "
-        "functions method methods class classes module modules type types file files way "
-        "ways one ones thing things kind kinds flag flags decorator decorators setting "
-        "settings package packages extra extras shell shells header headers middleware "
-        "field fields key keys variable variables name names part step steps difference "
-        "order value values"
-    ).split()
 )
 
 
@@ -56,15 +40,9 @@ def asked_attribute(question: str) -> str | None:
     words = m.group("phrase").split()
     head = words[-1]
     low = head.lower()
-    if (
-        not head.isalpha()
-        or head[:1].isupper()  # a name ("Which Typer ..."), not an attribute
-        or low in _QUALIFIERS
-        or low in _THING_HEADS
-        or low in LUCENE_ENGLISH_STOPWORDS
-        or not tokenize(low, literals=False)
-    ):
-        return None
+    singular = low[:-1] if low.endswith("s") else low
+    if not head.isalpha() or head[:1].isupper() or not {low, singular} & PROPERTIES:
+        return None  # a name ("Which Typer ..."), a thing or a relation ("the successor")
     return head
 
 
@@ -90,3 +68,8 @@ def attribute_cited(head: str, cited: Iterable[str]) -> bool:
     if head.lower() not in NUMERIC:
         return False
     return any(_NUMBER.search(_FENCED.sub(" ", text)) for text in texts)
+
+
+#: The property nouns a value question asks for: generic English, never a thing ("which
+#: option"), a relation ("the successor") or a value ("the default value").
+PROPERTIES = NUMERIC | frozenset({"color", "colour", "format", "encoding", "unit", "style"})
