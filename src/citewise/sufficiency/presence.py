@@ -134,6 +134,16 @@ class TermProfile:
         return tuple(t for t in self.terms if t.required)
 
     @property
+    def needed(self) -> tuple[str, ...]:
+        """Index tokens of the distinctive terms a complete answer holds (the required,
+        not soft, names and words; identifiers by their tokens)."""
+        out: list[str] = []
+        for t in self.terms:
+            if t.required and not t.soft:
+                out += tokenize(t.key) if t.kind == "identifier" else [t.key]
+        return tuple(dict.fromkeys(out))
+
+    @property
     def checks(self) -> bool:
         """Whether :func:`judge` has anything to check."""
         return bool(self.labels) or any(t.required for t in self.terms)
