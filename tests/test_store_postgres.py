@@ -5,14 +5,10 @@ and a whole home giving the same results as SQLite. Runs against a throwaway clu
 from __future__ import annotations
 
 import json
-import os
-import random
 import shutil
-import signal
 import subprocess
 import sys
 import textwrap
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -310,66 +306,6 @@ def test_migrate_over_the_cli_reports_the_root(tmp_path: Path, pg_url: str) -> N
     assert out["rows"]["version"] == 1 and len(out["ledger_root"]) == 64
     bad = run_cli("migrate", "--from", pg_url, "--to", pg_url, home=tmp_path / "home")
     assert bad.returncode != 0 and "SQLite store into PostgreSQL" in bad.stderr
-
-
-def _check_pg_consistent(url: str) -> None:
-    store = open_store(url)
-    try:
-        assert store.integrity_check() == []
-        for doc in store.list_documents("default"):  # no half document
-            assert doc.node_count > 0 and doc.chunk_count > 0, doc.path
-        leaves = list(store.ledger.iter_leaves())
-        assert [s for s, *_ in leaves] == list(range(len(leaves)))
-        assert all(leaf.hex() == stored for _, leaf, stored, _, _ in leaves)
-    finally:
-        store.close()
-
-
-@pytest.mark.slow
-def test_sigkill_mid_ingest_leaves_a_consistent_database(
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    pg_url: str,  # noqa: F811
-) -> None:
-    """The crash test of tests/test_crash.py against PostgreSQL (fewer kills: the server's
-    own crash safety is PostgreSQL's; what is under test is that a file, its revision
-    bookkeeping and its ledger entries commit together)."""
-    from tests.test_crash import _write_corpus
-
-    monkeypatch.setenv("CITEWISE_DENSE", "off")
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    _write_corpus(corpus, 40)
-    code = "from citewise.cli import main; main()"
-    argv = [sys.executable, "-c", code, "--store", pg_url, "add", str(corpus)]
-    env = dict(os.environ, CITEWISE_HOME=str(tmp_path / "home"))
-    started = time.perf_counter()
-    assert subprocess.run(argv, env=env, capture_output=True, timeout=300).returncode == 0
-    full = time.perf_counter() - started
-    rng = random.Random(99)
-    killed = 0
-    for run in range(1, 13):
-        for path in sorted(corpus.iterdir()):
-            path.write_text(path.read_text(encoding="utf-8") + f"\nRun {run}.\n", "utf-8")
-        proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.3, full))
-        if proc.poll() is None:
-            os.kill(proc.pid, signal.SIGKILL)
-            killed += 1
-        proc.wait()
-        _check_pg_consistent(pg_url)
-        if killed >= 6:
-            break
-    assert killed >= 3, f"only {killed} runs were killed mid-ingest"
-    assert subprocess.run(argv, env=env, capture_output=True, timeout=300).returncode == 0
-    _check_pg_consistent(pg_url)
-    with Home.open(tmp_path / "clean") as h:
-        h.kb().add([corpus])
-        expected = h.kb().revisions()[-1]
-    store = open_store(pg_url)
-    got = store.list_revisions("default")[-1]
-    assert (got.hash, got.document_count) == (expected.hash, 40)
-    store.close()
 
 
 def test_a_second_home_sees_anothers_upload_on_its_next_search(
