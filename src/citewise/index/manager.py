@@ -8,7 +8,9 @@ never be returned, even if the process died between a commit and an index save.
 
 Vectors are keyed by the encoder fingerprint: a changed fingerprint re-encodes everything,
 while a chunk whose encoded text (same content hash) is already indexed under the same
-fingerprint reuses its vector.
+fingerprint reuses its vector. The store keeps every encoded vector by fingerprint and text
+key (:mod:`citewise.index.vector_store`); the index directory is only a cache, so a new
+server process or home on the same store loads vectors instead of encoding them again.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from citewise.graph.build import KBGraph
 from citewise.index.embedder import Embedder, Unavailable, precision_of, probe
 from citewise.index.language import EncoderChoice, choose_encoder, read_choice, write_choice
 from citewise.index.lexical import LexicalIndex
+from citewise.index.vector_store import keep_vectors, stored_vectors
 from citewise.index.vectors import VectorIndex
 from citewise.index.views import CallerViews
 from citewise.ingest.editions import superseded_paths
@@ -369,10 +372,18 @@ class KBIndex(CallerViews):
         if reuse:
             vectors.add([cid for cid, _ in reuse], vectors.get([src for _, src in reuse]))
         todo = [c for c in missing if c.chunk_id not in reused_ids]
+        stored = stored_vectors(
+            self.store, emb, {c.chunk_id: text_key(texts[c.chunk_id]) for c in todo}
+        )
+        if stored:
+            vectors.add(list(stored), np.stack(list(stored.values())))
+        todo = [c for c in todo if c.chunk_id not in stored]
         started = time.perf_counter()
         for i in range(0, len(todo), ENCODE_GROUP):  # groups, so long work can show progress
             group = todo[i : i + ENCODE_GROUP]
-            vectors.add([c.chunk_id for c in group], emb.encode([texts[c.chunk_id] for c in group]))
+            encoded = emb.encode([texts[c.chunk_id] for c in group])
+            vectors.add([c.chunk_id for c in group], encoded)
+            keep_vectors(self.store, emb, [text_key(texts[c.chunk_id]) for c in group], encoded)
             if self.progress is not None:
                 self.progress("embed", i + len(group), len(todo))
         secs = time.perf_counter() - started if todo else 0.0
@@ -381,4 +392,4 @@ class KBIndex(CallerViews):
             del keys[cid]
         for c in missing:
             keys[c.chunk_id] = text_key(texts[c.chunk_id])
-        return vectors, keys, (len(todo), len(reuse), secs)
+        return vectors, keys, (len(todo), len(reuse) + len(stored), secs)

@@ -216,4 +216,14 @@ class Store(Protocol):
         (code-point offsets into the document text, end exclusive, inside the node)."""
 
     def stats(self, kb: str) -> dict[str, int]: ...
+
+    # -- derived dense vectors (see store/_vectors.py) -------------------------
+    def get_vectors(self, fingerprint: str, keys: Sequence[str]) -> dict[str, bytes]:
+        """Stored vectors of text ``keys`` made by the encoder ``fingerprint`` (float32
+        little-endian bytes); keys with none stored are left out."""
+
+    def put_vectors(self, fingerprint: str, vectors: Mapping[str, bytes]) -> None:
+        """Keep vectors by text key (no revision, no ledger entry); a key already stored
+        under ``fingerprint`` keeps its first vector."""
+
     def close(self) -> None: ...

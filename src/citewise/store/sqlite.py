@@ -33,6 +33,7 @@ from citewise.store import adhash, checks
 from citewise.store._lookup import SQLiteLookup
 from citewise.store._near import SQLiteNear
 from citewise.store._resolve import SQLiteResolve
+from citewise.store._vectors import VECTOR_TABLE, SQLiteVectors
 from citewise.store.models import IngestAction, IngestOutcome, KBInfo, RevisionInfo
 
 SCHEMA_VERSION = 2
@@ -44,7 +45,7 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteNear):
+class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteNear, SQLiteVectors):
     """``SQLiteStore(home / "citewise.db")``; thread-safe via one lock per store."""
 
     def __init__(self, path: Path) -> None:
@@ -79,35 +80,38 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteNear):
     # -- plumbing ------------------------------------------------------------
     def _migrate(self) -> None:
         with self._write() as c:
-            version = int(c.execute("PRAGMA user_version").fetchone()[0])
-            if version > SCHEMA_VERSION:
-                raise StoreError(
-                    f"The store at {self.path} has schema version {version}, newer than "
-                    f"this citewise supports ({SCHEMA_VERSION}).",
-                    hint="Upgrade citewise to open it; it was not modified.",
-                )
-            if version == SCHEMA_VERSION:
-                # A read accelerator added without a version bump (see store/_near.py).
-                if not c.execute(
-                    "SELECT 1 FROM sqlite_master WHERE name = 'node_by_start'"
-                ).fetchone():
-                    c.execute(NODE_BY_START)
-                return
-            if version == 1:  # version 2 only added the audit tables
-                for statement in _schema_statements():
-                    if "IF NOT EXISTS" in statement:
-                        c.execute(statement)
-                c.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-                return
-            tables = c.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-            if tables:
-                raise StoreError(
-                    f"{self.path} is an SQLite database but not a citewise store.",
-                    hint="Point citewise at another home directory.",
-                )
+            self._upgrade(c)
+            # Derived vectors (store/_vectors.py): created on open, no version bump.
+            c.execute(VECTOR_TABLE)
+
+    def _upgrade(self, c: sqlite3.Connection) -> None:
+        version = int(c.execute("PRAGMA user_version").fetchone()[0])
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"The store at {self.path} has schema version {version}, newer than "
+                f"this citewise supports ({SCHEMA_VERSION}).",
+                hint="Upgrade citewise to open it; it was not modified.",
+            )
+        if version == SCHEMA_VERSION:
+            # A read accelerator added without a version bump (see store/_near.py).
+            if not c.execute("SELECT 1 FROM sqlite_master WHERE name = 'node_by_start'").fetchone():
+                c.execute(NODE_BY_START)
+            return
+        if version == 1:  # version 2 only added the audit tables
             for statement in _schema_statements():
-                c.execute(statement)
+                if "IF NOT EXISTS" in statement:
+                    c.execute(statement)
             c.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            return
+        tables = c.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        if tables:
+            raise StoreError(
+                f"{self.path} is an SQLite database but not a citewise store.",
+                hint="Point citewise at another home directory.",
+            )
+        for statement in _schema_statements():
+            c.execute(statement)
+        c.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def _ensure_default(self) -> None:
         with self._write() as c:

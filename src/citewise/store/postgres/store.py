@@ -29,6 +29,7 @@ from citewise.store.postgres import schema
 from citewise.store.postgres._db import connect, redact
 from citewise.store.postgres.ledger import PgLedger, append_entry
 from citewise.store.postgres.revisions import PgRevisions, timestamp
+from citewise.store.postgres.vectors import PgVectors
 
 if TYPE_CHECKING:
     import psycopg
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
 DEFAULT_KB = "default"
 
 
-class PostgresStore(PgRevisions):
+class PostgresStore(PgRevisions, PgVectors):
     """``PostgresStore(url)``; thread-safe via one lock per store (one connection)."""
 
     def __init__(self, url: str) -> None:
