@@ -328,3 +328,53 @@ def test_a_second_home_sees_anothers_upload_on_its_next_search(
         assert a.kb().add([second]).ok
         hits = b.kb().search("ingest gateway port").hits
         assert [h.path for h in hits][:1] == ["ports.md"]
+
+
+def test_a_read_is_not_held_up_by_another_threads_open_transaction(pg_url: str) -> None:  # noqa: F811
+    """The store's pool: while one thread holds a write transaction open, another thread
+    reads on a connection of its own (one shared connection would queue it behind)."""
+    import threading
+
+    store = open_store(pg_url)
+    read_done = threading.Event()
+    seen: list[int] = []
+
+    def reader() -> None:
+        seen.append(store.ledger.ledger_size())
+        read_done.set()
+
+    with store.ledger.transaction() as w:
+        w.append("note", {"text": "uncommitted"})
+        thread = threading.Thread(target=reader)
+        thread.start()
+        assert read_done.wait(60), "the read waited for the other thread's transaction"
+        assert store.ledger.ledger_size() == 1  # this thread's own reads join its transaction
+    thread.join()
+    assert seen == [0]  # the other thread's snapshot had no uncommitted entry
+    assert store.ledger.ledger_size() == 1
+    store.close()
+
+
+def test_a_failed_transaction_rolls_back_what_joined_it(pg_url: str) -> None:  # noqa: F811
+    store = open_store(pg_url)
+    with pytest.raises(RuntimeError), store.ledger.transaction() as w:
+        w.append("note", {"text": "rolled back"})
+        store.ledger.append_event("note", {"text": "joined, so rolled back too"})
+        raise RuntimeError("boom")
+    assert store.ledger.ledger_size() == 0
+    store.ledger.append_event("note", {"text": "the connection went back clean"})
+    assert store.ledger.ledger_size() == 1
+    store.close()
+
+
+def test_pool_size_setting_is_checked(monkeypatch: pytest.MonkeyPatch, pg_url: str) -> None:  # noqa: F811
+    from citewise.errors import UsageError
+
+    monkeypatch.setenv("CITEWISE_PG_POOL", "0")
+    with pytest.raises(UsageError, match="CITEWISE_PG_POOL"):
+        open_store(pg_url)
+    monkeypatch.setenv("CITEWISE_PG_POOL", "1")  # one connection still serves a store
+    store = open_store(pg_url)
+    store.ingest_document("default", "a.md", *make_doc("default", "a.md", P1))
+    assert store.get_kb("default").document_count == 1 and store.integrity_check() == []
+    store.close()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -18,7 +17,7 @@ from citewise.audit.entries import LedgerEntry, canonical_json, encode_stored, n
 from citewise.audit.merkle import leaf_hash
 from citewise.errors import CitationNotFound
 from citewise.store._convert import answer_binding, saved_answer
-from citewise.store.postgres._db import PgTx
+from citewise.store.postgres._db import PgConnections, PgTx
 
 if TYPE_CHECKING:
     import psycopg
@@ -84,9 +83,8 @@ class _Writer:
 
 
 class PgLedger(PgTx):
-    def __init__(self, conn: psycopg.Connection[dict[str, Any]], lock: threading.RLock) -> None:
-        self._conn = conn
-        self._lock = lock
+    def __init__(self, db: PgConnections) -> None:
+        self._db = db  # the store's pool: a change and its entries share one transaction
 
     # -- appending -------------------------------------------------------------
     @contextmanager

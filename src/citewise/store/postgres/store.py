@@ -11,7 +11,6 @@ several servers writing into one database serialise without losing or duplicatin
 from __future__ import annotations
 
 import hashlib
-import threading
 from typing import TYPE_CHECKING, Any
 
 from citewise.errors import (
@@ -40,15 +39,14 @@ DEFAULT_KB = "default"
 
 
 class PostgresStore(PgRevisions, PgVectors):
-    """``PostgresStore(url)``; thread-safe via one lock per store (one connection)."""
+    """``PostgresStore(url)``; thread-safe (a pool of connections, see :mod:`._db`)."""
 
     def __init__(self, url: str) -> None:
         self.url = url
         self.where = redact(url)
-        self._lock = threading.RLock()
         self._batches: dict[str, int | None] = {}
-        self._conn = connect(url)
-        self.ledger = PgLedger(self._conn, self._lock)
+        self._db = connect(url)
+        self.ledger = PgLedger(self._db)
         try:
             with self._write() as c:
                 schema.migrate(c, self.where)
@@ -58,12 +56,11 @@ class PostgresStore(PgRevisions, PgVectors):
                     (DEFAULT_KB, "The default knowledge base.", timestamp()),
                 )
         except BaseException:
-            self._conn.close()
+            self._db.close()
             raise
 
     def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+        self._db.close()
 
     # -- knowledge bases -----------------------------------------------------
     def create_kb(self, name: str, description: str = "") -> KBInfo:

@@ -28,7 +28,7 @@ class PgVectors(PgTx):
         rows = check_vectors(fingerprint, vectors)
         if not rows:
             return
-        with self._lock, self._txn("BEGIN", "vector write"), self._conn.cursor() as cur:
+        with self._txn("BEGIN", "vector write") as c, c.cursor() as cur:
             cur.executemany(
                 "INSERT INTO vector(fingerprint, text_key, data) VALUES (%s, %s, %s) "
                 "ON CONFLICT DO NOTHING",
