@@ -20,7 +20,7 @@ import hashlib
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,11 +29,12 @@ from typing import Any
 import numpy as np
 
 from citewise.graph.build import KBGraph
+from citewise.index import vector_store
 from citewise.index.embedder import Embedder, Unavailable, precision_of, probe
 from citewise.index.language import EncoderChoice, choose_encoder, read_choice, write_choice
 from citewise.index.lexical import LexicalIndex
 from citewise.index.vector_store import keep_vectors, stored_vectors
-from citewise.index.vectors import VectorIndex
+from citewise.index.vectors import Hit, VectorIndex
 from citewise.index.views import CallerViews
 from citewise.ingest.editions import superseded_paths
 from citewise.store.models import StoredChunk
@@ -159,6 +160,8 @@ class KBIndex(CallerViews):
         #: Called with ("embed", chunks done, chunks to encode) while a sync encodes.
         self.progress: Callable[[str, int, int], None] | None = None
         self.graph = KBGraph(store, kb)  # structural knowledge graph, synced on use
+        #: Vector searches over at least this many rows go to the store where it can rank.
+        self.store_search_min = vector_store.STORE_SEARCH_MIN
 
     # -- the published state -------------------------------------------------------
     @property
@@ -257,6 +260,26 @@ class KBIndex(CallerViews):
     def embed_query(self, query: str) -> np.ndarray | None:
         emb = self._ensure_embedder()
         return None if emb is None else emb.encode([query], kind="query")[0]
+
+    def search_vectors(
+        self, qvec: np.ndarray, k: int, allowed: Collection[str] | None = None
+    ) -> list[Hit]:
+        """Top ``k`` of this thread's state by inner product among ``allowed``: in the store
+        (pgvector HNSW) for searches of at least :attr:`store_search_min` rows where it can,
+        else in-process (see :func:`citewise.index.vector_store.search`)."""
+        state = self.state
+        if state.vectors is None:
+            return []
+        return vector_store.search(
+            self.store,
+            self.embedder,
+            state.vectors,
+            state.keys,
+            qvec,
+            k,
+            allowed,
+            store_min=self.store_search_min,
+        )
 
     # -- persistence -------------------------------------------------------------
     def _load(self) -> None:

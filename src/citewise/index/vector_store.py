@@ -3,20 +3,25 @@
 The index directory (``vectors.npz``) is a per-home cache; the store keeps every vector by
 encoder fingerprint and text key (see :mod:`citewise.store._vectors`), so a new server
 process, or a second home on the same PostgreSQL database, loads what any of them encoded
-instead of encoding it again.
+instead of encoding it again. Where the store can rank vectors itself (PostgreSQL with
+pgvector's HNSW), large searches run there; small ones stay in-process (exact, no round trip).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from citewise.errors import StoreError
 from citewise.index.embedder import Embedder
-from citewise.index.vectors import F32, vector_from_bytes, vectors_to_bytes
-from citewise.store.protocol import Store
+from citewise.index.vectors import F32, Hit, VectorIndex, vector_from_bytes, vectors_to_bytes
+from citewise.store.protocol import Store, VectorSearch
 
 log = logging.getLogger(__name__)
+
+#: Below this many rows the caller may see, ranking stays in-process (where it is exact
+#: under the index's ``exact_threshold``); from it on, the store ranks when it can.
+STORE_SEARCH_MIN = 20_000
 
 
 def stored_vectors(store: Store, emb: Embedder, wanted: dict[str, str]) -> dict[str, F32]:
@@ -38,4 +43,38 @@ def keep_vectors(store: Store, emb: Embedder, keys: Sequence[str], vecs: F32) ->
         log.warning("could not store %d vectors: %s", len(keys), exc)
 
 
-__all__ = ["keep_vectors", "stored_vectors"]
+def search(
+    store: Store,
+    emb: Embedder | None,
+    vectors: VectorIndex,
+    keys: Mapping[str, str],
+    query: F32,
+    k: int,
+    allowed: Collection[str] | None,
+    *,
+    store_min: int = STORE_SEARCH_MIN,
+) -> list[Hit]:
+    """Top ``k`` chunk ids by inner product among ``allowed`` (every indexed chunk if None):
+    in the store (HNSW) for large searches where it can, else in ``vectors``. Either way
+    only the permitted rows are ranked. ``keys``: chunk id -> text key of its vector."""
+    rows = len(vectors) if allowed is None else len(allowed)
+    if (
+        emb is None
+        or rows < store_min
+        or not isinstance(store, VectorSearch)
+        or not store.vector_search_ready()
+    ):
+        return vectors.search(query, k, allowed)
+    by_key: dict[str, list[str]] = {}
+    for cid in keys if allowed is None else allowed:
+        key = keys.get(cid)
+        if key is not None:
+            by_key.setdefault(key, []).append(cid)
+    found = store.search_vectors(
+        emb.fingerprint, vectors_to_bytes(query[None, :])[0], k, list(by_key)
+    )
+    hits = [Hit(cid, score) for key, score in found for cid in sorted(by_key.get(key, ()))]
+    return hits[:k]
+
+
+__all__ = ["STORE_SEARCH_MIN", "keep_vectors", "search", "stored_vectors"]

@@ -15,7 +15,7 @@ from citewise.errors import UsageError
 from citewise.store._txn import SQLiteTx
 
 #: The SQLite table (created on open; PostgreSQL's is its migration 2).
-VECTOR_TABLE = """CREATE TABLE IF NOT EXISTS vector (
+VECTOR_TABLE = """CREATE TABLE IF NOT EXISTS dense_vector (
     fingerprint TEXT NOT NULL,
     text_key    TEXT NOT NULL,
     data        BLOB NOT NULL,
@@ -52,7 +52,7 @@ def groups(keys: Sequence[str], size: int = LOOKUP_GROUP) -> Iterator[list[str]]
 
 
 class SQLiteVectors(SQLiteTx):
-    """The vectors of the SQLite store (table ``vector``, see ``schema.sql``)."""
+    """The vectors of the SQLite store (table ``dense_vector``, :data:`VECTOR_TABLE`)."""
 
     def get_vectors(self, fingerprint: str, keys: Sequence[str]) -> dict[str, bytes]:
         out: dict[str, bytes] = {}
@@ -60,7 +60,7 @@ class SQLiteVectors(SQLiteTx):
             for group in groups(keys):
                 marks = ",".join("?" * len(group))
                 rows = c.execute(
-                    "SELECT text_key, data FROM vector WHERE fingerprint = ? "
+                    "SELECT text_key, data FROM dense_vector WHERE fingerprint = ? "
                     f"AND text_key IN ({marks})",
                     (fingerprint, *group),
                 )
@@ -73,6 +73,6 @@ class SQLiteVectors(SQLiteTx):
             return
         with self._write() as c:
             c.executemany(
-                "INSERT OR IGNORE INTO vector(fingerprint, text_key, data) VALUES (?, ?, ?)",
+                "INSERT OR IGNORE INTO dense_vector(fingerprint, text_key, data) VALUES (?, ?, ?)",
                 [(fingerprint, k, d) for k, d in rows],
             )

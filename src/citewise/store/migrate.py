@@ -35,7 +35,7 @@ TABLES: tuple[tuple[str, str | None], ...] = (
     ("ledger", None),
     ("checkpoint", "id"),
     ("answer", None),
-    ("vector", None),  # derived, but copied: the new server need not encode again
+    ("dense_vector", None),  # derived, but copied: the new server need not encode again
 )
 _BATCH = 1000
 

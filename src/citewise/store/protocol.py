@@ -136,6 +136,20 @@ class Ledger(Protocol):
 
 
 @runtime_checkable
+class VectorSearch(Protocol):
+    """Optional: a store that can rank its own vectors (PostgreSQL with pgvector). Callers
+    check :meth:`vector_search_ready` and otherwise rank in-process."""
+
+    def vector_search_ready(self) -> bool: ...
+
+    def search_vectors(
+        self, fingerprint: str, query: bytes, k: int, keys: Sequence[str]
+    ) -> list[tuple[str, float]]:
+        """The ``k`` text keys among ``keys`` whose vectors (by ``fingerprint``) have the
+        largest inner product with ``query`` (float32 bytes), best first, with it."""
+
+
+@runtime_checkable
 class Store(Protocol):
     @property
     def ledger(self) -> Ledger:

@@ -157,7 +157,7 @@ CREATE TRIGGER answer_no_rewrite BEFORE UPDATE ON answer
 
 #: Dense vectors by encoder fingerprint and text key (derived data, see store/_vectors.py).
 _M2 = """
-CREATE TABLE vector (
+CREATE TABLE dense_vector (
     fingerprint TEXT NOT NULL,
     text_key    TEXT NOT NULL,
     data        BYTEA NOT NULL,

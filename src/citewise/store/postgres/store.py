@@ -28,7 +28,7 @@ from citewise.store.postgres import schema
 from citewise.store.postgres._db import connect, redact
 from citewise.store.postgres.ledger import PgLedger, append_entry
 from citewise.store.postgres.revisions import PgRevisions, timestamp
-from citewise.store.postgres.vectors import PgVectors
+from citewise.store.postgres.vectors import PgVectors, enable_pgvector
 
 if TYPE_CHECKING:
     import psycopg
@@ -45,11 +45,13 @@ class PostgresStore(PgRevisions, PgVectors):
         self.url = url
         self.where = redact(url)
         self._batches: dict[str, int | None] = {}
+        self._hnsw_ready: set[str] = set()
         self._db = connect(url)
         self.ledger = PgLedger(self._db)
         try:
             with self._write() as c:
                 schema.migrate(c, self.where)
+                self._pgvector = enable_pgvector(c)
                 c.execute(
                     "INSERT INTO kb(name, description, created_at) VALUES (%s, %s, %s) "
                     "ON CONFLICT (name) DO NOTHING",
