@@ -80,41 +80,41 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteNear, SQLiteVectors):
     # -- plumbing ------------------------------------------------------------
     def _migrate(self) -> None:
         with self._write() as c:
-            self._upgrade(c)
-            # Derived vectors (store/_vectors.py): created on open, no version bump.
-            c.execute(VECTOR_TABLE)
-
-    def _upgrade(self, c: sqlite3.Connection) -> None:
-        version = int(c.execute("PRAGMA user_version").fetchone()[0])
-        if version > SCHEMA_VERSION:
-            raise StoreError(
-                f"The store at {self.path} has schema version {version}, newer than "
-                f"this citewise supports ({SCHEMA_VERSION}).",
-                hint="Upgrade citewise to open it; it was not modified.",
-            )
-        if version == SCHEMA_VERSION:
-            # A read accelerator added without a version bump (see store/_near.py).
-            if not c.execute("SELECT 1 FROM sqlite_master WHERE name = 'node_by_start'").fetchone():
-                c.execute(NODE_BY_START)
-            return
-        if version == 1:  # version 2 only added the audit tables
+            version = int(c.execute("PRAGMA user_version").fetchone()[0])
+            if version > SCHEMA_VERSION:
+                raise StoreError(
+                    f"The store at {self.path} has schema version {version}, newer than "
+                    f"this citewise supports ({SCHEMA_VERSION}).",
+                    hint="Upgrade citewise to open it; it was not modified.",
+                )
+            if version == SCHEMA_VERSION:
+                # A read accelerator added without a version bump (see store/_near.py).
+                if not c.execute(
+                    "SELECT 1 FROM sqlite_master WHERE name = 'node_by_start'"
+                ).fetchone():
+                    c.execute(NODE_BY_START)
+                return
+            if version == 1:  # version 2 only added the audit tables
+                for statement in _schema_statements():
+                    if "IF NOT EXISTS" in statement:
+                        c.execute(statement)
+                c.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                return
+            tables = c.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+            if tables:
+                raise StoreError(
+                    f"{self.path} is an SQLite database but not a citewise store.",
+                    hint="Point citewise at another home directory.",
+                )
             for statement in _schema_statements():
-                if "IF NOT EXISTS" in statement:
-                    c.execute(statement)
+                c.execute(statement)
             c.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            return
-        tables = c.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-        if tables:
-            raise StoreError(
-                f"{self.path} is an SQLite database but not a citewise store.",
-                hint="Point citewise at another home directory.",
-            )
-        for statement in _schema_statements():
-            c.execute(statement)
-        c.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def _ensure_default(self) -> None:
+        """The default base, and the table of derived vectors (store/_vectors.py: created on
+        open, with no schema-version bump)."""
         with self._write() as c:
+            c.execute(VECTOR_TABLE)
             c.execute(
                 "INSERT OR IGNORE INTO kb(name, description, created_at) VALUES (?, ?, ?)",
                 (DEFAULT_KB, "The default knowledge base.", _now()),
