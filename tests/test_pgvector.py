@@ -49,17 +49,26 @@ def test_helpers() -> None:
     assert pgvector_text(vectors_to_bytes(np.array([[0.5, -1.0]], np.float32))[0]) == "[0.5,-1.0]"
 
 
-def test_hnsw_ranks_the_permitted_rows_like_the_in_process_index(store: Store) -> None:
+@pytest.mark.parametrize("permitted_rows", [300, 2000])
+@pytest.mark.parametrize("unfiltered_min", [10**9, 50])
+def test_hnsw_ranks_the_permitted_rows_like_the_in_process_index(
+    store: Store, monkeypatch: pytest.MonkeyPatch, permitted_rows: int, unfiltered_min: int
+) -> None:
     """2000 vectors; the caller may see 300 of them, chosen far from the query, while the
-    rest crowd round it: pgvector's iterative scan still returns the permitted top ten, in
-    the order (and within float error the scores) of the exact in-process search."""
+    rest crowd round it (or all 2000): pgvector's iterative scan still returns the permitted
+    top ten, in the order (and within float error the scores) of the exact in-process
+    search, whether the filtered scan runs at once or after an unfiltered one found too
+    few permitted rows (``unfiltered_min`` 50)."""
+    from citewise.store.postgres import vectors as pg_vectors
+
+    monkeypatch.setattr(pg_vectors, "UNFILTERED_MIN", unfiltered_min)
     assert isinstance(store, VectorSearch) and store.vector_search_ready()
     rng = np.random.default_rng(7)
     vecs = _unit(rng, 2000, 32)
     query = vecs[0]
     keys = [f"k{i:04d}" for i in range(2000)]
     store.put_vectors(FP, dict(zip(keys, vectors_to_bytes(vecs), strict=True)))
-    far = np.argsort(vecs @ query)[:300]  # the permitted rows: the farthest from the query
+    far = np.argsort(vecs @ query)[:permitted_rows]  # the farthest from the query first
     permitted = [keys[i] for i in far]
     index = VectorIndex(32)
     index.add(keys, vecs)

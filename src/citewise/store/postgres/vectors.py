@@ -35,6 +35,10 @@ if TYPE_CHECKING:
 _FILL_BATCH = 2000
 #: HNSW candidate list; pgvector's default is 40, and it must be at least the rows asked for.
 EF_SEARCH = 100
+#: From this many permitted keys a search first scans unfiltered (see ``search_vectors``)...
+UNFILTERED_MIN = 10_000
+#: ... for this many rows per result wanted.
+OVERSCAN = 4
 
 
 def pgvector_text(data: bytes) -> str:
@@ -143,20 +147,41 @@ class PgVectors(PgTx):
         self, fingerprint: str, query: bytes, k: int, keys: Sequence[str]
     ) -> list[tuple[str, float]]:
         """The ``k`` text keys among ``keys`` whose vectors have the largest inner product
-        with ``query`` (float32 bytes), best first, with that product."""
+        with ``query`` (float32 bytes), best first, with that product.
+
+        For many keys (at least :data:`UNFILTERED_MIN`) the index is first scanned with no
+        filter for :data:`OVERSCAN` times ``k`` rows and those outside ``keys`` dropped here
+        (sending and probing a large key array costs more than the scan); when fewer than
+        ``k`` remain, the filtered scan runs. Either way the result is the best permitted
+        rows the index finds: an unpermitted row only ever takes a candidate's place, never
+        a result's."""
         if k <= 0 or not keys:
             return []
         dim = len(query) // 4
         self._ensure_hnsw(fingerprint, dim)
+        q = pgvector_text(query)
+        if len(keys) >= UNFILTERED_MIN:
+            permitted = set(keys)
+            rows = self._scan(fingerprint, dim, q, min(OVERSCAN * k, 1000), None)
+            found = [(key, score) for key, score in rows if key in permitted][:k]
+            if len(found) == k:
+                return found
+        return self._scan(fingerprint, dim, q, k, list(keys))
+
+    def _scan(
+        self, fingerprint: str, dim: int, q: str, k: int, keys: list[str] | None
+    ) -> list[tuple[str, float]]:
         cast = f"vector({dim})"
+        where = "" if keys is None else " AND text_key = ANY(%s)"
+        args = (q, fingerprint, *(() if keys is None else (keys,)), q, k)
         with self._read() as c:
             c.execute("SET LOCAL hnsw.iterative_scan = strict_order")
             c.execute(f"SET LOCAL hnsw.ef_search = {max(EF_SEARCH, min(k, 1000))}")
             rows = c.execute(
                 f"SELECT text_key, (embedding::{cast} <#> %s::{cast}) AS d FROM dense_vector "
-                "WHERE fingerprint = %s AND text_key = ANY(%s) "
+                f"WHERE fingerprint = %s{where} "
                 f"ORDER BY embedding::{cast} <#> %s::{cast} LIMIT %s",
-                (pgvector_text(query), fingerprint, list(keys), pgvector_text(query), k),
+                args,
             ).fetchall()
         found = [(str(r["text_key"]), -float(r["d"])) for r in rows]
         return sorted(found, key=lambda hit: (-hit[1], hit[0]))
