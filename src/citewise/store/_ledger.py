@@ -3,9 +3,7 @@
 :class:`SQLLedger` holds every query of the ledger; a backend mixes it with its transaction
 class (SQLite: :class:`SQLiteLedger` below, sharing its store's connection and lock;
 PostgreSQL: :class:`~citewise.store.postgres.ledger.PgLedger`, sharing its store's pool). The
-SQL is portable and written with ``?`` parameters, turned into ``%s`` for psycopg
-(:func:`sql_for`); rows are read by column name (``sqlite3.Row`` and psycopg's dict rows
-both allow it).
+SQL is portable (:mod:`citewise.store._sql`).
 
 :func:`append_entry` appends one entry on a connection whose write transaction is already
 open: the store calls it inside each change's transaction (ingest, delete, revert, revision,
@@ -29,17 +27,8 @@ from citewise.audit.entries import LedgerEntry, canonical_json, encode_stored, n
 from citewise.audit.merkle import leaf_hash
 from citewise.errors import CitationNotFound
 from citewise.store._convert import answer_binding, saved_answer
+from citewise.store._sql import marks, run
 from citewise.store._txn import SQLiteTx
-
-
-def sql_for(c: Any, sql: str) -> str:
-    """``sql`` with its ``?`` parameters in the style of ``c``'s driver."""
-    return sql if isinstance(c, sqlite3.Connection) else sql.replace("?", "%s")
-
-
-def run(c: Any, sql: str, args: tuple[Any, ...] | list[Any] = ()) -> Any:
-    """Execute portable SQL (``?`` parameters) on either backend's connection."""
-    return c.execute(sql_for(c, sql), args)
 
 
 def _entry(row: Mapping[str, Any]) -> LedgerEntry:
@@ -196,7 +185,7 @@ class SQLLedger:
         sql = "SELECT * FROM ledger WHERE 1 = 1"
         args: list[object] = []
         if types:
-            sql += f" AND type IN ({', '.join('?' for _ in types)})"
+            sql += f" AND type IN ({marks(len(types))})"
             args += types
         for column, op, value in (
             ("principal", "=", principal),
