@@ -161,7 +161,7 @@ class KBIndex(CallerViews):
         self.progress: Callable[[str, int, int], None] | None = None
         self.graph = KBGraph(store, kb)  # structural knowledge graph, synced on use
         #: Vector searches over at least this many rows go to the store where it can rank.
-        self.store_search_min = vector_store.STORE_SEARCH_MIN
+        self.store_search_min = vector_store.store_search_min()
 
     # -- the published state -------------------------------------------------------
     @property

@@ -10,18 +10,33 @@ pgvector's HNSW), large searches run there; small ones stay in-process (exact, n
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Collection, Mapping, Sequence
 
-from citewise.errors import StoreError
+from citewise.errors import StoreError, UsageError
 from citewise.index.embedder import Embedder
 from citewise.index.vectors import F32, Hit, VectorIndex, vector_from_bytes, vectors_to_bytes
 from citewise.store.protocol import Store, VectorSearch
 
 log = logging.getLogger(__name__)
 
-#: Below this many rows the caller may see, ranking stays in-process (where it is exact
-#: under the index's ``exact_threshold``); from it on, the store ranks when it can.
-STORE_SEARCH_MIN = 20_000
+#: Below this many rows the caller may see, ranking stays in-process; from it on, the store
+#: ranks when it can (``$CITEWISE_PGVECTOR_MIN`` overrides). At 10,000 and 50,000 vectors the
+#: in-process index was the faster at equal recall (docs/benchmarks.md, "Vector search").
+STORE_SEARCH_MIN = 100_000
+
+
+def store_search_min() -> int:
+    """:data:`STORE_SEARCH_MIN`, or ``$CITEWISE_PGVECTOR_MIN`` (UsageError when not a count)."""
+    raw = os.environ.get("CITEWISE_PGVECTOR_MIN", "").strip()
+    if not raw:
+        return STORE_SEARCH_MIN
+    if not raw.isdigit():
+        raise UsageError(
+            f"CITEWISE_PGVECTOR_MIN={raw!r} is not a number of rows.",
+            hint="Unset it, or set e.g. 100000 (0 sends every vector search to pgvector).",
+        )
+    return int(raw)
 
 
 def stored_vectors(store: Store, emb: Embedder, wanted: dict[str, str]) -> dict[str, F32]:
@@ -77,4 +92,10 @@ def search(
     return hits[:k]
 
 
-__all__ = ["STORE_SEARCH_MIN", "keep_vectors", "search", "stored_vectors"]
+__all__ = [
+    "STORE_SEARCH_MIN",
+    "keep_vectors",
+    "search",
+    "store_search_min",
+    "stored_vectors",
+]
