@@ -137,3 +137,26 @@ def test_the_vector_route_through_hnsw_is_the_same_and_leaks_nothing(
     for got, want in zip(results["with-on"], results["with-off"], strict=True):
         assert [p for p, _ in got] == [p for p, _ in want]
         assert np.allclose([s for _, s in got], [s for _, s in want], atol=1e-5)
+
+
+def test_migrate_copies_vectors_into_pgvectors_column(tmp_path: Path, pgv_url: str) -> None:
+    """``citewise migrate`` from SQLite: the copied vectors are searchable with HNSW."""
+    from citewise.store.migrate import migrate_store
+    from citewise.store.sqlite import SQLiteStore
+
+    vecs = _unit(np.random.default_rng(3), 50, 8)
+    keys = [f"m{i:02d}" for i in range(50)]
+    source = SQLiteStore(tmp_path / "citewise.db")
+    source.put_vectors(FP, dict(zip(keys, vectors_to_bytes(vecs), strict=True)))
+    source.close()
+    report = migrate_store(f"sqlite:{tmp_path / 'citewise.db'}", pgv_url)
+    assert report.rows["dense_vector"] == 50
+    store = open_store(pgv_url)
+    try:
+        q = vectors_to_bytes(vecs[7][None, :])[0]
+        assert isinstance(store, VectorSearch)
+        got = store.search_vectors(FP, q, 3, keys)
+        assert got[0][0] == "m07" and abs(got[0][1] - 1.0) < 1e-5
+        assert store.get_vectors(FP, ["m07"]) == {"m07": q}
+    finally:
+        store.close()

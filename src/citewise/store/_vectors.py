@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from citewise.errors import UsageError
 from citewise.store._txn import SQLiteTx
 
-#: The SQLite table (created on open; PostgreSQL's is its migration 2).
+#: The SQLite table (made by the first write of vectors; PostgreSQL's is its migration 2).
 VECTOR_TABLE = """CREATE TABLE IF NOT EXISTS dense_vector (
     fingerprint TEXT NOT NULL,
     text_key    TEXT NOT NULL,
@@ -52,11 +52,14 @@ def groups(keys: Sequence[str], size: int = LOOKUP_GROUP) -> Iterator[list[str]]
 
 
 class SQLiteVectors(SQLiteTx):
-    """The vectors of the SQLite store (table ``dense_vector``, :data:`VECTOR_TABLE`)."""
+    """The vectors of the SQLite store (table ``dense_vector``, :data:`VECTOR_TABLE`: made by
+    the first write of vectors, with no schema-version bump, since it holds derived data)."""
 
     def get_vectors(self, fingerprint: str, keys: Sequence[str]) -> dict[str, bytes]:
         out: dict[str, bytes] = {}
         with self._read() as c:
+            if not c.execute("SELECT 1 FROM sqlite_master WHERE name = 'dense_vector'").fetchone():
+                return out  # no vector stored yet
             for group in groups(keys):
                 marks = ",".join("?" * len(group))
                 rows = c.execute(
@@ -72,6 +75,7 @@ class SQLiteVectors(SQLiteTx):
         if not rows:
             return
         with self._write() as c:
+            c.execute(VECTOR_TABLE)
             c.executemany(
                 "INSERT OR IGNORE INTO dense_vector(fingerprint, text_key, data) VALUES (?, ?, ?)",
                 [(fingerprint, k, d) for k, d in rows],

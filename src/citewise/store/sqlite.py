@@ -33,7 +33,7 @@ from citewise.store import adhash, checks
 from citewise.store._lookup import SQLiteLookup
 from citewise.store._near import SQLiteNear
 from citewise.store._resolve import SQLiteResolve
-from citewise.store._vectors import VECTOR_TABLE, SQLiteVectors
+from citewise.store._vectors import SQLiteVectors
 from citewise.store.models import IngestAction, IngestOutcome, KBInfo, RevisionInfo
 
 SCHEMA_VERSION = 2
@@ -111,10 +111,7 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteNear, SQLiteVectors):
             c.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def _ensure_default(self) -> None:
-        """The default base, and the table of derived vectors (store/_vectors.py: created on
-        open, with no schema-version bump)."""
         with self._write() as c:
-            c.execute(VECTOR_TABLE)
             c.execute(
                 "INSERT OR IGNORE INTO kb(name, description, created_at) VALUES (?, ?, ?)",
                 (DEFAULT_KB, "The default knowledge base.", _now()),

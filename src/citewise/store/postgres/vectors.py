@@ -77,13 +77,20 @@ def enable_pgvector(c: Conn) -> bool:
     except psycopg.Error:
         return False
     c.execute("ALTER TABLE dense_vector ADD COLUMN embedding vector")
+    fill_embeddings(c)
+    return True
+
+
+def fill_embeddings(c: Conn) -> None:
+    """Fill the ``embedding`` column of rows stored without it (caller holds the write
+    lock): vectors written before the extension was there, or copied in by a migration."""
     while True:
         rows = c.execute(
             "SELECT fingerprint, text_key, data FROM dense_vector WHERE embedding IS NULL LIMIT %s",
             (_FILL_BATCH,),
         ).fetchall()
         if not rows:
-            return True
+            return
         with c.cursor() as cur:
             cur.executemany(
                 "UPDATE dense_vector SET embedding = %s::vector "
