@@ -23,7 +23,6 @@ from citewise.errors import (
     KBInUse,
     KBIsDefault,
     StoreError,
-    UsageError,
     VersionNotFound,
 )
 from citewise.ingest.models import ParsedDocument, stable_id
@@ -33,8 +32,9 @@ from citewise.store import adhash, checks
 from citewise.store._lookup import SQLiteLookup
 from citewise.store._near import SQLiteNear
 from citewise.store._resolve import SQLiteResolve
+from citewise.store._revisions import SQLRevisions
 from citewise.store._vectors import SQLiteVectors
-from citewise.store.models import IngestAction, IngestOutcome, KBInfo, RevisionInfo
+from citewise.store.models import IngestAction, IngestOutcome, KBInfo
 
 SCHEMA_VERSION = 2
 NODE_BY_START = "CREATE INDEX IF NOT EXISTS node_by_start ON node(content_id, char_start)"
@@ -45,7 +45,7 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteNear, SQLiteVectors):
+class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteNear, SQLiteVectors, SQLRevisions):
     """``SQLiteStore(home / "citewise.db")``; thread-safe via one lock per store."""
 
     def __init__(self, path: Path) -> None:
@@ -162,75 +162,7 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteNear, SQLiteVectors):
             self._batches.pop(name, None)
             sqlite_ledger.append_entry(c, "kb_delete", {"kb": name, "documents": held}, kb=name)
 
-    # -- batches and revisions -------------------------------------------------
-    def begin_batch(self, kb: str) -> None:
-        with self._write() as c:
-            self._require_kb(c, kb)
-            if kb in self._batches:
-                raise UsageError(
-                    f"A batch is already open for {kb!r}.",
-                    hint="End it (end_batch) before beginning another.",
-                )
-            # A batch cut short by a crash left an unsealed revision: seal it now.
-            c.execute(
-                "UPDATE revision SET sealed_at = ? WHERE kb = ? AND sealed_at IS NULL",
-                (_now(), kb),
-            )
-            self._batches[kb] = None
-
-    def end_batch(self, kb: str) -> RevisionInfo | None:
-        with self._write() as c:
-            self._require_kb(c, kb)
-            if kb not in self._batches:
-                return None
-            rev = self._batches.pop(kb)
-            if rev is None:
-                return None
-            c.execute(
-                "UPDATE revision SET sealed_at = ? WHERE kb = ? AND revision = ? "
-                "AND sealed_at IS NULL",
-                (_now(), kb, rev),
-            )
-            row = c.execute(
-                "SELECT * FROM revision WHERE kb = ? AND revision = ?", (kb, rev)
-            ).fetchone()
-        return None if row is None else cv.revision_info(row)
-
-    def _open_revision(self, c: sqlite3.Connection, kb: str) -> int:
-        """The revision this change belongs to, creating revision N+1 if needed."""
-        head = c.execute(
-            "SELECT * FROM revision WHERE kb = ? ORDER BY revision DESC LIMIT 1", (kb,)
-        ).fetchone()
-        wanted = self._batches.get(kb)
-        if (
-            wanted is not None
-            and head is not None
-            and head["revision"] == wanted
-            and head["sealed_at"] is None
-        ):
-            return wanted
-        now = _now()
-        c.execute("UPDATE revision SET sealed_at = ? WHERE kb = ? AND sealed_at IS NULL", (now, kb))
-        number = 1 if head is None else head["revision"] + 1
-        c.execute(
-            "INSERT INTO revision(kb, revision, hash, document_count, created_at, sealed_at) "
-            "VALUES (?, ?, ?, ?, ?, NULL)",
-            (
-                kb,
-                number,
-                adhash.EMPTY_HASH if head is None else head["hash"],
-                0 if head is None else head["document_count"],
-                now,
-            ),
-        )
-        if kb in self._batches:
-            self._batches[kb] = number
-        parent = adhash.EMPTY_HASH if head is None else head["hash"]
-        sqlite_ledger.append_entry(
-            c, "revision", {"kb": kb, "revision": number, "parent_hash": parent}, kb=kb
-        )
-        return number
-
+    # -- revisions (batches and opening them: store/_revisions.py) ------------------
     def _finish_change(
         self, c: sqlite3.Connection, kb: str, rev: int, hash_hex: str, count_delta: int
     ) -> None:
@@ -395,15 +327,6 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteNear, SQLiteVectors):
                 f"{path!r} has no version {version_no} with content to restore.",
                 hint="List the document's versions to pick one.",
             )
-
-    @staticmethod
-    def _revision_hash(c: sqlite3.Connection, kb: str, rev: int) -> str:
-        row = c.execute(
-            "SELECT hash FROM revision WHERE kb = ? AND revision = ?", (kb, rev)
-        ).fetchone()
-        if row is None:
-            raise StoreError(f"Revision {rev} of {kb!r} vanished mid-transaction.")
-        return str(row[0])
 
 
 def _schema_statements() -> list[str]:

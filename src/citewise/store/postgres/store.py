@@ -23,11 +23,12 @@ from citewise.errors import (
 from citewise.ingest.models import ParsedDocument, stable_id
 from citewise.store import _convert as cv
 from citewise.store import adhash, checks
+from citewise.store._revisions import timestamp
 from citewise.store.models import IngestAction, IngestOutcome, KBInfo
 from citewise.store.postgres import schema
 from citewise.store.postgres._db import connect, redact
 from citewise.store.postgres.ledger import PgLedger, append_entry
-from citewise.store.postgres.revisions import PgRevisions, timestamp
+from citewise.store.postgres.revisions import PgRevisions
 from citewise.store.postgres.vectors import PgVectors, enable_pgvector
 
 if TYPE_CHECKING:
