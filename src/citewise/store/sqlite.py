@@ -10,31 +10,29 @@ re-run). The schema is in ``schema.sql`` beside this module.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.resources
 import sqlite3
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from citewise.errors import (
-    DocumentNotFound,
     KBExists,
     KBInUse,
     KBIsDefault,
     StoreError,
-    VersionNotFound,
 )
-from citewise.ingest.models import ParsedDocument, stable_id
+from citewise.ingest.models import ParsedDocument
 from citewise.store import _convert as cv
 from citewise.store import _ledger as sqlite_ledger
-from citewise.store import adhash, checks
+from citewise.store import checks
 from citewise.store._lookup import SQLiteLookup
 from citewise.store._near import SQLiteNear
 from citewise.store._resolve import SQLiteResolve
-from citewise.store._revisions import SQLRevisions
 from citewise.store._vectors import SQLiteVectors
-from citewise.store.models import IngestAction, IngestOutcome, KBInfo
+from citewise.store._writes import SQLWrites
+from citewise.store.models import KBInfo
 
 SCHEMA_VERSION = 2
 NODE_BY_START = "CREATE INDEX IF NOT EXISTS node_by_start ON node(content_id, char_start)"
@@ -45,7 +43,7 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteNear, SQLiteVectors, SQLRevisions):
+class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteNear, SQLiteVectors, SQLWrites):
     """``SQLiteStore(home / "citewise.db")``; thread-safe via one lock per store."""
 
     def __init__(self, path: Path) -> None:
@@ -177,156 +175,17 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteNear, SQLiteVectors, SQLRev
                 (_now(), kb, rev),
             )
 
-    # -- ingest ------------------------------------------------------------------
-    def ingest_document(
-        self,
-        kb: str,
-        path: str,
-        raw: bytes,
-        parsed: ParsedDocument,
-        *,
-        source: str = "",
-        restored_from: int | None = None,
-    ) -> IngestOutcome:
-        checks.check_doc_path(path)
-        checks.check_parsed(parsed)
-        content_sha = parsed.content_sha256
-        raw_sha = hashlib.sha256(raw).hexdigest()
-        doc_id = stable_id("d", kb, path)
-        with self._write() as c:
-            self._require_kb(c, kb)
-            head = self._head(c, doc_id)
-            live = head is not None and head["action"] != "deleted"
-            if restored_from is not None:
-                self._require_restorable(c, doc_id, path, restored_from)
-            if (
-                head is not None
-                and live
-                and head["content_sha256"] == content_sha
-                and head["raw_sha256"] == raw_sha
-            ):
-                return IngestOutcome(
-                    "unchanged",
-                    doc_id,
-                    path,
-                    head["version_no"],
-                    self._head_revision(c, kb),
-                    head["node_count"],
-                    head["chunk_count"],
-                )
-            action: IngestAction = (
-                "reverted" if restored_from is not None else "changed" if live else "added"
-            )
-            rev = self._open_revision(c, kb)
-            now = _now()
-            if head is None:
-                c.execute(
-                    "INSERT OR IGNORE INTO document(doc_id, kb, path, created_at) "
-                    "VALUES (?, ?, ?, ?)",
-                    (doc_id, kb, path, now),
-                )
-            content_id = self._store_content(c, doc_id, content_sha, parsed)
-            hash_hex = self._revision_hash(c, kb, rev)
-            delta = 1
-            if head is not None and live:
-                c.execute("UPDATE version SET rev_removed = ? WHERE vid = ?", (rev, head["vid"]))
-                hash_hex = adhash.remove(hash_hex, path, head["content_sha256"])
-                delta = 0
-            version_no = 1 if head is None else head["version_no"] + 1
-            cur = c.execute(
-                "INSERT INTO version(doc_id, version_no, action, content_id, content_sha256, "
-                "raw, raw_sha256, size_bytes, format, title, metadata_json, source, "
-                "restored_from, rev_added, rev_removed, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)",
-                (
-                    doc_id,
-                    version_no,
-                    action,
-                    content_id,
-                    content_sha,
-                    raw,
-                    raw_sha,
-                    len(raw),
-                    parsed.format,
-                    parsed.title,
-                    cv.dumps(parsed.metadata),
-                    source,
-                    restored_from,
-                    rev,
-                    now,
-                ),
-            )
-            c.execute("UPDATE document SET head_vid = ? WHERE doc_id = ?", (cur.lastrowid, doc_id))
-            hash_hex = adhash.add(hash_hex, path, content_sha)
-            self._finish_change(c, kb, rev, hash_hex, delta)
-            event = {
-                "kb": kb,
-                "path": path,
-                "doc_id": doc_id,
-                "action": action,
-                "version": version_no,
-                "content_sha256": content_sha,
-                "raw_sha256": raw_sha,
-                "size_bytes": len(raw),
-                "revision": rev,
-                "revision_hash": hash_hex,
-                "restored_from": restored_from,
-            }
-            sqlite_ledger.append_entry(
-                c, "revert" if action == "reverted" else "ingest", event, kb=kb
-            )
-        return IngestOutcome(
-            action, doc_id, path, version_no, rev, len(parsed.nodes), len(parsed.chunks)
-        )
-
+    # -- ingest and delete (store/_writes.py): how this backend stores content -----
     def _store_content(
         self, c: sqlite3.Connection, doc_id: str, content_sha: str, parsed: ParsedDocument
     ) -> int:
         return cv.insert_content(c, doc_id, content_sha, parsed)
 
-    def delete_document(self, kb: str, path: str) -> IngestOutcome:
-        doc_id = stable_id("d", kb, path)
-        with self._write() as c:
-            self._require_kb(c, kb)
-            head = self._head(c, doc_id)
-            if head is None or head["action"] == "deleted":
-                raise DocumentNotFound(
-                    f"No current document {path!r} in knowledge base {kb!r}.",
-                    hint="List documents to check the path; deleted documents keep their history.",
-                )
-            rev = self._open_revision(c, kb)
-            c.execute("UPDATE version SET rev_removed = ? WHERE vid = ?", (rev, head["vid"]))
-            cur = c.execute(
-                "INSERT INTO version(doc_id, version_no, action, rev_added, rev_removed, "
-                "created_at) VALUES (?, ?, 'deleted', ?, ?, ?)",
-                (doc_id, head["version_no"] + 1, rev, rev, _now()),
-            )
-            c.execute("UPDATE document SET head_vid = ? WHERE doc_id = ?", (cur.lastrowid, doc_id))
-            hash_hex = adhash.remove(self._revision_hash(c, kb, rev), path, head["content_sha256"])
-            self._finish_change(c, kb, rev, hash_hex, -1)
-            event = {
-                "kb": kb,
-                "path": path,
-                "doc_id": doc_id,
-                "version": head["version_no"] + 1,
-                "removed_content_sha256": head["content_sha256"],
-                "revision": rev,
-                "revision_hash": hash_hex,
-            }
-            sqlite_ledger.append_entry(c, "delete", event, kb=kb)
-        return IngestOutcome("deleted", doc_id, path, head["version_no"] + 1, rev, 0, 0)
-
-    def _require_restorable(
-        self, c: sqlite3.Connection, doc_id: str, path: str, version_no: int
-    ) -> None:
-        row = c.execute(
-            "SELECT action FROM version WHERE doc_id = ? AND version_no = ?", (doc_id, version_no)
-        ).fetchone()
-        if row is None or row["action"] == "deleted":
-            raise VersionNotFound(
-                f"{path!r} has no version {version_no} with content to restore.",
-                hint="List the document's versions to pick one.",
-            )
+    @staticmethod
+    def _insert_id(c: sqlite3.Connection, column: str, sql: str, args: tuple[Any, ...]) -> int:
+        rowid = c.execute(sql, args).lastrowid
+        assert rowid is not None
+        return rowid
 
 
 def _schema_statements() -> list[str]:
