@@ -1,7 +1,7 @@
 """Dense vectors read from and written to the store, their source of truth.
 
 The index directory (``vectors.npz``) is a per-home cache; the store keeps every vector by
-encoder fingerprint and text key (see :mod:`citewise.store._vectors`), so a new server
+encoder fingerprint and text key (see store/_vectors.py), so a new server
 process, or a second home on the same PostgreSQL database, loads what any of them encoded
 instead of encoding it again. Where the store can rank vectors itself (PostgreSQL with
 pgvector's HNSW), large searches run there; small ones stay in-process (exact, no round trip).

@@ -1,4 +1,4 @@
-"""Ingest and delete, written once for both backends (portable SQL,
+"""Knowledge bases, ingest and delete, written once for both backends (portable SQL,
 :mod:`citewise.store._sql`). Each change is one write transaction of the backend: the version
 rows, content, nodes and chunks, the revision's multiset hash and the ledger entries commit
 together or not at all (a file is ingested whole, with its ``ingest`` entry, or not at all).
@@ -10,18 +10,28 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from citewise.errors import DocumentNotFound, VersionNotFound
+from citewise.errors import DocumentNotFound, KBExists, KBInUse, KBIsDefault, VersionNotFound
 from citewise.ingest.models import ParsedDocument, stable_id
 from citewise.store import _convert as cv
 from citewise.store import adhash, checks
 from citewise.store._ledger import append_entry
 from citewise.store._revisions import SQLRevisions, timestamp
 from citewise.store._sql import run
-from citewise.store.models import IngestAction, IngestOutcome
+from citewise.store.models import IngestAction, IngestOutcome, KBInfo
+
+#: The base every store has; it cannot be deleted.
+DEFAULT_KB = "default"
 
 
 class SQLWrites(SQLRevisions):
     """Over the backend's hooks (see the module docstring)."""
+
+    def get_kb(self, name: str) -> KBInfo:
+        raise NotImplementedError
+
+    @staticmethod
+    def _current_count(c: Any, kb: str) -> int:
+        raise NotImplementedError
 
     @staticmethod
     def _head(c: Any, doc_id: str) -> Any:
@@ -42,6 +52,49 @@ class SQLWrites(SQLRevisions):
     def _finish_change(self, c: Any, kb: str, rev: int, hash_hex: str, count_delta: int) -> None:
         raise NotImplementedError
 
+    # -- knowledge bases -----------------------------------------------------
+    def create_kb(self, name: str, description: str = "") -> KBInfo:
+        checks.check_kb_name(name)
+        with self._write() as c:
+            if run(c, "SELECT 1 FROM kb WHERE name = ?", (name,)).fetchone():
+                raise KBExists(
+                    f"Knowledge base {name!r} already exists.",
+                    hint="Pick another name, or use the existing one.",
+                )
+            run(
+                c,
+                "INSERT INTO kb(name, description, created_at) VALUES (?, ?, ?)",
+                (name, description, timestamp()),
+            )
+        return self.get_kb(name)
+
+    def update_kb(self, name: str, description: str) -> KBInfo:
+        with self._write() as c:
+            self._require_kb(c, name)
+            run(c, "UPDATE kb SET description = ? WHERE name = ?", (description, name))
+        return self.get_kb(name)
+
+    def delete_kb(self, name: str, *, force: bool = False) -> None:
+        checks.check_kb_name(name)
+        if name == DEFAULT_KB:
+            raise KBIsDefault(
+                "The default knowledge base cannot be deleted.",
+                hint="Delete its documents instead, or create and use another base.",
+            )
+        with self._write() as c:
+            self._require_kb(c, name)
+            held = self._current_count(c, name)
+            if held and not force:
+                raise KBInUse(
+                    f"Knowledge base {name!r} still holds {held} document(s).",
+                    hint="Delete the documents first, or force the deletion (--force) "
+                    "to remove the base with all its history.",
+                )
+            run(c, "DELETE FROM kb WHERE name = ?", (name,))
+            self._batches.pop(name, None)
+            append_entry(c, "kb_delete", {"kb": name, "documents": held}, kb=name)
+
+    # -- ingest and delete -------------------------------------------------------
     def ingest_document(
         self,
         kb: str,

@@ -18,25 +18,19 @@ from pathlib import Path
 from typing import Any
 
 from citewise.errors import (
-    KBExists,
-    KBInUse,
-    KBIsDefault,
     StoreError,
 )
 from citewise.ingest.models import ParsedDocument
 from citewise.store import _convert as cv
 from citewise.store import _ledger as sqlite_ledger
-from citewise.store import checks
 from citewise.store._lookup import SQLiteLookup
 from citewise.store._near import SQLiteNear
 from citewise.store._resolve import SQLiteResolve
 from citewise.store._vectors import SQLiteVectors
-from citewise.store._writes import SQLWrites
-from citewise.store.models import KBInfo
+from citewise.store._writes import DEFAULT_KB, SQLWrites
 
 SCHEMA_VERSION = 2
 NODE_BY_START = "CREATE INDEX IF NOT EXISTS node_by_start ON node(content_id, char_start)"
-DEFAULT_KB = "default"
 
 
 def _now() -> str:
@@ -118,47 +112,6 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteNear, SQLiteVectors, SQLWri
     def close(self) -> None:
         with self._lock:
             self._conn.close()
-
-    # -- knowledge bases -----------------------------------------------------
-    def create_kb(self, name: str, description: str = "") -> KBInfo:
-        checks.check_kb_name(name)
-        with self._write() as c:
-            if c.execute("SELECT 1 FROM kb WHERE name = ?", (name,)).fetchone():
-                raise KBExists(
-                    f"Knowledge base {name!r} already exists.",
-                    hint="Pick another name, or use the existing one.",
-                )
-            c.execute(
-                "INSERT INTO kb(name, description, created_at) VALUES (?, ?, ?)",
-                (name, description, _now()),
-            )
-        return self.get_kb(name)
-
-    def update_kb(self, name: str, description: str) -> KBInfo:
-        with self._write() as c:
-            self._require_kb(c, name)
-            c.execute("UPDATE kb SET description = ? WHERE name = ?", (description, name))
-        return self.get_kb(name)
-
-    def delete_kb(self, name: str, *, force: bool = False) -> None:
-        checks.check_kb_name(name)
-        if name == DEFAULT_KB:
-            raise KBIsDefault(
-                "The default knowledge base cannot be deleted.",
-                hint="Delete its documents instead, or create and use another base.",
-            )
-        with self._write() as c:
-            self._require_kb(c, name)
-            held = self._current_count(c, name)
-            if held and not force:
-                raise KBInUse(
-                    f"Knowledge base {name!r} still holds {held} document(s).",
-                    hint="Delete the documents first, or force the deletion (--force) "
-                    "to remove the base with all its history.",
-                )
-            c.execute("DELETE FROM kb WHERE name = ?", (name,))
-            self._batches.pop(name, None)
-            sqlite_ledger.append_entry(c, "kb_delete", {"kb": name, "documents": held}, kb=name)
 
     # -- revisions (batches and opening them: store/_revisions.py) ------------------
     def _finish_change(

@@ -12,21 +12,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from citewise.errors import (
-    KBExists,
-    KBInUse,
-    KBIsDefault,
-)
 from citewise.ingest.models import ParsedDocument
 from citewise.store import _convert as cv
-from citewise.store import checks
 from citewise.store._revisions import timestamp
 from citewise.store._sql import sql_for
-from citewise.store._writes import SQLWrites
-from citewise.store.models import KBInfo
+from citewise.store._writes import DEFAULT_KB, SQLWrites
 from citewise.store.postgres import schema
 from citewise.store.postgres._db import connect, redact
-from citewise.store.postgres.ledger import PgLedger, append_entry
+from citewise.store.postgres.ledger import PgLedger
 from citewise.store.postgres.revisions import PgRevisions
 from citewise.store.postgres.vectors import PgVectors, enable_pgvector
 
@@ -34,8 +27,6 @@ if TYPE_CHECKING:
     import psycopg
 
     Conn = psycopg.Connection[dict[str, Any]]
-
-DEFAULT_KB = "default"
 
 
 class PostgresStore(PgRevisions, PgVectors, SQLWrites):
@@ -64,48 +55,7 @@ class PostgresStore(PgRevisions, PgVectors, SQLWrites):
     def close(self) -> None:
         self._db.close()
 
-    # -- knowledge bases -----------------------------------------------------
-    def create_kb(self, name: str, description: str = "") -> KBInfo:
-        checks.check_kb_name(name)
-        with self._write() as c:
-            if c.execute("SELECT 1 FROM kb WHERE name = %s", (name,)).fetchone():
-                raise KBExists(
-                    f"Knowledge base {name!r} already exists.",
-                    hint="Pick another name, or use the existing one.",
-                )
-            c.execute(
-                "INSERT INTO kb(name, description, created_at) VALUES (%s, %s, %s)",
-                (name, description, timestamp()),
-            )
-        return self.get_kb(name)
-
-    def update_kb(self, name: str, description: str) -> KBInfo:
-        with self._write() as c:
-            self._require_kb(c, name)
-            c.execute("UPDATE kb SET description = %s WHERE name = %s", (description, name))
-        return self.get_kb(name)
-
-    def delete_kb(self, name: str, *, force: bool = False) -> None:
-        checks.check_kb_name(name)
-        if name == DEFAULT_KB:
-            raise KBIsDefault(
-                "The default knowledge base cannot be deleted.",
-                hint="Delete its documents instead, or create and use another base.",
-            )
-        with self._write() as c:
-            self._require_kb(c, name)
-            held = self._current_count(c, name)
-            if held and not force:
-                raise KBInUse(
-                    f"Knowledge base {name!r} still holds {held} document(s).",
-                    hint="Delete the documents first, or force the deletion (--force) "
-                    "to remove the base with all its history.",
-                )
-            c.execute("DELETE FROM kb WHERE name = %s", (name,))
-            self._batches.pop(name, None)
-            append_entry(c, "kb_delete", {"kb": name, "documents": held}, kb=name)
-
-    # -- ingest ------------------------------------------------------------------
+    # -- ingest and delete (store/_writes.py): how this backend stores content -----
     def _store_content(self, c: Conn, doc_id: str, content_sha: str, parsed: ParsedDocument) -> int:
         """The content row of (doc_id, text sha), inserting its text, nodes and chunks once."""
         row = c.execute(
