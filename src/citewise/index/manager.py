@@ -24,10 +24,11 @@ from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from citewise.config import RerankConfig
 from citewise.graph.build import KBGraph
 from citewise.index import vector_store
 from citewise.index.embedder import Embedder, Unavailable, precision_of, probe
@@ -39,6 +40,9 @@ from citewise.index.views import CallerViews
 from citewise.ingest.editions import superseded_paths
 from citewise.store.models import StoredChunk
 from citewise.store.protocol import Store
+
+if TYPE_CHECKING:
+    from citewise.recall.rerank import Reranker
 
 EmbedderLoader = Callable[[], Embedder | Unavailable]
 MANIFEST = "manifest.json"
@@ -162,6 +166,10 @@ class KBIndex(CallerViews):
         self.graph = KBGraph(store, kb)  # structural knowledge graph, synced on use
         #: Vector searches over at least this many rows go to the store where it can rank.
         self.store_search_min = vector_store.store_search_min()
+        #: The rerank stage's model (recall/rerank.py): None when none is configured, or
+        #: why the configured one cannot run. Set by the home from its settings.
+        self.reranker: Reranker | Unavailable | None = None
+        self.rerank_config = RerankConfig()
 
     # -- the published state -------------------------------------------------------
     @property
