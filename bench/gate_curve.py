@@ -60,7 +60,6 @@ def off_domain(root: Path) -> dict[str, list[str]]:
 
 def features(home: Path, queries: Sequence[str]) -> list[Row]:
     from citewise.analysis.tokenize import key_terms, query_tokens, term_coverage, tokenize
-
     from citewise.kb import Home
 
     with Home.open(home) as h:
