@@ -13,16 +13,19 @@ import functools
 import os
 import signal
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from citewise.analysis.conditions import ConditionSet, from_pairs
 from citewise.answer.models import Answer
 from citewise.answer.pipeline import ask
+from citewise.audit.lineage import check_lineage
 from citewise.audit.record import record_answer, record_evidence, record_search
 from citewise.config import DEFAULT_KB, Settings
 from citewise.context import StageContext
+from citewise.conversation import Conversation
 from citewise.errors import CitewiseError, FileTooLarge, UnreadableFile, UsageError
 from citewise.evidence.assemble import assemble
 from citewise.evidence.models import EvidencePack, Profile
@@ -319,6 +322,11 @@ class KnowledgeBase:
             ) from exc
 
     # -- recall ---------------------------------------------------------------
+    def conversation(self, cid: str | None = None) -> Conversation:
+        """A new conversation on this knowledge base, or the stored one ``cid``: its
+        ``ask`` rewrites each follow-up into a standalone question (docs/conversations.md)."""
+        return Conversation.open(self, self.name, self.home.settings.home, cid)
+
     def search(
         self,
         query: str,
@@ -368,22 +376,48 @@ class KnowledgeBase:
         filters: SearchFilters | None = None,
         llm: str | None = None,
         web: WebVerifier | None = None,
+        conditions: Mapping[str, str] | ConditionSet | None = None,
+        lineage: Mapping[str, str] | None = None,
+        rewrite: Mapping[str, Any] | None = None,
     ) -> Answer:
         """One answer whose every sentence carries an exact citation, or an honest outcome.
 
         ``llm`` names an activated LLM route (docs/llm.md); None keeps the extractive path.
         ``web`` (opt-in; docs/regulations.md) checks each citation against a second source.
+        ``conditions`` (``{"platform": "linux", "team": "blue"}``) join those the question
+        states (which win); ``lineage`` ids (conversation, turn, task, parent) are recorded
+        in the answer's ledger entry; ``rewrite`` (a conversation's follow-up rewrite) is
+        recorded in its trace and ledger entry.
         """
         if not question.strip():
             raise UsageError("The question is empty.", hint="Pass the question to answer.")
+        given = conditions if isinstance(conditions, ConditionSet) else None
+        if conditions is not None and given is None:
+            given = from_pairs(conditions)  # type: ignore[arg-type]
+        ids = check_lineage(lineage)
         if llm is None:
-            answer = ask(self.context, question, filters=filters)
+            answer = ask(
+                self.context,
+                question,
+                filters=filters,
+                conditions=given,
+                lineage=ids,
+                rewrite=rewrite,
+            )
         else:
             # Opened before any work, so an unknown or never-activated route is refused.
             from citewise.llm.generate import open_route
 
             writer = open_route(self.home.settings.home, llm)
-            answer = ask(self.context, question, filters=filters, llm=writer)
+            answer = ask(
+                self.context,
+                question,
+                filters=filters,
+                llm=writer,
+                conditions=given,
+                lineage=ids,
+                rewrite=rewrite,
+            )
         if web is not None:
             from citewise.web.attach import record_verification, verify_answer
             from citewise.web.refs import MetadataEditions

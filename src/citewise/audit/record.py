@@ -123,6 +123,9 @@ def record_answer(kb: StageContext, answer: Answer, filters: SearchFilters | Non
         "degradation": answer.degradation,
         "citations": [[c.id, c.sha256] for c in answer.citations],
     }
+    for key in ("conditions", "rewrite", "lineage"):  # issue 22: only when present
+        if answer.trace.get(key):
+            event[key] = answer.trace[key]
     extra: list[tuple[str, dict[str, Any]]] = []
     access = access_decisions(kb, filters, _pack_paths(pack))
     if access is not None:

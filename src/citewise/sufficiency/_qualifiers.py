@@ -7,31 +7,16 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from citewise.analysis.qualifier_words import ENV_CANON as _ENV_CANON
+from citewise.analysis.qualifier_words import ENV_STRONG as _ENV_STRONG
+from citewise.analysis.qualifier_words import ENV_WEAK as _ENV_WEAK
+from citewise.analysis.qualifier_words import ENV_ZH as _ENV_ZH
+from citewise.analysis.qualifier_words import PLATFORM as _PLATFORM
+from citewise.analysis.qualifier_words import PLATFORM_CANON as _PLATFORM_CANON
 from citewise.sufficiency._model import Qualifiers, TimeScope
 
 # --------------------------------------------------------------------------- qualifiers
-
-_ENV_STRONG = re.compile(
-    r"\b(staging|production|prod|pre-?production|preprod|uat|sandbox)\b", re.IGNORECASE
-)
-_ENV_WEAK = re.compile(
-    r"\b(dev|development|test|testing|qa|local)\s+(?:environment|env|cluster|deployment|"
-    r"instance|stage|setup|server)s?\b|\b(?:in|on|for)\s+(dev|development|test|testing|qa)"
-    r"(?=\s*(?:[,;:.)]|$))",
-    re.IGNORECASE,
-)
-_ENV_ZH = re.compile(r"(生产|测试|开发|预发布?|沙箱|本地)环境")
-_ENV_CANON = {
-    "prod": "production", "preproduction": "staging", "pre-production": "staging",
-    "preprod": "staging", "dev": "development", "testing": "test", "生产": "production",
-    "测试": "test", "开发": "development", "预发": "staging", "预发布": "staging",
-    "沙箱": "sandbox", "本地": "local",
-}  # fmt: skip
-
-_PLATFORM = re.compile(
-    r"\b(Windows|WINDOWS|Linux|LINUX|macOS|MacOS|Mac OS X|OS X|Android|iOS|FreeBSD)\b"
-)
-_PLATFORM_CANON = {"mac os x": "macos", "os x": "macos"}
+# The environment and platform vocabulary is shared with questions (analysis.conditions).
 
 _VER = r"v?\d+(?:\.(?:\d+|x))*"
 _VERSION_QUAL = re.compile(
