@@ -34,6 +34,8 @@ KINDS = {
     "injection",
     "clause",
     "generic",
+    "condition",
+    "follow_up",
 }
 OUTCOMES = {"answered", "insufficient_evidence", "non_kb_reply"}
 DEGRADATIONS = {"none", "partial_coverage", "conflict", "stale_evidence", "insufficient_evidence"}
@@ -45,6 +47,8 @@ EXPECT_KEYS = {
     "cited_docs",
     "not_cited_docs",
     "roles",
+    "reasons_include",
+    "standalone",
 }
 ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 

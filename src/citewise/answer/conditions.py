@@ -74,9 +74,12 @@ def _narrow(c: Candidate, stated: ConditionSet) -> tuple[Candidate | None, list[
         return c, []
     if not keep:
         return None, kinds
-    first, last = keep[0], keep[-1]
-    if any(p not in keep for p in parts if first.start <= p.start <= last.start):
-        return None, kinds  # the kept sentences are not contiguous: leave the unit out
+    run = [keep[0]]  # the first contiguous run of kept sentences (one citable span)
+    for p in parts[parts.index(keep[0]) + 1 :]:
+        if p not in keep:
+            break
+        run.append(p)
+    first, last = run[0], run[-1]
     text = c.span.text[first.start - c.span.start : last.end - c.span.start]
     span = Span(first.start, last.end, text, c.span.kind)
     return replace(c, span=span, clean=clean_sentence(text)), kinds
