@@ -136,6 +136,10 @@ _KEYS: dict[str, ConditionKind] = {
 }  # fmt: skip
 
 
+#: Words put before a caller's value so the question patterns read it ("on linux").
+_LEAD = {"platform": "on ", "time": "as of ", "region": "in ", "version": "version "}
+
+
 def _date_value(text: str) -> str:
     """An ISO form of a stated date ("1 July 2023" → 2023-07-01, "2024年3月" → 2024-03)."""
     zh = re.fullmatch(r"(\d{4})(?:年(?:(\d{1,2})月(?:(\d{1,2})日)?)?)?", text)
@@ -194,7 +198,7 @@ def from_pairs(pairs: Mapping[str, str]) -> ConditionSet:
         if kind == "filter":
             value = f"{key.strip().lower()}={raw.lower()}"
         else:
-            found = conditions_in(f"on {raw}" if kind == "platform" else raw)
+            found = conditions_in(f"{_LEAD.get(kind, '')}{raw}")
             value = next((c.value for c in found.conditions if c.kind == kind), raw.lower())
         out.append(Condition(kind, value, f"{key}: {raw}", "caller"))
     return ConditionSet(tuple(out))
