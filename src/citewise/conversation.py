@@ -63,22 +63,33 @@ class Conversation:
     path: Path
     asker: _Asker = field(repr=False)
     turns: list[Turn] = field(default_factory=list)
+    #: The principal that started it; only that principal may continue or read it.
+    owner: str | None = None
 
     @classmethod
-    def open(cls, asker: _Asker, kb: str, home: Path, cid: str | None = None) -> Conversation:
-        """A new conversation (``cid`` None) or the stored one ``cid``."""
+    def open(
+        cls,
+        asker: _Asker,
+        kb: str,
+        home: Path,
+        cid: str | None = None,
+        *,
+        owner: str | None = None,
+    ) -> Conversation:
+        """A new conversation (``cid`` None) or the stored one ``cid`` of ``owner``."""
         folder = home / "conversations" / kb
         if cid is None:
             cid = "c-" + secrets.token_hex(8)
-            return cls(cid, kb, folder / f"{cid}.json", asker)
-        if not _ID.fullmatch(cid) or not (folder / f"{cid}.json").is_file():
+            return cls(cid, kb, folder / f"{cid}.json", asker, owner=owner)
+        path = folder / f"{cid}.json"
+        raw = json.loads(path.read_text("utf-8")) if _ID.fullmatch(cid) and path.is_file() else {}
+        if not raw or raw.get("owner") != owner:  # another principal's: not found either
             raise UsageError(
                 f"No conversation {cid[:40]!r} in knowledge base {kb!r}.",
                 hint="Start one with POST /kb/{kb}/conversations (or kb.conversation()).",
             )
-        raw = json.loads((folder / f"{cid}.json").read_text("utf-8"))
         turns = [Turn(**t) for t in raw["turns"]]
-        return cls(cid, kb, folder / f"{cid}.json", asker, turns)
+        return cls(cid, kb, path, asker, turns, owner)
 
     def ask(
         self,
@@ -112,13 +123,15 @@ class Conversation:
         stated = (answer.trace.get("conditions") or {}).get("stated", [])
         turn = Turn(number, question, standalone, rule, stated, answer.trace_id, answer.outcome)
         self.turns.append(turn)
-        self._save()
+        self.save()
         return answer
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "kb": self.kb, "turns": [asdict(t) for t in self.turns]}
+        turns = [asdict(t) for t in self.turns]
+        return {"id": self.id, "kb": self.kb, "owner": self.owner, "turns": turns}
 
-    def _save(self) -> None:
+    def save(self) -> None:
+        """Write the conversation (atomically: the whole file or the old one)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(json.dumps(self.to_json(), ensure_ascii=False, indent=1), "utf-8")

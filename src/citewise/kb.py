@@ -322,10 +322,15 @@ class KnowledgeBase:
             ) from exc
 
     # -- recall ---------------------------------------------------------------
-    def conversation(self, cid: str | None = None) -> Conversation:
+    def conversation(
+        self, cid: str | None = None, *, asker: Any = None, owner: str | None = None
+    ) -> Conversation:
         """A new conversation on this knowledge base, or the stored one ``cid``: its
-        ``ask`` rewrites each follow-up into a standalone question (docs/conversations.md)."""
-        return Conversation.open(self, self.name, self.home.settings.home, cid)
+        ``ask`` rewrites each follow-up into a standalone question (docs/conversations.md).
+        ``asker`` (default: this knowledge base) asks the turns, e.g. under a reader's
+        filters; ``owner`` is the principal the conversation belongs to."""
+        home = self.home.settings.home
+        return Conversation.open(asker or self, self.name, home, cid, owner=owner)
 
     def search(
         self,
