@@ -117,8 +117,6 @@ def test_any_text_gives_canonical_quoted_conditions(text: str) -> None:
 def test_over_keeps_one_condition_per_kind_and_filter_key(pairs: dict[str, str]) -> None:
     base = from_pairs({"os": "linux", "team": "red", "region": "EU"})
     merged = from_pairs(pairs).over(base)
-    slots = [
-        c.kind if c.kind != "filter" else c.value.split("=")[0] for c in merged.conditions
-    ]
+    slots = [c.kind if c.kind != "filter" else c.value.split("=")[0] for c in merged.conditions]
     assert len(slots) == len(set(slots))
     assert set(slots) >= {"platform", "team", "region"}

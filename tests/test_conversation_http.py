@@ -44,9 +44,7 @@ def test_conversation_turns_and_lineage_over_http(tmp_path: Path) -> None:
             "Where does the agent write its log on Linux?"
         )
         assert [t["number"] for t in body["conversation"]["turns"]] == [1, 2]
-        r = c.post(
-            "/kb/default/conversations/c-0123456789abcdef/turns", json={"question": "And?"}
-        )
+        r = c.post("/kb/default/conversations/c-0123456789abcdef/turns", json={"question": "And?"})
         assert r.status_code == 400 and "No conversation" in r.text
         # a plain ask takes conditions and lineage in its body
         r = c.post(
@@ -59,9 +57,7 @@ def test_conversation_turns_and_lineage_over_http(tmp_path: Path) -> None:
         )
         assert r.status_code == 200, r.text
         assert "C:\\Agent" not in r.json()["answer"]
-        r = c.post(
-            "/kb/default/ask", json={"question": "Where is the log?", "lineage": {"x": "1"}}
-        )
+        r = c.post("/kb/default/ask", json={"question": "Where is the log?", "lineage": {"x": "1"}})
         assert r.status_code == 400 and "lineage" in r.text
     with Home.open(home) as h:
         event = h.store.ledger.last_event("answer", "default")

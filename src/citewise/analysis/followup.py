@@ -74,7 +74,9 @@ def _subject(previous: str, conditions: ConditionSet) -> str:
 
 
 _PREP = re.compile(r"^(?:on|in|for|under|with|as of|在)\s*", re.IGNORECASE)
-_FILLER = re.compile(r"(?:\b(?:on|in|for|under|with|the|as|of)\b|在|中|上|下|的|[\s,.;:?？])+", re.I)
+_FILLER = re.compile(
+    r"(?:\b(?:on|in|for|under|with|the|as|of)\b|在|中|上|下|的|[\s,.;:?？])+", re.I
+)
 
 
 def _find_subject(previous: str, prev_set: ConditionSet) -> tuple[int, int] | None:

@@ -11,12 +11,15 @@ import typer
 
 from citewise.cli import output as ui
 from citewise.cli.options import (
+    ConditionOpt,
     FilterOpt,
     HomeOpt,
     JsonOpt,
     KbOpt,
+    LineageOpt,
     ModeOpt,
     check_mode,
+    key_values,
     open_home,
     search_filters,
 )
@@ -163,10 +166,14 @@ def ask_cmd(
             "(CITEWISE_WEB_SEARCH_URL, CITEWISE_WEB_ALLOWED_HOSTS; docs/regulations.md).",
         ),
     ] = False,
+    condition: ConditionOpt = None,
+    lineage: LineageOpt = None,
     home: HomeOpt = None,
     json: JsonOpt = False,
 ) -> None:
     """Answer a question: every sentence cites its exact source span, or says what is missing."""
+    conditions = key_values(condition, "--condition")
+    ids = key_values(lineage, "--lineage")
     with open_home(home) as h:
         web = None
         if verify_web:
@@ -174,7 +181,14 @@ def ask_cmd(
 
             web = open_verifier(WebSettings.from_env(os.environ), h.settings.home)
         filters = search_filters(filter_, principal)
-        answer = h.kb(kb).ask(question, filters=filters, llm=llm, web=web)
+        answer = h.kb(kb).ask(
+            question,
+            filters=filters,
+            llm=llm,
+            web=web,
+            conditions=conditions or None,
+            lineage=ids or None,
+        )
         if principal is not None:  # version numbers as that principal sees them
             from citewise.server import renumber
 
