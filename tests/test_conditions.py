@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from citewise.analysis.conditions import (
     ConditionSet,
+    condition_order,
     conditions_in,
     contradicts,
     from_pairs,
@@ -120,3 +121,13 @@ def test_over_keeps_one_condition_per_kind_and_filter_key(pairs: dict[str, str])
     slots = [c.kind if c.kind != "filter" else c.value.split("=")[0] for c in merged.conditions]
     assert len(slots) == len(set(slots))
     assert set(slots) >= {"platform", "team", "region"}
+
+
+def test_condition_order_puts_matching_first_keeps_unqualified_drops_contradicting() -> None:
+    texts = [
+        "Agent / Log on Windows\nThe agent writes to C:",
+        "Agent / Rotation\nThe agent rotates at 50 MB.",
+        "Agent / Log on Linux\nThe agent writes to /var/log.",
+    ]
+    assert condition_order(texts, conditions_in("agent log on Linux")) == [2, 1]
+    assert condition_order(texts, ConditionSet()) == [0, 1, 2]

@@ -11,6 +11,7 @@ import contextlib
 import dataclasses
 import functools
 import os
+import secrets
 import signal
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -18,11 +19,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from citewise.analysis.conditions import ConditionSet, from_pairs
+from citewise.analysis.conditions import (
+    ConditionSet,
+    condition_order,
+    conditions_in,
+    from_pairs,
+)
 from citewise.answer.models import Answer
 from citewise.answer.pipeline import ask
 from citewise.audit.lineage import check_lineage
-from citewise.audit.record import record_answer, record_evidence, record_search
+from citewise.audit.record import reader_of, record_answer, record_evidence, record_search
 from citewise.config import DEFAULT_KB, Settings
 from citewise.context import StageContext
 from citewise.conversation import Conversation
@@ -340,8 +346,18 @@ class KnowledgeBase:
         top_k: int = 10,
         mode: SearchMode = "hybrid",
         settings: RecallSettings | None = None,
+        conditions: Mapping[str, str] | None = None,
+        lineage: Mapping[str, str] | None = None,
+        keep: bool = False,
     ) -> SearchResult:
-        """Ranked chunks with exact citations; scope and access are applied before ranking."""
+        """Ranked chunks with exact citations; scope and access are applied before ranking.
+
+        ``conditions`` (``{"platform": "linux"}``, with those the query states) put hits
+        that state a matching condition first and leave out those that contradict it;
+        ``lineage`` ids are recorded with the search; ``keep`` gives the result a
+        ``recall_id`` under which its hits are recorded (read back with :meth:`recall`).
+        """
+        ids = check_lineage(lineage)
         if not query.strip():
             raise UsageError("The query is empty.", hint="Pass the question to search for.")
         if top_k < 1:
@@ -350,12 +366,44 @@ class KnowledgeBase:
             self.home.index(self.name),
             query,
             filters=filters,
-            top_k=top_k,
+            top_k=top_k if conditions is None else min(3 * top_k, 1000),  # some left out
             mode=mode,
             settings=settings,
         )
-        record_search(self.context, query, result, filters)  # audit ledger
+        stated = ConditionSet()
+        if conditions is not None:  # opt-in: a plain search ranks as it always did
+            stated = conditions_in(query).over(from_pairs(conditions))
+        if stated.conditions:
+            texts = [" / ".join(h.heading_path) + "\n" + h.excerpt for h in result.hits]
+            hits = [result.hits[i] for i in condition_order(texts, stated)]
+            ranked = tuple(replace(h, rank=n) for n, h in enumerate(hits[:top_k], 1))
+            result = replace(result, hits=ranked)
+        rid = "r_" + secrets.token_hex(12) if keep else None
+        if rid:
+            result = replace(result, recall_id=rid)
+        record_search(  # audit ledger
+            self.context,
+            query,
+            result,
+            filters,
+            recall_id=rid,
+            conditions=stated.to_json(),
+            lineage=ids,
+        )
         return result
+
+    def recall(self, recall_id: str, *, principal: str | None = None) -> dict[str, Any]:
+        """A kept search (``search(..., keep=True)``, MCP ``recall_knowledge``) as recorded:
+        query, mode, conditions, hits with their excerpt hashes and scores, lineage. Only
+        the principal that ran it may read it back (another's is not found)."""
+        who = reader_of(SearchFilters(principal=principal))
+        for entry in reversed(self.store.ledger.query_ledger(types=("search",), kb=self.name)):
+            if entry.payload.get("recall_id") == recall_id and entry.principal == who:
+                return entry.payload | {"lineage": entry.lineage, "principal": entry.principal}
+        raise UsageError(
+            f"No recall {recall_id[:40]!r} in knowledge base {self.name!r}.",
+            hint="Use the recall_id a recall_knowledge result returned.",
+        )
 
     def evidence(
         self,

@@ -13,7 +13,7 @@ Pure functions, deterministic; nothing here reads the knowledge base.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -30,6 +30,7 @@ __all__ = [
     "Condition",
     "ConditionKind",
     "ConditionSet",
+    "condition_order",
     "conditions_in",
     "contradicts",
     "from_pairs",
@@ -226,3 +227,20 @@ def contradicts(stated: ConditionSet, qualified: ConditionSet) -> tuple[str, ...
         if not any(same(want, h) for h in have):
             out.append(kind)
     return tuple(out)
+
+
+def condition_order(texts: Sequence[str], stated: ConditionSet) -> list[int]:
+    """Indexes of ``texts`` (passages: heading path and excerpt) to keep under ``stated``,
+    best first: those stating a matching condition, then unqualified ones (each group in
+    its original order); passages whose conditions contradict ``stated`` are left out."""
+    matching: list[int] = []
+    neutral: list[int] = []
+    for i, text in enumerate(texts):
+        found = conditions_in(text)
+        if contradicts(stated, found):
+            continue
+        if any(stated.value(c.kind) == c.value for c in found.conditions):
+            matching.append(i)
+        else:
+            neutral.append(i)
+    return matching + neutral

@@ -459,10 +459,26 @@ class Service:
         scope: Scope | None = None,
         top_k: int = 10,
         mode: SearchMode = "hybrid",
+        conditions: Mapping[str, str] | None = None,
+        lineage: Mapping[str, str] | None = None,
+        keep: bool = False,
     ) -> SearchResult:
         with self.reading(caller, name) as kb:
-            result = kb.search(query, filters=self._filters(caller, scope), top_k=top_k, mode=mode)
+            result = kb.search(
+                query,
+                filters=self._filters(caller, scope),
+                top_k=top_k,
+                mode=mode,
+                conditions=conditions,
+                lineage=lineage,
+                keep=keep,
+            )
             return renumber.search_result(result, self._numbering(caller, kb))
+
+    def recall(self, caller: Caller, name: str, recall_id: str) -> dict[str, Any]:
+        """A kept recall of this caller's (another principal's is not found)."""
+        with self.reading(caller, name) as kb:
+            return kb.recall(recall_id, principal=caller.principal)
 
     def evidence(
         self,
