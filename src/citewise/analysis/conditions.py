@@ -105,9 +105,20 @@ _VERSION_Q = re.compile(
     rf"|版本\s*v?({_N})|(?<![\d.])v?({_N})\s*版",
     re.IGNORECASE,
 )
-_MONTHS = (
-    "january february march april may june july august september october november december"
-).split()
+_MONTHS = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]
 _MONTH = r"(?:" + "|".join(m[:3] + r"[a-z]*\.?" for m in _MONTHS) + r")"
 _DATE = (
     rf"\d{{4}}-\d{{2}}(?:-\d{{2}})?|\d{{1,2}}\s+{_MONTH}\s+\d{{4}}|{_MONTH}\s+\d{{1,2}},?\s+\d{{4}}"

@@ -11,7 +11,7 @@ Pure and deterministic: the same text gives the same value.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from citewise.analysis.conditions import Condition, ConditionKind, ConditionSet, conditions_in
 from citewise.analysis.graph_intent import graph_deep, graph_intent
@@ -43,7 +43,7 @@ class Question:
     named_terms: tuple[str, ...]
     graph_intent: str
     graph_deep: bool
-    conditions: ConditionSet = ConditionSet()
+    conditions: ConditionSet = field(default_factory=ConditionSet)
 
 
 def analyse(text: str, given: ConditionSet | None = None) -> Question:

@@ -156,14 +156,14 @@ def apply_conditions(
     for kind in SCOPING:
         if stated.value(kind) is not None or kind in stated.kinds():
             continue
-        own = [{x.value for x in conditions_in(c.span.text).conditions if x.kind == kind}
-               for c in kept]  # fmt: skip
+        mine = [{x.value for x in conditions_in(c.span.text).conditions if x.kind == kind}
+                for c in kept]  # fmt: skip
         heads = [{x.value for x in conditions_in(_section(c)).conditions if x.kind == kind}
                  for c in kept]  # fmt: skip
-        if not kept or not all(o or h for o, h in zip(own, heads, strict=True)):
+        if not kept or not all(o or h for o, h in zip(mine, heads, strict=True)):
             continue  # unqualified sentences hold under any condition
-        values = set().union(*own, *heads)
-        if all(own) and len(values) >= 2:
+        values: set[str] = set().union(*mine, *heads)
+        if all(mine) and len(values) >= 2:
             per.append(kind)
             continue
         values |= {x.value for h in headings for x in conditions_in(h).conditions if x.kind == kind}

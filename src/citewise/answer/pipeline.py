@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING, Any
 from citewise.analysis.conditions import ConditionSet
 from citewise.analysis.question import Question, analyse
 from citewise.analysis.tokenize import tokenize
+from citewise.answer.citations import cite_claims
+from citewise.answer.compose import compose
 from citewise.answer.conditions import (
     ConditionOutcome,
     apply_conditions,
     best_excluded,
     fragments_under,
 )
-from citewise.answer.citations import cite_claims
-from citewise.answer.compose import compose
 from citewise.answer.finish import INSUFFICIENT, finish, human_reason
 from citewise.answer.models import Answer, FailureStage, new_trace_id
 from citewise.answer.procedure import complete_procedures

@@ -53,6 +53,9 @@ LineageOpt = Annotated[
 ]
 
 
+_EXAMPLE = {"--lineage": "task=t-1", "--condition": "os=linux"}
+
+
 def key_values(items: list[str] | None, option: str) -> dict[str, str]:
     """``KEY=VALUE`` option values as a dict (raises UsageError naming a bad one)."""
     out: dict[str, str] = {}
@@ -63,7 +66,7 @@ def key_values(items: list[str] | None, option: str) -> dict[str, str]:
 
             raise UsageError(
                 f"{option} {item!r} is not KEY=VALUE.",
-                hint=f"Write {option} KEY=VALUE, e.g. {option} {'task=t-1' if option == '--lineage' else 'os=linux'}.",
+                hint=f"Write {option} KEY=VALUE, e.g. {option} {_EXAMPLE.get(option, 'k=v')}.",
             )
         out[key.strip()] = value.strip()
     return out

@@ -7,16 +7,17 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from citewise.analysis.qualifier_words import ENV_CANON as _ENV_CANON
-from citewise.analysis.qualifier_words import ENV_STRONG as _ENV_STRONG
-from citewise.analysis.qualifier_words import ENV_WEAK as _ENV_WEAK
-from citewise.analysis.qualifier_words import ENV_ZH as _ENV_ZH
-from citewise.analysis.qualifier_words import PLATFORM as _PLATFORM
-from citewise.analysis.qualifier_words import PLATFORM_CANON as _PLATFORM_CANON
+from citewise.analysis import qualifier_words as _words
 from citewise.sufficiency._model import Qualifiers, TimeScope
 
 # --------------------------------------------------------------------------- qualifiers
 # The environment and platform vocabulary is shared with questions (analysis.conditions).
+_ENV_STRONG = _words.ENV_STRONG
+_ENV_WEAK = _words.ENV_WEAK
+_ENV_ZH = _words.ENV_ZH
+_ENV_CANON = _words.ENV_CANON
+_PLATFORM = _words.PLATFORM
+_PLATFORM_CANON = _words.PLATFORM_CANON
 
 _VER = r"v?\d+(?:\.(?:\d+|x))*"
 _VERSION_QUAL = re.compile(
