@@ -54,6 +54,6 @@ def test_chat_reads_piped_turns_and_shows_the_rewrite(tmp_path: Path) -> None:
     assert "/var/log/agent.log" in ask.stdout and "C:\\Agent" not in ask.stdout
     with Home.open(home) as h:
         event = h.store.ledger.last_event("answer", "default")
-        assert event is not None and event.payload["lineage"] == {"task": "t-9"}
+        assert event is not None and event.lineage == {"task": "t-9"}
     bad = run_cli("ask", "Where?", "--lineage", "task", home=home)
     assert bad.returncode == 2 and "--lineage 'task' is not KEY=VALUE" in bad.stderr

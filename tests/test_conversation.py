@@ -97,7 +97,7 @@ def test_a_conversation_is_stored_continued_and_recorded(tmp_path: Path) -> None
         event = h.store.ledger.last_event("answer", "default")
         assert event is not None
         assert event.payload["rewrite"]["rule"] == "condition_switch"
-        assert event.payload["lineage"] == {
+        assert event.lineage == {
             "conversation": cid,
             "parent": first.trace_id,
             "task": "t-7",

@@ -62,7 +62,7 @@ def test_conversation_turns_and_lineage_over_http(tmp_path: Path) -> None:
     with Home.open(home) as h:
         event = h.store.ledger.last_event("answer", "default")
         assert event is not None
-        assert event.payload["lineage"] == {"parent": "p-1", "task": "t-2"}
+        assert event.lineage == {"parent": "p-1", "task": "t-2"}
         assert event.payload["conditions"]["stated"][0]["source"] == "caller"
 
 

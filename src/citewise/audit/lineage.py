@@ -9,11 +9,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from citewise.audit.entries import LINEAGE_KEYS
 from citewise.errors import UsageError
 
 __all__ = ["LINEAGE_KEYS", "check_lineage"]
-
-LINEAGE_KEYS = ("conversation", "turn", "task", "parent")
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:\-]{0,127}")
 
 
