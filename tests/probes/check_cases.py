@@ -36,6 +36,7 @@ KINDS = {
     "generic",
     "condition",
     "follow_up",
+    "graph",
 }
 OUTCOMES = {"answered", "insufficient_evidence", "non_kb_reply"}
 DEGRADATIONS = {"none", "partial_coverage", "conflict", "stale_evidence", "insufficient_evidence"}
@@ -49,6 +50,7 @@ EXPECT_KEYS = {
     "roles",
     "reasons_include",
     "standalone",
+    "relation",
 }
 ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
