@@ -34,7 +34,9 @@ def _values(text: str) -> dict[str, str]:
         ("2.x 版本如何安装？", {"version": "2.x"}),
         ("What applied as of 1 July 2023 in the EU?", {"time": "2023-07-01", "region": "eu"}),
         ("What was required as of 2024-03-01?", {"time": "2024-03-01"}),
-        ("截至2024年3月，欧盟的规定是什么？", {"time": "2024-03", "region": "eu"}),
+        # a month or a year alone means its last day (citewise.analysis.asof)
+        ("截至2024年3月，欧盟的规定是什么？", {"time": "2024-03-31", "region": "eu"}),
+        ("Which rules applied as of 2023?", {"time": "2023-12-31"}),
         # no condition: a path segment is no version, a bare number no date
         ("What is the health check endpoint GET /api/v1/health?", {}),
         ("What is the default calibration interval of 90 days?", {}),

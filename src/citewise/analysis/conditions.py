@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from citewise.analysis.asof import as_of_in_question
 from citewise.analysis.qualifier_words import (
     ENV_CANON,
     ENV_STRONG,
@@ -183,7 +184,9 @@ def _found(text: str) -> Iterable[tuple[int, Condition]]:
         v = next(g for g in m.groups() if g)
         yield m.start(), Condition("version", v.lower(), m.group(0))
     for m in _TIME_Q.finditer(text):
-        yield m.start(), Condition("time", _date_value(m.group(1) or m.group(2)), m.group(0))
+        day = as_of_in_question(m.group(0))  # the regulations' reading of the date
+        value = day.isoformat() if day else _date_value(m.group(1) or m.group(2))
+        yield m.start(), Condition("time", value, m.group(0))
     for m in _REGION_Q.finditer(text):
         v = m.group(1) or m.group(2)
         yield m.start(), Condition("region", _REGIONS[v.lower()], m.group(0))

@@ -7,7 +7,6 @@ event is the reader (``filters.principal``), else the ledger context's, else the
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
@@ -15,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from citewise.audit.entries import current_context, default_principal
 from citewise.errors import UsageError
 from citewise.evidence.models import EvidenceConfig, EvidencePack
-from citewise.recall.models import SearchFilters, SearchResult
+from citewise.recall.models import SearchFilters, SearchResult, filters_json
 from citewise.recall.scope import may_read
 from citewise.recall.search import RecallSettings, search, search_summary
 from citewise.store.protocol import Store
@@ -44,7 +43,7 @@ def conditions(kb: StageContext, filters: SearchFilters | None) -> dict[str, Any
     s = kb.settings
     return {
         "kb": kb.name,
-        "filters": dataclasses.asdict(filters or SearchFilters()),
+        "filters": filters_json(filters),
         "settings": {"dense": s.dense, "encoder": s.encoder},
     }
 
@@ -56,6 +55,8 @@ def filters_from(cond: dict[str, Any]) -> SearchFilters:
         tuple(f.get("tags") or ()),
         tuple((str(m[0]), str(m[1])) for m in f.get("metadata") or ()),
         f.get("principal"),
+        f.get("current_only"),
+        f.get("as_of"),
     )
 
 

@@ -11,7 +11,9 @@ import typer
 
 from citewise.cli import output as ui
 from citewise.cli.options import (
+    AsOfOpt,
     ConditionOpt,
+    CurrentOnlyOpt,
     FilterOpt,
     HomeOpt,
     JsonOpt,
@@ -118,6 +120,8 @@ def search(
     mode: ModeOpt = "hybrid",
     top_k: Annotated[int, typer.Option("--top-k", "-k", min=1, max=1000)] = 10,
     filter_: FilterOpt = None,
+    current_only: CurrentOnlyOpt = None,
+    as_of: AsOfOpt = None,
     principal: Annotated[
         str | None, typer.Option("--as", help="Search as this principal (access lists).")
     ] = None,
@@ -129,7 +133,7 @@ def search(
     with open_home(home) as h:
         result = h.kb(kb).search(
             query,
-            filters=search_filters(filter_, principal),
+            filters=search_filters(filter_, principal, current_only, as_of),
             top_k=top_k,
             mode=mode,  # type: ignore[arg-type]
         )
@@ -152,6 +156,8 @@ def ask_cmd(
         str | None, typer.Option("--as", help="Ask as this principal (access lists).")
     ] = None,
     filter_: FilterOpt = None,
+    current_only: CurrentOnlyOpt = None,
+    as_of: AsOfOpt = None,
     trace: Annotated[
         bool, typer.Option("--trace", help="Include the full trace in --json.")
     ] = False,
@@ -180,7 +186,7 @@ def ask_cmd(
             from citewise.web.settings import WebSettings, open_verifier
 
             web = open_verifier(WebSettings.from_env(os.environ), h.settings.home)
-        filters = search_filters(filter_, principal)
+        filters = search_filters(filter_, principal, current_only, as_of)
         answer = h.kb(kb).ask(
             question,
             filters=filters,
