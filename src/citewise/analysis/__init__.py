@@ -12,5 +12,6 @@
 - :mod:`~citewise.analysis.followup`: follow-up questions rewritten into standalone ones;
 - :mod:`~citewise.analysis.asof`: the dates a question is asked about ("as of 2023").
 
-Nothing here imports another part of citewise (the import-graph test checks it).
+Nothing here imports another part of citewise but `errors.py` (the import-graph test
+checks it).
 """
