@@ -16,6 +16,7 @@ from tests._leak_corpus import HIDDEN, QUERIES
 #: key -> why its value differs between two runs over identical data
 PER_RUN = {
     "trace_id": "random per answer",
+    "recall_id": "random per recall (secrets.token_hex)",
     "ms": "timing",
     "created_at": "clock",
     "added_at": "clock",

@@ -84,6 +84,7 @@ def test_every_tool_over_stdio(tmp_path: Path) -> None:
         "add_source",
         "list_documents",
         "resolve_citation",
+        "get_recall",
     }
     assert out["add"]["files"][0]["status"] == "added" and out["add"]["ok"]
     assert out["bad"].is_error and "BAD_REQUEST" in out["bad"].content[0].text
@@ -149,6 +150,7 @@ def test_tools_match_library_functions() -> None:
         "commit",  # uploads outside its write lock
         "sync",  # names a folder on the server's machine: HTTP only, under --sync-root
         "stale_answers",  # an operator's check after a sync (cite stale, sync report)
+        "conversation",  # agents keep their own history; they pass lineage ids to ask
         "write_summary",  # summaries of regulations: library only (never evidence)
     }
     public = {n for n in dir(KnowledgeBase) if not n.startswith("_")}
@@ -162,6 +164,13 @@ def test_tools_match_library_functions() -> None:
     recall = set(tools["recall_knowledge"].input_schema["properties"])
     assert {"query", "top_k"} <= recall and {"query", "top_k"} <= search_params
     assert {"path_prefixes", "tags"} <= recall  # SearchFilters' narrowing fields
+    # issue 22: top_n, mode, filters, conditions, lineage; the recall id is read back
+    assert {"top_n", "mode", "filters", "conditions", "lineage"} <= recall
+    assert {"mode", "conditions", "lineage"} <= search_params
+    assert {"conditions", "lineage"} <= set(tools["ask"].input_schema["properties"])
+    assert {"conditions", "lineage"} <= set(inspect.signature(KnowledgeBase.ask).parameters)
+    assert "recall_id" in tools["get_recall"].input_schema["properties"]
+    assert "recall_id" in inspect.signature(KnowledgeBase.recall).parameters
     ask_params = set(inspect.signature(KnowledgeBase.ask).parameters)
     assert "question" in ask_params and "question" in tools["ask"].input_schema["properties"]
     doc_params = set(inspect.signature(KnowledgeBase.documents).parameters) - {"self"}
@@ -190,3 +199,62 @@ def test_bad_key_refuses_to_start(tmp_path: Path, key: str) -> None:
         stdin=subprocess.DEVNULL,
     )
     assert proc.returncode != 0 and "UNAUTHORIZED" in proc.stderr
+
+
+def test_the_readme_lists_every_tool() -> None:
+    """The docs name every MCP tool (the manifest and the docs do not drift)."""
+    from citewise.mcp_server import LIBRARY_FUNCTIONS
+
+    readme = (Path(__file__).parents[1] / "README.md").read_text("utf-8")
+    for tool in LIBRARY_FUNCTIONS:
+        assert f"`{tool}`" in readme, tool
+
+
+LOGS = (
+    "# Agent\n\n## Agent log on Windows\n\n"
+    "The agent writes its log to `C:\\Agent\\agent.log` on this platform.\n\n"
+    "## Agent log on Linux\n\n"
+    "The agent writes its log to `/var/log/agent.log` on this platform.\n\n"
+    "## Agent log rotation\n\n"
+    "The agent writes its log to a new file when the log reaches 50 MB.\n"
+)
+
+
+@pytest.mark.subprocess
+def test_recall_takes_conditions_and_returns_a_recall_id(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+
+    async def body(s: Any) -> dict[str, Any]:
+        _data(await s.call_tool("add_source", {"name": "agent.md", "content": LOGS}))
+        args = {
+            "query": "agent log",
+            "top_n": 3,
+            "mode": "lexical",
+            "conditions": {"os": "linux"},
+            "lineage": {"task": "t-5"},
+        }
+        out = {"recall": _data(await s.call_tool("recall_knowledge", args))}
+        rid = out["recall"]["recall_id"]
+        out["again"] = _data(await s.call_tool("get_recall", {"recall_id": rid}))
+        out["missing"] = await s.call_tool("get_recall", {"recall_id": "r_nope"})
+        out["ask"] = _data(
+            await s.call_tool(
+                "ask",
+                {"question": "Where does the agent write its log?", "conditions": {"os": "linux"},
+                 "lineage": {"task": "t-6"}},
+            )
+        )  # fmt: skip
+        return out
+
+    out = _run(home, None, body)
+    hits = out["recall"]["hits"]
+    assert out["recall"]["mode"] == "lexical"
+    assert hits and "C:\\\\Agent" not in json.dumps(hits)  # a contradicting passage left out
+    assert "/var/log/agent.log" in hits[0]["excerpt"]  # the matching passage first
+    again = out["again"]
+    assert again["recall_id"] == out["recall"]["recall_id"]
+    assert [h["citation_id"] for h in again["hit_details"]] == [h["citation_id"] for h in hits]
+    assert again["lineage"] == {"task": "t-5"}
+    assert again["conditions"][0]["value"] == "linux"
+    assert out["missing"].is_error and "No recall" in out["missing"].content[0].text
+    assert "C:\\Agent" not in out["ask"]["answer"]

@@ -10,7 +10,7 @@ import citewise.analysis.question as question_mod
 from citewise.analysis.graph_intent import graph_deep, graph_intent
 from citewise.analysis.intent import classify_intent
 from citewise.analysis.named import named_terms
-from citewise.analysis.question import Condition, Question, analyse
+from citewise.analysis.question import Condition, ConditionSet, Question, analyse
 from citewise.analysis.tokenize import key_terms
 from citewise.graph.select import graph_context
 from citewise.kb import Home, KnowledgeBase
@@ -30,9 +30,11 @@ def test_analyse_holds_every_reading_of_the_question() -> None:
     assert q.key_terms == tuple(key_terms(text))
     assert q.named_terms == named_terms(text) and "s400" in q.named_terms
     assert (q.graph_intent, q.graph_deep) == (graph_intent(text), graph_deep(text))
-    assert q.conditions == ()
-    stated = Question(**{**_fields(q), "conditions": (Condition("platform", "linux", "on Linux"),)})
-    assert stated.conditions[0].kind == "platform"
+    assert q.conditions == ConditionSet()  # the question states no condition
+    on_linux = analyse(text.replace("?", " on Linux?"))
+    assert on_linux.conditions == ConditionSet((Condition("platform", "linux", "on Linux"),))
+    stated = Question(**{**_fields(q), "conditions": on_linux.conditions})
+    assert stated.conditions.value("platform") == "linux"
 
 
 def _fields(q: Question) -> dict[str, object]:

@@ -98,6 +98,8 @@ def test_health_and_openapi(client: httpx.Client) -> None:
         "/kb/{kb}/search",
         "/kb/{kb}/evidence",
         "/kb/{kb}/ask",
+        "/kb/{kb}/conversations",
+        "/kb/{kb}/conversations/{cid}/turns",
         "/citations/{citation_id}",
         "/kb/{kb}/graph/{node}",
         "/health",

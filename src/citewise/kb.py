@@ -11,18 +11,27 @@ import contextlib
 import dataclasses
 import functools
 import os
+import secrets
 import signal
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from citewise.analysis.conditions import (
+    ConditionSet,
+    condition_order,
+    conditions_in,
+    from_pairs,
+)
 from citewise.answer.models import Answer
 from citewise.answer.pipeline import ask
-from citewise.audit.record import record_answer, record_evidence, record_search
+from citewise.audit.lineage import check_lineage
+from citewise.audit.record import reader_of, record_answer, record_evidence, record_search
 from citewise.config import DEFAULT_KB, Settings
 from citewise.context import StageContext
+from citewise.conversation import Conversation
 from citewise.errors import CitewiseError, FileTooLarge, UnreadableFile, UsageError
 from citewise.evidence.assemble import assemble
 from citewise.evidence.models import EvidencePack, Profile
@@ -333,6 +342,16 @@ class KnowledgeBase:
             ) from exc
 
     # -- recall ---------------------------------------------------------------
+    def conversation(
+        self, cid: str | None = None, *, asker: Any = None, owner: str | None = None
+    ) -> Conversation:
+        """A new conversation on this knowledge base, or the stored one ``cid``: its
+        ``ask`` rewrites each follow-up into a standalone question (docs/conversations.md).
+        ``asker`` (default: this knowledge base) asks the turns, e.g. under a reader's
+        filters; ``owner`` is the principal the conversation belongs to."""
+        home = self.home.settings.home
+        return Conversation.open(asker or self, self.name, home, cid, owner=owner)
+
     def search(
         self,
         query: str,
@@ -341,8 +360,18 @@ class KnowledgeBase:
         top_k: int = 10,
         mode: SearchMode = "hybrid",
         settings: RecallSettings | None = None,
+        conditions: Mapping[str, str] | None = None,
+        lineage: Mapping[str, str] | None = None,
+        keep: bool = False,
     ) -> SearchResult:
-        """Ranked chunks with exact citations; scope and access are applied before ranking."""
+        """Ranked chunks with exact citations; scope and access are applied before ranking.
+
+        ``conditions`` (``{"platform": "linux"}``, with those the query states) put hits
+        that state a matching condition first and leave out those that contradict it;
+        ``lineage`` ids are recorded with the search; ``keep`` gives the result a
+        ``recall_id`` under which its hits are recorded (read back with :meth:`recall`).
+        """
+        ids = check_lineage(lineage)
         if not query.strip():
             raise UsageError("The query is empty.", hint="Pass the question to search for.")
         if top_k < 1:
@@ -351,12 +380,44 @@ class KnowledgeBase:
             self.home.index(self.name),
             query,
             filters=filters,
-            top_k=top_k,
+            top_k=top_k if conditions is None else min(3 * top_k, 1000),  # some left out
             mode=mode,
             settings=settings,
         )
-        record_search(self.context, query, result, filters)  # audit ledger
+        stated = ConditionSet()
+        if conditions is not None:  # opt-in: a plain search ranks as it always did
+            stated = conditions_in(query).over(from_pairs(conditions))
+        if stated.conditions:
+            texts = [" / ".join(h.heading_path) + "\n" + h.excerpt for h in result.hits]
+            hits = [result.hits[i] for i in condition_order(texts, stated)]
+            ranked = tuple(replace(h, rank=n) for n, h in enumerate(hits[:top_k], 1))
+            result = replace(result, hits=ranked)
+        rid = "r_" + secrets.token_hex(12) if keep else None
+        if rid:
+            result = replace(result, recall_id=rid)
+        record_search(  # audit ledger
+            self.context,
+            query,
+            result,
+            filters,
+            recall_id=rid,
+            conditions=stated.to_json(),
+            lineage=ids,
+        )
         return result
+
+    def recall(self, recall_id: str, *, principal: str | None = None) -> dict[str, Any]:
+        """A kept search (``search(..., keep=True)``, MCP ``recall_knowledge``) as recorded:
+        query, mode, conditions, hits with their excerpt hashes and scores, lineage. Only
+        the principal that ran it may read it back (another's is not found)."""
+        who = reader_of(SearchFilters(principal=principal))
+        for entry in reversed(self.store.ledger.query_ledger(types=("search",), kb=self.name)):
+            if entry.payload.get("recall_id") == recall_id and entry.principal == who:
+                return entry.payload | {"lineage": entry.lineage, "principal": entry.principal}
+        raise UsageError(
+            f"No recall {recall_id[:40]!r} in knowledge base {self.name!r}.",
+            hint="Use the recall_id a recall_knowledge result returned.",
+        )
 
     def evidence(
         self,
@@ -394,22 +455,48 @@ class KnowledgeBase:
         filters: SearchFilters | None = None,
         llm: str | None = None,
         web: WebVerifier | None = None,
+        conditions: Mapping[str, str] | ConditionSet | None = None,
+        lineage: Mapping[str, str] | None = None,
+        rewrite: Mapping[str, Any] | None = None,
     ) -> Answer:
         """One answer whose every sentence carries an exact citation, or an honest outcome.
 
         ``llm`` names an activated LLM route (docs/llm.md); None keeps the extractive path.
         ``web`` (opt-in; docs/regulations.md) checks each citation against a second source.
+        ``conditions`` (``{"platform": "linux", "team": "blue"}``) join those the question
+        states (which win); ``lineage`` ids (conversation, turn, task, parent) are recorded
+        in the answer's ledger entry; ``rewrite`` (a conversation's follow-up rewrite) is
+        recorded in its trace and ledger entry.
         """
         if not question.strip():
             raise UsageError("The question is empty.", hint="Pass the question to answer.")
+        given = conditions if isinstance(conditions, ConditionSet) else None
+        if conditions is not None and given is None:
+            given = from_pairs(conditions)  # type: ignore[arg-type]
+        ids = check_lineage(lineage)
         if llm is None:
-            answer = ask(self.context, question, filters=filters)
+            answer = ask(
+                self.context,
+                question,
+                filters=filters,
+                conditions=given,
+                lineage=ids,
+                rewrite=rewrite,
+            )
         else:
             # Opened before any work, so an unknown or never-activated route is refused.
             from citewise.llm.generate import open_route
 
             writer = open_route(self.home.settings.home, llm)
-            answer = ask(self.context, question, filters=filters, llm=writer)
+            answer = ask(
+                self.context,
+                question,
+                filters=filters,
+                llm=writer,
+                conditions=given,
+                lineage=ids,
+                rewrite=rewrite,
+            )
         if web is not None:
             from citewise.web.attach import record_verification, verify_answer
             from citewise.web.refs import MetadataEditions

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -29,6 +29,7 @@ LIBRARY_FUNCTIONS: dict[str, str] = {
     "add_source": "KnowledgeBase.add",
     "list_documents": "KnowledgeBase.documents",
     "resolve_citation": "Home.resolve",
+    "get_recall": "KnowledgeBase.recall",
 }
 
 SCOPE = (
@@ -43,10 +44,20 @@ DESCRIPTIONS: dict[str, str] = {
     "recall_knowledge": "Search a knowledge base and return ranked passages, each with its "
     "exact citation (document, revision, lines, characters, excerpt, sha256) and every "
     "route's diagnostics; returns outcome 'insufficient_evidence' instead of weak matches. "
-    "Optional path_prefixes and tags narrow the scope further. " + SCOPE,
+    "top_n (1-100) sets how many passages; mode is lexical, vector or hybrid; filters "
+    "({'path': prefix, 'tag': tag, or any metadata key: value}) narrow the scope; conditions "
+    "({'platform': 'linux', 'env': 'production', 'version': '2.x', 'as_of': '2024-01-01', "
+    "'region': 'EU'}, with those the query states) put passages stating a matching condition "
+    "first and leave out those that contradict it; lineage ids (conversation, turn, task, "
+    "parent) are recorded. Returns a recall_id: get_recall reads the recall back as "
+    "recorded in the ledger. " + SCOPE,
     "ask": "Answer a question from a knowledge base: one of answered, insufficient_evidence, "
     "non_kb_reply or generation_unavailable; every answer sentence cites an exact source span "
-    "and degradations (partial coverage, conflict, stale evidence) are stated. " + SCOPE,
+    "and degradations (partial coverage, conflict, stale evidence) are stated. Optional "
+    "conditions ({'platform': 'linux'}; the question's own win) select the evidence, and "
+    "sufficiency.reasons says 'condition_missing: <kind>' when the answer depends on a "
+    "condition not given; lineage ids (conversation, turn, task, parent) are recorded in "
+    "the answer's ledger entry. " + SCOPE,
     "add_source": "Add one document to a knowledge base, given its document path (name, e.g. "
     "'runbooks/keys.md') and its text (content); Markdown, text, HTML or XML, with the same "
     "checks as 'citewise add'. Returns the per-file report and the new revision. A path that "
@@ -59,6 +70,9 @@ DESCRIPTIONS: dict[str, str] = {
     "lines, characters, sha256) of a node, chunk or span citation id from search or answer "
     "results. Citations into knowledge bases or documents outside the key's scope are "
     "reported as not found. " + SCOPE,
+    "get_recall": "Return a recall recorded by recall_knowledge, by its recall_id: the "
+    "query, mode, conditions, lineage and every hit's citation id, excerpt sha256, score "
+    "and rank, as the ledger holds them. A recall made under another key is not found. " + SCOPE,
 }
 
 
@@ -79,17 +93,46 @@ def build_server(service: Service, caller: Caller) -> MCPServer[Any]:
         query: str,
         kb: str = DEFAULT_KB,
         top_k: int = 5,
+        top_n: int | None = None,
+        mode: Literal["lexical", "vector", "hybrid"] = "hybrid",
         path_prefixes: list[str] | None = None,
         tags: list[str] | None = None,
+        filters: dict[str, str] | None = None,
+        conditions: dict[str, str] | None = None,
+        lineage: dict[str, str] | None = None,
     ) -> dict[str, Any]:
-        scope = Scope(tuple(path_prefixes or ()), tuple(tags or ()))
-        result = guard(service.search, caller, kb, query, scope=scope, top_k=top_k)
+        scope = guard(_scope, path_prefixes, tags, filters)
+        n = top_n if top_n is not None else top_k
+        if not 1 <= n <= 100:
+            raise ToolError(f"BAD_REQUEST: top_n must be 1 to 100, not {n}.")
+        result = guard(
+            service.search,
+            caller,
+            kb,
+            query,
+            scope=scope,
+            top_k=n,
+            mode=mode,
+            conditions=conditions or {},
+            lineage=lineage,
+            keep=True,
+        )
         data: dict[str, Any] = to_jsonable(result)
         return data
 
+    @server.tool(description=DESCRIPTIONS["get_recall"])
+    def get_recall(recall_id: str, kb: str = DEFAULT_KB) -> dict[str, Any]:
+        data: dict[str, Any] = guard(service.recall, caller, kb, recall_id)
+        return data
+
     @server.tool(description=DESCRIPTIONS["ask"])
-    def ask(question: str, kb: str = DEFAULT_KB) -> dict[str, Any]:
-        answer = guard(service.ask, caller, kb, question)
+    def ask(
+        question: str,
+        kb: str = DEFAULT_KB,
+        conditions: dict[str, str] | None = None,
+        lineage: dict[str, str] | None = None,
+    ) -> dict[str, Any]:
+        answer = guard(service.ask, caller, kb, question, conditions=conditions, lineage=lineage)
         data: dict[str, Any] = answer.to_json()
         return data
 
@@ -128,6 +171,17 @@ def build_server(service: Service, caller: Caller) -> MCPServer[Any]:
         return data
 
     return server
+
+
+def _scope(
+    path_prefixes: list[str] | None, tags: list[str] | None, filters: dict[str, str] | None
+) -> Scope:
+    """The narrowing scope: ``filters`` keys ``path`` and ``tag`` join ``path_prefixes``
+    and ``tags``; any other key is a metadata filter."""
+    f = dict(filters or {})
+    paths = [*(path_prefixes or ()), *([f.pop("path")] if "path" in f else [])]
+    tag_list = [*(tags or ()), *([f.pop("tag")] if "tag" in f else [])]
+    return Scope(tuple(paths), tuple(tag_list), tuple(sorted(f.items())))
 
 
 def run_stdio(home: Path | None, key: str | None, *, store: str | None = None) -> None:

@@ -34,6 +34,8 @@ KINDS = {
     "injection",
     "clause",
     "generic",
+    "condition",
+    "follow_up",
     "graph",
 }
 OUTCOMES = {"answered", "insufficient_evidence", "non_kb_reply"}
@@ -46,6 +48,8 @@ EXPECT_KEYS = {
     "cited_docs",
     "not_cited_docs",
     "roles",
+    "reasons_include",
+    "standalone",
     "relation",
 }
 ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")

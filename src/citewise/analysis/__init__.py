@@ -6,6 +6,10 @@
   :mod:`~citewise.analysis.named`: the readings of a question;
 - :mod:`~citewise.analysis.question`: :func:`~citewise.analysis.question.analyse`, which
   runs them once into the :class:`~citewise.analysis.question.Question` every stage reads;
+- :mod:`~citewise.analysis.conditions`: the conditions a question states (environment,
+  version, platform, time, region) and a caller's ``key: value`` ones, with the
+  documents' qualifier vocabulary (:mod:`~citewise.analysis.qualifier_words`);
+- :mod:`~citewise.analysis.followup`: follow-up questions rewritten into standalone ones;
 - :mod:`~citewise.analysis.asof`: the dates a question is asked about ("as of 2023").
 
 Nothing here imports another part of citewise but `errors.py` (the import-graph test

@@ -11,27 +11,15 @@ Pure and deterministic: the same text gives the same value.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, field
 
+from citewise.analysis.conditions import Condition, ConditionKind, ConditionSet, conditions_in
 from citewise.analysis.graph_intent import graph_deep, graph_intent
 from citewise.analysis.intent import Intent, classify_intent
 from citewise.analysis.named import named_terms
 from citewise.analysis.tokenize import key_terms
 
-__all__ = ["Condition", "ConditionKind", "Question", "analyse"]
-
-#: What a stated condition constrains ("on Windows", "for version 2.x", "as of 2023").
-ConditionKind = Literal["environment", "version", "platform", "time", "region", "filter"]
-
-
-@dataclass(frozen=True, slots=True)
-class Condition:
-    """A condition the question states, with the words that state it (``text``)."""
-
-    kind: ConditionKind
-    value: str
-    text: str
+__all__ = ["Condition", "ConditionKind", "ConditionSet", "Question", "analyse"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +32,9 @@ class Question:
     and each keeps the results it had). ``key_terms`` are the question's key terms
     (:func:`~citewise.analysis.tokenize.key_terms`), ``named_terms`` the names and
     identifiers it relies on (:func:`~citewise.analysis.named.named_terms`).
-    ``conditions`` is empty until conditions are read from questions (issue 22).
+    ``conditions`` is the query condition set: the conditions the text states
+    (:func:`~citewise.analysis.conditions.conditions_in`) over any the caller passes or
+    a conversation carries over.
     """
 
     text: str
@@ -53,11 +43,12 @@ class Question:
     named_terms: tuple[str, ...]
     graph_intent: str
     graph_deep: bool
-    conditions: tuple[Condition, ...] = ()
+    conditions: ConditionSet = field(default_factory=ConditionSet)
 
 
-def analyse(text: str) -> Question:
-    """Every reading of ``text`` the stages need, each done once."""
+def analyse(text: str, given: ConditionSet | None = None) -> Question:
+    """Every reading of ``text`` the stages need, each done once; ``given`` are the
+    caller's (or a conversation's) conditions, which the text's own override."""
     return Question(
         text=text,
         intent=classify_intent(text),
@@ -65,4 +56,5 @@ def analyse(text: str) -> Question:
         named_terms=named_terms(text),
         graph_intent=graph_intent(text),
         graph_deep=graph_deep(text),
+        conditions=conditions_in(text).over(given or ConditionSet()),
     )

@@ -7,12 +7,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, replace
 from typing import TYPE_CHECKING, Any
 
-from citewise.analysis.question import analyse
+from citewise.analysis.conditions import ConditionSet
+from citewise.analysis.question import Question, analyse
+from citewise.analysis.tokenize import tokenize
 from citewise.answer.citations import cite_claims
 from citewise.answer.compose import compose
+from citewise.answer.conditions import (
+    ConditionOutcome,
+    apply_conditions,
+    best_excluded,
+    fragments_under,
+)
 from citewise.answer.finish import INSUFFICIENT, finish, human_reason
 from citewise.answer.graph_answer import (
     from_graph,
@@ -56,13 +65,25 @@ def ask(
     *,
     filters: SearchFilters | None = None,
     llm: LLMWriter | None = None,
+    conditions: ConditionSet | None = None,
+    lineage: dict[str, str] | None = None,
+    rewrite: Mapping[str, Any] | None = None,
 ) -> Answer:
     """``llm`` is an LLM route's writer (the facade opens a named route before calling
-    this; replay passes its recorded one); None keeps the extractive path."""
+    this; replay passes its recorded one); None keeps the extractive path.
+    ``conditions`` are the caller's (or a conversation's) conditions, which those the
+    question states override; ``lineage`` ids (conversation, turn, task, parent) are
+    recorded as given."""
     llm_ctx = llm
-    analysed = analyse(question)  # read once; every stage below takes this value
+    analysed = analyse(question, conditions)  # read once; every stage below takes it
     intent = analysed.intent
     trace: dict[str, Any] = {"question": question, "intent": asdict(intent)}
+    if analysed.conditions.conditions:
+        trace["conditions"] = {"stated": analysed.conditions.to_json()}
+    if lineage:
+        trace["lineage"] = dict(sorted(lineage.items()))
+    if rewrite:
+        trace["rewrite"] = dict(rewrite)
     who = filters.principal if filters else None
     index = kb.index
     index.sync()
@@ -98,8 +119,8 @@ def ask(
     trace["retrieval"] = search_summary(recall)
     conflicts = detect_conflicts(kb, analysed, pack, who, recall.hits)
     stale = stale_paths(kb, pack, who)
-    unknown = absent_terms(kb, analysed.named_terms, who)
-    profile = weigh(analysed, kb.index, who)
+    unknown = _not_conditions(absent_terms(kb, analysed.named_terms, who), analysed.conditions)
+    profile = weigh(_without_conditions(analysed), kb.index, who)
     trace["terms"] = [asdict(t) for t in profile.terms]
     suff = review(
         GateInput(
@@ -156,6 +177,13 @@ def ask(
     fragments = [f for f in (*pack.direct, *pack.augmentation) if f.path not in stale] or list(
         pack.direct
     )
+    fragments, dropped = fragments_under(fragments, analysed.conditions)
+    if dropped:  # a section under another condition than the question states
+        trace["conditions"] = trace.get("conditions", {}) | {"sections_excluded": dropped}
+        unanswered = best_excluded(pack.direct, fragments, analysed.conditions)
+        if unanswered:
+            applied = ConditionOutcome([], tuple(dropped), unanswered=unanswered)
+            return _condition_answer(kb, analysed.conditions, applied, pack, intent.kind, trace)
     if intent.kind == "how_to" and suff.status != "insufficient":
         before = len(fragments)
         reader = NodeReader(kb.store, kb.name)
@@ -220,6 +248,14 @@ def ask(
         scorer=dense_scorer(kb.index),
         needed=profile.needed,
     )
+    if analysed.conditions.conditions or chosen:
+        heads = [f.heading_path[-1] for f in pack.direct if f.heading_path]
+        applied = apply_conditions(chosen, analysed.conditions, heads)
+        if applied.excluded or applied.per_condition or applied.missing:
+            trace["conditions"] = trace.get("conditions", {}) | applied.to_json()
+        if applied.missing or (applied.excluded and not applied.kept):
+            return _condition_answer(kb, analysed.conditions, applied, pack, intent.kind, trace)
+        chosen = applied.kept
     citations, claims = cite_claims(kb, with_relations(found, chosen), conflicts)
     claims = release_review(relation_claims(found, claims), citations)
     kept = [c for c in claims if c.kept]
@@ -252,6 +288,72 @@ def ask(
         trace,
         failed_why=None if kept else "no sentence passed review",
         profile=profile,
+    )
+
+
+def _without_conditions(q: Question) -> Question:
+    """``q`` as the presence check reads it: a stated condition's words ("Linux" in
+    "... on Linux?") are not the subject; the condition check answers for them."""
+    if not q.conditions.conditions:
+        return q
+    words = {t for c in q.conditions.conditions for t in tokenize(c.text)}
+    named = {w.lower() for c in q.conditions.conditions for w in (c.value, *c.text.split())}
+    subject = tuple(t for t in q.intent.subject_terms if t not in words)
+    return replace(
+        q,
+        intent=replace(q.intent, subject_terms=subject),
+        named_terms=tuple(t for t in q.named_terms if t.lower() not in named),
+    )
+
+
+def _not_conditions(terms: tuple[str, ...], stated: ConditionSet) -> tuple[str, ...]:
+    """Absent terms other than the words of a stated condition ("macOS" in "... on
+    macOS?"): a condition no document names is answered by the condition check."""
+    words = {w.lower() for c in stated.conditions for w in (c.value, *c.text.split())}
+    return tuple(t for t in terms if t.lower() not in words)
+
+
+def _condition_answer(
+    kb: StageContext,
+    stated: ConditionSet,
+    applied: ConditionOutcome,
+    pack: EvidencePack,
+    intent: str,
+    trace: dict[str, Any],
+) -> Answer:
+    """No answer under the question's conditions: the deciding condition is missing, or
+    the stated one has no evidence (another condition's answer is never given as its)."""
+    if applied.missing:
+        kind = applied.missing
+        values = ", ".join(applied.missing_values)
+        reason = f"condition_missing: {kind}"
+        text = (
+            f"The answer depends on the {kind}, which the question does not state: the "
+            f"documents answer differently for {values}. Ask again naming one."
+        )
+    else:
+        said = "; ".join(c.text for c in stated.conditions if c.kind in applied.unanswered)
+        covered = "; ".join(f"{k}: {', '.join(v)}" for k, v in applied.unanswered.items())
+        reason = f"condition_unanswered: {said} (the documents cover {covered})"
+        text = (
+            f"The knowledge base holds no evidence for this {said}; the documents answer it "
+            f"only for other conditions ({covered})."
+        )
+    suff = Sufficiency("insufficient", "insufficient_evidence", (reason,))
+    trace["sufficiency"] = asdict(suff)
+    return Answer(
+        "insufficient_evidence",
+        text,
+        (),
+        "insufficient_evidence",
+        suff,
+        pack.replay_id,
+        new_trace_id(),
+        intent,
+        kb.name,
+        pack.revision,
+        failure_stage="context_assembly",
+        trace=trace | {"missing": reason},
     )
 
 

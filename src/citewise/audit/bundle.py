@@ -24,6 +24,7 @@ import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from citewise.analysis.conditions import Condition, ConditionSet
 from citewise.answer.pipeline import ask
 from citewise.audit import checkpoint as cp
 from citewise.audit.entries import canonical_json
@@ -83,6 +84,10 @@ def _bundle(home: ContextSource, answer_id: str) -> dict[str, Any]:
         # sentences, and the judge's verdict. Absent for extractive answers.
         "llm": trace.get("llm"),
         "llm_judge": trace.get("llm_judge"),
+        # Issue 22: the query condition set, a conversation's rewrite, lineage ids.
+        "query_conditions": (trace.get("conditions") or {}).get("stated", []),
+        "rewrite": trace.get("rewrite"),
+        "lineage": trace.get("lineage"),
         "ledger": {
             "seq": saved["ledger_seq"],
             "inclusion_proof": proof,
@@ -161,7 +166,14 @@ def replay(home: ContextSource, bundle: dict[str, Any]) -> dict[str, Any]:
     filters = filters_from(cond)
     question = str(bundle["question"])
     rec = RecordedLLM(bundle) if uses_llm(bundle) else None
-    fresh = ask(kb2, question, filters=filters, llm=rec)  # never calls a model
+    given = ConditionSet(  # the caller's and inherited ones; the question's are re-read
+        tuple(
+            Condition(c["kind"], c["value"], c["text"], c["source"])
+            for c in bundle.get("query_conditions") or ()
+            if c.get("source") != "question"
+        )
+    )
+    fresh = ask(kb2, question, filters=filters, llm=rec, conditions=given)  # no model call
     trace = fresh.trace
     pack = trace.get("pack") or {}
     got = {

@@ -30,7 +30,9 @@ EVENT_TYPES = (
     "route",
     "web_verification",
 )
-LINEAGE_KEYS = ("session", "turn", "task", "run", "trace")
+#: Lineage ids an entry may carry: the ledger context's (session, run, trace) and those
+#: callers pass per request (issue 22: conversation, turn, task, parent).
+LINEAGE_KEYS = ("session", "conversation", "turn", "task", "parent", "run", "trace")
 
 
 def canonical_json(obj: object) -> str:
@@ -162,7 +164,7 @@ def new_entry(
     (a value JSON cannot hold raises ``TypeError`` before anything is written)."""
     ctx = current_context()
     who = principal or ctx.principal or default_principal()
-    lin = clean_lineage(lineage) if lineage else dict(ctx.lineage)
+    lin = dict(ctx.lineage) | clean_lineage(lineage)  # a request's ids over the context's
     ts = datetime.now(UTC).isoformat(timespec="milliseconds")
     body = json.loads(canonical_json(dict(payload)))
     digest = leaf_hash(encode_entry(seq, type_, kb, who, lin, body, ts)).hex()

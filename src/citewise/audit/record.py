@@ -8,10 +8,10 @@ event is the reader (``filters.principal``), else the ledger context's, else the
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from citewise.audit.entries import current_context
+from citewise.audit.entries import current_context, default_principal
 from citewise.errors import UsageError
 from citewise.evidence.models import EvidenceConfig, EvidencePack
 from citewise.recall.models import SearchFilters, SearchResult, filters_json
@@ -25,6 +25,11 @@ if TYPE_CHECKING:
 
 Verdict = Literal["good", "bad"]
 ANONYMOUS = "anonymous"
+
+
+def reader_of(filters: SearchFilters | None) -> str:
+    """The principal a ledger entry is recorded under for a reader with ``filters``."""
+    return _reader(filters) or current_context().principal or default_principal()
 
 
 def _reader(filters: SearchFilters | None) -> str | None:
@@ -124,6 +129,9 @@ def record_answer(kb: StageContext, answer: Answer, filters: SearchFilters | Non
         "degradation": answer.degradation,
         "citations": [[c.id, c.sha256] for c in answer.citations],
     }
+    for key in ("conditions", "rewrite"):  # issue 22: only when present
+        if answer.trace.get(key):
+            event[key] = answer.trace[key]
     extra: list[tuple[str, dict[str, Any]]] = []
     access = access_decisions(kb, filters, _pack_paths(pack))
     if access is not None:
@@ -140,14 +148,24 @@ def record_answer(kb: StageContext, answer: Answer, filters: SearchFilters | Non
         event,
         principal=_reader(filters),
         extra_events=tuple(extra),
+        lineage=answer.trace.get("lineage") or None,  # the entry's lineage ids (issue 22)
     )
     return answer_id
 
 
 def record_search(
-    kb: StageContext, query: str, result: SearchResult, filters: SearchFilters | None
+    kb: StageContext,
+    query: str,
+    result: SearchResult,
+    filters: SearchFilters | None,
+    *,
+    recall_id: str | None = None,
+    conditions: list[dict[str, Any]] | None = None,
+    lineage: Mapping[str, str] | None = None,
 ) -> None:
-    payload = {
+    """The search's ledger event; a ``recall_id`` (an MCP recall, issue 22) also records
+    each hit's excerpt hash and score and the conditions, so the recall can be read back."""
+    payload: dict[str, Any] = {
         "kb": kb.name,
         "query": query,
         "mode": result.mode,
@@ -156,7 +174,16 @@ def record_search(
         "routes": list(result.routes),
         "hits": [h.citation_id for h in result.hits],
     }
-    _append_with_access(kb, "search", payload, filters, {h.path for h in result.hits})
+    if recall_id:
+        payload["recall_id"] = recall_id
+        payload["hit_details"] = [
+            {"citation_id": h.citation_id, "sha256": h.sha256, "score": round(h.score, 6),
+             "path": h.path, "rank": h.rank}
+            for h in result.hits
+        ]  # fmt: skip
+        payload["conditions"] = conditions or []
+    paths = {h.path for h in result.hits}
+    _append_with_access(kb, "search", payload, filters, paths, lineage)
 
 
 def record_evidence(
@@ -182,11 +209,12 @@ def _append_with_access(
     payload: dict[str, Any],
     filters: SearchFilters | None,
     paths: set[str],
+    lineage: Mapping[str, str] | None = None,
 ) -> None:
     access = access_decisions(kb, filters, paths)
     who = _reader(filters)
     with kb.store.ledger.transaction() as tx:
-        entry = tx.append(type_, payload, kb=kb.name, principal=who)
+        entry = tx.append(type_, payload, kb=kb.name, principal=who, lineage=lineage or None)
         if access is not None:
             decision = access | {"kb": kb.name, "action": type_, "event": entry.seq}
             tx.append("access", decision, kb=kb.name, principal=who)

@@ -12,13 +12,16 @@ import typer
 from citewise.cli import output as ui
 from citewise.cli.options import (
     AsOfOpt,
+    ConditionOpt,
     CurrentOnlyOpt,
     FilterOpt,
     HomeOpt,
     JsonOpt,
     KbOpt,
+    LineageOpt,
     ModeOpt,
     check_mode,
+    key_values,
     open_home,
     search_filters,
 )
@@ -169,10 +172,14 @@ def ask_cmd(
             "(CITEWISE_WEB_SEARCH_URL, CITEWISE_WEB_ALLOWED_HOSTS; docs/regulations.md).",
         ),
     ] = False,
+    condition: ConditionOpt = None,
+    lineage: LineageOpt = None,
     home: HomeOpt = None,
     json: JsonOpt = False,
 ) -> None:
     """Answer a question: every sentence cites its exact source span, or says what is missing."""
+    conditions = key_values(condition, "--condition")
+    ids = key_values(lineage, "--lineage")
     with open_home(home) as h:
         web = None
         if verify_web:
@@ -180,7 +187,14 @@ def ask_cmd(
 
             web = open_verifier(WebSettings.from_env(os.environ), h.settings.home)
         filters = search_filters(filter_, principal, current_only, as_of)
-        answer = h.kb(kb).ask(question, filters=filters, llm=llm, web=web)
+        answer = h.kb(kb).ask(
+            question,
+            filters=filters,
+            llm=llm,
+            web=web,
+            conditions=conditions or None,
+            lineage=ids or None,
+        )
         if principal is not None:  # version numbers as that principal sees them
             from citewise.server import renumber
 

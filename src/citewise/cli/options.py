@@ -35,6 +35,43 @@ FilterOpt = Annotated[
     typer.Option("--filter", help="path=PREFIX, tag=TAG or KEY=VALUE (metadata); repeat."),
 ]
 ModeOpt = Annotated[str, typer.Option(help="lexical, vector or hybrid.")]
+ConditionOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--condition",
+        help="A condition KEY=VALUE (platform=linux, env=production, version=2.x, "
+        "as_of=2024-01-01, region=EU, or any key); the question's own win. Repeat.",
+    ),
+]
+LineageOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--lineage",
+        help="A lineage id KEY=ID (conversation, turn, task, parent), recorded in the "
+        "ledger. Repeat.",
+    ),
+]
+
+
+_EXAMPLE = {"--lineage": "task=t-1", "--condition": "os=linux"}
+
+
+def key_values(items: list[str] | None, option: str) -> dict[str, str]:
+    """``KEY=VALUE`` option values as a dict (raises UsageError naming a bad one)."""
+    out: dict[str, str] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            from citewise.errors import UsageError
+
+            raise UsageError(
+                f"{option} {item!r} is not KEY=VALUE.",
+                hint=f"Write {option} KEY=VALUE, e.g. {option} {_EXAMPLE.get(option, 'k=v')}.",
+            )
+        out[key.strip()] = value.strip()
+    return out
+
+
 CurrentOnlyOpt = Annotated[
     bool | None,
     typer.Option(

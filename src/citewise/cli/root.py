@@ -10,7 +10,19 @@ from __future__ import annotations
 
 import typer
 
-from citewise.cli import audit, cite, core, eval, evidence, graph, llm, migrate, serve, sync
+from citewise.cli import (
+    audit,
+    chat,
+    cite,
+    core,
+    eval,
+    evidence,
+    graph,
+    llm,
+    migrate,
+    serve,
+    sync,
+)
 from citewise.cli.options import StoreOpt, choose_store
 
 app = typer.Typer(
@@ -28,6 +40,6 @@ def _root(store: StoreOpt = None) -> None:
 
 
 #: Command modules in help order (commands first, then groups, each in this order).
-MODULES = (core, sync, cite, evidence, serve, audit, graph, eval, llm, migrate)
+MODULES = (core, chat, sync, cite, evidence, serve, audit, graph, eval, llm, migrate)
 for _module in MODULES:
     _module.register(app)

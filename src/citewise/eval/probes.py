@@ -1,11 +1,14 @@
 """The answer-probe suite: questions with expected outcomes, run against a corpus.
 
 A suite is a folder with ``corpus/`` (the documents) and ``cases.yaml`` (a list of cases:
-``id``, ``kind``, ``question``, optional ``principal`` and ``expect`` with ``outcome``,
-``degradation``, ``must_include``, ``must_not_include``, ``cited_docs``, ``not_cited_docs``,
-``roles``, ``relation``: a relation kind the answer must state, citing the edge's source
-span and the neighbour's text). Every answer's citations are also checked: each excerpt
-must equal the source text at its offsets in its revision, with a matching sha256.
+``id``, ``kind``, ``question``, optional ``principal``, ``conditions`` (the caller's
+``key: value`` conditions), ``conversation`` (earlier turns asked first, in one
+conversation) and ``expect`` with ``outcome``, ``degradation``, ``must_include``,
+``must_not_include``, ``cited_docs``, ``not_cited_docs``, ``roles``, ``relation`` (a
+relation kind the answer must state, citing the edge's source span and the neighbour's
+text), ``reasons_include`` (substrings of a sufficiency reason), ``standalone``
+(substrings of the follow-up's rewrite)). Every answer's citations are also checked: each
+excerpt must equal the source text at its offsets in its revision, with a matching sha256.
 """
 
 from __future__ import annotations
@@ -101,8 +104,26 @@ def check_relation(answer: Answer, kind: str) -> list[str]:
 def check_case(kb: KnowledgeBase, case: dict[str, Any]) -> CaseResult:
     exp: dict[str, Any] = case["expect"]
     principal = case.get("principal")
-    answer = kb.ask(str(case["question"]), filters=SearchFilters(principal=principal))
+    given = {str(k): str(v) for k, v in (case.get("conditions") or {}).items()}
     problems: list[str] = []
+    if case.get("conversation"):
+        chat = kb.conversation()
+        for earlier in case["conversation"]:
+            chat.ask(str(earlier))
+        answer = chat.ask(str(case["question"]), conditions=given or None)
+        standalone = str((answer.trace.get("rewrite") or {}).get("standalone", ""))
+        for s in exp.get("standalone") or []:
+            if str(s).lower() not in standalone.lower():
+                problems.append(f"rewrite {standalone!r} lacks {s!r}")
+    else:
+        answer = kb.ask(
+            str(case["question"]),
+            filters=SearchFilters(principal=principal),
+            conditions=given or None,
+        )
+    for s in exp.get("reasons_include") or []:
+        if not any(str(s) in r for r in answer.sufficiency.reasons):
+            problems.append(f"no reason with {s!r} in {answer.sufficiency.reasons}")
     text = answer.answer.lower()
     if exp.get("outcome") and answer.outcome != exp["outcome"]:
         problems.append(f"outcome {answer.outcome} != {exp['outcome']}")

@@ -108,6 +108,9 @@ class SearchResult:
     scope_mode: str = "pre_filter"
     abstention: Abstention | None = None
     settings: dict[str, Any] = field(default_factory=dict)
+    #: The id under which this search is recorded, when asked for (MCP recall_knowledge;
+    #: read back with ``KnowledgeBase.recall``).
+    recall_id: str | None = None
     #: Graph diagnostics (anchor, degrees, windows, fallback) when the graph route ran;
     #: the evidence stage reads its neighbor windows. Not part of the JSON contract.
     graph: Any = field(default=None, repr=False, compare=False)

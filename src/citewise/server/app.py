@@ -20,7 +20,13 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from citewise.errors import CitewiseError, FileTooLarge, RequestTooLarge
 from citewise.kb import Home
-from citewise.server import routes_health, routes_kb, routes_query, routes_sync
+from citewise.server import (
+    routes_conversations,
+    routes_health,
+    routes_kb,
+    routes_query,
+    routes_sync,
+)
 from citewise.server.auth import KeyStore
 from citewise.server.deps import STATIC, envelope
 from citewise.server.service import Service
@@ -163,6 +169,7 @@ def create_app(
     app.include_router(routes_health.router)
     app.include_router(routes_kb.router)
     app.include_router(routes_query.router)
+    app.include_router(routes_conversations.router)
     app.include_router(routes_sync.router)
     if STATIC.is_dir():
         app.mount("/static", StaticFiles(directory=STATIC), name="static")

@@ -63,6 +63,10 @@ class AskBody(BaseModel):
     filters: Filters = Field(default_factory=Filters)
     #: Check regulation citations against the web second source (docs/regulations.md).
     verify_web: bool = False
+    #: The caller's conditions (``{"platform": "linux"}``); the question's own win.
+    conditions: dict[str, str] = Field(default_factory=dict)
+    #: Lineage ids (conversation, turn, task, parent), recorded in the ledger entry.
+    lineage: dict[str, str] = Field(default_factory=dict)
 
 
 @router.post("/kb/{kb}/search", tags=["questions"])
@@ -97,14 +101,25 @@ def ask(
     event per released sentence and its citations, then an ``answer`` event holding the
     same object as the plain request (server/streaming.py)."""
     scope = body.filters.scope()
+
+    def run() -> Any:
+        return service.ask(
+            caller,
+            kb,
+            body.question,
+            scope=scope,
+            verify_web=body.verify_web,
+            conditions=body.conditions,
+            lineage=body.lineage,
+        )
+
     if not stream:
-        answer = service.ask(caller, kb, body.question, scope=scope, verify_web=body.verify_web)
-        return answer.to_json(with_trace=body.trace)
+        return run().to_json(with_trace=body.trace)  # type: ignore[no-any-return]
     service.kb(caller, kb)  # not found / not allowed: a plain HTTP error, before the stream
     if not body.question.strip():
         raise UsageError("The question is empty.", hint="Pass the question to answer.")
     events = stream_answer(
-        lambda: service.ask(caller, kb, body.question, scope=scope, verify_web=body.verify_web),
+        run,
         kb=kb,
         question=body.question,
         with_trace=body.trace,

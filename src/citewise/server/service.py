@@ -19,12 +19,13 @@ keeps reading the state it started with.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO
 
+from citewise.analysis.conditions import ConditionSet
 from citewise.answer.models import Answer
 from citewise.errors import (
     CitationNotFound,
@@ -464,10 +465,26 @@ class Service:
         scope: Scope | None = None,
         top_k: int = 10,
         mode: SearchMode = "hybrid",
+        conditions: Mapping[str, str] | None = None,
+        lineage: Mapping[str, str] | None = None,
+        keep: bool = False,
     ) -> SearchResult:
         with self.reading(caller, name) as kb:
-            result = kb.search(query, filters=self._filters(caller, scope), top_k=top_k, mode=mode)
+            result = kb.search(
+                query,
+                filters=self._filters(caller, scope),
+                top_k=top_k,
+                mode=mode,
+                conditions=conditions,
+                lineage=lineage,
+                keep=keep,
+            )
             return renumber.search_result(result, self._numbering(caller, kb))
+
+    def recall(self, caller: Caller, name: str, recall_id: str) -> dict[str, Any]:
+        """A kept recall of this caller's (another principal's is not found)."""
+        with self.reading(caller, name) as kb:
+            return kb.recall(recall_id, principal=caller.principal)
 
     def evidence(
         self,
@@ -493,6 +510,8 @@ class Service:
         *,
         scope: Scope | None = None,
         verify_web: bool = False,
+        conditions: Mapping[str, str] | None = None,
+        lineage: Mapping[str, str] | None = None,
     ) -> Answer:
         web = None
         if verify_web:  # configured by the server's environment (docs/regulations.md)
@@ -500,8 +519,39 @@ class Service:
 
             web = open_verifier(WebSettings.from_env(os.environ), self.home.settings.home)
         with self.reading(caller, name) as kb:
-            answer = kb.ask(question, filters=self._filters(caller, scope), web=web)
+            answer = kb.ask(
+                question,
+                filters=self._filters(caller, scope),
+                web=web,
+                conditions=conditions or None,
+                lineage=lineage or None,
+            )
             return renumber.answer(answer, self._numbering(caller, kb))
+
+    def conversation_turn(
+        self,
+        caller: Caller,
+        name: str,
+        cid: str | None,
+        question: str | None,
+        *,
+        scope: Scope | None = None,
+        conditions: Mapping[str, str] | None = None,
+        lineage: Mapping[str, str] | None = None,
+    ) -> tuple[dict[str, Any], Answer | None]:
+        """Start a conversation (``cid`` None), then ask ``question`` as its next turn
+        when given. Returns the conversation's JSON and the answer."""
+        filters = self._filters(caller, scope)
+        with self.reading(caller, name) as kb:
+            asker = _FilteredAsker(kb, filters)
+            chat = kb.conversation(cid, asker=asker, owner=caller.principal)
+            answer = None
+            if question is not None:
+                answer = chat.ask(question, conditions=conditions, lineage=lineage)
+                answer = renumber.answer(answer, self._numbering(caller, kb))
+            else:
+                chat.save()
+            return chat.to_json(), answer
 
     def _numbering(self, caller: Caller, kb: KnowledgeBase) -> renumber.Numbering:
         """The caller's version numbers of readable versions (``server.history``), one
@@ -626,3 +676,27 @@ class Service:
                     }
                 )
         return {"models": out}
+
+
+@dataclass(frozen=True, slots=True)
+class _FilteredAsker:
+    """Asks a conversation's turns under the caller's filters (authorization first)."""
+
+    kb: KnowledgeBase
+    filters: SearchFilters
+
+    def ask(
+        self,
+        question: str,
+        *,
+        conditions: ConditionSet | None = None,
+        lineage: Mapping[str, str] | None = None,
+        rewrite: Mapping[str, Any] | None = None,
+    ) -> Answer:
+        return self.kb.ask(
+            question,
+            filters=self.filters,
+            conditions=conditions,
+            lineage=lineage,
+            rewrite=rewrite,
+        )

@@ -7,31 +7,17 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from citewise.analysis import qualifier_words as _words
 from citewise.sufficiency._model import Qualifiers, TimeScope
 
 # --------------------------------------------------------------------------- qualifiers
-
-_ENV_STRONG = re.compile(
-    r"\b(staging|production|prod|pre-?production|preprod|uat|sandbox)\b", re.IGNORECASE
-)
-_ENV_WEAK = re.compile(
-    r"\b(dev|development|test|testing|qa|local)\s+(?:environment|env|cluster|deployment|"
-    r"instance|stage|setup|server)s?\b|\b(?:in|on|for)\s+(dev|development|test|testing|qa)"
-    r"(?=\s*(?:[,;:.)]|$))",
-    re.IGNORECASE,
-)
-_ENV_ZH = re.compile(r"(生产|测试|开发|预发布?|沙箱|本地)环境")
-_ENV_CANON = {
-    "prod": "production", "preproduction": "staging", "pre-production": "staging",
-    "preprod": "staging", "dev": "development", "testing": "test", "生产": "production",
-    "测试": "test", "开发": "development", "预发": "staging", "预发布": "staging",
-    "沙箱": "sandbox", "本地": "local",
-}  # fmt: skip
-
-_PLATFORM = re.compile(
-    r"\b(Windows|WINDOWS|Linux|LINUX|macOS|MacOS|Mac OS X|OS X|Android|iOS|FreeBSD)\b"
-)
-_PLATFORM_CANON = {"mac os x": "macos", "os x": "macos"}
+# The environment and platform vocabulary is shared with questions (analysis.conditions).
+_ENV_STRONG = _words.ENV_STRONG
+_ENV_WEAK = _words.ENV_WEAK
+_ENV_ZH = _words.ENV_ZH
+_ENV_CANON = _words.ENV_CANON
+_PLATFORM = _words.PLATFORM
+_PLATFORM_CANON = _words.PLATFORM_CANON
 
 _VER = r"v?\d+(?:\.(?:\d+|x))*"
 _VERSION_QUAL = re.compile(
