@@ -151,9 +151,11 @@ def compose(
     limit: int = 6,
     units_of: UnitsOf | None = None,
     scorer: Scorer | None = None,
+    admit: Callable[[Candidate], bool] | None = None,
 ) -> list[Candidate]:
-    """Choose and order the units of the answer for ``intent`` (see :func:`candidates`)."""
-    chosen = _compose(question, intent, fragments, limit, units_of, scorer)
+    """Choose and order the units of the answer for ``intent`` (see :func:`candidates`);
+    ``admit`` (the question's constraints) passes or refuses each candidate first."""
+    chosen = _compose(question, intent, fragments, limit, units_of, scorer, admit)
     if units_of is None:
         return chosen
     from citewise.answer.ranking import present
@@ -168,6 +170,7 @@ def _compose(
     limit: int,
     units_of: UnitsOf | None,
     scorer: Scorer | None,
+    admit: Callable[[Candidate], bool] | None = None,
 ) -> list[Candidate]:
     pool = [
         c
@@ -180,6 +183,8 @@ def _compose(
         )
         if c.score > 0 or (intent == "how_to" and _STEP.match(c.span.text))
     ]
+    if admit is not None:
+        pool = [c for c in pool if admit(c)]
     if intent != "how_to":  # code is quoted by its lead-in, or as a how-to's example
         only = _code_only_literals(question, pool)
         pool = [c for c in pool if c.kind != "code" or c.key in only]

@@ -24,6 +24,7 @@ from citewise.evidence.nodes import NodeReader, spans_by_version
 from citewise.recall.models import SearchFilters
 from citewise.recall.search import RecallSettings, search, search_summary
 from citewise.sufficiency.conflicts_adapter import detect_conflicts, stale_paths
+from citewise.sufficiency.constraints import UnitGate, question_constraints
 from citewise.sufficiency.gates import GateInput, procedure_mismatch, review
 from citewise.sufficiency.models import Sufficiency
 from citewise.sufficiency.named import absent_terms, named_terms
@@ -38,6 +39,9 @@ NON_KB_REPLY = (
     "sentence I give carries a citation you can check. Ask about a topic the documents "
     'cover, for example: "What is ...?" or "How do I ...?"'
 )
+#: Intents whose units are not checked one by one against the question's constraints: a
+#: procedure's steps and a comparison's sides each name only part of the question.
+_UNCONSTRAINED = frozenset({"how_to", "compare"})
 INSUFFICIENT = "The knowledge base does not hold enough evidence to answer this question."
 
 
@@ -198,6 +202,9 @@ def ask(
     unit_near = spans_by_version(
         (f.path, f.version_id, f.char_start, f.char_end) for f in fragments
     )
+    gate = UnitGate(
+        () if intent.kind in _UNCONSTRAINED else question_constraints(question, profile)
+    )
     chosen = compose(
         question,
         intent.kind,
@@ -206,7 +213,15 @@ def ask(
             lambda path, vid: unit_reader.near(path, vid, unit_near[(path, vid)])
         ),
         scorer=dense_scorer(kb.home.index(kb.name)),
+        admit=lambda c: gate(c.clean, [*c.fragment.heading_path, *(s.text for s in c.context)]),
     )
+    trace["constraints"] = [asdict(c) for c in gate.constraints]
+    if not chosen and gate.failures:
+        suff = Sufficiency("insufficient", "insufficient_evidence", (gate.refusal(),))
+        trace["sufficiency"] = asdict(suff)
+        return finish(
+            kb, intent.kind, pack, suff, [], [], trace, failed_why=_human(suff), profile=None
+        )
     citations, claims = cite_claims(kb, chosen, conflicts)
     claims = release_review(claims, citations)
     kept = [c for c in claims if c.kept]
@@ -333,7 +348,7 @@ def _human(s: Sufficiency) -> str:
         return f"the documents do not mention: {detail}"
     if gate == "subject_missing":
         return f"the passages found do not mention: {detail}"
-    if gate == "near_miss":
+    if gate in ("near_miss", "constraint_unmet"):
         return detail
     if gate == "no_direct_evidence":
         return f"nothing relevant was found: {detail}"

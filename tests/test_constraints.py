@@ -1,0 +1,174 @@
+"""Question constraints the quoted unit must meet (sufficiency/constraints.py, issue 15):
+figures, names, polarity and answer type; the pronoun window that carries a referent;
+and, end to end, near-miss questions refused in their own words while the answerable
+neighbours are answered."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from citewise.answer.units import document_units
+from citewise.config import IngestConfig
+from citewise.evidence.intent import classify_intent
+from citewise.ingest.parse import parse_document
+from citewise.kb import Home, KnowledgeBase
+from citewise.sufficiency.constraints import (
+    Constraint,
+    UnitGate,
+    question_constraints,
+    reason,
+    unmet,
+)
+from citewise.sufficiency.presence import profile_terms
+
+
+def failed(question: str, text: str, headings: tuple[str, ...] = ()) -> list[str]:
+    return [c.surface for c in unmet(question_constraints(question), text, headings)]
+
+
+def test_a_century_must_match_by_name_or_by_a_year_inside_it() -> None:
+    q = "Who did the Normans besiege in the 11th century?"
+    assert failed(q, "In the 10th century the Normans besieged Bari.") == ["11th century"]
+    assert failed(q, "In the eleventh century the Normans besieged Bari.") == []
+    assert failed(q, "In 1071 the Normans besieged Bari.") == []
+    assert failed(q, "In 971 the Normans besieged Bari.") == ["11th century"]
+
+
+def test_a_year_matches_itself_its_decade_or_a_range_holding_it() -> None:
+    q = "Who ruled Normandy in 1598?"
+    assert failed(q, "In 1598 Henry ruled.") == []
+    assert failed(q, "In the 1590s Henry ruled.") == []
+    assert failed(q, "From 1589 to 1610 Henry ruled.") == []
+    assert failed(q, "In 1589 Henry ruled.") == ["1598"]
+
+
+def test_small_numbers_match_their_words_and_ordinals_theirs() -> None:
+    assert failed("Which 3 rivers meet here?", "Three rivers meet here.") == []
+    assert failed("Who was the 5th duke?", "Richard was the fifth duke.") == []
+    assert failed("Who was the 5th duke?", "Richard was the fourth duke.") == ["5th"]
+
+
+def test_a_negated_or_least_question_is_not_met_by_the_plain_statement() -> None:
+    q = "What is one not common example of a complexity measure?"
+    assert failed(q, "Common examples are time and space.") == ["not"]
+    assert failed(q, "Rarely used measures are not common; one is advice.") == []
+    q = "What is the least used type of reduction?"
+    assert failed(q, "The most used type is the polynomial-time reduction.") == ["least"]
+    assert failed(q, "The least used is the log-space reduction.") == []
+
+
+def test_answer_types_want_a_date_or_a_quantity() -> None:
+    assert failed("When did Rollo die?", "Rollo died after his son took over.") == ["when"]
+    assert failed("When did Rollo die?", "Rollo died in 932.") == []
+    assert failed("When did Rollo die?", "Rollo died in the spring.") == []
+    q = "How many Huguenots lived in Paris?"
+    assert failed(q, "Huguenots lived in Paris.") == ["How many"]
+    assert failed(q, "About twenty thousand Huguenots lived in Paris.") == []
+    # a documentation "when" is a condition, not a date: no constraint
+    assert question_constraints("When is the startup handler called?") == ()
+
+
+def test_names_are_constrained_only_when_distinctive_and_may_come_from_a_heading() -> None:
+    q = "What did Rollo sign with Charles?"
+    subject = classify_intent(q).subject_terms
+    df = {"rollo": 3, "charl": 4, "sign": 20}
+    cons = question_constraints(q, profile_terms(q, subject, lambda t: df.get(t, 0), 100))
+    assert [c.surface for c in cons if c.kind == "name"] == ["Rollo", "Charles"]
+    assert [c.surface for c in unmet(cons, "He signed a treaty with Charles.")] == ["Rollo"]
+    assert unmet(cons, "He signed a treaty with Charles.", ["Rollo"]) == ()
+    everywhere = {"rollo": 90, "charl": 4}
+    cons = question_constraints(q, profile_terms(q, subject, lambda t: everywhere.get(t, 0), 100))
+    assert [c.surface for c in cons if c.kind == "name"] == ["Charles"]
+
+
+def test_the_rare_words_of_the_relation_asked_about_must_be_quoted() -> None:
+    q = "Who did the Normans besiege in the 11th century?"
+    subject = classify_intent(q).subject_terms
+    df = {"norman": 30, "besieg": 2}
+    cons = question_constraints(q, profile_terms(q, subject, lambda t: df.get(t, 0), 100))
+    assert [c.surface for c in cons] == ["11th century", "besiege"]
+    text = "Norman architecture spread across England in the 11th century."
+    assert [c.surface for c in unmet(cons, text)] == ["besiege"]
+    assert unmet(cons, "In the 11th century the Normans besieged Bari.") == ()
+
+
+def test_statements_to_check_carry_no_constraints() -> None:
+    assert question_constraints("Albendazole is not used to treat filariasis in 1998.") == ()
+
+
+def test_reasons_are_true_and_in_the_question_words() -> None:
+    century = Constraint("number", "11th century", "11:century")
+    when = Constraint("date", "when", "date")
+    assert reason([(century,), (century, when)]) == (
+        "constraint_unmet:no passage found mentions 11th century"
+    )
+    assert reason([(century,), (when,)]) == (
+        "constraint_unmet:no passage found meets all of: mentions 11th century; gives a date"
+    )
+    gate = UnitGate(question_constraints("When did Rollo die?"))
+    assert gate("Rollo died in 932.", ())
+    assert not gate("Rollo was a Viking.", ())
+    assert gate.refusal() == "constraint_unmet:no passage found gives a date"
+
+
+def test_a_pronoun_sentence_is_also_offered_with_the_sentence_naming_its_referent() -> None:
+    text = (
+        "# Normans\n\nRichard I was the grandson of Rollo. He ruled the duchy for fifty "
+        "years. The duchy grew.\n"
+    )
+    doc = parse_document(text.encode(), name="n.md", kb="k", doc_path="n.md", config=IngestConfig())
+    units = document_units(list(doc.nodes))
+    window = [u for u in units if u.kind == "window"]
+    assert [u.display for u in window] == [
+        "Richard I was the grandson of Rollo. He ruled the duchy for fifty years."
+    ]
+    assert text[window[0].start : window[0].end] == window[0].text  # exact span
+    assert not any(u.kind == "window" and u.display.startswith("He ruled") for u in units)
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KnowledgeBase]:
+    mp = pytest.MonkeyPatch()
+    mp.setenv("CITEWISE_DENSE", "off")
+    corpus: Path = tmp_path_factory.mktemp("wiki")
+    (corpus / "normans.md").write_text(
+        "# Normans\n\nThe Normans were descended from Norse raiders. In the 10th century "
+        "the Normans besieged the city of Bari for three years. In the 11th century they "
+        "built castles in England. Richard I was the grandson "
+        "of Rollo. He ruled the duchy of Normandy for fifty years. Common Norman exports "
+        "were wool and timber.\n",
+        "utf-8",
+    )
+    with Home.open(tmp_path_factory.mktemp("home") / "home") as h:
+        assert h.kb().add([corpus]).ok
+        yield h.kb()
+    mp.undo()
+
+
+def test_a_near_miss_century_is_refused_with_a_true_reason(kb: KnowledgeBase) -> None:
+    a = kb.ask("Who did the Normans besiege in the 11th century?")
+    assert a.outcome == "insufficient_evidence", a.answer
+    assert a.answer.endswith(
+        "(no passage found meets all of: mentions 11th century; mentions besiege)"
+    )
+    right = kb.ask("Who did the Normans besiege in the 10th century?")
+    assert right.outcome == "answered", right.answer
+    assert "Bari" in right.answer
+
+
+def test_a_negated_question_is_not_answered_by_the_plain_statement(kb: KnowledgeBase) -> None:
+    a = kb.ask("What were Norman exports that were not common?")
+    assert a.outcome == "insufficient_evidence", a.answer
+    assert "says 'not'" in a.answer
+
+
+def test_the_referent_of_a_pronoun_is_quoted_with_its_sentence(kb: KnowledgeBase) -> None:
+    a = kb.ask("Who ruled the duchy of Normandy for fifty years?")
+    assert a.outcome == "answered", a.answer
+    assert "Richard I" in a.answer
+    for c in a.citations:
+        text = kb.store.get_document_text(kb.name, c.doc_id, c.version_id)
+        assert text[c.char_start : c.char_end] == c.excerpt
