@@ -213,7 +213,9 @@ def ask(
             lambda path, vid: unit_reader.near(path, vid, unit_near[(path, vid)])
         ),
         scorer=dense_scorer(kb.home.index(kb.name)),
-        admit=lambda c: gate(c.clean, [*c.fragment.heading_path, *(s.text for s in c.context)]),
+        admit=lambda c: gate(
+            c.clean, [*c.fragment.heading_path, *(s.text for s in c.context)], c.score
+        ),
     )
     trace["constraints"] = [asdict(c) for c in gate.constraints]
     if not chosen and gate.failures:

@@ -71,7 +71,7 @@ _RANGE = re.compile(r"\b(\d{3,4})\s*(?:-|–|—|to|until|till|and)\s*(\d{2,4})\
 _NEGATION_Q = re.compile(r"\b(?:not|never|no longer)\b|n't\b|n’t\b", re.I)
 _NEGATION_T = re.compile(
     r"\b(?:not|never|no|none|nor|neither|without|cannot|unable|fail(?:s|ed)?|lack(?:s|ed)?|"
-    r"refus(?:e|ed|es)|prohibit\w*|forb\w+|ban(?:s|ned)?|except|only|non)\b|n't\b|n’t\b|\bun\w+",
+    r"refus(?:e|ed|es)|prohibit\w*|forb\w+|ban(?:s|ned)?|non)\b|n't\b|n’t\b",
     re.I,
 )
 _LEAST_Q = re.compile(r"\b(?:least|fewest)\b", re.I)
@@ -250,16 +250,16 @@ def unmet(
 
 def reason(failures: Sequence[tuple[Constraint, ...]]) -> str:
     """A true reason, in the question's words, for refusing when every candidate unit failed
-    (``failures``: what each one failed): what no unit held, else what none held together."""
+    (``failures``: what each one failed, the closest unit first): what no unit held, else
+    what the closest unit lacks."""
     if not failures:
         return ""
     common = [c for c in failures[0] if all(c in f for f in failures[1:])]
-    picked = common or list(failures[0])
-    words = ", ".join(dict.fromkeys(_words(c) for c in picked))
     if common:
+        words = " and ".join(dict.fromkeys(_words(c) for c in common))
         return f"constraint_unmet:no passage found {words}"
-    union = "; ".join(dict.fromkeys(_words(c) for f in failures for c in f))
-    return f"constraint_unmet:no passage found meets all of: {union}"
+    lacks = " and ".join(dict.fromkeys(_lacks(c) for c in failures[0]))
+    return f"constraint_unmet:the closest passage found {lacks}"
 
 
 def _words(c: Constraint) -> str:
@@ -274,6 +274,18 @@ def _words(c: Constraint) -> str:
     return f"gives a figure for '{c.surface}'"
 
 
+def _lacks(c: Constraint) -> str:
+    if c.kind in ("number", "name"):
+        return f"does not mention {c.surface}"
+    if c.kind == "words":
+        return f"does not mention {' or '.join(c.surface.split())}"
+    if c.kind == "polarity":
+        return f"does not say '{c.surface}'"
+    if c.kind == "date":
+        return "gives no date"
+    return f"gives no figure for '{c.surface}'"
+
+
 class UnitGate:
     """The admission test for one question's answer units: a unit passes when it meets
     every constraint (with its headings as context for names); each refusal is recorded,
@@ -281,15 +293,20 @@ class UnitGate:
 
     def __init__(self, constraints: Sequence[Constraint]) -> None:
         self.constraints = tuple(constraints)
-        self.failures: list[tuple[Constraint, ...]] = []
+        self._failed: list[tuple[float, int, tuple[Constraint, ...]]] = []
 
-    def __call__(self, text: str, headings: Iterable[str]) -> bool:
+    def __call__(self, text: str, headings: Iterable[str], score: float = 0.0) -> bool:
         if not self.constraints:
             return True
         failed = unmet(self.constraints, text, headings)
         if failed:
-            self.failures.append(failed)
+            self._failed.append((-score, len(self._failed), failed))
         return not failed
+
+    @property
+    def failures(self) -> list[tuple[Constraint, ...]]:
+        """What each refused unit failed, the closest (best-scored) unit first."""
+        return [f for _, _, f in sorted(self._failed)]
 
     def refusal(self) -> str:
         """The reason to refuse, once no unit passed (empty when none was refused)."""
