@@ -10,6 +10,7 @@ import json
 from dataclasses import asdict, replace
 from typing import TYPE_CHECKING, Any
 
+from citewise.answer.admission import admission
 from citewise.answer.citations import cite_claims
 from citewise.answer.compose import compose
 from citewise.answer.models import Answer, Citation, Claim, FailureStage, new_trace_id
@@ -213,9 +214,7 @@ def ask(
             lambda path, vid: unit_reader.near(path, vid, unit_near[(path, vid)])
         ),
         scorer=dense_scorer(kb.home.index(kb.name)),
-        admit=lambda c: gate(
-            c.clean, [*c.fragment.heading_path, *(s.text for s in c.context)], c.score
-        ),
+        admit=admission(gate, unit_reader, unit_near),
     )
     trace["constraints"] = [asdict(c) for c in gate.constraints]
     if not chosen and gate.failures:

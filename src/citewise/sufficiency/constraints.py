@@ -11,10 +11,10 @@ that unit carries (its section headings, the sentence before a pronoun):
   "eleventh century", "4-cylinder") appear in the unit, or a compatible form does (the
   year inside a named decade, century or range; "11th" as "eleventh");
 * **names** - the question's distinctive names (weighed by :mod:`presence`: not the
-  knowledge base's own everywhere-name) appear in the unit or its headings;
+  knowledge base's own everywhere-name) appear in the unit, its headings or its passage;
 * **relation** - the question's rare words that the knowledge base holds ("besiege"),
-  at least half of them, appear in the unit or its headings: a sentence about the same
-  names doing something else does not answer;
+  at least half of them, appear in the unit, its headings or its passage: a passage
+  about the same names doing something else does not answer;
 * **polarity** - a negated or "least" question is answered by a unit that negates or
   ranks low too, never by the plain statement;
 * **answer type** - "when did / what year" wants a date in the unit, "how many / how
@@ -71,7 +71,7 @@ _RANGE = re.compile(r"\b(\d{3,4})\s*(?:-|–|—|to|until|till|and)\s*(\d{2,4})\
 _NEGATION_Q = re.compile(r"\b(?:not|never|no longer)\b|n't\b|n’t\b", re.I)
 _NEGATION_T = re.compile(
     r"\b(?:not|never|no|none|nor|neither|without|cannot|unable|fail(?:s|ed)?|lack(?:s|ed)?|"
-    r"refus(?:e|ed|es)|prohibit\w*|forb\w+|ban(?:s|ned)?|non)\b|n't\b|n’t\b",
+    r"refus(?:e|ed|es)|prohibit\w*|forb\w+|ban(?:s|ned)?|non|except|excepting|exclud(?:e|es|ed|ing))\b|n't\b|n’t\b",
     re.I,
 )
 _LEAST_Q = re.compile(r"\b(?:least|fewest)\b", re.I)
@@ -223,7 +223,8 @@ def unmet(
     constraints: Sequence[Constraint], text: str, context: Iterable[str] = ()
 ) -> tuple[Constraint, ...]:
     """The constraints ``text`` (a unit an answer would quote) fails; ``context`` (its
-    section headings) may supply a name, never a figure or the polarity."""
+    section headings, the passage it sits in) may supply a name or a relation word, never
+    a figure, the polarity or the answer type."""
     held = set(tokenize(text))
     around = set(held)
     for line in context:
