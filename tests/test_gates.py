@@ -65,3 +65,12 @@ def test_steps_naming_the_action_or_a_section_headed_by_it_pass() -> None:
     assert procedure_mismatch(verify, [steps, elsewhere]) is not None
     # no numbered steps at all: left to the other gates
     assert procedure_mismatch(verify, [frag("- a bullet", "Guide")]) is None
+
+
+def test_ratio_gate_reasons_name_the_question_words_never_stems_of_stems() -> None:
+    from citewise.sufficiency.gates import GateInput, review
+    from tests.test_presence import pack_of
+
+    q = "When a commission reached no decision, what happened?"
+    verdict = review(GateInput(q, classify_intent(q), pack_of("The commission met in Paris.")))
+    assert verdict.reasons == ("subject_missing:reached, decision, happened",)

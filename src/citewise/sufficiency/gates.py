@@ -240,9 +240,12 @@ def _ratio_gates(g: GateInput, texts: list[str], direct: Sequence[Fragment]) -> 
     if not subject_terms:
         return None
     subject = term_coverage(" ".join(subject_terms), texts)
-    missing_ids = [t for t in subject.missing if _HAS_DIGIT.search(t)]
+    # the joined stems are tokenized again ("decis" -> "deci"): name them as the question did
+    again = {k: t for t in subject_terms for k in tokenize(t)}
+    missing = [again.get(t, t) for t in subject.missing]
+    missing_ids = [t for t in missing if _HAS_DIGIT.search(t)]
     if missing_ids or subject.ratio < 0.5:
-        words = ", ".join(missing_surface(g.question, subject.missing[:6]))
+        words = ", ".join(missing_surface(g.question, missing[:6]))
         return f"subject_missing:{words}"
     spread = len(subject_terms) >= 2 and g.intent.kind != "compare"
     if spread and cohesion(subject_terms, direct) < 2:
