@@ -217,6 +217,7 @@ def ask(
         admit=admission(gate, unit_reader, unit_near),
     )
     trace["constraints"] = [asdict(c) for c in gate.constraints]
+    trace["unit_scores"] = [round(c.score, 3) for c in chosen]
     if not chosen and gate.failures:
         suff = Sufficiency("insufficient", "insufficient_evidence", (gate.refusal(),))
         trace["sufficiency"] = asdict(suff)
