@@ -171,3 +171,20 @@ def test_the_referent_of_a_pronoun_is_quoted_with_its_sentence(kb: KnowledgeBase
     for c in a.citations:
         text = kb.store.get_document_text(kb.name, c.doc_id, c.version_id)
         assert text[c.char_start : c.char_end] == c.excerpt
+
+
+def test_a_clause_number_is_a_reference_its_heading_may_carry() -> None:
+    q = "What does clause 2.3 say about overdue invoices?"
+    assert failed(q, "Invoices unpaid after 30 days are overdue.", ("2.3 Overdue invoices",)) == []
+    assert failed(q, "Invoices unpaid after 30 days are overdue.", ("2.4 Refunds",)) == ["2.3"]
+
+
+def test_a_name_may_come_from_the_paragraph_a_relation_word_may_not() -> None:
+    q = "Who did the Normans besiege in the 11th century?"
+    subject = classify_intent(q).subject_terms
+    df = {"norman": 3, "besieg": 2}
+    cons = question_constraints(q, profile_terms(q, subject, lambda t: df.get(t, 0), 100))
+    para = "In the 10th century the Normans besieged Bari. In the 11th century they built castles."
+    unit = "In the 11th century they built castles."
+    assert [c.surface for c in unmet(cons, unit, (), para)] == ["besiege"]
+    assert [c.surface for c in unmet(cons, unit)] == ["Normans", "besiege"]

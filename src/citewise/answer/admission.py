@@ -39,7 +39,7 @@ def admission(
     def admit(c: Candidate) -> bool:
         if not gate.constraints:
             return True
-        context = [*c.fragment.heading_path, *(s.text for s in c.context), block_of(c)]
-        return gate(c.clean, context, c.score)
+        headings = [*c.fragment.heading_path, *(s.text for s in c.context)]
+        return gate(c.clean, headings, c.score, block_of(c))
 
     return admit

@@ -11,10 +11,10 @@ that unit carries (its section headings, the sentence before a pronoun):
   "eleventh century", "4-cylinder") appear in the unit, or a compatible form does (the
   year inside a named decade, century or range; "11th" as "eleventh");
 * **names** - the question's distinctive names (weighed by :mod:`presence`: not the
-  knowledge base's own everywhere-name) appear in the unit, its headings or its passage;
+  knowledge base's own everywhere-name) appear in the unit, its headings or its paragraph;
 * **relation** - the question's rare words that the knowledge base holds ("besiege"),
-  at least half of them, appear in the unit, its headings or its passage: a passage
-  about the same names doing something else does not answer;
+  at least half of them, appear in the unit or its headings: a sentence about the same
+  names doing something else does not answer, even beside one that does;
 * **polarity** - a negated or "least" question is answered by a unit that negates or
   ranks low too, never by the plain statement;
 * **answer type** - "when did / what year" wants a date in the unit, "how many / how
@@ -60,6 +60,13 @@ _NUMBERS = (
 _NUMBER_WORDS = {w: i for i, w in enumerate(_NUMBERS.split(), start=1)}
 #: A figure of the question: "1598", "11th", "3.5", "40,000", "4-cylinder" (the number).
 _FIGURE = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(st|nd|rd|th|s)?(?![\w.]*\d)")
+#: A number that names a part of a document ("clause 2.3", "§ 4", "step 3") is a
+#: reference: the unit's heading may carry it.
+_REFERENCE = re.compile(
+    r"(?:\b(?:clause|section|sect|article|art|paragraph|para|rule|chapter|part|appendix|"
+    r"annex|schedule|step|item|table|figure|fig|page|no)\.?|§)\s*$",
+    re.I,
+)
 _WORD_CENTURY = re.compile(
     r"\b(" + "|".join(sorted(_ORDINAL_WORDS, key=len, reverse=True)) + r")[ -](century|millennium)",
     re.I,
@@ -81,8 +88,8 @@ _LEAST_T = re.compile(
     re.I,
 )
 _DATE_Q = re.compile(
-    r"^\s*(?:when (?:did|was|were|had|do|does)\b)|\b(?:what|which) (?:year|century|decade|"
-    r"date|day|month|era)\b|\bsince when\b",
+    r"^\s*(?:when (?:did|was|were|had|do|does)\b)|\b(?:what|which) (?:years?|century|"
+    r"centuries|decades?|dates?|day|month|era)\b|\bsince when\b",
     re.I,
 )
 _QUANTITY_Q = re.compile(
@@ -125,6 +132,9 @@ def _figures(question: str) -> list[Constraint]:
             continue
         value = m.group(1).replace(",", "")
         suffix = (m.group(2) or "").lower()
+        if _REFERENCE.search(question[: m.start()]):  # "clause 2.3": where, not a figure
+            out.append(Constraint("name", m.group(0), value))
+            continue
         key = f"{value}:ordinal" if suffix in ("st", "nd", "rd", "th") else value
         if suffix == "s" and len(value) == 4:
             key = f"{value}:decade"
@@ -220,15 +230,17 @@ def question_constraints(
 
 
 def unmet(
-    constraints: Sequence[Constraint], text: str, context: Iterable[str] = ()
+    constraints: Sequence[Constraint],
+    text: str,
+    headings: Iterable[str] = (),
+    paragraph: str = "",
 ) -> tuple[Constraint, ...]:
-    """The constraints ``text`` (a unit an answer would quote) fails; ``context`` (its
-    section headings, the passage it sits in) may supply a name or a relation word, never
-    a figure, the polarity or the answer type."""
+    """The constraints ``text`` (a unit an answer would quote) fails. Its ``headings`` may
+    supply a name or a relation word, the ``paragraph`` it sits in a name; neither ever
+    supplies a figure, the polarity or the answer type."""
     held = set(tokenize(text))
-    around = set(held)
-    for line in context:
-        around.update(tokenize(line))
+    headed = held.union(*(tokenize(line) for line in headings))
+    around = headed.union(tokenize(paragraph))
     out = []
     for c in constraints:
         if c.kind == "number":
@@ -237,7 +249,7 @@ def unmet(
             ok = c.key in around or c.surface.lower() in text.lower()
         elif c.kind == "words":
             keys = c.key.split()
-            ok = 2 * sum(k in around for k in keys) >= len(keys)
+            ok = 2 * sum(k in headed for k in keys) >= len(keys)
         elif c.kind == "polarity":
             ok = bool((_NEGATION_T if c.key == "not" else _LEAST_T).search(text))
         elif c.kind == "date":
@@ -296,10 +308,12 @@ class UnitGate:
         self.constraints = tuple(constraints)
         self._failed: list[tuple[float, int, tuple[Constraint, ...]]] = []
 
-    def __call__(self, text: str, headings: Iterable[str], score: float = 0.0) -> bool:
+    def __call__(
+        self, text: str, headings: Iterable[str], score: float = 0.0, paragraph: str = ""
+    ) -> bool:
         if not self.constraints:
             return True
-        failed = unmet(self.constraints, text, headings)
+        failed = unmet(self.constraints, text, headings, paragraph)
         if failed:
             self._failed.append((-score, len(self._failed), failed))
         return not failed
