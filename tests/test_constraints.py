@@ -188,3 +188,23 @@ def test_a_name_may_come_from_the_paragraph_a_relation_word_may_not() -> None:
     unit = "In the 11th century they built castles."
     assert [c.surface for c in unmet(cons, unit, (), para)] == ["besiege"]
     assert [c.surface for c in unmet(cons, unit)] == ["Normans", "besiege"]
+
+
+def test_relation_words_include_fairly_common_ones_but_not_the_kb_vocabulary() -> None:
+    q = "Who was Kublai Khan's grandfather?"
+    subject = classify_intent(q).subject_terms
+    df = {"kublai": 5, "khan": 9, "grandfath": 2}
+    cons = question_constraints(q, profile_terms(q, subject, lambda t: df.get(t, 0), 100))
+    assert [c.surface for c in cons if c.kind == "words"] == ["grandfather"]
+    unit = "Kublai Khan convened a kurultai in Kaiping."
+    assert [c.surface for c in unmet(cons, unit)] == ["grandfather"]
+    assert unmet(cons, "Genghis Khan was the grandfather of Kublai Khan.") == ()
+    common = {"kublai": 5, "khan": 9, "grandfath": 40}
+    cons = question_constraints(q, profile_terms(q, subject, lambda t: common.get(t, 0), 100))
+    assert not [c for c in cons if c.kind == "words"]
+
+
+def test_one_of_the_largest_is_no_figure() -> None:
+    q = "How many academic units make up the school?"
+    assert failed(q, "This makes it one of the largest academic libraries.") == ["How many"]
+    assert failed(q, "The school has eleven academic units.") == []

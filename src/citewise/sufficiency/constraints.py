@@ -31,10 +31,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from citewise.index.tokenize import tokenize
-from citewise.sufficiency.presence import TermProfile, is_question
+from citewise.index.tokenize import QUESTION_STEMS, tokenize
+from citewise.sufficiency.presence import FILLER, TermProfile, english_zipf, is_question
 
 __all__ = ["Constraint", "UnitGate", "question_constraints", "reason", "unmet"]
+
+#: Words of the question up to this frequency in English (Zipf; "grandfather" 4.3,
+#: "prefer" 4.5; not "made" 5.6) name the relation asked about.
+RELATION_ZIPF = 5.0
 
 Kind = Literal["number", "name", "words", "polarity", "date", "quantity"]
 
@@ -108,13 +112,13 @@ _DATE_T = re.compile(
     r"winter|reign|era|ago|today|yesterday|" + "|".join(_ORDINAL_WORDS) + r")\b",
     re.I,
 )
-_QUANTITY_T = re.compile(
+_QUANTITY_T = re.compile(  # not "one": "one of the largest" gives no figure
     r"\d|\b(?:"
-    + "|".join(_NUMBER_WORDS)
+    + "|".join(w for w in _NUMBER_WORDS if w != "one")
     + r"|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundreds?|thousands?|millions?|"
     r"billions?|trillions?|dozens?|half|third|quarter|twice|once|thrice|double|triple|"
-    r"several|few|majority|minority|most|all|none|no|every|daily|weekly|monthly|annually|"
-    r"yearly|percent|per cent)\b",
+    r"several|majority|minority|every|daily|weekly|monthly|annually|yearly|percent|"
+    r"per cent)\b",
     re.I,
 )
 
@@ -194,6 +198,19 @@ def number_found(c: Constraint, text: str) -> bool:
     return False
 
 
+def _relation_word(word: str) -> bool:
+    """A content word that says what the question asks about ("besiege", "grandfather",
+    "prefer"), not a function word or filler ("made", "also")."""
+    key = tokenize(word)
+    return (
+        word.isalpha()
+        and english_zipf(word) < RELATION_ZIPF
+        and bool(key)
+        and key[0] not in FILLER
+        and key[0] not in QUESTION_STEMS
+    )
+
+
 def question_constraints(
     question: str, profile: TermProfile | None = None
 ) -> tuple[Constraint, ...]:
@@ -204,17 +221,17 @@ def question_constraints(
     out = _figures(question)
     if profile is not None:
         numbers = " ".join(c.surface for c in out)
-        rare = []
+        relation = []
         for t in profile.terms:
-            if not t.required or t.soft or t.surface in numbers:
+            if t.soft or t.surface in numbers:
                 continue
-            if t.kind == "name":
+            if t.kind == "name" and t.required:
                 out.append(Constraint("name", t.surface, t.key))
-            elif t.kind == "word" and t.df > 0:
-                rare.append(t)
-        if rare:  # the relation asked about: its rare words, one of them at least
-            words = " ".join(t.surface for t in rare)
-            out.append(Constraint("words", words, " ".join(t.key for t in rare)))
+            elif t.kind == "word" and t.df > 0 and not t.kb_common and _relation_word(t.surface):
+                relation.append(t)
+        if relation:  # the relation asked about: half its words at least
+            words = " ".join(t.surface for t in relation)
+            out.append(Constraint("words", words, " ".join(t.key for t in relation)))
     if _NEGATION_Q.search(question):
         m = _NEGATION_Q.search(question)
         out.append(Constraint("polarity", m.group(0) if m else "not", "not"))

@@ -120,6 +120,8 @@ class QuestionTerm:
     #: A common English word no chunk holds ("abroad", "material"): its absence makes an
     #: answer partial, never insufficient (it may be the attribute asked about).
     soft: bool = False
+    #: Held by so many chunks that it is the knowledge base's common vocabulary.
+    kb_common: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,7 +249,7 @@ def profile_terms(
             soft = True  # "such as ~/Documents": an example, not the subject
         if statement and n == 0 and required:
             soft = True  # a claim to check, not a question about a subject: see below
-        terms.append(QuestionTerm(key, word, kind, n, required or soft, soft))
+        terms.append(QuestionTerm(key, word, kind, n, required or soft, soft, n >= common))
     return TermProfile(tuple(terms), labels_in(question))
 
 
