@@ -208,3 +208,11 @@ def test_one_of_the_largest_is_no_figure() -> None:
     q = "How many academic units make up the school?"
     assert failed(q, "This makes it one of the largest academic libraries.") == ["How many"]
     assert failed(q, "The school has eleven academic units.") == []
+
+
+def test_a_relation_of_many_words_is_named_as_half_of_them() -> None:
+    words = Constraint("words", "integer factorization input variable", "x")
+    assert reason([(words,)]) == (
+        "constraint_unmet:no passage found mentions half of: integer, factorization, input, "
+        "variable"
+    )

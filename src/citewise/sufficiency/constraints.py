@@ -36,9 +36,9 @@ from citewise.sufficiency.presence import FILLER, TermProfile, english_zipf, is_
 
 __all__ = ["Constraint", "UnitGate", "question_constraints", "reason", "unmet"]
 
-#: Words of the question up to this frequency in English (Zipf; "grandfather" 4.3,
-#: "prefer" 4.5; not "made" 5.6) name the relation asked about.
-RELATION_ZIPF = 5.0
+#: Words of the question below this frequency in English (Zipf; "grandfather" 4.2,
+#: "prefer" 4.6; not "build" 5.0 or "made" 5.6) name the relation asked about.
+RELATION_ZIPF = 4.8
 
 Kind = Literal["number", "name", "words", "polarity", "date", "quantity"]
 
@@ -204,6 +204,7 @@ def _relation_word(word: str) -> bool:
     key = tokenize(word)
     return (
         word.isalpha()
+        and not (word.islower() and word.endswith("ly"))  # "essentially": how, not what
         and english_zipf(word) < RELATION_ZIPF
         and bool(key)
         and key[0] not in FILLER
@@ -296,7 +297,7 @@ def _words(c: Constraint) -> str:
     if c.kind == "number" or c.kind == "name":
         return f"mentions {c.surface}"
     if c.kind == "words":
-        return f"mentions {' or '.join(c.surface.split())}"
+        return _relation(c, "mentions")
     if c.kind == "polarity":
         return f"says '{c.surface}'"
     if c.kind == "date":
@@ -304,11 +305,18 @@ def _words(c: Constraint) -> str:
     return f"gives a figure for '{c.surface}'"
 
 
+def _relation(c: Constraint, verb: str) -> str:
+    words = c.surface.split()
+    if len(words) <= 2:
+        return f"{verb} {' or '.join(words)}"
+    return f"{verb} half of: {', '.join(words)}"
+
+
 def _lacks(c: Constraint) -> str:
     if c.kind in ("number", "name"):
         return f"does not mention {c.surface}"
     if c.kind == "words":
-        return f"does not mention {' or '.join(c.surface.split())}"
+        return _relation(c, "does not mention")
     if c.kind == "polarity":
         return f"does not say '{c.surface}'"
     if c.kind == "date":
