@@ -216,3 +216,14 @@ def test_a_relation_of_many_words_is_named_as_half_of_them() -> None:
         "constraint_unmet:no passage found mentions half of: integer, factorization, input, "
         "variable"
     )
+
+
+def test_cannot_is_a_negation_and_non_hyphen_words_are_not() -> None:
+    q = "What states that only problems that cannot be solved quickly are feasible?"
+    assert failed(
+        q, "The thesis states that problems that can be solved quickly are feasible."
+    ) == ["cannot"]
+    q = "What is one not common example of a complexity measure?"
+    assert failed(q, "For example, a non-deterministic machine is a model.") == ["not"]
+    q = "What was Kublai's least favorite sect?"
+    assert failed(q, "Other religions became less important.") == ["least"]

@@ -79,16 +79,15 @@ _CENTURY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)[ -](century|millennium)", re.
 _DECADE = re.compile(r"\b(\d{3})0s\b")
 _RANGE = re.compile(r"\b(\d{3,4})\s*(?:-|–|—|to|until|till|and)\s*(\d{2,4})\b")
 
-_NEGATION_Q = re.compile(r"\b(?:not|never|no longer)\b|n't\b|n’t\b", re.I)
+_NEGATION_Q = re.compile(r"\b(?:not|never|no longer|cannot)\b|n't\b|n’t\b", re.I)
 _NEGATION_T = re.compile(
     r"\b(?:not|never|no|none|nor|neither|without|cannot|unable|fail(?:s|ed)?|lack(?:s|ed)?|"
-    r"refus(?:e|ed|es)|prohibit\w*|forb\w+|ban(?:s|ned)?|non|except|excepting|exclud(?:e|es|ed|ing))\b|n't\b|n’t\b",
+    r"refus(?:e|ed|es)|prohibit\w*|forb\w+|ban(?:s|ned)?|except|excepting|exclud(?:e|es|ed|ing))\b|n't\b|n’t\b",
     re.I,
 )
 _LEAST_Q = re.compile(r"\b(?:least|fewest)\b", re.I)
 _LEAST_T = re.compile(
-    r"\b(?:least|fewest|lowest|smallest|minimum|minimal|rarely|seldom|less|fewer|few|"
-    r"weakest|worst|not)\b",
+    r"\b(?:least|fewest|lowest|smallest|minimum|minimal|rarely|seldom|weakest|worst)\b",
     re.I,
 )
 _DATE_Q = re.compile(
