@@ -227,3 +227,11 @@ def test_cannot_is_a_negation_and_non_hyphen_words_are_not() -> None:
     assert failed(q, "For example, a non-deterministic machine is a model.") == ["not"]
     q = "What was Kublai's least favorite sect?"
     assert failed(q, "Other religions became less important.") == ["least"]
+
+
+def test_the_answer_type_words_are_not_relation_words() -> None:
+    q = "What percentage of the vote was cast in the referendum?"
+    subject = classify_intent(q).subject_terms
+    df = {"percentag": 3, "referendum": 2, "vote": 30, "cast": 4}
+    cons = question_constraints(q, profile_terms(q, subject, lambda t: df.get(t, 0), 100))
+    assert [c.surface for c in cons if c.kind == "words"] == ["referendum"]

@@ -221,9 +221,15 @@ def question_constraints(
     out = _figures(question)
     if profile is not None:
         numbers = " ".join(c.surface for c in out)
+        # the answer type's own words ("what percentage", "which year") are no relation
+        cue = " ".join(
+            m.group(0).lower() for p in (_DATE_Q, _QUANTITY_Q) for m in p.finditer(question)
+        )
         relation = []
         for t in profile.terms:
             if t.soft or t.surface in numbers:
+                continue
+            if t.kind == "word" and t.surface.lower() in cue.split():
                 continue
             if t.kind == "name" and t.required:
                 out.append(Constraint("name", t.surface, t.key))
