@@ -234,4 +234,4 @@ def test_the_answer_type_words_are_not_relation_words() -> None:
     subject = classify_intent(q).subject_terms
     df = {"percentag": 3, "referendum": 2, "vote": 30, "cast": 4}
     cons = question_constraints(q, profile_terms(q, subject, lambda t: df.get(t, 0), 100))
-    assert [c.surface for c in cons if c.kind == "words"] == ["referendum"]
+    assert [c.surface for c in cons if c.kind == "words"] == ["cast referendum"]
