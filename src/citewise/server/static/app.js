@@ -67,8 +67,10 @@ async function ask(question) {
   $("ask-button").disabled = true;
   try {
     const base = "/kb/" + encodeURIComponent(state.kb);
+    clear($("answer"));
+    $("citation-view").hidden = true;
     const [answer, search] = await Promise.all([
-      api("POST", base + "/ask", { question, trace: true }),
+      askStream(base, { question, trace: true, verify_web: $("verify-web").checked }, renderSentence),
       api("POST", base + "/search", { query: question, top_k: 10 }).catch(() => null),
     ]);
     state.answer = answer;
@@ -84,6 +86,80 @@ async function ask(question) {
   }
 }
 
+// POST /ask?stream=true read as server-sent events: each released sentence is shown as
+// it arrives (with clickable citations); the final "answer" event is the whole answer.
+async function askStream(base, body, onSentence) {
+  const headers = { "Content-Type": "application/json", Accept: "text/event-stream" };
+  const key = $("api-key").value.trim();
+  if (key) headers["X-API-Key"] = key;
+  const resp = await fetch(base + "/ask?stream=true", {
+    method: "POST",
+    headers,
+    body: JSON.stringify(body),
+  });
+  if (!resp.ok) {
+    const data = await resp.json().catch(() => ({}));
+    const err = (data && data.error) || { code: "HTTP_" + resp.status, message: resp.statusText };
+    throw new Error(err.code + ": " + err.message);
+  }
+  const reader = resp.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  let final = null;
+  const handle = (block) => {
+    let name = "message";
+    let data = "";
+    for (const line of block.split("\n")) {
+      if (line.startsWith("event: ")) name = line.slice(7);
+      else if (line.startsWith("data: ")) data += line.slice(6);
+    }
+    if (!data) return;
+    const value = JSON.parse(data);
+    if (name === "sentence") onSentence(value);
+    else if (name === "answer") final = value;
+    else if (name === "error") throw new Error(value.error.code + ": " + value.error.message);
+  };
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (value) buffer += decoder.decode(value, { stream: true });
+    let cut = buffer.indexOf("\n\n");
+    while (cut >= 0) {
+      handle(buffer.slice(0, cut));
+      buffer = buffer.slice(cut + 2);
+      cut = buffer.indexOf("\n\n");
+    }
+    if (done) break;
+  }
+  if (final === null) throw new Error("STREAM_ENDED: the answer stream ended early; ask again.");
+  return final;
+}
+
+function citeButton(c) {
+  const btn = el("button", "[" + c.number + "]", "cite-marker");
+  btn.type = "button";
+  btn.dataset.citation = String(c.number);
+  btn.title = c.path + " " + (placeLabel(c.locator) || "lines " + c.line_start + "-" + c.line_end);
+  btn.addEventListener("click", () => openCitation(c));
+  return btn;
+}
+
+// The second source's state (docs/regulations.md); text only, never markup.
+function verifyBadge(v) {
+  const badge = el("span", v.state.replace(/_/g, " "), "verify-state");
+  badge.dataset.state = v.state;
+  badge.title = v.reason;
+  return badge;
+}
+
+// One streamed sentence, shown at once with its citation markers.
+function renderSentence(sentence) {
+  const line = el("div", null, "streamed-sentence");
+  line.dataset.index = String(sentence.index);
+  line.appendChild(document.createTextNode(sentence.text + " "));
+  for (const c of sentence.citations) line.appendChild(citeButton(c));
+  $("answer").appendChild(line);
+}
+
 function renderAnswer(answer) {
   const box = $("answer");
   clear(box);
@@ -94,12 +170,8 @@ function renderAnswer(answer) {
     const m = /^\[(\d+)\]$/.exec(part);
     if (m && byNumber.has(m[1])) {
       const c = byNumber.get(m[1]);
-      const btn = el("button", "[" + m[1] + "]", "cite-marker");
-      btn.type = "button";
-      btn.dataset.citation = m[1];
-      btn.title = c.path + " " + (placeLabel(c.locator) || "lines " + c.line_start + "-" + c.line_end);
-      btn.addEventListener("click", () => openCitation(c));
-      box.appendChild(btn);
+      box.appendChild(citeButton(c));
+      if (c.verification) box.appendChild(verifyBadge(c.verification));
     } else if (part) {
       box.appendChild(document.createTextNode(part));
     }
@@ -177,6 +249,15 @@ function contextNode(nodes, cited) {
   return smallest(nodes.filter((n) => (n.kind === "section" || n.kind === "document") && holds(n)));
 }
 
+// "second source: conflict (reason) · web: URL, 2022 edition · similarity 0.94"
+function verificationLine(v) {
+  if (!v) return "";
+  const web = v.web_evidence;
+  const where = web ? " · web: " + web.final_url + (web.edition ? ", " + web.edition + " edition" : "") : "";
+  const cmp = v.comparison ? " · similarity " + v.comparison.similarity : "";
+  return "second source: " + v.state.replace(/_/g, " ") + " (" + v.reason + ")" + where + cmp;
+}
+
 async function openCitation(c) {
   showError("");
   try {
@@ -191,6 +272,7 @@ async function openCitation(c) {
       " · chars " + cited.char_start + "-" + cited.char_end;
     $("cite-section").textContent = (cited.heading_path || []).join(" > ");
     $("cite-where").textContent = (cited.extra || {}).locator_words || "";
+    $("cite-verify").textContent = verificationLine(c.verification);
     const pre = $("cite-text");
     clear(pre);
     let section = null;
