@@ -143,6 +143,11 @@ def kb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KnowledgeBase]:
         "were wool and timber.\n",
         "utf-8",
     )
+    (corpus / "ranges.md").write_text(
+        "# Ranges\n\nThe IntRange type keeps a value inside a range.\n\nIf clamp mode is "
+        "enabled, a value outside the range is set to the boundary instead of failing.\n",
+        "utf-8",
+    )
     with Home.open(tmp_path_factory.mktemp("home") / "home") as h:
         assert h.kb().add([corpus]).ok
         yield h.kb()
@@ -235,3 +240,16 @@ def test_the_answer_type_words_are_not_relation_words() -> None:
     df = {"percentag": 3, "referendum": 2, "vote": 30, "cast": 4}
     cons = question_constraints(q, profile_terms(q, subject, lambda t: df.get(t, 0), 100))
     assert [c.surface for c in cons if c.kind == "words"] == ["cast referendum"]
+
+
+def test_a_negated_condition_and_a_present_tense_when_carry_no_constraint() -> None:
+    q = "What response does the middleware send when the Host header does not validate?"
+    assert [c.kind for c in question_constraints(q)] == []
+    assert question_constraints("When does a background task run?") == ()
+    assert [c.kind for c in question_constraints("Who did not adopt the charter?")] == ["polarity"]
+
+
+def test_a_name_may_come_from_the_paragraph_before_in_its_section(kb: KnowledgeBase) -> None:
+    a = kb.ask("What does clamp mode do for IntRange?")
+    assert a.outcome == "answered", a.answer
+    assert "set to the boundary" in a.answer

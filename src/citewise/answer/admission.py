@@ -1,9 +1,10 @@
 """Which answer units the question's constraints admit (:mod:`citewise.sufficiency.constraints`).
 
 Each candidate unit is tested with the context it really has: its section headings, the
-heading it shows, and the block (paragraph, list item, quote) it sits in, read from the
-document version's nodes. Figures, polarity and answer type must be in the unit itself;
-a name or a relation word may come from that context.
+heading it shows, and the block (paragraph, list item, quote) it sits in with the block
+before it in the same section, read from the document version's nodes. Figures, polarity
+and answer type must be in the unit itself; a relation word may come from its headings, a
+name from its headings or those blocks.
 """
 
 from __future__ import annotations
@@ -25,16 +26,20 @@ def admission(
     """The ``admit`` test for :func:`citewise.answer.compose.compose`."""
 
     def block_of(c: Candidate) -> str:
+        """The block the unit sits in, and the block before it in the same section (the
+        paragraph that names what "clamp mode" belongs to)."""
         f = c.fragment
         nodes = reader.near(f.path, f.version_id, near.get((f.path, f.version_id), []))
-        return next(
-            (
-                n.text
-                for n in nodes
-                if n.kind in _BLOCKS and n.char_start <= c.span.start and c.span.end <= n.char_end
-            ),
-            "",
+        blocks = sorted(
+            (n for n in nodes if n.kind in _BLOCKS), key=lambda n: (n.char_start, n.char_end)
         )
+        for i, n in enumerate(blocks):
+            if n.char_start <= c.span.start and c.span.end <= n.char_end:
+                before = blocks[i - 1] if i > 0 else None
+                if before is not None and before.heading_path == n.heading_path:
+                    return f"{before.text}\n{n.text}"
+                return n.text
+        return ""
 
     def admit(c: Candidate) -> bool:
         if not gate.constraints:

@@ -79,7 +79,12 @@ _CENTURY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)[ -](century|millennium)", re.
 _DECADE = re.compile(r"\b(\d{3})0s\b")
 _RANGE = re.compile(r"\b(\d{3,4})\s*(?:-|–|—|to|until|till|and)\s*(\d{2,4})\b")
 
-_NEGATION_Q = re.compile(r"\b(?:not|never|no longer|cannot)\b|n't\b|n’t\b", re.I)
+_NEGATION_Q = re.compile(r"\b(?:not|never|cannot)\b|n't\b|n’t\b", re.I)
+#: A negation after one of these is a condition of the question ("what is sent when the
+#: header does not validate"), not the relation asked about.
+_SUBORDINATE = re.compile(
+    r"\b(?:when|whenever|if|unless|while|although|though|because|since|whether|once)\b", re.I
+)
 _NEGATION_T = re.compile(
     r"\b(?:not|never|no|none|nor|neither|without|cannot|unable|fail(?:s|ed)?|lack(?:s|ed)?|"
     r"refus(?:e|ed|es)|prohibit\w*|forb\w+|ban(?:s|ned)?|except|excepting|exclud(?:e|es|ed|ing))\b|n't\b|n’t\b",
@@ -91,7 +96,7 @@ _LEAST_T = re.compile(
     re.I,
 )
 _DATE_Q = re.compile(
-    r"^\s*(?:when (?:did|was|were|had|do|does)\b)|\b(?:what|which) (?:years?|century|"
+    r"^\s*(?:when (?:did|was|were|had)\b)|\b(?:what|which) (?:years?|century|"
     r"centuries|decades?|dates?|day|month|era)\b|\bsince when\b",
     re.I,
 )
@@ -238,9 +243,11 @@ def question_constraints(
         if relation:  # the relation asked about: half its words at least
             words = " ".join(t.surface for t in relation)
             out.append(Constraint("words", words, " ".join(t.key for t in relation)))
-    if _NEGATION_Q.search(question):
-        m = _NEGATION_Q.search(question)
-        out.append(Constraint("polarity", m.group(0) if m else "not", "not"))
+    neg = _NEGATION_Q.search(question)
+    first = re.match(r"\s*\S+", question)
+    opening = first.end() if first else 0
+    if neg and not _SUBORDINATE.search(question, opening, max(opening, neg.start())):
+        out.append(Constraint("polarity", neg.group(0), "not"))
     m = _LEAST_Q.search(question)
     if m:
         out.append(Constraint("polarity", m.group(0), "least"))
