@@ -253,3 +253,11 @@ def test_a_name_may_come_from_the_paragraph_before_in_its_section(kb: KnowledgeB
     a = kb.ask("What does clamp mode do for IntRange?")
     assert a.outcome == "answered", a.answer
     assert "set to the boundary" in a.answer
+
+
+def test_the_words_of_a_condition_are_not_the_relation_asked_about() -> None:
+    q = "After an instrument loses its connection, should I restart the instrument?"
+    subject = classify_intent(q).subject_terms
+    df = {"instrument": 3, "lose": 2, "connect": 2, "restart": 2}
+    cons = question_constraints(q, profile_terms(q, subject, lambda t: df.get(t, 0), 100))
+    assert [c.surface for c in cons if c.kind == "words"] == ["restart"]

@@ -202,6 +202,15 @@ def number_found(c: Constraint, text: str) -> bool:
     return False
 
 
+#: The condition of a question ("After an instrument loses its connection, ...", "... when
+#: the header does not validate"): its words set the scene, the relation is elsewhere.
+_CONDITION = re.compile(
+    r"^\s*(?:after|when|whenever|if|once|before|while|unless)\b[^,?]*,|"
+    r"(?<=\S)\s(?:when|whenever|if|unless|once)\b[^,?]*",
+    re.I,
+)
+
+
 def _relation_word(word: str) -> bool:
     """A content word that says what the question asks about ("besiege", "grandfather",
     "prefer"), not a function word or filler ("made", "also")."""
@@ -230,11 +239,12 @@ def question_constraints(
         cue = " ".join(
             m.group(0).lower() for p in (_DATE_Q, _QUANTITY_Q) for m in p.finditer(question)
         )
+        condition = set(tokenize(" ".join(m.group(0) for m in _CONDITION.finditer(question))))
         relation = []
         for t in profile.terms:
             if t.soft or t.surface in numbers:
                 continue
-            if t.kind == "word" and t.surface.lower() in cue.split():
+            if t.kind == "word" and (t.surface.lower() in cue.split() or t.key in condition):
                 continue
             if t.kind == "name" and t.required:
                 out.append(Constraint("name", t.surface, t.key))
