@@ -182,6 +182,9 @@ def test_a_clause_number_is_a_reference_its_heading_may_carry() -> None:
     q = "What does clause 2.3 say about overdue invoices?"
     assert failed(q, "Invoices unpaid after 30 days are overdue.", ("2.3 Overdue invoices",)) == []
     assert failed(q, "Invoices unpaid after 30 days are overdue.", ("2.4 Refunds",)) == ["2.3"]
+    assert [c.kind for c in question_constraints("What does the table hold in Cell 2.1?")] == [
+        "name"
+    ]
 
 
 def test_a_name_may_come_from_the_paragraph_a_relation_word_may_not() -> None:

@@ -25,26 +25,31 @@ def admission(
 ) -> Callable[[Candidate], bool]:
     """The ``admit`` test for :func:`citewise.answer.compose.compose`."""
 
-    def block_of(c: Candidate) -> str:
-        """The block the unit sits in, and the block before it in the same section (the
-        paragraph that names what "clamp mode" belongs to)."""
+    def blocks_of(c: Candidate) -> tuple[str, str]:
+        """(the block before the unit's own in the same section, the unit's own block).
+        The block before names what "clamp mode" belongs to; before a table it is the
+        table's caption ("A uniform table"), which a row's relation words may use."""
         f = c.fragment
         nodes = reader.near(f.path, f.version_id, near.get((f.path, f.version_id), []))
         blocks = sorted(
-            (n for n in nodes if n.kind in _BLOCKS), key=lambda n: (n.char_start, n.char_end)
+            (n for n in nodes if n.kind in _BLOCKS or n.kind == "table"),
+            key=lambda n: (n.char_start, n.char_end),
         )
         for i, n in enumerate(blocks):
             if n.char_start <= c.span.start and c.span.end <= n.char_end:
                 before = blocks[i - 1] if i > 0 else None
                 if before is not None and before.heading_path == n.heading_path:
-                    return f"{before.text}\n{n.text}"
-                return n.text
-        return ""
+                    return before.text, n.text
+                return "", n.text
+        return "", ""
 
     def admit(c: Candidate) -> bool:
         if not gate.constraints:
             return True
+        before, own = blocks_of(c)
         headings = [*c.fragment.heading_path, *(s.text for s in c.context)]
-        return gate(c.clean, headings, c.score, block_of(c))
+        if c.kind in ("row", "table"):
+            headings.append(before)
+        return gate(c.clean, headings, c.score, f"{before}\n{own}")
 
     return admit

@@ -64,11 +64,12 @@ _NUMBERS = (
 _NUMBER_WORDS = {w: i for i, w in enumerate(_NUMBERS.split(), start=1)}
 #: A figure of the question: "1598", "11th", "3.5", "40,000", "4-cylinder" (the number).
 _FIGURE = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(st|nd|rd|th|s)?(?![\w.]*\d)")
-#: A number that names a part of a document ("clause 2.3", "§ 4", "step 3") is a
+#: A number that names a part of a document ("clause 2.3", "§ 4", "cell 2.1") is a
 #: reference: the unit's heading may carry it.
 _REFERENCE = re.compile(
     r"(?:\b(?:clause|section|sect|article|art|paragraph|para|rule|chapter|part|appendix|"
-    r"annex|schedule|step|item|table|figure|fig|page|no)\.?|§)\s*$",
+    r"annex|schedule|step|item|table|figure|fig|page|no|cell|row|column|col|line|slide|"
+    r"sheet)\.?|§)\s*$",
     re.I,
 )
 _WORD_CENTURY = re.compile(
