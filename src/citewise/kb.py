@@ -31,6 +31,7 @@ from citewise.ingest.parse import parse_document
 from citewise.ingest.sync import StaleAnswer, SyncReport, source_of
 from citewise.ingest.walker import SourceFile, WalkProblem, walk
 from citewise.recall.models import SearchFilters, SearchMode, SearchResult
+from citewise.recall.rerank import load_reranker
 from citewise.recall.search import RecallSettings, search
 from citewise.store.factory import DB_NAME, open_store
 from citewise.store.models import (
@@ -100,6 +101,9 @@ class Home:
                 loader=loader,
                 multilingual=LOADERS["use"] if enc == "auto" else None,
             )
+            index = self._indexes[kb]
+            index.rerank_config = self.settings.rerank
+            index.reranker = load_reranker(self.settings.rerank)
         return self._indexes[kb]
 
     @classmethod
@@ -347,6 +351,18 @@ class KnowledgeBase:
         pack = assemble(self, query, filters=filters, profile=profile, rse=rse)
         record_evidence(self, query, pack, filters)  # audit ledger
         return pack
+
+    def write_summary(
+        self, regulation: str, text: str, *, edition: str | None = None, author: str = "system"
+    ) -> None:
+        """Store a summary of a regulation (edition) apart from its text: it may help
+        retrieval, and is never quoted or cited (recall/summaries.py)."""
+        from citewise.recall.summaries import Summary, add, summaries_path
+
+        add(
+            summaries_path(self.home.index(self.name).dir),
+            Summary(regulation, edition, text, author),
+        )
 
     def ask(
         self,

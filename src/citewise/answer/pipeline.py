@@ -13,6 +13,15 @@ from typing import TYPE_CHECKING, Any
 from citewise.answer.admission import admission
 from citewise.answer.citations import cite_claims
 from citewise.answer.compose import compose
+from citewise.answer.graph_answer import (
+    from_graph,
+    relation_claims,
+    relation_pass,
+    relation_profile,
+    relation_sufficiency,
+    relation_verdict,
+    with_relations,
+)
 from citewise.answer.models import Answer, Citation, Claim, FailureStage, new_trace_id
 from citewise.answer.procedure import complete_procedures
 from citewise.answer.ranking import units_reader
@@ -22,7 +31,7 @@ from citewise.evidence.assemble import assemble
 from citewise.evidence.intent import classify_intent
 from citewise.evidence.models import EvidenceConfig, EvidencePack
 from citewise.evidence.nodes import NodeReader, spans_by_version
-from citewise.recall.models import SearchFilters
+from citewise.recall.models import SearchFilters, SearchResult
 from citewise.recall.search import RecallSettings, search, search_summary
 from citewise.sufficiency.conflicts_adapter import detect_conflicts, stale_paths
 from citewise.sufficiency.constraints import UnitGate, question_constraints
@@ -164,10 +173,13 @@ def ask(
         if mismatch:
             suff = Sufficiency("insufficient", "insufficient_evidence", (mismatch,))
             trace["sufficiency"] = asdict(suff)
+    found = relation_pass(kb, question, pack, recall.graph, filters)  # relation questions
+    suff, profile = relation_sufficiency(found, suff), relation_profile(found, profile)
+    trace["sufficiency"] = asdict(suff)
     if suff.status == "insufficient":
         missing = "; ".join(suff.reasons)
         text = f"{INSUFFICIENT} ({_human(suff)})"
-        trace["failure_stage"] = _failure_stage(pack)
+        trace["failure_stage"] = _failure_stage(pack, recall)
         return Answer(
             "insufficient_evidence",
             text,
@@ -179,10 +191,10 @@ def ask(
             intent.kind,
             kb.name,
             pack.revision,
-            failure_stage=_failure_stage(pack),
+            failure_stage=_failure_stage(pack, recall),
             trace=trace | {"missing": missing},
         )
-    if llm_ctx is not None:
+    if llm_ctx is not None and not from_graph(found, trace):
         gi = GateInput(
             question, intent, pack, len(conflicts), _stale_used(pack, stale), unknown, profile
         )
@@ -218,16 +230,34 @@ def ask(
     )
     trace["constraints"] = [asdict(c) for c in gate.constraints]
     trace["unit_scores"] = [round(c.score, 3) for c in chosen]
-    if not chosen and gate.failures:
+    if not chosen and gate.failures and found is None:  # relation questions: graph verdict
         suff = Sufficiency("insufficient", "insufficient_evidence", (gate.refusal(),))
         trace["sufficiency"] = asdict(suff)
         return finish(
             kb, intent.kind, pack, suff, [], [], trace, failed_why=_human(suff), profile=None
         )
-    citations, claims = cite_claims(kb, chosen, conflicts)
-    claims = release_review(claims, citations)
+    citations, claims = cite_claims(kb, with_relations(found, chosen), conflicts)
+    claims = release_review(relation_claims(found, claims), citations)
     kept = [c for c in claims if c.kept]
     trace["claims"] = [asdict(c) for c in claims]
+    suff, not_documented = relation_verdict(found, kept, citations, suff, trace)
+    if not_documented:
+        trace["failure_stage"] = "graph_evidence"
+        return Answer(
+            "insufficient_evidence",
+            f"{INSUFFICIENT} ({_human(suff)})",
+            (),
+            "insufficient_evidence",
+            suff,
+            pack.replay_id,
+            new_trace_id(),
+            intent.kind,
+            kb.name,
+            pack.revision,
+            claims=tuple(claims),
+            failure_stage="graph_evidence",
+            trace=trace,
+        )
     return finish(
         kb,
         intent.kind,
@@ -357,7 +387,9 @@ def _human(s: Sufficiency) -> str:
     return f"{gate.replace('_', ' ')}: {detail}" if detail else gate.replace("_", " ")
 
 
-def _failure_stage(pack: EvidencePack) -> FailureStage:
+def _failure_stage(pack: EvidencePack, recall: SearchResult | None = None) -> FailureStage:
+    if not pack.direct and recall is not None and recall.criterion == "rerank_threshold":
+        return "reranking"  # the reranker scored every candidate under its threshold
     if any(x.kind == "source_window_unavailable" for x in pack.limitations):
         return "parsing_source"
     return "retrieval" if not pack.direct else "context_assembly"

@@ -48,6 +48,7 @@ from citewise.ingest.sync import SyncReport
 from citewise.jsonable import to_jsonable
 from citewise.kb import Home, KnowledgeBase
 from citewise.recall.models import SearchFilters, SearchMode, SearchResult
+from citewise.recall.rerank import health as rerank_health
 from citewise.recall.scope import RevisionView, may_read, revision_view
 from citewise.server import renumber
 from citewise.server.auth import Caller
@@ -82,6 +83,9 @@ class Scope:
     path_prefixes: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     metadata: tuple[tuple[str, str], ...] = ()
+    #: Editions (recall/editions.py): None = default, True = current only, False = all.
+    current_only: bool | None = None
+    as_of: str | None = None  # ISO date, already checked
 
 
 def _no_kb(name: str) -> KBNotFound:
@@ -447,7 +451,9 @@ class Service:
     # -- questions ------------------------------------------------------------------
     def _filters(self, caller: Caller, scope: Scope | None) -> SearchFilters:
         s = scope or Scope()
-        return SearchFilters(s.path_prefixes, s.tags, s.metadata, caller.principal)
+        return SearchFilters(
+            s.path_prefixes, s.tags, s.metadata, caller.principal, s.current_only, s.as_of
+        )
 
     def search(
         self,
@@ -616,6 +622,7 @@ class Service:
                         "last_error": last_error
                         or (dense.reason if dense.status == "unavailable" else ""),
                         "reason": dense.reason,
+                        "reranker": rerank_health(index.reranker),
                     }
                 )
         return {"models": out}
