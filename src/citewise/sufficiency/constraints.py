@@ -36,9 +36,10 @@ from citewise.sufficiency.presence import FILLER, TermProfile, english_zipf, is_
 
 __all__ = ["Constraint", "UnitGate", "question_constraints", "reason", "unmet"]
 
-#: Words of the question below this frequency in English (Zipf; "grandfather" 4.2,
-#: "prefer" 4.6; not "build" 5.0 or "made" 5.6) name the relation asked about.
-RELATION_ZIPF = 4.8
+#: Words of the question below this frequency in English (Zipf; "besiege" 2.6,
+#: "seeks" 4.1; not "prefer" 4.6 or "made" 5.6) name the relation asked about (the
+#: subject presence cut: 4.8 refused documentation answers worded another way).
+RELATION_ZIPF = 4.2
 
 Kind = Literal["number", "name", "words", "polarity", "date", "quantity"]
 
@@ -257,7 +258,8 @@ def question_constraints(
     neg = _NEGATION_Q.search(question)
     first = re.match(r"\s*\S+", question)
     opening = first.end() if first else 0
-    if neg and not _SUBORDINATE.search(question, opening, max(opening, neg.start())):
+    why = question.lstrip().lower().startswith("why")  # the negation is the fact explained
+    if neg and not why and not _SUBORDINATE.search(question, opening, max(opening, neg.start())):
         out.append(Constraint("polarity", neg.group(0), "not"))
     m = _LEAST_Q.search(question)
     if m:
