@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from citewise.analysis.intent import classify_intent
 from citewise.answer.units import document_units
 from citewise.config import IngestConfig
-from citewise.evidence.intent import classify_intent
 from citewise.ingest.parse import parse_document
 from citewise.kb import Home, KnowledgeBase
 from citewise.sufficiency.constraints import (

@@ -23,7 +23,7 @@ from citewise.llm.written import ModelSentence, SetLimits, build_payload, write_
 
 if TYPE_CHECKING:
     from citewise.answer.models import Answer
-    from citewise.kb import KnowledgeBase
+    from citewise.context import StageContext
     from citewise.recall.models import SearchFilters
     from citewise.sufficiency.conflicts_adapter import ConflictNote
     from citewise.sufficiency.gates import GateInput
@@ -106,7 +106,7 @@ class RecordedLLM:
     # -- LLMWriter ---------------------------------------------------------------------
     def judge(
         self,
-        kb: KnowledgeBase,
+        kb: StageContext,
         question: str,
         g: GateInput,
         intent: str,
@@ -118,7 +118,7 @@ class RecordedLLM:
 
     def answer(
         self,
-        kb: KnowledgeBase,
+        kb: StageContext,
         *,
         question: str,
         g: GateInput,

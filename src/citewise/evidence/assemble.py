@@ -7,14 +7,15 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from citewise.analysis.question import Question, analyse
 from citewise.errors import CitewiseError
 from citewise.evidence.augment import context_fragments, direct_fragments, hit_fragment
-from citewise.evidence.budget import apply_budget, truncate
+from citewise.evidence.budget import apply_budget, profile_for, truncate
 from citewise.evidence.docview import DocView
-from citewise.evidence.intent import classify_intent, profile_for
 from citewise.evidence.models import (
     BUDGETS,
     Budget,
@@ -41,19 +42,17 @@ from citewise.recall.search import RecallSettings, search
 from citewise.store.models import StoredChunk
 
 if TYPE_CHECKING:
-    from citewise.kb import KnowledgeBase
+    from citewise.context import StageContext
 
 DocKey = tuple[str, int]  # (doc_id, version_id)
 
 
-def _index(source: KnowledgeBase | KBIndex) -> KBIndex:
-    if isinstance(source, KBIndex):
-        return source
-    return source.home.index(source.name)
+def _index(source: StageContext | KBIndex) -> KBIndex:
+    return source if isinstance(source, KBIndex) else source.index
 
 
 def assemble(
-    source: KnowledgeBase | KBIndex,
+    source: StageContext | KBIndex,
     query: str,
     *,
     filters: SearchFilters | None = None,
@@ -62,19 +61,26 @@ def assemble(
     budget: Budget | None = None,
     config: EvidenceConfig | None = None,
     search_result: SearchResult | None = None,
+    question: Question | None = None,
 ) -> EvidencePack:
     """The context pack for ``query``: exact evidence fragments under a hard budget.
 
-    ``search_result`` reuses an earlier recall (it must come from the same index).
+    ``search_result`` reuses an earlier recall (it must come from the same index);
+    ``question`` is ``query`` already analysed (else it is analysed here).
     """
     index = _index(source)
     cfg = config or EvidenceConfig()
-    intent = classify_intent(query)
+    if question is not None and question.text != query:
+        raise ValueError("assemble: the analysed question is not the query")
+    analysed = analyse(query) if question is None else question
+    intent = analysed.intent
     prof: Profile = profile or profile_for(intent)
     bud = budget or BUDGETS[prof]
     if search_result is None:
         settings = RecallSettings(per_doc_cap=cfg.per_doc_cap) if rse else RecallSettings()
-        search_result = search(index, query, filters=filters, top_k=cfg.top_k, settings=settings)
+        search_result = search(
+            index, query, filters=filters, top_k=cfg.top_k, settings=settings, question=analysed
+        )
     result = search_result
     revision = result.revision
     limitations: list[Limitation] = []
@@ -90,7 +96,8 @@ def assemble(
             limitations.append(Limitation("source_window_unavailable", why, hit.doc_id, hit.path))
             candidates.extend(_degraded(h) for h in result.hits if (h.doc_id, h.version_id) == key)
         segments = _segments(index, result.hits, views, cfg, rse)
-        candidates.extend(_evidence(index, query, result.hits, segments, views, cfg, bud))
+        weights = term_weights(index, query_terms(query), filters)
+        candidates.extend(_evidence(index, query, result.hits, segments, views, cfg, bud, weights))
         scope = filters or SearchFilters()
         allowed = set(
             index.scoped(scope, lambda: frozenset(visible_chunks(index.chunks.values(), scope)))
@@ -218,10 +225,7 @@ def _degraded(h: Hit) -> Fragment:
 
 
 def _doc_chunks(index: KBIndex, key: DocKey) -> list[StoredChunk]:
-    return sorted(
-        (c for c in index.chunks.values() if (c.doc_id, c.version_id) == key),
-        key=lambda c: c.ordinal,
-    )
+    return list(index.version_chunks(*key))  # in ordinal order, kept with the index state
 
 
 def _segments(
@@ -286,6 +290,7 @@ def _evidence(
     views: dict[DocKey, DocView],
     cfg: EvidenceConfig,
     bud: Budget,
+    weights: dict[str, float] | None = None,
 ) -> list[Fragment]:
     terms = query_terms(query)
     hit_rank = {h.chunk_id: h.rank for h in hits}
@@ -307,6 +312,7 @@ def _evidence(
             terms,
             max_spans=cfg.max_spans_per_segment,
             min_coverage=cfg.min_span_coverage,
+            weights=weights,
         )
         spans.setdefault(key, []).extend((sp, _span_rank(sp, chunks, hit_rank, si)) for sp in found)
     out: list[Fragment] = []
@@ -314,6 +320,21 @@ def _evidence(
         view = views[key]
         out.extend(direct_fragments(view, doc_spans))
         out.extend(context_fragments(view, doc_spans, bud, cfg.adjacent_window))
+    return out
+
+
+def term_weights(
+    index: KBIndex, terms: Sequence[str], filters: SearchFilters | None
+) -> dict[str, float]:
+    """Each key term's rarity in what the caller may read: ``1 + ln(N / (1 + df))``, at
+    least 1 (a term every chunk holds weighs as one plain term; a rare one up to ~10)."""
+    lexical = index.lexical
+    population = index.population(filters.principal if filters else None)
+    n = len(lexical) if population is None else population.n
+    out = {}
+    for t in dict.fromkeys(terms):
+        df = lexical.document_frequency(t, population)
+        out[t] = max(1.0, 1.0 + math.log(max(n, 1) / (1 + df)))
     return out
 
 

@@ -4,16 +4,18 @@ diversification, abstention and honest per-route diagnostics.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from citewise.analysis.question import Question, analyse
+from citewise.analysis.tokenize import is_cjk_char, query_tokens, term_coverage, tokenize
 from citewise.graph.models import Point
 from citewise.graph.select import GraphDiagnostics, graph_boost, graph_context
 from citewise.index.embedder import Unavailable
 from citewise.index.manager import KBIndex
-from citewise.index.tokenize import is_cjk_char, query_tokens, term_coverage, tokenize
 from citewise.ingest.locator import locate
 from citewise.ingest.models import sha256_text
 from citewise.recall.editions import (
@@ -51,10 +53,25 @@ class RecallSettings:
     #: vector 0.4, pool 100 (train 0.7360, test 0.7309; docs/benchmarks.md). The identifier
     #: route's weight puts an exact clause match first.
     pool: int = 100  # candidates per route
-    vector_threshold: float = 0.30  # cosine; MiniLM unrelated pairs score ~0.1
-    #: A vector hit with no query term in any chunk must clear a higher bar.
-    vector_only_threshold: float = 0.45
+    #: Cosine thresholds per encoder, (any vector hit, a vector hit with no lexical
+    #: candidate): encoders' cosines run on different scales (USE's lower than MiniLM's;
+    #: docs/benchmarks.md). Keyed by :func:`encoder_key`. MiniLM's re-chosen on SciFact
+    #: train (hybrid nDCG@10 0.7347 at 0.30, 0.7336 at 0.35, 0.7247 at 0.40); USE's not
+    #: re-measured on a train split (CMRC has none), so it keeps the shared value.
+    encoder_thresholds: dict[str, tuple[float, float]] = field(
+        default_factory=lambda: {"minilm": (0.30, 0.45), "use": (0.30, 0.45)}
+    )
+    #: Set: one threshold for every encoder (measurement runs); None: the encoder's own.
+    vector_threshold: float | None = None
+    vector_only_threshold: float | None = None
     lexical_min_coverage: float = 0.34  # share of key terms the best lexical hit must hold
+    #: ... unless its BM25 score reaches this (a strong match on the query's rarer terms:
+    #: long claims rarely have a third of their words in one abstract). Chosen on the
+    #: SciFact *train* trade-off curve against off-domain questions (bench/gate_curve.py,
+    #: docs/benchmarks.md): 99.7 % of the train claims whose relevant abstract the index
+    #: ranks in its top 10 pass (92.5 % without it). BM25 grows with the corpus's idf, so
+    #: small KBs seldom reach it and keep the coverage rule alone.
+    lexical_strong_score: float = 6.0
     fusion: Literal["rrf", "convex"] = "convex"
     rrf_k: int = 60
     weights: dict[str, float] = field(
@@ -69,6 +86,20 @@ class RecallSettings:
     mmr_lambda: float = 0.7
     per_doc_cap: int = 2
 
+    def thresholds(self, encoder: str) -> tuple[float, float]:
+        """(vector threshold, vector-only threshold) for ``encoder`` (see encoder_key)."""
+        base, only = self.encoder_thresholds.get(encoder, self.encoder_thresholds["minilm"])
+        return (
+            base if self.vector_threshold is None else self.vector_threshold,
+            only if self.vector_only_threshold is None else self.vector_only_threshold,
+        )
+
+
+def encoder_key(index: KBIndex) -> str:
+    """Which row of ``RecallSettings.encoder_thresholds`` the KB's encoder reads."""
+    emb = index.embedder
+    return "use" if emb is not None and emb.multilingual else "minilm"
+
 
 def search(
     index: KBIndex,
@@ -78,7 +109,12 @@ def search(
     top_k: int = 10,
     mode: SearchMode = "hybrid",
     settings: RecallSettings | None = None,
+    question: Question | None = None,
 ) -> SearchResult:
+    """``question`` is ``query`` already analysed (the answer pipeline analyses it once);
+    without it, the query is analysed here."""
+    if question is not None and question.text != query:
+        raise ValueError("search: the analysed question is not the query searched for")
     s = settings or RecallSettings()
     filters = filters or SearchFilters()
     index.sync()
@@ -159,7 +195,8 @@ def search(
             if convex_now
             else 1.0
         )
-        graph_diag = _graph(index, query, fused, allowed, s, diags, scale, filters.principal)
+        analysed = analyse(query) if question is None else question
+        graph_diag = _graph(index, analysed, fused, allowed, s, diags, scale, filters.principal)
         if index.reranker is not None:
             fused, diags[rerank_at] = rerank_pool(
                 index.reranker, query, fused, lambda c: _rerank_text(index, c), index.rerank_config
@@ -199,7 +236,7 @@ def search(
 
 def _graph(
     index: KBIndex,
-    query: str,
+    question: Question,
     fused: dict[str, float],
     allowed: set[str],
     s: RecallSettings,
@@ -221,7 +258,7 @@ def _graph(
     def visible(point: Point) -> bool:
         return any(c in allowed for c in kg.chunks_of(point.key))
 
-    diag = graph_context(kg, query, order[:10], visible=visible, has_evidence=visible)
+    diag = graph_context(kg, question, order[:10], visible=visible, has_evidence=visible)
     ms = (time.perf_counter() - t0) * 1000
     if diag.status != "ok" or diag.anchor is None:
         reason = diag.reason or "no anchor for this query"
@@ -279,23 +316,20 @@ def _vector(
     index: KBIndex, query: str, allowed: set[str], s: RecallSettings
 ) -> tuple[dict[str, float], float | None, str]:
     qvec = index.embed_query(query)
+    threshold = s.thresholds(encoder_key(index))[0]
     if qvec is None and index.dense.status == "disabled":
-        return {}, s.vector_threshold, SKIP + index.dense.reason  # off on purpose: skipped
+        return {}, threshold, SKIP + index.dense.reason  # off on purpose: skipped
     if qvec is None or index.vectors is None:
-        return {}, s.vector_threshold, index.dense.reason or "dense route unavailable"
+        return {}, threshold, index.dense.reason or "dense route unavailable"
     if index.embedder is not None and not index.embedder.multilingual and _cjk_share(query) > 0.3:
         return (
             {},
-            s.vector_threshold,
+            threshold,
             SKIP + (f"{index.embedder.name} is English-only; this query is mostly CJK text"),
         )
     everything = len(allowed) == len(index.chunks)
     hits = index.vectors.search(qvec, s.pool, None if everything else allowed)
-    return (
-        {h.id: float(h.score) for h in hits if h.score >= s.vector_threshold},
-        s.vector_threshold,
-        "",
-    )
+    return ({h.id: float(h.score) for h in hits if h.score >= threshold}, threshold, "")
 
 
 SKIP = "skipped: "
@@ -314,7 +348,7 @@ def _criterion(
     vector = scores.get("vector") or {}
     if vector and ("lexical" not in scores or scores["lexical"]):
         return "vector_threshold", None
-    if vector and max(vector.values()) >= s.vector_only_threshold:
+    if vector and max(vector.values()) >= s.thresholds(encoder_key(index))[1]:
         return "vector_only", None
     lexical = scores.get("lexical") or {}
     if not lexical:
@@ -328,7 +362,7 @@ def _criterion(
     best = ranked(lexical)[0]
     chunk = index.chunks[best]
     cover = term_coverage(query, [chunk.breadcrumb, chunk.search_text])
-    if cover.ratio < s.lexical_min_coverage:
+    if cover.ratio < s.lexical_min_coverage and lexical[best] < s.lexical_strong_score:
         missing = ", ".join(cover.missing[:5])
         return "lexical_coverage", Abstention(
             f"the best lexical match covers {cover.ratio:.0%} of the key terms "
@@ -356,11 +390,12 @@ def _diversify(
         def similarity(a: str, b: str) -> float:
             return float(sims[pos[a], pos[b]])
     else:
-        bags = {c: set(tokenize(index.chunks[c].search_text)) for c in pool}
+        bags = {c: _token_set(index, c) for c in pool}
 
         def similarity(a: str, b: str) -> float:
-            union = bags[a] | bags[b]
-            return len(bags[a] & bags[b]) / len(union) if union else 0.0
+            shared = len(bags[a] & bags[b])
+            union = len(bags[a]) + len(bags[b]) - shared  # |a | b| without building it
+            return shared / union if union else 0.0
 
     return mmr(
         pool,
@@ -370,6 +405,20 @@ def _diversify(
         lam=s.mmr_lambda,
         group=lambda c: index.chunks[c].doc_id,
         per_group_cap=s.per_doc_cap,
+    )
+
+
+#: Chunks whose MMR token sets one index state keeps.
+TOKEN_CACHE = 32768
+
+
+def _token_set(index: KBIndex, chunk_id: str) -> frozenset[str]:
+    """The distinct tokens of a chunk (for MMR's word overlap), kept with the index state."""
+    return index.cached(
+        "mmr-tokens",
+        chunk_id,
+        lambda: frozenset(map(sys.intern, tokenize(index.chunks[chunk_id].search_text))),
+        TOKEN_CACHE,
     )
 
 

@@ -31,7 +31,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from citewise.index.tokenize import QUESTION_STEMS, tokenize
+from citewise.analysis.tokenize import QUESTION_STEMS, tokenize
 from citewise.sufficiency.presence import FILLER, TermProfile, english_zipf, is_question
 
 __all__ = ["Constraint", "UnitGate", "question_constraints", "reason", "unmet"]
