@@ -12,6 +12,7 @@ the gold text (the fact may also be stated in another paragraph). One KB per lan
 latency p50 / p95. Skips a language whose data is absent.
 
     .venv/bin/python -m bench.answers_reject [--n 200] [--lang en|zh|both] [--dense off|on]
+        [--seed 15]
 """
 
 from __future__ import annotations
@@ -37,11 +38,13 @@ from bench.answers_squad import SEED, Article, SquadQuestion, ask_all, load_squa
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
-def _sample_answerable(questions: list[SquadQuestion], n: int) -> list[SquadQuestion]:
+def _sample_answerable(
+    questions: list[SquadQuestion], n: int, seed: int = SEED
+) -> list[SquadQuestion]:
     pool = [q for q in questions if q.answers]
     if n <= 0 or n >= len(pool):
         return pool
-    keep = set(random.Random(SEED).sample(range(len(pool)), n))
+    keep = set(random.Random(seed).sample(range(len(pool)), n))
     return [q for i, q in enumerate(pool) if i in keep]
 
 
@@ -67,7 +70,7 @@ def _contains_zh(answer: str, golds: tuple[str, ...]) -> bool:
     return any(g.strip() and "".join(g.split()) in hay for g in golds)
 
 
-def run_lang(lang: str, n: int, tmp: Path) -> dict[str, Any] | None:
+def run_lang(lang: str, n: int, tmp: Path, seed: int = SEED) -> dict[str, Any] | None:
     if lang == "en":
         path = data_root() / "squad2-dev" / "dev-v2.0.json"
         loader = load_squad
@@ -78,7 +81,7 @@ def run_lang(lang: str, n: int, tmp: Path) -> dict[str, Any] | None:
         print(f"{path} not found; skipping {lang}.")
         return None
     articles, questions = loader(path)
-    chosen = _sample_answerable(questions, n)
+    chosen = _sample_answerable(questions, n, seed)
     held = {(q.article, q.paragraph) for q in chosen}
     folder = tmp / f"reject-{lang}"
     write_articles(articles, folder, held)
@@ -92,7 +95,9 @@ def run_lang(lang: str, n: int, tmp: Path) -> dict[str, Any] | None:
         if r["outcome"] == "answered" and contains(r["answer"], q.answers)
     )
     RESULTS.mkdir(parents=True, exist_ok=True)
-    with (RESULTS / f"answers_reject_{lang}.jsonl").open("w", encoding="utf-8") as fh:
+    with (RESULTS / f"answers_reject_{lang}{'' if seed == SEED else f'_seed{seed}'}.jsonl").open(
+        "w", encoding="utf-8"
+    ) as fh:
         for q, r in zip(chosen, rows, strict=True):
             rec = {"qid": q.qid, "question": q.question, "golds": list(q.answers), **r}
             fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
@@ -116,13 +121,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lang", choices=("en", "zh", "both"), default="both")
     ap.add_argument("--dense", choices=("off", "on"), default="off")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument(
+        "--seed", type=int, default=SEED, help="sample seed (15 is reported; tune on another)"
+    )
     args = ap.parse_args(argv)
     os.environ["CITEWISE_DENSE"] = args.dense
     load0 = os.getloadavg()[0]
     results: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="citewise-reject-bench-") as tmp:
         for lang in ("en", "zh") if args.lang == "both" else (args.lang,):
-            r = run_lang(lang, args.n, Path(tmp))
+            r = run_lang(lang, args.n, Path(tmp), args.seed)
             if r is not None:
                 results.append(r)
     if not results:
@@ -130,13 +138,14 @@ def main(argv: list[str] | None = None) -> int:
     meta = {
         "benchmark": "answers_reject",
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "seed": SEED,
+        "seed": args.seed,
         "dense": args.dense,
         "machine": {"arch": platform.machine(), "cpus": os.cpu_count()},
         "loadavg_start_end": [round(load0, 2), round(os.getloadavg()[0], 2)],
         "results": results,
     }
-    (RESULTS / f"answers_reject_{args.dense}.summary.json").write_text(
+    tag = "" if args.seed == SEED else f"_seed{args.seed}"
+    (RESULTS / f"answers_reject_{args.dense}{tag}.summary.json").write_text(
         json.dumps(meta, indent=2) + "\n"
     )
     if args.json:

@@ -65,3 +65,21 @@ def test_steps_naming_the_action_or_a_section_headed_by_it_pass() -> None:
     assert procedure_mismatch(verify, [steps, elsewhere]) is not None
     # no numbered steps at all: left to the other gates
     assert procedure_mismatch(verify, [frag("- a bullet", "Guide")]) is None
+
+
+def test_ratio_gate_reasons_name_the_question_words_never_stems_of_stems() -> None:
+    from citewise.sufficiency.gates import GateInput, review
+    from tests.test_presence import pack_of
+
+    q = "When a commission reached no decision, what happened?"
+    verdict = review(GateInput(q, classify_intent(q), pack_of("The commission met in Paris.")))
+    assert verdict.reasons == ("subject_missing:reached, decision, happened",)
+
+
+def test_a_year_named_by_its_decade_is_not_a_missing_identifier() -> None:
+    from citewise.sufficiency.gates import GateInput, review
+    from tests.test_presence import pack_of
+
+    q = "Where did France lose a war in the 1950's?"
+    verdict = review(GateInput(q, classify_intent(q), pack_of("In the 1950s France lost a war.")))
+    assert verdict.status != "insufficient", verdict.reasons

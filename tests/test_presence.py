@@ -190,3 +190,13 @@ def test_a_claim_to_check_is_partial_not_refused_for_a_word_no_document_holds() 
 
 def test_plain_numbers_are_values_not_identifiers() -> None:
     assert [t.surface for t in profile("Are 1,000 cookies signed?").required] == ["cookies"]
+
+
+def test_adverbs_and_contraction_stems_never_refuse_a_question() -> None:
+    # "erroneously" no chunk holds: partial at most; "shouldn't" leaves "shouldn": no subject
+    terms = {
+        t.surface: t for t in profile("What lace is erroneously believed to be Flemish?").terms
+    }
+    assert terms["erroneously"].soft
+    q = "Who thought that the session shouldn't be signed?"
+    assert "shouldn" not in [t.key for t in profile(q).required]

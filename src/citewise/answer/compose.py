@@ -10,7 +10,7 @@ candidate type and role weights live in :mod:`citewise.answer.candidate`.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from citewise.analysis.tokenize import term_coverage, tokenize
 from citewise.answer.candidate import ROLE_WEIGHT, Candidate, UnitsOf, diverse
@@ -110,12 +110,14 @@ def compose(
     units_of: UnitsOf | None = None,
     scorer: Scorer | None = None,
     needed: Sequence[str] = (),
+    admit: Callable[[Candidate], bool] | None = None,
 ) -> list[Candidate]:
     """Choose and order the units of the answer for ``intent`` (see :func:`candidates`).
 
     ``needed``: the question's distinctive terms (index tokens) a complete answer holds;
-    when the profile's choice leaves some out, the best unit holding them is added."""
-    chosen, pool = _compose(question, intent, fragments, limit, units_of, scorer)
+    when the profile's choice leaves some out, the best unit holding them is added.
+    ``admit`` (the question's constraints) passes or refuses each candidate first."""
+    chosen, pool = _compose(question, intent, fragments, limit, units_of, scorer, admit)
     chosen = complete_terms(chosen, pool, needed)
     if units_of is None:
         return chosen
@@ -172,9 +174,10 @@ def _compose(
     limit: int,
     units_of: UnitsOf | None,
     scorer: Scorer | None,
+    admit: Callable[[Candidate], bool] | None = None,
 ) -> tuple[list[Candidate], list[Candidate]]:
     """The profile's choice, and the pool it chose from."""
-    pool = _pool(question, intent, fragments, units_of, scorer)
+    pool = _pool(question, intent, fragments, units_of, scorer, admit)
     if not pool:
         return [], pool
     return _by_profile(question, intent, pool, limit), pool
@@ -186,6 +189,7 @@ def _pool(
     fragments: list[Fragment],
     units_of: UnitsOf | None,
     scorer: Scorer | None,
+    admit: Callable[[Candidate], bool] | None = None,
 ) -> list[Candidate]:
     pool = [
         c
@@ -198,6 +202,8 @@ def _pool(
         )
         if c.score > 0 or (intent == "how_to" and STEP.match(c.span.text))
     ]
+    if admit is not None:
+        pool = [c for c in pool if admit(c)]
     if intent != "how_to":  # code is quoted by its lead-in, or as a how-to's example
         only = _code_only_literals(question, pool)
         pool = [c for c in pool if c.kind != "code" or c.key in only]

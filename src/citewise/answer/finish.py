@@ -137,7 +137,7 @@ def human_reason(s: Sufficiency) -> str:
         return f"the documents do not mention: {detail}"
     if gate == "subject_missing":
         return f"the passages found do not mention: {detail}"
-    if gate == "near_miss":
+    if gate in ("near_miss", "constraint_unmet"):
         return detail
     if gate == "no_direct_evidence":
         return f"nothing relevant was found: {detail}"

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from citewise.analysis.conditions import ConditionSet
 from citewise.analysis.question import Question, analyse
 from citewise.analysis.tokenize import tokenize
+from citewise.answer.admission import admission
 from citewise.answer.citations import cite_claims
 from citewise.answer.compose import compose
 from citewise.answer.conditions import (
@@ -43,6 +44,7 @@ from citewise.evidence.nodes import NodeReader, spans_by_version
 from citewise.recall.models import SearchFilters, SearchResult
 from citewise.recall.search import RecallSettings, search, search_summary
 from citewise.sufficiency.conflicts_adapter import detect_conflicts, stale_paths
+from citewise.sufficiency.constraints import UnitGate, question_constraints
 from citewise.sufficiency.gates import GateInput, procedure_mismatch, review
 from citewise.sufficiency.models import Sufficiency
 from citewise.sufficiency.named import absent_terms
@@ -57,6 +59,9 @@ NON_KB_REPLY = (
     "sentence I give carries a citation you can check. Ask about a topic the documents "
     'cover, for example: "What is ...?" or "How do I ...?"'
 )
+#: Intents whose units are not checked one by one against the question's constraints: a
+#: procedure's steps and a comparison's sides each name only part of the question.
+_UNCONSTRAINED = frozenset({"how_to", "compare"})
 
 
 def ask(
@@ -238,6 +243,9 @@ def ask(
     unit_near = spans_by_version(
         (f.path, f.version_id, f.char_start, f.char_end) for f in fragments
     )
+    gate = UnitGate(
+        () if intent.kind in _UNCONSTRAINED else question_constraints(question, profile)
+    )
     chosen = compose(
         question,
         intent.kind,
@@ -247,6 +255,7 @@ def ask(
         ),
         scorer=dense_scorer(kb.index),
         needed=profile.needed,
+        admit=admission(gate, unit_reader, unit_near),
     )
     if analysed.conditions.conditions or chosen:
         heads = [f.heading_path[-1] for f in pack.direct if f.heading_path]
@@ -256,6 +265,14 @@ def ask(
         if applied.missing or (applied.excluded and not applied.kept):
             return _condition_answer(kb, analysed.conditions, applied, pack, intent.kind, trace)
         chosen = applied.kept
+    trace["constraints"] = [asdict(c) for c in gate.constraints]
+    trace["unit_scores"] = [round(c.score, 3) for c in chosen]
+    if not chosen and gate.failures and found is None:  # relation questions: graph verdict
+        suff = Sufficiency("insufficient", "insufficient_evidence", (gate.refusal(),))
+        trace["sufficiency"] = asdict(suff)
+        return finish(
+            kb, intent.kind, pack, suff, [], [], trace, failed_why=human_reason(suff), profile=None
+        )
     citations, claims = cite_claims(kb, with_relations(found, chosen), conflicts)
     claims = release_review(relation_claims(found, claims), citations)
     kept = [c for c in claims if c.kept]

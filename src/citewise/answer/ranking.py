@@ -136,9 +136,21 @@ def unit_candidates(
 def _para_scores(found: list[Candidate]) -> list[Candidate]:
     """A short paragraph scores as its best sentence, a little above it (so it is quoted
     whole, with the value in its next sentence), never by the union of its sentences'
-    words (a longer unit would otherwise outrank the precise sentence elsewhere)."""
+    words (a longer unit would otherwise outrank the precise sentence elsewhere). A
+    pronoun sentence's window scores as the pronoun sentence, a little above it (so the
+    referent is quoted with it)."""
     out = []
     for c in found:
+        if c.kind == "window":  # scores as its pronoun sentence, a little above it
+            own = [
+                o.score
+                for o in found
+                if o.kind == "sentence"
+                and o.fragment.doc_id == c.fragment.doc_id
+                and o.span.end == c.span.end
+            ]
+            if own:
+                c = replace(c, score=own[0] * 1.02)
         if c.kind == "para":
             inner = [
                 o.score

@@ -11,6 +11,8 @@ the source (so its citation is exact) with a display form for the answer text:
   ("(Default 4)") stays with it;
 * ``para`` - a short paragraph (two or three sentences, up to :data:`PARA_CAP`
   characters) as a whole, besides its sentences: "X takes a code. By default, code is 0.";
+* ``window`` - a sentence opening with a pronoun ("He", "They", "Its") together with the
+  sentence before it, which names the referent (offered besides the sentence alone);
 * ``item`` - a whole list item or blockquote (up to :data:`ITEM_CAP` characters; longer
   ones are read piece by piece like a paragraph, code blocks inside kept whole);
 * ``lead`` - a lead-in sentence ending in ":" together with the block it introduces: the
@@ -82,6 +84,13 @@ _ANAPHORA = re.compile(
 )
 
 
+#: A sentence that opens with a pronoun names its subject in the sentence before ("He
+#: ruled ..." after "Richard I was ..."): it is also offered with that sentence.
+_PRONOUN_FIRST = re.compile(
+    r"(?:He|She|It|They|His|Her|Its|Their|Him|Them|These|Those|The latter|The former)\b"
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Unit:
     """One quotable unit: ``doc_text[start:end] == text``; ``display`` is what an answer
@@ -92,7 +101,7 @@ class Unit:
     end: int
     text: str
     display: str
-    kind: str  # sentence | para | item | lead | code | row | table
+    kind: str  # sentence | para | window | item | lead | code | row | table
     heading: Span | None = None
     heading_text: str = ""
     #: A ``lead`` unit's lead-in sentence as shown (relevance weighs it on its own too).
@@ -181,7 +190,7 @@ class _Builder:
         opening = lead_in or first_sentence(display)
         refers = (
             heading is not None
-            and kind in ("sentence", "para", "item", "lead")
+            and kind in ("sentence", "para", "window", "item", "lead")
             and refers_back(opening, htext)
         )
         self.out.append(
@@ -285,6 +294,11 @@ class _Builder:
                 carried = True
             else:
                 self.add(s.start, s.end, shown, "sentence", section)
+                if i > 0 and _PRONOUN_FIRST.match(shown):
+                    before = prose_display(sentences[i - 1].text)
+                    if before and not is_lead_in(sentences[i - 1].text):
+                        window = f"{before} {shown}"
+                        self.add(sentences[i - 1].start, s.end, window, "window", section)
         # A short paragraph is also one unit: the value often sits in the sentence after
         # the one that names the subject ("X takes a code. By default, code is 0."); a
         # lead-in whose block could not be carried (an include marker follows) is prose.

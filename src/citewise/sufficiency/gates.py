@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from citewise.analysis.intent import Intent
 from citewise.analysis.tokenize import Coverage, term_coverage, tokenize
 from citewise.evidence.models import EvidencePack, Fragment
+from citewise.sufficiency.constraints import Constraint, number_found
 from citewise.sufficiency.models import Degradation, Status, Sufficiency
 from citewise.sufficiency.presence import (
     FILLER,
@@ -240,9 +241,12 @@ def _ratio_gates(g: GateInput, texts: list[str], direct: Sequence[Fragment]) -> 
     if not subject_terms:
         return None
     subject = term_coverage(" ".join(subject_terms), texts)
-    missing_ids = [t for t in subject.missing if _HAS_DIGIT.search(t)]
+    # the joined stems are tokenized again ("decis" -> "deci"): name them as the question did
+    again = {k: t for t in subject_terms for k in tokenize(t)}
+    missing = [again.get(t, t) for t in subject.missing]
+    missing_ids = [t for t in missing if _HAS_DIGIT.search(t) and not _figure_in(t, texts)]
     if missing_ids or subject.ratio < 0.5:
-        words = ", ".join(missing_surface(g.question, subject.missing[:6]))
+        words = ", ".join(missing_surface(g.question, missing[:6]))
         return f"subject_missing:{words}"
     spread = len(subject_terms) >= 2 and g.intent.kind != "compare"
     if spread and cohesion(subject_terms, direct) < 2:
@@ -254,6 +258,15 @@ def _ratio_gates(g: GateInput, texts: list[str], direct: Sequence[Fragment]) -> 
         word = missing_surface(g.question, (action,))[0]
         return f"action_absent:no passage describes '{word}'"
     return None
+
+
+def _figure_in(term: str, texts: Sequence[str]) -> bool:
+    """A plain number of the question that a text names in a compatible form ("1950" as
+    "the 1950s", "7" as "seven"): not a missing identifier."""
+    if not term.isdigit():
+        return False
+    figure = Constraint("number", term, term)
+    return any(number_found(figure, t) for t in texts)
 
 
 _MISSING_LIST = re.compile(r"\(missing: ([^)]*)\)")

@@ -13,8 +13,8 @@ question is weighed (:func:`profile_terms`):
 * other **words** are required when they are neither common English (by the ``wordfreq``
   word list, Zipf >= :data:`GENERIC_ZIPF`) nor common in the knowledge base (held by at
   least :data:`KB_COMMON_SHARE` of its chunks): that is, when they are rare somewhere.
-  A fairly common word no chunk holds (below :data:`ABSENT_ZIPF`) is required softly: its
-  absence makes the answer partial.
+  A fairly common word no chunk holds (below :data:`ABSENT_ZIPF`), or an "-ly" adverb
+  no chunk holds, is required softly: its absence makes the answer partial.
 
 :func:`judge` then compares the required terms with the evidence: a missing identifier
 or labelled number, a name or word the knowledge base never holds, or all required terms
@@ -62,7 +62,9 @@ FILLER = frozenset(
     tokenize(
         "e.g. etc. i.e. via instead whether possible programmatically kind configure configuration "
         "install enable disable setup customize customise specify implement register invoke "
-        "initialize initialise instantiate retrieve modify override define"
+        "initialize initialise instantiate retrieve modify override define "
+        # what is left of a contraction ("couldn't", "shouldn't"): a negation, no subject
+        "couldn shouldn wouldn didn doesn isn aren wasn weren hasn haven hadn mustn needn"
     )
 )
 
@@ -119,6 +121,8 @@ class QuestionTerm:
     #: A common English word no chunk holds ("abroad", "material"): its absence makes an
     #: answer partial, never insufficient (it may be the attribute asked about).
     soft: bool = False
+    #: Held by so many chunks that it is the knowledge base's common vocabulary.
+    kb_common: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +172,11 @@ def english_zipf(word: str) -> float:
     # The "small" list holds every word at Zipf 3 and above: enough for a 4.2 cut, and it
     # loads in a tenth of the time of the full one.
     return float(_zipf()(word.lower(), "en", wordlist="small")) if word.isascii() else 0.0
+
+
+def is_question(text: str) -> bool:
+    """A question or request, not a statement (a claim to check)."""
+    return bool(_QUESTION.search(text))
 
 
 def surface_words(question: str) -> dict[str, str]:
@@ -251,13 +260,19 @@ def profile_terms(
         else:
             zipf = english_zipf(word)
             required = n < common and zipf < GENERIC_ZIPF
-            soft = n == 0 and GENERIC_ZIPF <= zipf < ABSENT_ZIPF
+            soft = n == 0 and (GENERIC_ZIPF <= zipf < ABSENT_ZIPF or _adverb(word))
         if key in examples and required:
             soft = True  # "such as ~/Documents": an example, not the subject
         if statement and n == 0 and required:
             soft = True  # a claim to check, not a question about a subject: see below
-        terms.append(QuestionTerm(key, word, kind, n, required or soft, soft))
+        terms.append(QuestionTerm(key, word, kind, n, required or soft, soft, n >= common))
     return TermProfile(tuple(terms), labels_in(question))
+
+
+def _adverb(word: str) -> bool:
+    """An English "-ly" adverb ("erroneously", "analogously"): it says how, never what the
+    question is about, so the documents' other wording of it is no reason to refuse."""
+    return word.isascii() and word.islower() and len(word) > 5 and word.endswith("ly")
 
 
 #: Endings that make a word from a name ("Config" -> "configuration"): a name the text
@@ -357,6 +372,7 @@ __all__ = [
     "QuestionTerm",
     "TermProfile",
     "english_zipf",
+    "is_question",
     "judge",
     "label_found",
     "labels_in",

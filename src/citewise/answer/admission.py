@@ -1,0 +1,55 @@
+"""Which answer units the question's constraints admit (:mod:`citewise.sufficiency.constraints`).
+
+Each candidate unit is tested with the context it really has: its section headings, the
+heading it shows, and the block (paragraph, list item, quote) it sits in with the block
+before it in the same section, read from the document version's nodes. Figures, polarity
+and answer type must be in the unit itself; a relation word may come from its headings, a
+name from its headings or those blocks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from citewise.answer.compose import Candidate
+from citewise.evidence.nodes import NodeReader, Span
+from citewise.sufficiency.constraints import UnitGate
+
+__all__ = ["admission"]
+
+_BLOCKS = frozenset({"paragraph", "list_item", "blockquote"})
+
+
+def admission(
+    gate: UnitGate, reader: NodeReader, near: dict[tuple[str, int], list[Span]]
+) -> Callable[[Candidate], bool]:
+    """The ``admit`` test for :func:`citewise.answer.compose.compose`."""
+
+    def blocks_of(c: Candidate) -> tuple[str, str]:
+        """(the block before the unit's own in the same section, the unit's own block).
+        The block before names what "clamp mode" belongs to; before a table it is the
+        table's caption ("A uniform table"), which a row's relation words may use."""
+        f = c.fragment
+        nodes = reader.near(f.path, f.version_id, near.get((f.path, f.version_id), []))
+        blocks = sorted(
+            (n for n in nodes if n.kind in _BLOCKS or n.kind == "table"),
+            key=lambda n: (n.char_start, n.char_end),
+        )
+        for i, n in enumerate(blocks):
+            if n.char_start <= c.span.start and c.span.end <= n.char_end:
+                before = blocks[i - 1] if i > 0 else None
+                if before is not None and before.heading_path == n.heading_path:
+                    return before.text, n.text
+                return "", n.text
+        return "", ""
+
+    def admit(c: Candidate) -> bool:
+        if not gate.constraints:
+            return True
+        before, own = blocks_of(c)
+        headings = [*c.fragment.heading_path, *(s.text for s in c.context)]
+        if c.kind in ("row", "table"):
+            headings.append(before)
+        return gate(c.clean, headings, c.score, f"{before}\n{own}")
+
+    return admit

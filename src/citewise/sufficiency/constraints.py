@@ -1,0 +1,378 @@
+"""Question constraints the quoted sentence itself must meet (near misses).
+
+A question that names the right subject with one detail changed ("Who did the Normans
+besiege in the 11th century?" over a text about the 10th; "What is *not* a common
+example ..." over the sentence that lists the common ones) is answered, wrongly, by the
+sentence that nearly answers it: it shares every other word. The subject gates look at
+the evidence as a whole; these look at each unit an answer would quote, with the context
+that unit carries (its section headings, the sentence before a pronoun):
+
+* **numbers** - years, ordinals and other figures of the question ("1598", "11th",
+  "eleventh century", "4-cylinder") appear in the unit, or a compatible form does (the
+  year inside a named decade, century or range; "11th" as "eleventh");
+* **names** - the question's distinctive names (weighed by :mod:`presence`: not the
+  knowledge base's own everywhere-name) appear in the unit, its headings or its paragraph;
+* **relation** - the question's rare words that the knowledge base holds ("besiege"),
+  at least half of them, appear in the unit or its headings: a sentence about the same
+  names doing something else does not answer, even beside one that does;
+* **polarity** - a negated or "least" question is answered by a unit that negates or
+  ranks low too, never by the plain statement;
+* **answer type** - "when did / what year" wants a date in the unit, "how many / how
+  much" a quantity.
+
+Statements (claims to check, such as SciFact's) carry no constraints: a claim is
+checked as a whole, not answered by a unit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from citewise.analysis.tokenize import QUESTION_STEMS, tokenize
+from citewise.sufficiency.presence import FILLER, TermProfile, english_zipf, is_question
+
+__all__ = ["Constraint", "UnitGate", "question_constraints", "reason", "unmet"]
+
+#: Words of the question below this frequency in English (Zipf; "besiege" 2.6,
+#: "seeks" 4.1; not "prefer" 4.6 or "made" 5.6) name the relation asked about (the
+#: subject presence cut: 4.8 refused documentation answers worded another way).
+RELATION_ZIPF = 4.2
+
+Kind = Literal["number", "name", "words", "polarity", "date", "quantity"]
+
+
+@dataclass(frozen=True, slots=True)
+class Constraint:
+    kind: Kind
+    surface: str  # the question's own words ("11th century", "not", "Normans")
+    #: Number constraints: the values a compatible text may name (a year: itself; an
+    #: ordinal century: its years are checked apart). Name constraints: the index token.
+    key: str = ""
+
+
+_ORDINALS = (
+    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+    "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth"
+)
+_ORDINAL_WORDS = {w: i for i, w in enumerate(_ORDINALS.split(), start=1)}
+_NUMBERS = (
+    "one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty"
+)
+_NUMBER_WORDS = {w: i for i, w in enumerate(_NUMBERS.split(), start=1)}
+#: A figure of the question: "1598", "11th", "3.5", "40,000", "4-cylinder" (the number).
+_FIGURE = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(st|nd|rd|th|s)?(?![\w.]*\d)")
+#: A number that names a part of a document ("clause 2.3", "§ 4", "cell 2.1") is a
+#: reference: the unit's heading may carry it.
+_REFERENCE = re.compile(
+    r"(?:\b(?:clause|section|sect|article|art|paragraph|para|rule|chapter|part|appendix|"
+    r"annex|schedule|step|item|table|figure|fig|page|no|cell|row|column|col|line|slide|"
+    r"sheet)\.?|§)\s*$",
+    re.I,
+)
+_WORD_CENTURY = re.compile(
+    r"\b(" + "|".join(sorted(_ORDINAL_WORDS, key=len, reverse=True)) + r")[ -](century|millennium)",
+    re.I,
+)
+_CENTURY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)[ -](century|millennium)", re.I)
+_DECADE = re.compile(r"\b(\d{3})0s\b")
+_RANGE = re.compile(r"\b(\d{3,4})\s*(?:-|–|—|to|until|till|and)\s*(\d{2,4})\b")
+
+_NEGATION_Q = re.compile(r"\b(?:not|never|cannot)\b|n't\b|n’t\b", re.I)
+#: A negation after one of these is a condition of the question ("what is sent when the
+#: header does not validate"), not the relation asked about.
+_SUBORDINATE = re.compile(
+    r"\b(?:when|whenever|if|unless|while|although|though|because|since|whether|once)\b", re.I
+)
+_NEGATION_T = re.compile(
+    r"\b(?:not|never|no|none|nor|neither|without|cannot|unable|fail(?:s|ed)?|lack(?:s|ed)?|"
+    r"refus(?:e|ed|es)|prohibit\w*|forb\w+|ban(?:s|ned)?|except|excepting|exclud(?:e|es|ed|ing))\b|n't\b|n’t\b",
+    re.I,
+)
+_LEAST_Q = re.compile(r"\b(?:least|fewest)\b", re.I)
+_LEAST_T = re.compile(
+    r"\b(?:least|fewest|lowest|smallest|minimum|minimal|rarely|seldom|weakest|worst)\b",
+    re.I,
+)
+_DATE_Q = re.compile(
+    r"^\s*(?:when (?:did|was|were|had)\b)|\b(?:what|which) (?:years?|century|"
+    r"centuries|decades?|dates?|day|month|era)\b|\bsince when\b",
+    re.I,
+)
+_QUANTITY_Q = re.compile(
+    r"\bhow (?:many|much|long|old|far|large|big|tall|high|often|fast|wide|deep)\b|"
+    r"\bwhat (?:percentage|percent|proportion|fraction|share|number|amount)\b",
+    re.I,
+)
+_MONTHS = (
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec"
+)
+_DATE_T = re.compile(
+    r"\d|\b(?:"
+    + "|".join(_MONTHS.split())
+    + r"|century|centuries|decade|decades|millennium|bc|bce|ad|ce|spring|summer|autumn|fall|"
+    r"winter|reign|era|ago|today|yesterday|" + "|".join(_ORDINAL_WORDS) + r")\b",
+    re.I,
+)
+_QUANTITY_T = re.compile(  # not "one": "one of the largest" gives no figure
+    r"\d|\b(?:"
+    + "|".join(w for w in _NUMBER_WORDS if w != "one")
+    + r"|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundreds?|thousands?|millions?|"
+    r"billions?|trillions?|dozens?|half|third|quarter|twice|once|thrice|double|triple|"
+    r"several|majority|minority|every|daily|weekly|monthly|annually|yearly|percent|"
+    r"per cent)\b",
+    re.I,
+)
+
+
+def _figures(question: str) -> list[Constraint]:
+    out: list[Constraint] = []
+    taken: list[tuple[int, int]] = []
+    for m in [*_CENTURY.finditer(question), *_WORD_CENTURY.finditer(question)]:
+        n = m.group(1)
+        number = str(_ORDINAL_WORDS[n.lower()]) if n.lower() in _ORDINAL_WORDS else n
+        out.append(Constraint("number", m.group(0), f"{number}:{m.group(2).lower()}"))
+        taken.append(m.span())
+    for m in _FIGURE.finditer(question):
+        if any(a <= m.start() < b for a, b in taken):
+            continue
+        value = m.group(1).replace(",", "")
+        suffix = (m.group(2) or "").lower()
+        if _REFERENCE.search(question[: m.start()]):  # "clause 2.3": where, not a figure
+            out.append(Constraint("name", m.group(0), value))
+            continue
+        key = f"{value}:ordinal" if suffix in ("st", "nd", "rd", "th") else value
+        if suffix == "s" and len(value) == 4:
+            key = f"{value}:decade"
+        out.append(Constraint("number", m.group(0), key))
+    return out
+
+
+def _years(text: str) -> set[int]:
+    return {int(m.group(1)) for m in re.finditer(r"(?<![\w.])(\d{3,4})(?![\w.]*\d)", text)}
+
+
+def number_found(c: Constraint, text: str) -> bool:
+    """Whether ``text`` names the figure of ``c`` or a compatible form of it."""
+    value, _, mode = c.key.partition(":")
+    low = text.lower()
+    if mode in ("century", "millennium"):
+        n = int(value)
+        word = next((w for w, i in _ORDINAL_WORDS.items() if i == n), None)
+        pat = rf"\b(?:{n}(?:st|nd|rd|th)|{word or '#'})[ -]{mode}"
+        if re.search(pat, low):
+            return True
+        span = 100 if mode == "century" else 1000
+        return any((n - 1) * span < y <= n * span for y in _years(text))
+    if mode == "ordinal":
+        n = int(value)
+        word = next((w for w, i in _ORDINAL_WORDS.items() if i == n), None)
+        return bool(re.search(rf"\b(?:{n}(?:st|nd|rd|th)|{word or '#'})\b", low))
+    if mode == "decade":
+        start = int(value)
+        return bool(re.search(rf"\b{start}s\b", low)) or any(
+            start <= y < start + 10 for y in _years(text)
+        )
+    plain = re.compile(rf"(?<![\w.]){re.escape(value)}(?![\w]*\d)")
+    if plain.search(text.replace(",", "")):
+        return True
+    number = int(value) if value.isdigit() else -1
+    if 0 < number <= 20:
+        word = next(w for w, i in _NUMBER_WORDS.items() if i == number)
+        if re.search(rf"\b{word}\b", low):
+            return True
+    if value.isdigit() and len(value) == 4:  # a year inside a named decade, century, range
+        y = int(value)
+        if re.search(rf"\b{y // 10}0s\b", low):
+            return True
+        for m in _RANGE.finditer(text):
+            a, b = int(m.group(1)), int(m.group(2))
+            if b < 100:
+                b += a - a % 100
+            if a <= y <= b:
+                return True
+        for m in _CENTURY.finditer(text):
+            if (
+                m.group(2).lower() == "century"
+                and (int(m.group(1)) - 1) * 100 < y <= int(m.group(1)) * 100
+            ):
+                return True
+    return False
+
+
+#: The condition of a question ("After an instrument loses its connection, ...", "... when
+#: the header does not validate"): its words set the scene, the relation is elsewhere.
+_CONDITION = re.compile(
+    r"^\s*(?:after|when|whenever|if|once|before|while|unless)\b[^,?]*,|"
+    r"(?<=\S)\s(?:when|whenever|if|unless|once)\b[^,?]*",
+    re.I,
+)
+
+
+def _relation_word(word: str) -> bool:
+    """A content word that says what the question asks about ("besiege", "grandfather",
+    "prefer"), not a function word or filler ("made", "also")."""
+    key = tokenize(word)
+    return (
+        word.isalpha()
+        and not (word.islower() and word.endswith("ly"))  # "essentially": how, not what
+        and english_zipf(word) < RELATION_ZIPF
+        and bool(key)
+        and key[0] not in FILLER
+        and key[0] not in QUESTION_STEMS
+    )
+
+
+def question_constraints(
+    question: str, profile: TermProfile | None = None
+) -> tuple[Constraint, ...]:
+    """The constraints a unit quoted for ``question`` must meet (none for a statement).
+    ``profile`` weighs the question's names; without it names are not constrained."""
+    if not is_question(question):
+        return ()
+    out = _figures(question)
+    if profile is not None:
+        numbers = " ".join(c.surface for c in out)
+        # the answer type's own words ("what percentage", "which year") are no relation
+        cue = " ".join(
+            m.group(0).lower() for p in (_DATE_Q, _QUANTITY_Q) for m in p.finditer(question)
+        )
+        condition = set(tokenize(" ".join(m.group(0) for m in _CONDITION.finditer(question))))
+        relation = []
+        for t in profile.terms:
+            if t.soft or t.surface in numbers:
+                continue
+            if t.kind == "word" and (t.surface.lower() in cue.split() or t.key in condition):
+                continue
+            if t.kind == "name" and t.required:
+                out.append(Constraint("name", t.surface, t.key))
+            elif t.kind == "word" and t.df > 0 and not t.kb_common and _relation_word(t.surface):
+                relation.append(t)
+        if relation:  # the relation asked about: half its words at least
+            words = " ".join(t.surface for t in relation)
+            out.append(Constraint("words", words, " ".join(t.key for t in relation)))
+    neg = _NEGATION_Q.search(question)
+    first = re.match(r"\s*\S+", question)
+    opening = first.end() if first else 0
+    why = question.lstrip().lower().startswith("why")  # the negation is the fact explained
+    if neg and not why and not _SUBORDINATE.search(question, opening, max(opening, neg.start())):
+        out.append(Constraint("polarity", neg.group(0), "not"))
+    m = _LEAST_Q.search(question)
+    if m:
+        out.append(Constraint("polarity", m.group(0), "least"))
+    if _DATE_Q.search(question):
+        out.append(Constraint("date", "when", "date"))
+    elif _QUANTITY_Q.search(question):
+        q = _QUANTITY_Q.search(question)
+        out.append(Constraint("quantity", q.group(0) if q else "how many", "quantity"))
+    return tuple(out)
+
+
+def unmet(
+    constraints: Sequence[Constraint],
+    text: str,
+    headings: Iterable[str] = (),
+    paragraph: str = "",
+) -> tuple[Constraint, ...]:
+    """The constraints ``text`` (a unit an answer would quote) fails. Its ``headings`` may
+    supply a name or a relation word, the ``paragraph`` it sits in a name; neither ever
+    supplies a figure, the polarity or the answer type."""
+    held = set(tokenize(text))
+    headed = held.union(*(tokenize(line) for line in headings))
+    around = headed.union(tokenize(paragraph))
+    out = []
+    for c in constraints:
+        if c.kind == "number":
+            ok = number_found(c, text)
+        elif c.kind == "name":
+            ok = c.key in around or c.surface.lower() in text.lower()
+        elif c.kind == "words":
+            keys = c.key.split()
+            ok = 2 * sum(k in headed for k in keys) >= len(keys)
+        elif c.kind == "polarity":
+            ok = bool((_NEGATION_T if c.key == "not" else _LEAST_T).search(text))
+        elif c.kind == "date":
+            ok = bool(_DATE_T.search(text))
+        else:
+            ok = bool(_QUANTITY_T.search(text))
+        if not ok:
+            out.append(c)
+    return tuple(out)
+
+
+def reason(failures: Sequence[tuple[Constraint, ...]]) -> str:
+    """A true reason, in the question's words, for refusing when every candidate unit failed
+    (``failures``: what each one failed, the closest unit first): what no unit held, else
+    what the closest unit lacks."""
+    if not failures:
+        return ""
+    common = [c for c in failures[0] if all(c in f for f in failures[1:])]
+    if common:
+        words = " and ".join(dict.fromkeys(_words(c) for c in common))
+        return f"constraint_unmet:no passage found {words}"
+    lacks = " and ".join(dict.fromkeys(_lacks(c) for c in failures[0]))
+    return f"constraint_unmet:the closest passage found {lacks}"
+
+
+def _words(c: Constraint) -> str:
+    if c.kind == "number" or c.kind == "name":
+        return f"mentions {c.surface}"
+    if c.kind == "words":
+        return _relation(c, "mentions")
+    if c.kind == "polarity":
+        return f"says '{c.surface}'"
+    if c.kind == "date":
+        return "gives a date"
+    return f"gives a figure for '{c.surface}'"
+
+
+def _relation(c: Constraint, verb: str) -> str:
+    words = c.surface.split()
+    if len(words) <= 2:
+        return f"{verb} {' or '.join(words)}"
+    return f"{verb} half of: {', '.join(words)}"
+
+
+def _lacks(c: Constraint) -> str:
+    if c.kind in ("number", "name"):
+        return f"does not mention {c.surface}"
+    if c.kind == "words":
+        return _relation(c, "does not mention")
+    if c.kind == "polarity":
+        return f"does not say '{c.surface}'"
+    if c.kind == "date":
+        return "gives no date"
+    return f"gives no figure for '{c.surface}'"
+
+
+class UnitGate:
+    """The admission test for one question's answer units: a unit passes when it meets
+    every constraint (with its headings as context for names); each refusal is recorded,
+    so a question whose every unit failed is refused with :func:`reason`."""
+
+    def __init__(self, constraints: Sequence[Constraint]) -> None:
+        self.constraints = tuple(constraints)
+        self._failed: list[tuple[float, int, tuple[Constraint, ...]]] = []
+
+    def __call__(
+        self, text: str, headings: Iterable[str], score: float = 0.0, paragraph: str = ""
+    ) -> bool:
+        if not self.constraints:
+            return True
+        failed = unmet(self.constraints, text, headings, paragraph)
+        if failed:
+            self._failed.append((-score, len(self._failed), failed))
+        return not failed
+
+    @property
+    def failures(self) -> list[tuple[Constraint, ...]]:
+        """What each refused unit failed, the closest (best-scored) unit first."""
+        return [f for _, _, f in sorted(self._failed)]
+
+    def refusal(self) -> str:
+        """The reason to refuse, once no unit passed (empty when none was refused)."""
+        return reason(self.failures)
