@@ -88,7 +88,7 @@ def run(
         def reader(k: int) -> None:
             with httpx.Client(base_url=url, timeout=120) as cl:
                 i = k
-                while time.monotonic() < stop:
+                while i == k or time.monotonic() < stop:  # every client asks at least once
                     q = QUESTIONS[i % len(QUESTIONS)]
                     kind = "search" if i % 2 == 0 else "ask"
                     body = {"query": q} if kind == "search" else {"question": q}
@@ -103,7 +103,7 @@ def run(
         def uploader() -> None:
             with httpx.Client(base_url=url, timeout=300) as cl:
                 i = 0
-                while time.monotonic() < stop:
+                while i == 0 or time.monotonic() < stop:  # at least one batch, however slow
                     t0 = time.perf_counter()
                     try:
                         resp = cl.post("/kb/default/documents", files=_upload_batch(i))

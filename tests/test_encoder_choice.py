@@ -63,6 +63,7 @@ def _index(home: Home, directory: Path, multilingual: object) -> KBIndex:
     return index
 
 
+@pytest.mark.model
 @pytest.mark.parametrize(
     ("texts", "want"), [({"a.md": ZH, "b.md": ZH}, "use"), ({"a.md": EN}, "minilm")]
 )
@@ -86,6 +87,7 @@ def test_auto_choice_by_content_is_recorded(
         assert again.embedder is chosen and again.choice == recorded
 
 
+@pytest.mark.model
 def test_forced_encoder_and_missing_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CITEWISE_ENCODER", "minilm")
     with Home.open(tmp_path / "forced") as home:

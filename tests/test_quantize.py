@@ -19,10 +19,13 @@ from citewise.index.manager import KBIndex
 from citewise.index.minilm import MiniLMEmbedder, MiniLMSettings, load_minilm
 from citewise.kb import Home
 
-pytestmark = pytest.mark.skipif(
-    any(importlib.util.find_spec(m) is None for m in ("onnx", "onnxruntime", "sympy")),
-    reason="declared dependencies onnx / onnxruntime / sympy missing: pip install -e .",
-)
+pytestmark = [
+    pytest.mark.model,  # loads the bundled encoder (left out of make test-fast)
+    pytest.mark.skipif(
+        any(importlib.util.find_spec(m) is None for m in ("onnx", "onnxruntime", "sympy")),
+        reason="declared dependencies onnx / onnxruntime / sympy missing: pip install -e .",
+    ),
+]
 
 SENTENCES = [
     "The committee approved the budget for the new public library.",
