@@ -8,11 +8,18 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from citewise.answer.citations import cite_claims
 from citewise.answer.compose import compose
-from citewise.answer.models import Answer, Citation, Claim, FailureStage, new_trace_id
+from citewise.answer.models import (
+    Answer,
+    AnswerTrace,
+    Citation,
+    Claim,
+    FailureStage,
+    new_trace_id,
+)
 from citewise.answer.procedure import complete_procedures
 from citewise.answer.ranking import units_reader
 from citewise.answer.relevance import dense_scorer
@@ -25,9 +32,9 @@ from citewise.recall.models import SearchFilters
 from citewise.recall.search import RecallSettings, search, search_summary
 from citewise.sufficiency.conflicts_adapter import detect_conflicts, stale_paths
 from citewise.sufficiency.gates import GateInput, procedure_mismatch, review
-from citewise.sufficiency.models import Sufficiency
+from citewise.sufficiency.models import Reason, Sufficiency, TermProfile
 from citewise.sufficiency.named import absent_terms, named_terms
-from citewise.sufficiency.presence import TermProfile, judge, weigh
+from citewise.sufficiency.presence import judge, weigh
 
 if TYPE_CHECKING:
     from citewise.kb import KnowledgeBase
@@ -58,25 +65,27 @@ def ask(
     else:
         llm_ctx = llm
     intent = classify_intent(question)
-    trace: dict[str, Any] = {"question": question, "intent": asdict(intent)}
+    trace: AnswerTrace = {"question": question, "intent": asdict(intent)}
     who = filters.principal if filters else None
     index = kb.home.index(kb.name)
     index.sync()
     revision = index.visible_revision(who)  # numbered as this principal sees the KB
     if intent.kind == "non_kb":
         rid = _digest({"q": question.strip().lower(), "outcome": "non_kb_reply"})
-        suff = Sufficiency("sufficient", "none", ("non_kb:whitelisted greeting or help",))
+        suff = Sufficiency(
+            "sufficient", "none", (Reason("non_kb", "whitelisted greeting or help"),)
+        )
         return Answer(
-            "non_kb_reply",
-            NON_KB_REPLY,
-            (),
-            "none",
-            suff,
-            rid,
-            new_trace_id(),
-            intent.kind,
-            kb.name,
-            revision,
+            outcome="non_kb_reply",
+            answer=NON_KB_REPLY,
+            citations=(),
+            degradation="none",
+            sufficiency=suff,
+            replay_id=rid,
+            trace_id=new_trace_id(),
+            intent=intent.kind,
+            kb=kb.name,
+            revision=revision,
             trace=trace,
         )
     cfg = EvidenceConfig()
@@ -108,7 +117,7 @@ def ask(
         verdict = llm_ctx.judge(kb, question, gi, intent.kind, filters)
         if verdict is not None:
             trace["llm_judge"] = verdict
-            suff = replace(suff, reasons=(*suff.reasons, str(verdict["reason"])))
+            suff = replace(suff, reasons=(*suff.reasons, Reason.parse(str(verdict["reason"]))))
             judge_wants_more = verdict.get("verdict") == "insufficient"
     if suff.recoverable or judge_wants_more:
         # One extra assembly pass: read more of the documents. Never a loop.
@@ -131,18 +140,18 @@ def ask(
         trace["recovery"] = {
             "attempted": True,
             "improved": better,
-            "first": asdict(suff),
-            "second": asdict(again),
+            "first": suff.to_json(),
+            "second": again.to_json(),
         }
         if better:
             pack, suff, conflicts = second, again, conflicts2
             trace["retrieval"] = None  # the recovery pass ran its own, wider recall
     set_aside = tuple(p for p in stale_paths(kb, pack, who) if not _stale_used(pack, (p,)))
     if set_aside and suff.status != "insufficient":
-        note = f"stale_set_aside:{', '.join(set_aside)} (superseded; current editions used)"
-        suff = replace(suff, reasons=(*suff.reasons, note))
+        note = f"{', '.join(set_aside)} (superseded; current editions used)"
+        suff = replace(suff, reasons=(*suff.reasons, Reason("stale_set_aside", note, set_aside)))
     trace["pack"] = pack.to_json()
-    trace["sufficiency"] = asdict(suff)
+    trace["sufficiency"] = suff.to_json()
     trace["conflicts"] = [asdict(c) for c in conflicts]
     fragments = [f for f in (*pack.direct, *pack.augmentation) if f.path not in stale] or list(
         pack.direct
@@ -158,22 +167,22 @@ def ask(
         mismatch = procedure_mismatch(intent, fragments)
         if mismatch:
             suff = Sufficiency("insufficient", "insufficient_evidence", (mismatch,))
-            trace["sufficiency"] = asdict(suff)
+            trace["sufficiency"] = suff.to_json()
     if suff.status == "insufficient":
-        missing = "; ".join(suff.reasons)
+        missing = "; ".join(suff.reason_texts)
         text = f"{INSUFFICIENT} ({_human(suff)})"
         trace["failure_stage"] = _failure_stage(pack)
         return Answer(
-            "insufficient_evidence",
-            text,
-            (),
-            "insufficient_evidence",
-            suff,
-            pack.replay_id,
-            new_trace_id(),
-            intent.kind,
-            kb.name,
-            pack.revision,
+            outcome="insufficient_evidence",
+            answer=text,
+            citations=(),
+            degradation="insufficient_evidence",
+            sufficiency=suff,
+            replay_id=pack.replay_id,
+            trace_id=new_trace_id(),
+            intent=intent.kind,
+            kb=kb.name,
+            revision=pack.revision,
             failure_stage=_failure_stage(pack),
             trace=trace | {"missing": missing},
         )
@@ -210,7 +219,7 @@ def ask(
     citations, claims = cite_claims(kb, chosen, conflicts)
     claims = release_review(claims, citations)
     kept = [c for c in claims if c.kept]
-    trace["claims"] = [asdict(c) for c in claims]
+    trace["claims"] = [c.to_json() for c in claims]
     return finish(
         kb,
         intent.kind,
@@ -231,7 +240,7 @@ def finish(
     suff: Sufficiency,
     claims: list[Claim],
     citations: list[Citation],
-    trace: dict[str, Any],
+    trace: AnswerTrace,
     *,
     failed_why: str | None,
     profile: TermProfile | None = None,
@@ -243,27 +252,31 @@ def finish(
     kept = [c for c in claims if c.kept]
     if failed_why is None and profile is not None and profile.checks:
         cited = judge(profile, _cited_texts(pack, kept, citations), cited=True)
-        trace["cited_presence"] = asdict(cited)
-        if cited.verdict == "absent":
+        trace["cited_presence"] = cited.to_json()
+        if cited.verdict == "absent" and cited.reason is not None:
             suff = Sufficiency("insufficient", "insufficient_evidence", (cited.reason,))
-            trace["sufficiency"] = asdict(suff)
+            trace["sufficiency"] = suff.to_json()
             failed_why = _human(suff)
-        elif cited.verdict == "partial" and not _already_partial(suff, cited.missing):
+        elif (
+            cited.verdict == "partial"
+            and cited.reason is not None
+            and not _already_partial(suff, cited.missing)
+        ):
             worst = "partial_coverage" if suff.degradation == "none" else suff.degradation
             suff = replace(suff, degradation=worst, reasons=(*suff.reasons, cited.reason))
     if failed_why is not None:
         trace["failure_stage"] = "citation_verification"
         return Answer(
-            "insufficient_evidence",
-            f"{INSUFFICIENT} ({failed_why})",
-            (),
-            "insufficient_evidence",
-            replace(suff, status="insufficient", degradation="insufficient_evidence"),
-            pack.replay_id,
-            new_trace_id(),
-            intent,
-            kb.name,
-            pack.revision,
+            outcome="insufficient_evidence",
+            answer=f"{INSUFFICIENT} ({failed_why})",
+            citations=(),
+            degradation="insufficient_evidence",
+            sufficiency=replace(suff, status="insufficient", degradation="insufficient_evidence"),
+            replay_id=pack.replay_id,
+            trace_id=new_trace_id(),
+            intent=intent,
+            kb=kb.name,
+            revision=pack.revision,
             claims=tuple(claims),
             failure_stage="citation_verification",
             trace=trace,
@@ -280,16 +293,16 @@ def finish(
     if suff.status == "borderline" and degradation == "none":
         degradation = "partial_coverage"  # a borderline answer says so in the field
     return Answer(
-        "answered",
-        text,
-        final_cites,
-        degradation,
-        suff,
-        pack.replay_id,
-        new_trace_id(),
-        intent,
-        kb.name,
-        pack.revision,
+        outcome="answered",
+        answer=text,
+        citations=final_cites,
+        degradation=degradation,
+        sufficiency=suff,
+        replay_id=pack.replay_id,
+        trace_id=new_trace_id(),
+        intent=intent,
+        kb=kb.name,
+        revision=pack.revision,
         claims=tuple(claims),
         trace=trace,
     )
@@ -297,7 +310,9 @@ def finish(
 
 def _already_partial(suff: Sufficiency, words: tuple[str, ...]) -> bool:
     """Whether an earlier partial-coverage reason already names every one of ``words``."""
-    earlier = [r for r in suff.reasons if r.startswith("partial_coverage:")]
+    earlier = [
+        str(r) for r in suff.reasons if r.kind == "partial_coverage" and r.detail is not None
+    ]
     return any(all(w in r for w in words) for r in earlier)
 
 
@@ -327,8 +342,8 @@ def _rank(s: Sufficiency) -> int:
 
 
 def _human(s: Sufficiency) -> str:
-    first = s.reasons[0] if s.reasons else "no evidence"
-    gate, _, detail = first.partition(":")
+    first = s.reasons[0] if s.reasons else Reason("no evidence")
+    gate, detail = first.kind, first.detail or ""
     if gate == "subject_absent":
         return f"the documents do not mention: {detail}"
     if gate == "subject_missing":

@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -97,9 +98,9 @@ def _evidence(pack: dict[str, Any] | None) -> dict[str, Any]:
     return {"replay_id": pack.get("replay_id"), "fragments": frags}
 
 
-def _suff(s: dict[str, Any] | None) -> dict[str, Any]:
-    s = s or {}
-    return {k: s.get(k) for k in ("status", "degradation", "reasons")}
+def _suff(s: Mapping[str, Any] | None) -> dict[str, Any]:
+    got: Mapping[str, Any] = s or {}
+    return {k: got.get(k) for k in ("status", "degradation", "reasons")}
 
 
 def _answer(a: dict[str, Any]) -> dict[str, Any]:

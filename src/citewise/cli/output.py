@@ -183,5 +183,5 @@ def print_answer(answer: Answer) -> None:
         excerpt = " ".join(c.excerpt.split())
         out.print(f'    "{excerpt[:240]}{"..." if len(excerpt) > 240 else ""}"', markup=False)
     if answer.sufficiency.reasons and answer.outcome == "answered":
-        out.print(f"\nnotes: {'; '.join(answer.sufficiency.reasons)}", markup=False)
+        out.print(f"\nnotes: {'; '.join(answer.sufficiency.reason_texts)}", markup=False)
     out.print(f"replay {answer.replay_id}  answer id {answer.trace_id}", markup=False)

@@ -12,9 +12,9 @@ import logging
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from citewise.answer.models import Answer, new_trace_id
+from citewise.answer.models import Answer, AnswerTrace, JudgeTrace, LLMTrace, new_trace_id
 from citewise.llm.client import ChatClient, OpenAICompatibleClient, parse_json_object
 from citewise.llm.frozen import (
     EvidenceDoesNotFit,
@@ -67,9 +67,9 @@ class LLMContext:
         g: GateInput,
         intent: str,
         filters: SearchFilters | None,
-    ) -> dict[str, Any] | None:
+    ) -> JudgeTrace | None:
         verdict = judge_borderline(kb, self, question, g, intent, filters)
-        return None if verdict is None else dict(self.clean(verdict.to_json()))
+        return None if verdict is None else cast("JudgeTrace", dict(self.clean(verdict.to_json())))
 
     def answer(self, kb: KnowledgeBase, **kw: Any) -> Answer | None:
         return llm_answer(kb, self, **kw)
@@ -191,7 +191,7 @@ def llm_answer(
     stale: tuple[str, ...],
     conflicts: list[ConflictNote],
     filters: SearchFilters | None,
-    trace: dict[str, Any],
+    trace: AnswerTrace,
 ) -> Answer | None:
     """The generated answer, or ``generation_unavailable``; None means: give the user the
     extractive answer (only when the route offers it); ``trace`` records which, and the
@@ -199,7 +199,7 @@ def llm_answer(
     r = ctx.route
     pack = g.pack
     limits = SetLimits(r.max_items, r.item_chars, r.total_chars)
-    info: dict[str, Any] = {"route": r.name, "limits": limits.to_json(), "attempts": []}
+    info: LLMTrace = {"route": r.name, "limits": limits.to_json(), "attempts": []}
     trace["llm"] = info
     try:
         payload, set_review = build_payload(kb, question, g, suff, stale, filters, limits)
@@ -241,7 +241,7 @@ def _unavailable(
     pack: Any,
     suff: Sufficiency,
     g: GateInput,
-    trace: dict[str, Any],
+    trace: AnswerTrace,
     reason: str,
     offer: bool = True,
 ) -> Answer | None:
@@ -253,18 +253,18 @@ def _unavailable(
     trace["failure_stage"] = "generation"
     trace["answer_source"] = None
     return Answer(
-        "generation_unavailable",
-        "No configured model produced an answer that meets the citation contract "
+        outcome="generation_unavailable",
+        answer="No configured model produced an answer that meets the citation contract "
         f"({reason.split(':', 1)[0].replace('_', ' ')}); the evidence is in the trace "
         f"(replay id {pack.replay_id}).",
-        (),
-        suff.degradation,
-        suff,
-        pack.replay_id,
-        new_trace_id(),
-        g.intent.kind,
-        kb.name,
-        pack.revision,
+        citations=(),
+        degradation=suff.degradation,
+        sufficiency=suff,
+        replay_id=pack.replay_id,
+        trace_id=new_trace_id(),
+        intent=g.intent.kind,
+        kb=kb.name,
+        revision=pack.revision,
         failure_stage="generation",
         trace=trace,
     )

@@ -15,7 +15,7 @@ from citewise.answer.citations import cite_claims
 from citewise.answer.clean import clean_sentence
 from citewise.answer.compose import Candidate, compose, fragment_spans
 from citewise.answer.markup import strip_markup
-from citewise.answer.models import Answer, Claim
+from citewise.answer.models import Answer, AnswerTrace, Claim, JudgeTrace
 from citewise.answer.procedure import merge_procedures
 from citewise.answer.ranking import units_reader
 from citewise.answer.relevance import dense_scorer
@@ -140,7 +140,7 @@ def write_answer(
     g: GateInput,
     suff: Sufficiency,
     conflicts: list[ConflictNote],
-    trace: dict[str, Any],
+    trace: AnswerTrace,
 ) -> Answer:
     """The model's sentences, each cited at the item span that best supports it, through
     the release review; ``insufficient_evidence`` when no sentence survives. Item ids
@@ -183,11 +183,11 @@ def write_answer(
                 if grp == n
             )
         )
-        claims.append(Claim(shown[n], nums, 0.0, "", True))
+        claims.append(Claim(text=shown[n], citations=nums, support=0.0, verdict="", kept=True))
     claims += per_cand[len(cands) :]  # conflict notices
     claims = release_review(claims, citations)
     kept = [c for c in claims if c.kept]
-    trace["claims"] = [asdict(c) for c in claims]
+    trace["claims"] = [c.to_json() for c in claims]
     trace["answer_source"] = source
     failed = not any(c.verdict != "notice" for c in kept)
     return finish(
@@ -215,7 +215,7 @@ class LLMWriter(Protocol):
         g: GateInput,
         intent: str,
         filters: SearchFilters | None,
-    ) -> dict[str, Any] | None: ...
+    ) -> JudgeTrace | None: ...
 
     def answer(
         self,
@@ -227,5 +227,5 @@ class LLMWriter(Protocol):
         stale: tuple[str, ...],
         conflicts: list[ConflictNote],
         filters: SearchFilters | None,
-        trace: dict[str, Any],
+        trace: AnswerTrace,
     ) -> Answer | None: ...
