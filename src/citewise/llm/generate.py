@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -206,7 +206,7 @@ def llm_answer(
     except EvidenceDoesNotFit as exc:
         info["evidence_set"] = {"refused": str(exc)}
         return _unavailable(kb, ctx, pack, suff, g, trace, f"evidence_set_does_not_fit:{exc}")
-    info["evidence_set"] = {"review": asdict(set_review)}
+    info["evidence_set"] = {"review": set_review.to_json()}
     info["payload"] = payload.to_json()
     gen = generate(payload, ctx)
     info["attempts"] = [a.to_json() for a in gen.attempts]
