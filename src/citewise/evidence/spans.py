@@ -15,7 +15,10 @@ WHOLE = frozenset({"code", "mermaid"})
 
 
 @dataclass(frozen=True, slots=True)
-class Span:
+class SupportSpan:
+    """Direct support inside one node: the offsets of the sentence (table row, block)
+    that carries the query's terms. (A sentence of plain text is a ``sentences.Span``.)"""
+
     node: Node  # the node that contains the span (a paragraph, table row, code block...)
     unit: Node  # the chunk member it belongs to
     start: int
@@ -42,7 +45,7 @@ def select_spans(
     *,
     max_spans: int,
     min_coverage: float,
-) -> list[Span]:
+) -> list[SupportSpan]:
     """The best-covered pieces of ``units`` (in the order given, best chunk first).
 
     A piece qualifies when it holds at least ``min_coverage`` of the key terms (and at
@@ -66,13 +69,13 @@ def select_spans(
         best = min(pieces)
         chosen = [best]
         reason = "best_available" if -best[0] > 0 else "no_key_term_match"
-    spans: list[Span] = []
+    spans: list[SupportSpan] = []
     last_order = -2
     for negcov, order, node, unit, s, e in chosen:
         prev = spans[-1] if spans else None
         if prev is not None and prev.node.id == node.id and order == last_order + 1:
-            spans[-1] = Span(node, unit, prev.start, e, prev.coverage - negcov, reason)
+            spans[-1] = SupportSpan(node, unit, prev.start, e, prev.coverage - negcov, reason)
         else:
-            spans.append(Span(node, unit, s, e, -negcov, reason))
+            spans.append(SupportSpan(node, unit, s, e, -negcov, reason))
         last_order = order
     return spans
