@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -84,9 +84,12 @@ def text_key(text: str) -> str:
 ENCODE_GROUP = 1024
 
 
+DenseStatus = Literal["ok", "unavailable", "disabled"]
+
+
 @dataclass(frozen=True, slots=True)
 class DenseState:
-    status: str  # ok | unavailable | disabled
+    status: DenseStatus
     reason: str = ""
     fingerprint: str = ""
     encoder: str = ""  # the loaded encoder's name, e.g. "all-MiniLM-L6-v2 (int8)"

@@ -24,7 +24,7 @@ from citewise.llm.frozen import (
     unescape,
 )
 from citewise.llm.judge import JudgeResult, run_judge
-from citewise.llm.models import Attempt, LLMCallError, Route
+from citewise.llm.models import Attempt, AttemptOutcome, LLMCallError, Route
 from citewise.llm.routes import RouteStore
 from citewise.llm.secrets import public_url, redact, redact_obj, resolve_key, url_secrets
 from citewise.llm.written import ModelSentence, SetLimits, build_payload, write_answer
@@ -126,6 +126,7 @@ def generate(payload: FrozenPayload, ctx: LLMContext) -> Generation:
     for i, target in enumerate(ctx.route.targets):
         started = time.perf_counter()
         stop = False
+        outcome: AttemptOutcome
         if not ctx.spend(i):
             gen.attempts.append(
                 Attempt(i, target.model, target.endpoint, digest, "budget", "call budget spent", 0)

@@ -21,6 +21,8 @@ FailureKind = Literal[
     "rejected",
     "budget",
 ]
+#: How one call ended.
+AttemptOutcome = Literal["ok"] | FailureKind
 ELIGIBLE: frozenset[str] = frozenset(
     {"connection", "timeout", "rate_limited", "server_error", "contract"}
 )
@@ -143,7 +145,7 @@ class Attempt:
     model: str
     endpoint: str
     payload_sha256: str
-    outcome: str  # ok | <FailureKind>
+    outcome: AttemptOutcome
     detail: str
     duration_ms: float
 

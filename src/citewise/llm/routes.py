@@ -14,7 +14,7 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 
@@ -30,10 +30,14 @@ CHECK_MESSAGES = [
 ]
 
 
+#: A route's life: never activated, active, or edited since its last activation.
+RouteState = Literal["draft", "active", "changed"]
+
+
 @dataclass(frozen=True, slots=True)
 class RouteStatus:
     name: str
-    state: str  # draft | active | changed (edited since its last activation)
+    state: RouteState
     route: Route
     activated_at: str | None
     check: list[dict[str, Any]]
@@ -94,6 +98,7 @@ class RouteStore:
         entry = routes[name]
         draft = Route.from_json(name, entry["draft"])
         active = entry.get("active")
+        state: RouteState
         if not active:
             state = "draft"
         elif active.get("fingerprint") == _fingerprint(draft):
