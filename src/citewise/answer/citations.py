@@ -13,7 +13,7 @@ from citewise.evidence.models import Fragment
 from citewise.evidence.nodes import NodeReader
 from citewise.ingest.locator import locate
 from citewise.ingest.models import Node, sha256_text
-from citewise.sufficiency.conflicts_adapter import ConflictNote
+from citewise.sufficiency.models import ConflictNote
 
 if TYPE_CHECKING:
     from citewise.kb import KnowledgeBase

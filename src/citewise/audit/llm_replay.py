@@ -19,15 +19,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, cast
 
 from citewise.llm.frozen import EvidenceDoesNotFit
-from citewise.llm.written import ModelSentence, SetLimits, build_payload, write_answer
+from citewise.llm.models import ModelSentence, SetLimits
+from citewise.llm.written import build_payload, write_answer
 
 if TYPE_CHECKING:
     from citewise.answer.models import Answer, AnswerTrace, JudgeTrace
     from citewise.kb import KnowledgeBase
     from citewise.recall.models import SearchFilters
-    from citewise.sufficiency.conflicts_adapter import ConflictNote
     from citewise.sufficiency.gates import GateInput
-    from citewise.sufficiency.models import Sufficiency
+    from citewise.sufficiency.models import ConflictNote, Sufficiency
 
 
 def uses_llm(bundle: dict[str, Any]) -> bool:

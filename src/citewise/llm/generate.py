@@ -23,18 +23,26 @@ from citewise.llm.frozen import (
     freeze,
     unescape,
 )
-from citewise.llm.judge import JudgeResult, run_judge
-from citewise.llm.models import Attempt, AttemptOutcome, LLMCallError, Route
+from citewise.llm.judge import run_judge
+from citewise.llm.models import (
+    Attempt,
+    AttemptOutcome,
+    JudgeResult,
+    LLMCallError,
+    ModelSentence,
+    Route,
+    SetLimits,
+)
 from citewise.llm.routes import RouteStore
 from citewise.llm.secrets import public_url, redact, redact_obj, resolve_key, url_secrets
-from citewise.llm.written import ModelSentence, SetLimits, build_payload, write_answer
+from citewise.llm.written import build_payload, write_answer
 from citewise.recall.models import SearchFilters
 from citewise.sufficiency.gates import GateInput
 from citewise.sufficiency.models import Sufficiency
 
 if TYPE_CHECKING:
     from citewise.kb import KnowledgeBase
-    from citewise.sufficiency.conflicts_adapter import ConflictNote
+    from citewise.sufficiency.models import ConflictNote
 
 log = logging.getLogger("citewise.llm")
 MAX_SENTENCES = 12

@@ -8,7 +8,6 @@ same payload hash and the same answer without calling any model.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from citewise.answer.citations import cite_claims
@@ -26,6 +25,7 @@ from citewise.evidence.nodes import NodeReader, spans_by_version
 from citewise.evidence.sentences import Span
 from citewise.ingest.models import Node
 from citewise.llm.frozen import FrozenPayload, _candidates, freeze, minimal_set, unit_items
+from citewise.llm.models import ModelSentence, SetLimits
 from citewise.recall.models import SearchFilters
 from citewise.sufficiency.gates import GateInput
 from citewise.sufficiency.models import Sufficiency
@@ -33,42 +33,7 @@ from citewise.sufficiency.models import Sufficiency
 if TYPE_CHECKING:
     from citewise.evidence.models import Fragment
     from citewise.kb import KnowledgeBase
-    from citewise.sufficiency.conflicts_adapter import ConflictNote
-
-
-@dataclass(frozen=True, slots=True)
-class ModelSentence:
-    text: str
-    items: tuple[str, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"text": self.text, "items": list(self.items)}
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> ModelSentence:
-        return cls(str(d.get("text", "")), tuple(str(i) for i in d.get("items") or ()))
-
-
-@dataclass(frozen=True, slots=True)
-class SetLimits:
-    """The evidence-set bounds of a route (recorded in the trace so replay can reuse them)."""
-
-    max_items: int = 3
-    item_chars: int = 1200
-    total_chars: int = 3000
-
-    def to_json(self) -> dict[str, int]:
-        return asdict(self)
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any] | None) -> SetLimits:
-        d = d or {}
-        base = cls()
-        return cls(
-            int(d.get("max_items", base.max_items)),
-            int(d.get("item_chars", base.item_chars)),
-            int(d.get("total_chars", base.total_chars)),
-        )
+    from citewise.sufficiency.models import ConflictNote
 
 
 def build_payload(

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, TypedDict
 
+from citewise.evidence.models import Fragment
+
 Status = Literal["sufficient", "borderline", "insufficient"]
 Degradation = Literal[
     "none",
@@ -120,3 +122,25 @@ class JudgementJSON(TypedDict):
     verdict: Verdict
     missing: tuple[str, ...]
     reason: str  # ``kind:detail``, empty when ok
+
+
+@dataclass(frozen=True, slots=True)
+class ConflictSide:
+    """One source's side of a conflict: its exact excerpt and the value it states."""
+
+    fragment: Fragment
+    start: int
+    end: int
+    text: str
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
+class ConflictNote:
+    """A conflict that matters for the question: the notice sentence and its sides."""
+
+    subject: str
+    attribute: str
+    sentence: str
+    sides: tuple[ConflictSide, ...]
+    reason: str
