@@ -13,7 +13,7 @@ import pytest
 
 from citewise.answer.orchestration import PLACEHOLDER
 from citewise.errors import RouteNotActive, RouteNotFound
-from citewise.eval.probes import check_citations
+from citewise.eval.probes import citation_problems
 from citewise.kb import Home, KnowledgeBase
 from citewise.llm.frozen import SYSTEM_PROMPT, escape, freeze
 from citewise.llm.models import Route, Target
@@ -97,7 +97,7 @@ def test_success_cites_exact_spans_of_the_frozen_set(
     assert answer.outcome == "answered", answer.answer
     assert answer.trace["answer_source"] == "llm:ok/m1"
     assert "small blue part" in answer.answer
-    assert not check_citations(kb, answer)
+    assert not citation_problems(kb, answer)
     assert all(c.path == "widgets.md" for c in answer.citations)
     assert outcomes(answer.trace) == ["ok"]
     assert server.calls("judge") == []  # the review was not borderline: no judge call

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from citewise.answer.models import Answer
-from citewise.eval.probes import check_case, check_citations, load_cases
+from citewise.eval.probes import check_case, citation_problems, load_cases
 from citewise.kb import Home, KnowledgeBase
 from citewise.llm.models import Route, Target
 from citewise.llm.routes import RouteStore
@@ -81,7 +81,7 @@ def test_unsupported_model_sentence_is_removed(
     assert INVENTED not in answer.answer
     dropped = [c for c in answer.claims if not c.kept]
     assert [c.text for c in dropped] == [INVENTED]
-    assert not check_citations(kb, answer)
+    assert not citation_problems(kb, answer)
 
 
 def test_a_procedure_is_one_whole_item_of_the_frozen_set(

@@ -67,7 +67,7 @@ def load_cases(suite: Path) -> list[dict[str, Any]]:
     return cases
 
 
-def check_citations(kb: KnowledgeBase, answer: Answer) -> list[str]:
+def citation_problems(kb: KnowledgeBase, answer: Answer) -> list[str]:
     """Every citation's excerpt must equal the stored source text at its offsets."""
     problems = []
     for c in answer.citations:
@@ -114,7 +114,7 @@ def check_case(kb: KnowledgeBase, case: dict[str, Any]) -> CaseResult:
     for role in exp.get("roles") or []:
         if role not in roles:
             problems.append(f"no {role} fragment in the pack")
-    problems += check_citations(kb, answer)
+    problems += citation_problems(kb, answer)
     return CaseResult(
         str(case["id"]),
         str(case.get("kind", "")),

@@ -27,7 +27,7 @@ class SupportSpan:
     reason: str
 
 
-def candidates(view: DocView, unit: Node) -> list[tuple[Node, int, int]]:
+def node_pieces(view: DocView, unit: Node) -> list[tuple[Node, int, int]]:
     """Sentence-sized pieces of one chunk member: sentences, table rows, whole blocks."""
     if unit.kind == "table":
         rows = [c for c in view.children.get(unit.id, []) if c.kind == "table_row"]
@@ -55,7 +55,7 @@ def select_spans(
     """
     pieces: list[tuple[int, int, Node, Node, int, int]] = []  # (-cov, order, node, unit, s, e)
     for unit in units:
-        for node, s, e in candidates(view, unit):
+        for node, s, e in node_pieces(view, unit):
             cov = coverage(terms, view.text[s:e]) if terms else 0
             pieces.append((-cov, len(pieces), node, unit, s, e))
     if not pieces:

@@ -98,7 +98,7 @@ class DenseState:
 
 
 @dataclass(frozen=True, slots=True)
-class SyncReport:
+class IndexSyncReport:
     added: int
     removed: int
     encoded: int
@@ -288,19 +288,19 @@ class KBIndex(CallerViews):
         tmp.replace(self.dir / MANIFEST)
 
     # -- sync --------------------------------------------------------------------
-    def sync(self) -> SyncReport:
+    def sync(self) -> IndexSyncReport:
         """Bring the indexes to the store's current revision (a no-op when nothing changed,
         and inside :meth:`pinned`)."""
         started = time.perf_counter()
         if getattr(self._pin, "state", None) is not None:
-            return SyncReport(0, 0, 0, 0, 0.0, 0.0)
+            return IndexSyncReport(0, 0, 0, 0, 0.0, 0.0)
         with self._sync_lock:
             if not self._loaded:
                 self._load()
             old = self._state
             generation = self.store.generation(self.kb)
             if generation == old.generation and old.chunks:
-                return SyncReport(0, 0, 0, 0, 0.0, time.perf_counter() - started)
+                return IndexSyncReport(0, 0, 0, 0, 0.0, time.perf_counter() - started)
             generation, revision, live = self._read_current(generation)
             lexical = old.lexical.copy()
             gone = [cid for cid in lexical.ids() if cid not in live]
@@ -324,7 +324,7 @@ class KBIndex(CallerViews):
                 # ``citewise add`` saving the same directory must not fail this sync.
                 with contextlib.suppress(OSError):
                     self._save(state)
-        return SyncReport(
+        return IndexSyncReport(
             len(new), len(gone), encoded, reused, enc_secs, time.perf_counter() - started
         )
 
