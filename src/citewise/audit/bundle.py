@@ -23,7 +23,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from citewise.answer.pipeline import ask
 from citewise.audit import checkpoint as cp
@@ -35,6 +35,9 @@ if TYPE_CHECKING:
     from citewise.kb import Home
 
 FORMAT = "citewise-answer-bundle/1"
+#: What a replay found: every checked stage the same (some left unchecked: ``partial``),
+#: a stage that differs, or a file that is not a citewise answer bundle.
+ReplayStatus = Literal["reproduced", "partial", "differs", "unsupported"]
 STAGES = ("retrieval", "evidence", "sufficiency", "answer")
 LLM_STAGES = ("retrieval", "evidence", "sufficiency", "llm_payload", "answer")
 
@@ -183,7 +186,7 @@ def replay(home: Home, bundle: dict[str, Any]) -> dict[str, Any]:
     got = json.loads(canonical_json(got))
     want = json.loads(canonical_json(want))
     differs = [s for s in stages if s not in unchecked and got[s] != want[s]]
-    status = "differs" if differs else "partial" if unchecked else "reproduced"
+    status: ReplayStatus = "differs" if differs else "partial" if unchecked else "reproduced"
     report = base | {
         "status": status,
         "note": note,
