@@ -144,3 +144,61 @@ def test_upload_ask_cite(browser_page: tuple[object, str], tmp_path: Path) -> No
     ARTIFACTS.mkdir(exist_ok=True)
     p.screenshot(path=str(ARTIFACTS / "web.png"), full_page=True)
     assert (ARTIFACTS / "web.png").stat().st_size > 0
+
+
+STREAM_DOC = b"""# Backups
+
+Nightly backups run at 02:00 UTC and are kept for 35 days. <i>restore</i> needs a ticket.
+
+## Restore
+
+To restore a backup, open a ticket and run `citewise restore --from <date>`.
+"""
+
+
+def test_the_page_streams_sentences_then_shows_the_same_answer(
+    browser_page: tuple[object, str],
+) -> None:
+    """The ask box reads ``/ask?stream=true``: sentences appear one by one with clickable
+    citations, and the final answer equals the non-streamed API answer."""
+    import httpx
+
+    page, url = browser_page
+    p: object = page
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(p, Page)
+    files = [("files", ("ops/backups.md", STREAM_DOC, "text/markdown"))]
+    assert httpx.post(url + "/kb/default/documents", files=files, timeout=60).status_code == 201
+    question = "How do I restore a backup?"
+    plain = httpx.post(url + "/kb/default/ask", json={"question": question}, timeout=60).json()
+    assert plain["outcome"] == "answered"
+
+    errors: list[str] = []
+    p.on("pageerror", lambda exc: errors.append(str(exc)))
+    p.goto(url + "/")
+    p.click("#tab-ask")
+    # Record every streamed sentence the page shows before the final render replaces them.
+    p.evaluate(
+        """() => { window.__streamed = [];
+        new MutationObserver((ms) => { for (const m of ms) for (const n of m.addedNodes)
+          if (n.classList && n.classList.contains('streamed-sentence'))
+            window.__streamed.push([n.textContent, n.querySelectorAll('.cite-marker').length]);
+        }).observe(document.getElementById('answer'), { childList: true }); }"""
+    )
+    with p.expect_response(lambda r: "/ask?stream=true" in r.url) as streamed:
+        p.fill("#question", question)
+        p.click("#ask-button")
+    assert streamed.value.headers["content-type"].startswith("text/event-stream")
+    expect(p.locator("#st-outcome")).to_have_text("answered", timeout=60_000)
+
+    seen = p.evaluate("window.__streamed")
+    assert seen, "no sentence was rendered from the stream"
+    assert all(markers >= 1 for _, markers in seen)  # each streamed sentence is cited
+    shown = p.locator("#answer").inner_text()
+    assert " ".join(shown.split()) == " ".join(plain["answer"].split())
+    assert p.locator("#answer .cite-marker").count() == plain["answer"].count("[")
+    p.locator("#answer .cite-marker").first.click()
+    expect(p.locator("#cite-meta")).to_contain_text("ops/backups.md")
+    assert p.locator("#answer i").count() == 0  # document text stays text
+    assert errors == []

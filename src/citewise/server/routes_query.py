@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Response
+from fastapi import APIRouter, Depends, Query, Response
+from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
+from citewise.errors import UsageError
 from citewise.server.auth import Caller
 from citewise.server.deps import get_caller, get_service, jsonable
 from citewise.server.service import Scope, Service
+from citewise.server.streaming import MEDIA_TYPE, stream_answer
 
 router = APIRouter()
 CallerDep = Annotated[Caller, Depends(get_caller)]
@@ -67,11 +70,34 @@ def evidence(kb: str, body: EvidenceBody, caller: CallerDep, service: ServiceDep
     return pack.to_json()
 
 
-@router.post("/kb/{kb}/ask", tags=["questions"])
-def ask(kb: str, body: AskBody, caller: CallerDep, service: ServiceDep) -> dict[str, Any]:
-    """One answer (same JSON as ``citewise ask --json [--trace]``)."""
-    answer = service.ask(caller, kb, body.question, scope=body.filters.scope())
-    return answer.to_json(with_trace=body.trace)
+@router.post("/kb/{kb}/ask", tags=["questions"], response_model=None)
+def ask(
+    kb: str,
+    body: AskBody,
+    caller: CallerDep,
+    service: ServiceDep,
+    stream: Annotated[bool, Query(description="Send server-sent events")] = False,
+) -> dict[str, Any] | StreamingResponse:
+    """One answer (same JSON as ``citewise ask --json [--trace]``).
+
+    With ``?stream=true``: ``text/event-stream`` with a ``status`` event, one ``sentence``
+    event per released sentence and its citations, then an ``answer`` event holding the
+    same object as the plain request (server/streaming.py)."""
+    scope = body.filters.scope()
+    if not stream:
+        answer = service.ask(caller, kb, body.question, scope=scope)
+        return answer.to_json(with_trace=body.trace)
+    service.kb(caller, kb)  # not found / not allowed: a plain HTTP error, before the stream
+    if not body.question.strip():
+        raise UsageError("The question is empty.", hint="Pass the question to answer.")
+    events = stream_answer(
+        lambda: service.ask(caller, kb, body.question, scope=scope),
+        kb=kb,
+        question=body.question,
+        with_trace=body.trace,
+    )
+    headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    return StreamingResponse(events, media_type=MEDIA_TYPE, headers=headers)
 
 
 @router.get("/citations/{citation_id}", tags=["citations"])

@@ -67,8 +67,10 @@ async function ask(question) {
   $("ask-button").disabled = true;
   try {
     const base = "/kb/" + encodeURIComponent(state.kb);
+    clear($("answer"));
+    $("citation-view").hidden = true;
     const [answer, search] = await Promise.all([
-      api("POST", base + "/ask", { question, trace: true }),
+      askStream(base, { question, trace: true }, renderSentence),
       api("POST", base + "/search", { query: question, top_k: 10 }).catch(() => null),
     ]);
     state.answer = answer;
@@ -84,6 +86,72 @@ async function ask(question) {
   }
 }
 
+// POST /ask?stream=true read as server-sent events: each released sentence is shown as
+// it arrives (with clickable citations); the final "answer" event is the whole answer.
+async function askStream(base, body, onSentence) {
+  const headers = { "Content-Type": "application/json", Accept: "text/event-stream" };
+  const key = $("api-key").value.trim();
+  if (key) headers["X-API-Key"] = key;
+  const resp = await fetch(base + "/ask?stream=true", {
+    method: "POST",
+    headers,
+    body: JSON.stringify(body),
+  });
+  if (!resp.ok) {
+    const data = await resp.json().catch(() => ({}));
+    const err = (data && data.error) || { code: "HTTP_" + resp.status, message: resp.statusText };
+    throw new Error(err.code + ": " + err.message);
+  }
+  const reader = resp.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  let final = null;
+  const handle = (block) => {
+    let name = "message";
+    let data = "";
+    for (const line of block.split("\n")) {
+      if (line.startsWith("event: ")) name = line.slice(7);
+      else if (line.startsWith("data: ")) data += line.slice(6);
+    }
+    if (!data) return;
+    const value = JSON.parse(data);
+    if (name === "sentence") onSentence(value);
+    else if (name === "answer") final = value;
+    else if (name === "error") throw new Error(value.error.code + ": " + value.error.message);
+  };
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (value) buffer += decoder.decode(value, { stream: true });
+    let cut = buffer.indexOf("\n\n");
+    while (cut >= 0) {
+      handle(buffer.slice(0, cut));
+      buffer = buffer.slice(cut + 2);
+      cut = buffer.indexOf("\n\n");
+    }
+    if (done) break;
+  }
+  if (final === null) throw new Error("STREAM_ENDED: the answer stream ended early; ask again.");
+  return final;
+}
+
+function citeButton(c) {
+  const btn = el("button", "[" + c.number + "]", "cite-marker");
+  btn.type = "button";
+  btn.dataset.citation = String(c.number);
+  btn.title = c.path + " " + (placeLabel(c.locator) || "lines " + c.line_start + "-" + c.line_end);
+  btn.addEventListener("click", () => openCitation(c));
+  return btn;
+}
+
+// One streamed sentence, shown at once with its citation markers.
+function renderSentence(sentence) {
+  const line = el("div", null, "streamed-sentence");
+  line.dataset.index = String(sentence.index);
+  line.appendChild(document.createTextNode(sentence.text + " "));
+  for (const c of sentence.citations) line.appendChild(citeButton(c));
+  $("answer").appendChild(line);
+}
+
 function renderAnswer(answer) {
   const box = $("answer");
   clear(box);
@@ -93,13 +161,7 @@ function renderAnswer(answer) {
   for (const part of parts) {
     const m = /^\[(\d+)\]$/.exec(part);
     if (m && byNumber.has(m[1])) {
-      const c = byNumber.get(m[1]);
-      const btn = el("button", "[" + m[1] + "]", "cite-marker");
-      btn.type = "button";
-      btn.dataset.citation = m[1];
-      btn.title = c.path + " " + (placeLabel(c.locator) || "lines " + c.line_start + "-" + c.line_end);
-      btn.addEventListener("click", () => openCitation(c));
-      box.appendChild(btn);
+      box.appendChild(citeButton(byNumber.get(m[1])));
     } else if (part) {
       box.appendChild(document.createTextNode(part));
     }
