@@ -101,3 +101,6 @@ def test_answer_json_holds_string_reasons_and_declared_trace_sections(
     assert set(keys) <= set(declared)
     assert keys == sorted(keys, key=declared.index)  # the order the pipeline writes
     assert out["sufficiency"]["reasons"] == list(answer.sufficiency.reason_texts)
+    # the ledger saves the same JSON (with its trace) the CLI and HTTP emit
+    saved = kb.store.ledger.get_answer(answer.trace_id)["answer"]
+    assert saved == json.loads(json.dumps(out))
