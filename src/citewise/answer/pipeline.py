@@ -149,7 +149,7 @@ def ask(
     set_aside = tuple(p for p in stale_paths(kb, pack, who) if not _stale_used(pack, (p,)))
     if set_aside and suff.status != "insufficient":
         note = f"{', '.join(set_aside)} (superseded; current editions used)"
-        suff = replace(suff, reasons=(*suff.reasons, Reason("stale_set_aside", note, set_aside)))
+        suff = replace(suff, reasons=(*suff.reasons, Reason("stale_set_aside", note)))
     trace["pack"] = pack.to_json()
     trace["sufficiency"] = suff.to_json()
     trace["conflicts"] = [asdict(c) for c in conflicts]
