@@ -202,3 +202,39 @@ def test_the_page_streams_sentences_then_shows_the_same_answer(
     expect(p.locator("#cite-meta")).to_contain_text("ops/backups.md")
     assert p.locator("#answer i").count() == 0  # document text stays text
     assert errors == []
+
+
+def test_the_page_shows_the_second_source_state(
+    browser_page: tuple[object, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the box ticked the page asks with ``verify_web`` and shows each citation's
+    state next to its marker and in the citation view (degraded here: the product policy
+    never fetches the stand-in page on 127.0.0.1)."""
+    import httpx
+
+    from tests._web_hosts import Route, searx_route, web_host
+    from tests.test_web_verify import CLAUSE_B, Q_B, REG_B, reg_page
+
+    page, url = browser_page
+    p: object = page
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(p, Page)
+    files = [("files", ("regs/reg-b.md", REG_B, "text/markdown"))]
+    assert httpx.post(url + "/kb/default/documents", files=files, timeout=60).status_code == 201
+    with web_host() as pages, web_host() as engine:
+        pages.routes["/p"] = Route(reg_page("2017", CLAUSE_B))
+        engine.routes["/search"] = searx_route(
+            [{"url": pages.url("/p"), "title": "", "content": ""}]
+        )
+        monkeypatch.setenv("CITEWISE_WEB_SEARCH_URL", engine.base)
+        monkeypatch.setenv("CITEWISE_WEB_ALLOWED_HOSTS", "127.0.0.1")
+        p.goto(url + "/")
+        p.click("#tab-ask")
+        p.check("#verify-web")
+        p.fill("#question", Q_B)
+        p.click("#ask-button")
+        expect(p.locator("#answer .verify-state").first).to_have_text("degraded", timeout=60_000)
+        p.locator("#answer .cite-marker").first.click()
+        expect(p.locator("#cite-verify")).to_contain_text("second source: degraded")
+        assert len(engine.seen) == 1 and pages.seen == []

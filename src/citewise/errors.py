@@ -229,3 +229,59 @@ class RequestTooLarge(UsageError):
 
     code = "REQUEST_TOO_LARGE"
     http_status = 413
+
+
+# -- the second source: web search and the SSRF-safe fetcher (citewise/web/) -----------
+class WebError(CitewiseError):
+    """Base of the web verification errors; a citation's state records them (degraded)."""
+
+    code = "WEB_ERROR"
+    exit_code = 8
+    http_status = 502
+
+
+class UrlRefused(WebError):
+    """A URL the fetcher will not request (scheme, credentials, malformed host)."""
+
+    code = "URL_REFUSED"
+    http_status = 400
+
+
+class AddressBlocked(UrlRefused):
+    """The host is, or resolves to, an address the fetcher never connects to."""
+
+    code = "ADDRESS_BLOCKED"
+
+
+class FetchFailed(WebError):
+    """The request was made but the page could not be read within the caps."""
+
+    code = "FETCH_FAILED"
+
+
+class FetchTimeout(FetchFailed):
+    code = "FETCH_TIMEOUT"
+
+
+class FetchTooLarge(FetchFailed):
+    code = "FETCH_TOO_LARGE"
+
+
+class ContentTypeRefused(FetchFailed):
+    code = "CONTENT_TYPE_REFUSED"
+
+
+class TooManyRedirects(FetchFailed):
+    code = "TOO_MANY_REDIRECTS"
+
+
+class SearchUnavailable(WebError):
+    """The configured search engine did not answer with usable JSON."""
+
+    code = "SEARCH_UNAVAILABLE"
+
+
+class WebNotConfigured(UsageError):
+    """Web verification was asked for but no search engine is configured."""
+
+    code = "WEB_NOT_CONFIGURED"

@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from citewise.answer.models import Answer
 from citewise.answer.pipeline import ask
@@ -41,6 +42,9 @@ from citewise.store.models import (
     VersionInfo,
 )
 from citewise.store.protocol import Store
+
+if TYPE_CHECKING:
+    from citewise.web.verify import WebVerifier
 
 #: Called after each file with (result, files_done, files_total).
 ProgressFn = Callable[[FileResult, int, int], None]
@@ -345,11 +349,17 @@ class KnowledgeBase:
         return pack
 
     def ask(
-        self, question: str, *, filters: SearchFilters | None = None, llm: str | None = None
+        self,
+        question: str,
+        *,
+        filters: SearchFilters | None = None,
+        llm: str | None = None,
+        web: WebVerifier | None = None,
     ) -> Answer:
         """One answer whose every sentence carries an exact citation, or an honest outcome.
 
         ``llm`` names an activated LLM route (docs/llm.md); None keeps the extractive path.
+        ``web`` (opt-in; docs/regulations.md) checks each citation against a second source.
         """
         if not question.strip():
             raise UsageError("The question is empty.", hint="Pass the question to answer.")
@@ -357,7 +367,14 @@ class KnowledgeBase:
             answer = ask(self, question, filters=filters)
         else:
             answer = ask(self, question, filters=filters, llm=llm)
-        record_answer(self, answer, filters)  # saved whole, with its ledger event
+        if web is not None:
+            from citewise.web.attach import record_verification, verify_answer
+            from citewise.web.refs import MetadataEditions
+
+            answer, run = verify_answer(answer, web, MetadataEditions(self.store, self.name))
+        answer_id = record_answer(self, answer, filters)  # saved whole, with its ledger event
+        if web is not None:
+            record_verification(self.store.ledger, self.name, answer_id, run)
         return answer
 
     # -- history ------------------------------------------------------------

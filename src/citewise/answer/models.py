@@ -54,6 +54,8 @@ class Citation:
     role: CitationRole
     #: Where the excerpt is in the original file (ingest/locator.py); None for text formats.
     locator: dict[str, Any] | None = None
+    #: The second source's verdict (web/verify.py), set only when web verification ran.
+    verification: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -189,6 +191,7 @@ class Answer:
                     "sha256": c.sha256,
                     "role": c.role,
                     **locator_fields(c.locator),
+                    **({"verification": c.verification} if c.verification is not None else {}),
                 }
                 for c in self.citations
             ],

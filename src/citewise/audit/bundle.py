@@ -30,6 +30,7 @@ from citewise.audit import checkpoint as cp
 from citewise.audit.entries import canonical_json
 from citewise.audit.llm_replay import RecordedLLM, uses_llm
 from citewise.audit.record import filters_from, retrieval_snapshot
+from citewise.errors import CitewiseError
 
 if TYPE_CHECKING:
     from citewise.kb import Home
@@ -74,6 +75,8 @@ def _bundle(home: Home, answer_id: str) -> dict[str, Any]:
         "answer_sha256": saved["answer_sha256"],
         "citations": answer.get("citations", []),
         "evidence_pack": trace.get("pack"),
+        # The web second source's record (searches, fetches, comparisons), when it ran.
+        "web_verification": trace.get("web_verification"),
         "sufficiency": trace.get("sufficiency"),
         "recovery": trace.get("recovery"),
         "conflicts": trace.get("conflicts", []),
@@ -182,6 +185,23 @@ def replay(home: Home, bundle: dict[str, Any]) -> dict[str, Any]:
     unchecked: list[str] = []
     if rec is not None:
         stages, unchecked = _llm_stages(rec, want, got)
+    if bundle.get("web_verification"):  # the second source, from its record: no network
+        from citewise.web.replay import replayed_states
+        from citewise.web.snapshot import SnapshotStore
+
+        cites = (bundle.get("answer") or {}).get("citations") or ()
+        states = [[c["id"], (c.get("verification") or {}).get("state")] for c in cites]
+        want["second_source"] = {"states": states}
+        snaps = SnapshotStore(home.settings.home / "web" / "snapshots")
+        record = bundle["web_verification"]
+        stages.append("second_source")
+        try:
+            got["second_source"] = {
+                "states": replayed_states(kb2.store, kb2.name, snaps, record, fresh)
+            }
+        except CitewiseError as exc:  # e.g. the snapshots are not in this home
+            got["second_source"] = {"not_replayed": str(exc)}
+            unchecked.append("second_source")
     # Compare as JSON values (tuples in a fresh trace are lists in a saved one).
     got = json.loads(canonical_json(got))
     want = json.loads(canonical_json(want))

@@ -28,6 +28,7 @@ EVENT_TYPES = (
     "access",
     "key",
     "route",
+    "web_verification",
 )
 LINEAGE_KEYS = ("session", "turn", "task", "run", "trace")
 

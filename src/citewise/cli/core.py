@@ -3,6 +3,7 @@ and the ``kb`` and ``docs`` groups. Every read command takes ``--json``."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -154,12 +155,26 @@ def ask_cmd(
     llm: Annotated[
         str | None, typer.Option("--llm", help="Write the answer with this activated LLM route.")
     ] = None,
+    verify_web: Annotated[
+        bool,
+        typer.Option(
+            "--verify-web",
+            help="Check each regulation citation against a second source on the web "
+            "(CITEWISE_WEB_SEARCH_URL, CITEWISE_WEB_ALLOWED_HOSTS; docs/regulations.md).",
+        ),
+    ] = False,
     home: HomeOpt = None,
     json: JsonOpt = False,
 ) -> None:
     """Answer a question: every sentence cites its exact source span, or says what is missing."""
     with open_home(home) as h:
-        answer = h.kb(kb).ask(question, filters=search_filters(filter_, principal), llm=llm)
+        web = None
+        if verify_web:
+            from citewise.web.settings import WebSettings, open_verifier
+
+            web = open_verifier(WebSettings.from_env(os.environ), h.settings.home)
+        filters = search_filters(filter_, principal)
+        answer = h.kb(kb).ask(question, filters=filters, llm=llm, web=web)
         if principal is not None:  # version numbers as that principal sees them
             from citewise.server import renumber
 

@@ -182,6 +182,9 @@ def print_answer(answer: Answer) -> None:
         )
         excerpt = " ".join(c.excerpt.split())
         out.print(f'    "{excerpt[:240]}{"..." if len(excerpt) > 240 else ""}"', markup=False)
+        if c.verification is not None:
+            v = c.verification
+            out.print(f"    second source: {v['state']} ({v['reason']})", markup=False)
     if answer.sufficiency.reasons and answer.outcome == "answered":
         out.print(f"\nnotes: {'; '.join(answer.sufficiency.reason_texts)}", markup=False)
     out.print(f"replay {answer.replay_id}  answer id {answer.trace_id}", markup=False)

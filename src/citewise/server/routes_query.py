@@ -50,6 +50,8 @@ class AskBody(BaseModel):
     question: str
     trace: bool = False
     filters: Filters = Field(default_factory=Filters)
+    #: Check regulation citations against the web second source (docs/regulations.md).
+    verify_web: bool = False
 
 
 @router.post("/kb/{kb}/search", tags=["questions"])
@@ -85,13 +87,13 @@ def ask(
     same object as the plain request (server/streaming.py)."""
     scope = body.filters.scope()
     if not stream:
-        answer = service.ask(caller, kb, body.question, scope=scope)
+        answer = service.ask(caller, kb, body.question, scope=scope, verify_web=body.verify_web)
         return answer.to_json(with_trace=body.trace)
     service.kb(caller, kb)  # not found / not allowed: a plain HTTP error, before the stream
     if not body.question.strip():
         raise UsageError("The question is empty.", hint="Pass the question to answer.")
     events = stream_answer(
-        lambda: service.ask(caller, kb, body.question, scope=scope),
+        lambda: service.ask(caller, kb, body.question, scope=scope, verify_web=body.verify_web),
         kb=kb,
         question=body.question,
         with_trace=body.trace,

@@ -18,6 +18,7 @@ keeps reading the state it started with.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -479,10 +480,21 @@ class Service:
             return renumber.evidence_pack(pack, self._numbering(caller, kb))
 
     def ask(
-        self, caller: Caller, name: str, question: str, *, scope: Scope | None = None
+        self,
+        caller: Caller,
+        name: str,
+        question: str,
+        *,
+        scope: Scope | None = None,
+        verify_web: bool = False,
     ) -> Answer:
+        web = None
+        if verify_web:  # configured by the server's environment (docs/regulations.md)
+            from citewise.web.settings import WebSettings, open_verifier
+
+            web = open_verifier(WebSettings.from_env(os.environ), self.home.settings.home)
         with self.reading(caller, name) as kb:
-            answer = kb.ask(question, filters=self._filters(caller, scope))
+            answer = kb.ask(question, filters=self._filters(caller, scope), web=web)
             return renumber.answer(answer, self._numbering(caller, kb))
 
     def _numbering(self, caller: Caller, kb: KnowledgeBase) -> renumber.Numbering:

@@ -70,7 +70,7 @@ async function ask(question) {
     clear($("answer"));
     $("citation-view").hidden = true;
     const [answer, search] = await Promise.all([
-      askStream(base, { question, trace: true }, renderSentence),
+      askStream(base, { question, trace: true, verify_web: $("verify-web").checked }, renderSentence),
       api("POST", base + "/search", { query: question, top_k: 10 }).catch(() => null),
     ]);
     state.answer = answer;
@@ -143,6 +143,14 @@ function citeButton(c) {
   return btn;
 }
 
+// The second source's state (docs/regulations.md); text only, never markup.
+function verifyBadge(v) {
+  const badge = el("span", v.state.replace(/_/g, " "), "verify-state");
+  badge.dataset.state = v.state;
+  badge.title = v.reason;
+  return badge;
+}
+
 // One streamed sentence, shown at once with its citation markers.
 function renderSentence(sentence) {
   const line = el("div", null, "streamed-sentence");
@@ -161,7 +169,9 @@ function renderAnswer(answer) {
   for (const part of parts) {
     const m = /^\[(\d+)\]$/.exec(part);
     if (m && byNumber.has(m[1])) {
-      box.appendChild(citeButton(byNumber.get(m[1])));
+      const c = byNumber.get(m[1]);
+      box.appendChild(citeButton(c));
+      if (c.verification) box.appendChild(verifyBadge(c.verification));
     } else if (part) {
       box.appendChild(document.createTextNode(part));
     }
@@ -239,6 +249,15 @@ function contextNode(nodes, cited) {
   return smallest(nodes.filter((n) => (n.kind === "section" || n.kind === "document") && holds(n)));
 }
 
+// "second source: conflict (reason) · web: URL, 2022 edition · similarity 0.94"
+function verificationLine(v) {
+  if (!v) return "";
+  const web = v.web_evidence;
+  const where = web ? " · web: " + web.final_url + (web.edition ? ", " + web.edition + " edition" : "") : "";
+  const cmp = v.comparison ? " · similarity " + v.comparison.similarity : "";
+  return "second source: " + v.state.replace(/_/g, " ") + " (" + v.reason + ")" + where + cmp;
+}
+
 async function openCitation(c) {
   showError("");
   try {
@@ -253,6 +272,7 @@ async function openCitation(c) {
       " · chars " + cited.char_start + "-" + cited.char_end;
     $("cite-section").textContent = (cited.heading_path || []).join(" > ");
     $("cite-where").textContent = (cited.extra || {}).locator_words || "";
+    $("cite-verify").textContent = verificationLine(c.verification);
     const pre = $("cite-text");
     clear(pre);
     let section = null;

@@ -1,0 +1,1 @@
+"""The second source: web search, the SSRF-safe fetcher, snapshots and verification."""
