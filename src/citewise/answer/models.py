@@ -152,6 +152,7 @@ class AnswerTrace(TypedDict, total=False):
     cited_presence: JudgementJSON
     failure_stage: FailureStage
     missing: str  # the reasons of an insufficient answer, "; "-joined
+    web_verification: JSONObject  # the opt-in web second source's run (web/verify.py)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
