@@ -64,7 +64,10 @@ def _runner() -> tuple[list[str], str]:
     return ["runuser", "-u", RUN_AS, "--"], RUN_AS
 
 
-def _start(base: Path) -> tuple[PgCluster, list[str], Path]:
+def _start(base: Path, *, durable: bool = False) -> tuple[PgCluster, list[str], Path]:
+    """initdb and start a cluster under ``base``. Tests run without fsync (a throwaway
+    cluster); ``durable`` keeps PostgreSQL's default fsync and synchronous commit, for
+    benchmarks whose figures must hold for a real server."""
     try:
         import psycopg  # noqa: F401
     except ImportError as exc:
@@ -99,10 +102,9 @@ def _start(base: Path) -> tuple[PgCluster, list[str], Path]:
     if run.returncode != 0:
         raise RuntimeError(f"initdb failed: {run.stderr.strip()[-500:]}")
     port = _free_port()
-    opts = (
-        f"-p {port} -k {sock} -c listen_addresses='' -c fsync=off -c full_page_writes=off "
-        "-c synchronous_commit=off -c max_connections=100"
-    )
+    opts = f"-p {port} -k {sock} -c listen_addresses='' -c max_connections=100"
+    if not durable:
+        opts += " -c fsync=off -c full_page_writes=off -c synchronous_commit=off"
     run = subprocess.run(
         [
             *prefix,
