@@ -10,6 +10,9 @@
    Markdown and ``[[wiki]]`` links and Mermaid flowcharts, and queries whose answer is a
    document linked to the plainly matching one. nDCG@10, Recall@10 and MRR@10 (trec_eval
    semantics via pytrec_eval), overall and per query kind (``linked`` / ``direct``).
+   Then answer-level results on the same fixture (:func:`answers`): the answer cites a
+   relevant document; a relation question's answer names the relation to a relevant
+   document and cites both the edge's source span and the neighbour's text.
 
     .venv/bin/python -m bench.graph_boost [--limit N] [--skip-scifact] [--hybrid] [--json out.json]
 
@@ -220,6 +223,65 @@ def fixture(verbose: bool, mode: str = "lexical") -> dict[str, Any]:
     return out
 
 
+def answers(verbose: bool) -> dict[str, Any]:
+    """Answer-level results on the fixture (dense off, default settings): does the answer
+    cite a relevant document, and - for questions that ask about a relation (requires,
+    precedes, replaced by, causes, part of; :mod:`citewise.answer.relation`) - does it
+    name a relation to a relevant document and cite both the edge's source span and the
+    neighbour's own text?"""
+    import yaml
+
+    from citewise.answer.relation import asked_relation
+    from citewise.eval.probes import check_relation
+    from citewise.kb import Home
+
+    spec = yaml.safe_load((FIXTURE / "queries.yaml").read_text("utf-8"))["queries"]
+    os.environ["CITEWISE_DENSE"] = "off"
+    rows: dict[str, dict[str, Any]] = {}
+    with (
+        tempfile.TemporaryDirectory(prefix="citewise-graph-answers-") as tmp,
+        Home.open(Path(tmp) / "home") as h,
+    ):
+        kb = h.kb()
+        kb.add([FIXTURE / "corpus"])
+        for q in spec:
+            rel = set(q["relevant"])
+            a = kb.ask(q["text"])
+            statements = (a.trace.get("relation") or {}).get("statements") or []
+            named = [s for s in statements if Path(s["neighbour_path"]).name in rel]
+            cited_both = any(not check_relation(a, s["relation"]) for s in named)
+            rows[q["id"]] = {
+                "kind": q["kind"],
+                "relation_asked": asked_relation(q["text"]) is not None,
+                "outcome": a.outcome,
+                "relevant_cited": bool(rel & {Path(c.path).name for c in a.citations}),
+                "relation_named": bool(named),
+                "relation_cited": cited_both,
+                "statements": [s["text"] for s in statements],
+            }
+            if verbose:
+                print(f"  {q['id']} {rows[q['id']]}")
+
+    def share(sel: list[dict[str, Any]], key: str) -> float:
+        return round(sum(bool(r[key]) for r in sel) / len(sel), 4) if sel else 0.0
+
+    out: dict[str, Any] = {"per_query": rows}
+    for name, sel in (
+        ("all", list(rows.values())),
+        ("linked", [r for r in rows.values() if r["kind"] == "linked"]),
+        ("relation_asked", [r for r in rows.values() if r["relation_asked"]]),
+    ):
+        out[name] = {
+            "queries": len(sel),
+            "answered": share([{"x": r["outcome"] == "answered"} for r in sel], "x"),
+            "relevant_cited": share(sel, "relevant_cited"),
+            "relation_named": share(sel, "relation_named"),
+            "relation_cited": share(sel, "relation_cited"),
+        }
+        print("fixture answers", name, out[name], flush=True)
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--limit", type=int, default=0, help="only the first N SciFact queries")
@@ -239,6 +301,7 @@ def main() -> int:
     if args.hybrid and not args.skip_scifact:
         result["scifact_hybrid"] = scifact_hybrid()
     result["fixture"] = fixture(args.verbose)
+    result["fixture_answers"] = answers(args.verbose)
     if args.hybrid:
         result["fixture_hybrid"] = fixture(args.verbose, "hybrid")
     os.environ["CITEWISE_DENSE"] = "off"

@@ -57,7 +57,11 @@ def test_every_probe_passes_with_an_llm_route(
         f"{r.id}: {'; '.join(r.problems)} | {r.answer[:160]}" for r in results if not r.passed
     ]
     assert not failures, "\n".join(failures)
-    answered = [c for c, r in zip(cases, results, strict=True) if r.outcome == "answered"]
+    answered = [
+        c
+        for c, r in zip(cases, results, strict=True)
+        if r.outcome == "answered" and c["kind"] != "graph"  # graph cases: answer/relation.py
+    ]
     assert answered
     # The model really wrote the answers (no silent extractive fallback is configured).
     assert len(server.calls("generate")) >= len(answered) - 5

@@ -81,6 +81,82 @@ class IngestConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class RerankConfig:
+    """The rerank stage (recall/rerank.py); off unless ``CITEWISE_RERANK`` names a backend.
+
+    ``backend``: ``off``, ``onnx`` (a cross-encoder exported to ONNX: ``location`` is a
+    directory with ``model.onnx`` and a WordPiece ``vocab.txt``) or ``http`` (``location``
+    is the URL of a ``/rerank`` endpoint of a self-hosted inference server). ``top_n``
+    candidates of the fused pool are rescored; ones under ``threshold`` (when set) are
+    dropped; past ``budget_ms`` the fused order stands and the route says so.
+    """
+
+    backend: str = "off"
+    location: str = ""
+    model: str = ""  # the ``model`` field an HTTP server may want ("" leaves it out)
+    #: The request's list field: ``documents`` (Cohere, Jina, vLLM, Infinity) or ``texts``
+    #: (text-embeddings-inference); ``CITEWISE_RERANK_FIELD``.
+    field: str = "documents"
+    top_n: int = 50
+    threshold: float | None = None
+    budget_ms: float = 2000.0
+    #: Environment variable holding the HTTP endpoint's bearer key (never logged or traced).
+    key_env: str = "CITEWISE_RERANK_API_KEY"
+
+
+#: ``CITEWISE_RERANK`` values: ``off`` (default), ``onnx:<model dir>``, or an http(s) URL.
+RERANK_ENV = "CITEWISE_RERANK"
+
+
+def rerank_from_env(env: Mapping[str, str]) -> RerankConfig:
+    """:class:`RerankConfig` from ``CITEWISE_RERANK`` and ``CITEWISE_RERANK_{TOP_N,
+    THRESHOLD,BUDGET_MS,MODEL}`` (a bad value is a usage error naming the variable)."""
+    raw = env.get(RERANK_ENV, "").strip()
+    if raw.lower() in ("", "off", "0", "false", "no", "none"):
+        backend, location = "off", ""
+    elif raw.lower().startswith(("http://", "https://")):
+        backend, location = "http", raw
+    elif raw.lower().startswith("onnx:") and raw[5:].strip():
+        backend, location = "onnx", raw[5:].strip()
+    else:
+        raise UsageError(
+            f"{RERANK_ENV}={raw!r} names no reranker.",
+            hint=f"Set {RERANK_ENV} to off, onnx:<model directory> or an http(s) /rerank URL.",
+        )
+
+    def number(var: str, default: float, *, positive: bool = True) -> float:
+        text = env.get(var, "").strip()
+        if not text:
+            return default
+        try:
+            value = float(text)
+        except ValueError:
+            value = float("nan")
+        if value != value or (positive and value <= 0):
+            raise UsageError(f"{var}={text!r} is not a valid number.", hint=f"Unset {var}.")
+        return value
+
+    threshold_raw = env.get("CITEWISE_RERANK_THRESHOLD", "").strip()
+    list_field = env.get("CITEWISE_RERANK_FIELD", "documents").strip().lower() or "documents"
+    if list_field not in ("documents", "texts"):
+        raise UsageError(
+            f"CITEWISE_RERANK_FIELD={list_field!r} is neither documents nor texts.",
+            hint="Use texts for text-embeddings-inference, documents for the others.",
+        )
+    return RerankConfig(
+        backend=backend,
+        location=location,
+        model=env.get("CITEWISE_RERANK_MODEL", "").strip(),
+        field=list_field,
+        top_n=int(number("CITEWISE_RERANK_TOP_N", 50)),
+        threshold=(
+            number("CITEWISE_RERANK_THRESHOLD", 0.0, positive=False) if threshold_raw else None
+        ),
+        budget_ms=number("CITEWISE_RERANK_BUDGET_MS", 2000.0),
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
     home: Path
     ingest: IngestConfig = field(default_factory=IngestConfig)
@@ -91,6 +167,8 @@ class Settings:
     #: English) or ``use`` (multilingual) for every KB; ``CITEWISE_ENCODER`` sets it.
     #: ``CITEWISE_ENCODER_INT8=on`` lets MiniLM run in int8 (see index/minilm.py).
     encoder: str = "auto"
+    #: The rerank stage; off by default (no cross-encoder ships offline; docs/benchmarks.md).
+    rerank: RerankConfig = field(default_factory=RerankConfig)
 
     @classmethod
     def resolve(cls, home: str | Path | None = None) -> Settings:
@@ -103,4 +181,5 @@ class Settings:
             ingest=IngestConfig(limits=limits_from_env(os.environ)),
             dense=dense,
             encoder=encoder,
+            rerank=rerank_from_env(os.environ),
         )

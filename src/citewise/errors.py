@@ -285,3 +285,18 @@ class WebNotConfigured(UsageError):
     """Web verification was asked for but no search engine is configured."""
 
     code = "WEB_NOT_CONFIGURED"
+
+
+# -- the rerank stage (recall/rerank.py) ---------------------------------------------
+class RerankFailed(CitewiseError):
+    """A configured reranker could not score the pool (HTTP error, malformed reply, model
+    failure). Recall catches it: the fused order stands and the rerank route says why."""
+
+    code = "RERANK_FAILED"
+    http_status = 502
+
+
+class RerankTimedOut(RerankFailed):
+    """The reranker did not finish within its time budget; the fused order stands."""
+
+    code = "RERANK_TIMED_OUT"

@@ -31,6 +31,7 @@ from citewise.ingest.parse import parse_document
 from citewise.ingest.sync import StaleAnswer, SyncReport, source_of
 from citewise.ingest.walker import SourceFile, WalkProblem, walk
 from citewise.recall.models import SearchFilters, SearchMode, SearchResult
+from citewise.recall.rerank import load_reranker
 from citewise.recall.search import RecallSettings, search
 from citewise.store.factory import DB_NAME, open_store
 from citewise.store.models import (
@@ -100,6 +101,9 @@ class Home:
                 loader=loader,
                 multilingual=LOADERS["use"] if enc == "auto" else None,
             )
+            index = self._indexes[kb]
+            index.rerank_config = self.settings.rerank
+            index.reranker = load_reranker(self.settings.rerank)
         return self._indexes[kb]
 
     @classmethod

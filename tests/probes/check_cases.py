@@ -34,6 +34,7 @@ KINDS = {
     "injection",
     "clause",
     "generic",
+    "graph",
 }
 OUTCOMES = {"answered", "insufficient_evidence", "non_kb_reply"}
 DEGRADATIONS = {"none", "partial_coverage", "conflict", "stale_evidence", "insufficient_evidence"}
@@ -45,6 +46,7 @@ EXPECT_KEYS = {
     "cited_docs",
     "not_cited_docs",
     "roles",
+    "relation",
 }
 ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 

@@ -145,10 +145,12 @@ class AnswerTrace(TypedDict, total=False):
     sufficiency: SufficiencyJSON
     conflicts: list[JSONObject]  # ConflictNote
     procedure_steps_added: int
+    llm_skipped: str  # why an LLM route did not write (a relation answered from the graph)
     llm: LLMTrace
     answer_source: str | None  # "extractive" | "llm:<route>/<model>" | None (none wrote)
     removed_orchestration: list[JSONObject]
     claims: list[ClaimJSON]
+    relation: JSONObject  # a relation question's statements and graph gate (answer/graph_answer.py)
     cited_presence: JudgementJSON
     failure_stage: FailureStage
     missing: str  # the reasons of an insufficient answer, "; "-joined

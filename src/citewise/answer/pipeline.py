@@ -12,6 +12,15 @@ from typing import TYPE_CHECKING
 
 from citewise.answer.citations import cite_claims
 from citewise.answer.compose import compose
+from citewise.answer.graph_answer import (
+    from_graph,
+    relation_claims,
+    relation_pass,
+    relation_profile,
+    relation_sufficiency,
+    relation_verdict,
+    with_relations,
+)
 from citewise.answer.models import (
     Answer,
     AnswerTrace,
@@ -28,7 +37,7 @@ from citewise.evidence.assemble import assemble
 from citewise.evidence.intent import classify_intent
 from citewise.evidence.models import EvidenceConfig, EvidencePack
 from citewise.evidence.nodes import NodeReader, spans_by_version
-from citewise.recall.models import SearchFilters
+from citewise.recall.models import SearchFilters, SearchResult
 from citewise.recall.search import RecallSettings, search, search_summary
 from citewise.sufficiency.conflicts_adapter import detect_conflicts, stale_paths
 from citewise.sufficiency.gates import GateInput, procedure_mismatch, review
@@ -168,10 +177,13 @@ def ask(
         if mismatch:
             suff = Sufficiency("insufficient", "insufficient_evidence", (mismatch,))
             trace["sufficiency"] = suff.to_json()
+    found = relation_pass(kb, question, pack, recall.graph, filters)  # relation questions
+    suff, profile = relation_sufficiency(found, suff), relation_profile(found, profile)
+    trace["sufficiency"] = suff.to_json()
     if suff.status == "insufficient":
         missing = "; ".join(suff.reason_texts)
         text = f"{INSUFFICIENT} ({_human(suff)})"
-        trace["failure_stage"] = _failure_stage(pack)
+        trace["failure_stage"] = _failure_stage(pack, recall)
         return Answer(
             outcome="insufficient_evidence",
             answer=text,
@@ -183,10 +195,10 @@ def ask(
             intent=intent.kind,
             kb=kb.name,
             revision=pack.revision,
-            failure_stage=_failure_stage(pack),
+            failure_stage=_failure_stage(pack, recall),
             trace=trace | {"missing": missing},
         )
-    if llm_ctx is not None:
+    if llm_ctx is not None and not from_graph(found, trace):
         gi = GateInput(
             question, intent, pack, len(conflicts), _stale_used(pack, stale), unknown, profile
         )
@@ -216,10 +228,28 @@ def ask(
         ),
         scorer=dense_scorer(kb.home.index(kb.name)),
     )
-    citations, claims = cite_claims(kb, chosen, conflicts)
-    claims = release_review(claims, citations)
+    citations, claims = cite_claims(kb, with_relations(found, chosen), conflicts)
+    claims = release_review(relation_claims(found, claims), citations)
     kept = [c for c in claims if c.kept]
     trace["claims"] = [c.to_json() for c in claims]
+    suff, not_documented = relation_verdict(found, kept, citations, suff, trace)
+    if not_documented:
+        trace["failure_stage"] = "graph_evidence"
+        return Answer(
+            outcome="insufficient_evidence",
+            answer=f"{INSUFFICIENT} ({_human(suff)})",
+            citations=(),
+            degradation="insufficient_evidence",
+            sufficiency=suff,
+            replay_id=pack.replay_id,
+            trace_id=new_trace_id(),
+            intent=intent.kind,
+            kb=kb.name,
+            revision=pack.revision,
+            claims=tuple(claims),
+            failure_stage="graph_evidence",
+            trace=trace,
+        )
     return finish(
         kb,
         intent.kind,
@@ -355,7 +385,9 @@ def _human(s: Sufficiency) -> str:
     return f"{gate.replace('_', ' ')}: {detail}" if detail else gate.replace("_", " ")
 
 
-def _failure_stage(pack: EvidencePack) -> FailureStage:
+def _failure_stage(pack: EvidencePack, recall: SearchResult | None = None) -> FailureStage:
+    if not pack.direct and recall is not None and recall.criterion == "rerank_threshold":
+        return "reranking"  # the reranker scored every candidate under its threshold
     if any(x.kind == "source_window_unavailable" for x in pack.limitations):
         return "parsing_source"
     return "retrieval" if not pack.direct else "context_assembly"

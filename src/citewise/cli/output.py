@@ -141,6 +141,7 @@ def print_search(result: SearchResult) -> None:
     routes = ", ".join(
         f"{d.route} {d.status}"
         + (f" ({d.candidates})" if d.status == "ok" else f" ({d.reason})" if d.reason else "")
+        + (f" [{d.dropped} dropped under {d.threshold}]" if d.dropped else "")
         for d in result.diagnostics
     )
     out.print(f"revision {result.revision}; routes: {routes}", markup=False)

@@ -3,8 +3,9 @@
 A suite is a folder with ``corpus/`` (the documents) and ``cases.yaml`` (a list of cases:
 ``id``, ``kind``, ``question``, optional ``principal`` and ``expect`` with ``outcome``,
 ``degradation``, ``must_include``, ``must_not_include``, ``cited_docs``, ``not_cited_docs``,
-``roles``). Every answer's citations are also checked: each excerpt must equal the source
-text at its offsets in its revision, with a matching sha256.
+``roles``, ``relation``: a relation kind the answer must state, citing the edge's source
+span and the neighbour's text). Every answer's citations are also checked: each excerpt
+must equal the source text at its offsets in its revision, with a matching sha256.
 """
 
 from __future__ import annotations
@@ -82,6 +83,21 @@ def citation_problems(kb: KnowledgeBase, answer: Answer) -> list[str]:
     return problems
 
 
+def check_relation(answer: Answer, kind: str) -> list[str]:
+    """The answer states a ``kind`` relation (answer/relation.py) and cites both the
+    edge's source span and the neighbour's own text."""
+    statements = (answer.trace.get("relation") or {}).get("statements") or []
+    spans = {(c.path, c.char_start, c.char_end) for c in answer.citations}
+    paths = {c.path for c in answer.citations}
+    for s in statements:
+        if s["relation"] != kind or s["text"] not in answer.answer:
+            continue
+        if (s["edge_path"], *s["edge_chars"]) in spans and s["neighbour_path"] in paths:
+            return []
+        return [f"the {kind} relation is stated without citing its edge span and neighbour"]
+    return [f"no {kind} relation stated"]
+
+
 def check_case(kb: KnowledgeBase, case: dict[str, Any]) -> CaseResult:
     exp: dict[str, Any] = case["expect"]
     principal = case.get("principal")
@@ -114,6 +130,8 @@ def check_case(kb: KnowledgeBase, case: dict[str, Any]) -> CaseResult:
     for role in exp.get("roles") or []:
         if role not in roles:
             problems.append(f"no {role} fragment in the pack")
+    if exp.get("relation"):
+        problems += check_relation(answer, str(exp["relation"]))
     problems += citation_problems(kb, answer)
     return CaseResult(
         str(case["id"]),

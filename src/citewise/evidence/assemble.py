@@ -96,7 +96,7 @@ def assemble(
             index.scoped(scope, lambda: frozenset(visible_chunks(index.chunks.values(), scope)))
         )
         graph_frags, graph_limits = neighbor_fragments(
-            index, result.graph, revision, allowed, candidates
+            index, result.graph, revision, allowed, candidates, query
         )
         candidates.extend(graph_frags)
         limitations.extend(graph_limits)

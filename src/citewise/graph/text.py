@@ -86,10 +86,15 @@ _PHRASES: tuple[tuple[str, RelationKind, bool], ...] = (
         False,
     ),
     # causality
-    (r"caused by|results? from|due to|because of|triggered by", "causes", True),
+    (
+        r"caused by|results? from|due to|because of|triggered by|degraded by|impaired by|"
+        r"damaged by",
+        "causes",
+        True,
+    ),
     (
         r"causes?|caused|leads? to|led to|results? in|triggers?|produces|yields|"
-        r"raises|therefore",
+        r"raises|therefore|degrades?|impairs?|damages?|worsens?",
         "causes",
         False,
     ),
@@ -124,6 +129,9 @@ _CJK: tuple[tuple[str, RelationKind, bool], ...] = (
     ("导致", "causes", False),
     ("引起", "causes", False),
     ("触发", "causes", False),
+    ("降低", "causes", False),
+    ("劣化", "causes", False),
+    ("损害", "causes", False),
     ("然后", "precedes", False),
     ("之后", "precedes", False),
     ("下一步", "precedes", False),

@@ -22,10 +22,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from citewise.config import RerankConfig
 from citewise.graph.build import KBGraph
 from citewise.index.embedder import Embedder, Unavailable, precision_of, probe
 from citewise.index.language import EncoderChoice, choose_encoder, read_choice, write_choice
@@ -35,6 +36,9 @@ from citewise.index.views import CallerViews
 from citewise.ingest.editions import superseded_paths
 from citewise.store.models import StoredChunk
 from citewise.store.protocol import Store
+
+if TYPE_CHECKING:
+    from citewise.recall.rerank import Reranker
 
 EmbedderLoader = Callable[[], Embedder | Unavailable]
 MANIFEST = "manifest.json"
@@ -159,6 +163,10 @@ class KBIndex(CallerViews):
         #: Called with ("embed", chunks done, chunks to encode) while a sync encodes.
         self.progress: Callable[[str, int, int], None] | None = None
         self.graph = KBGraph(store, kb)  # structural knowledge graph, synced on use
+        #: The rerank stage's model (recall/rerank.py): None when none is configured, or
+        #: why the configured one cannot run. Set by the home from its settings.
+        self.reranker: Reranker | Unavailable | None = None
+        self.rerank_config = RerankConfig()
 
     # -- the published state -------------------------------------------------------
     @property

@@ -34,6 +34,8 @@ class RouteDiagnostic:
     threshold: float | None
     ms: float
     reason: str = ""
+    #: Candidates a stage removed from the pool (the rerank threshold); 0 for other routes.
+    dropped: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ from typing import Any
 
 from citewise.graph.models import Point
 from citewise.graph.select import GraphDiagnostics, graph_boost, graph_context
+from citewise.index.embedder import Unavailable
 from citewise.index.manager import KBIndex
 from citewise.index.tokenize import is_cjk_char, query_tokens, term_coverage, tokenize
 from citewise.ingest.locator import locate
@@ -27,6 +28,8 @@ from citewise.recall.models import (
     SearchMode,
     SearchResult,
 )
+from citewise.recall.rerank import rerank_pool
+from citewise.recall.rerank import skipped as rerank_skipped
 from citewise.recall.scope import visible_chunks
 
 #: Rank fusion weights when only one content route has candidates (identifier first).
@@ -77,11 +80,8 @@ def search(
         run("lexical", lambda: (_lexical(index, query, allowed, s, filters.principal), 0.0, ""))
     if mode in ("vector", "hybrid"):
         run("vector", lambda: _vector(index, query, allowed, s))
-    diags.append(
-        RouteDiagnostic(
-            "rerank", "skipped", 0, None, None, 0.0, "no reranker configured; none ships offline"
-        )
-    )
+    rerank_at = len(diags)  # the rerank route is listed here; it runs on the fused pool
+    diags.append(rerank_skipped())
     criterion, abstain = _criterion(index, query, scores, s)
     hits: list[Hit] = []
     graph_diag = None
@@ -101,9 +101,25 @@ def search(
             else 1.0
         )
         graph_diag = _graph(index, query, fused, allowed, s, diags, scale, filters.principal)
+        if index.reranker is not None:
+            fused, diags[rerank_at] = rerank_pool(
+                index.reranker, query, fused, lambda c: _rerank_text(index, c), index.rerank_config
+            )
+            if not fused:
+                threshold = index.rerank_config.threshold
+                criterion = "rerank_threshold"
+                abstain = Abstention(
+                    f"the reranker scored every candidate under its threshold {threshold}",
+                    "rerank_threshold",
+                )
         order = _diversify(index, ranked(fused), fused, top_k, s)
         hits = _hits(index, order, fused, rankings, index.visible_revision(filters.principal))
+    elif index.reranker is not None:
+        diags[rerank_at] = rerank_skipped("recall abstained: nothing to rerank")
     revision = index.visible_revision(filters.principal)  # of the pinned state, as it sees it
+    used = {k: v for k, v in asdict(s).items()}
+    if index.reranker is not None and not isinstance(index.reranker, Unavailable):
+        used["reranker"] = index.reranker.fingerprint  # only when one is configured
     return SearchResult(
         query=query,
         mode=mode,
@@ -114,7 +130,7 @@ def search(
         diagnostics=tuple(diags),
         criterion=criterion,
         abstention=abstain,
-        settings={k: v for k, v in asdict(s).items()},
+        settings=used,
         graph=graph_diag,
     )
 
@@ -158,6 +174,12 @@ def _graph(
     ms = (time.perf_counter() - t0) * 1000
     diags.append(RouteDiagnostic("graph", "ok", len(boosts), top, None, ms))
     return diag
+
+
+def _rerank_text(index: KBIndex, chunk_id: str) -> str:
+    """What the reranker reads of a candidate: its breadcrumb (title, headings) and text."""
+    c = index.chunks[chunk_id]
+    return f"{c.breadcrumb}\n{c.search_text}" if c.breadcrumb else c.search_text
 
 
 def _identifier(index: KBIndex, refs: list[str], allowed: set[str]) -> dict[str, float]:
@@ -340,7 +362,8 @@ def search_summary(result: SearchResult) -> dict[str, Any]:
         "routes": list(result.routes),
         "hits": [[h.chunk_id, h.sha256] for h in result.hits],
         "diagnostics": [
-            {k: v for k, v in asdict(d).items() if k != "ms"} for d in result.diagnostics
+            {k: v for k, v in asdict(d).items() if k != "ms" and (k != "dropped" or v)}
+            for d in result.diagnostics
         ],
         "abstention": asdict(result.abstention) if result.abstention else None,
     }

@@ -48,6 +48,7 @@ from citewise.ingest.sync import SyncReport
 from citewise.jsonable import to_jsonable
 from citewise.kb import Home, KnowledgeBase
 from citewise.recall.models import SearchFilters, SearchMode, SearchResult
+from citewise.recall.rerank import health as rerank_health
 from citewise.recall.scope import RevisionView, may_read, revision_view
 from citewise.server import renumber
 from citewise.server.auth import Caller
@@ -616,6 +617,7 @@ class Service:
                         "last_error": last_error
                         or (dense.reason if dense.status == "unavailable" else ""),
                         "reason": dense.reason,
+                        "reranker": rerank_health(index.reranker),
                     }
                 )
         return {"models": out}

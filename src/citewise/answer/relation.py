@@ -1,0 +1,225 @@
+"""Relation questions answered from the knowledge graph.
+
+"What does X require?", "What replaced X?", "What degrades X?", "What is X part of?":
+:func:`asked_relation` (:mod:`citewise.answer.relation_words`) reads which relation a
+question asks about (English and Chinese), :func:`documented` finds the edges of that kind
+at the question's subject, and for each one reads the neighbour's own text (its block that
+best answers the question). An answer then states the relation in words ("Thermal creep
+degrades Helix-7.") citing both the edge's source span (the front-matter entry, the
+diagram line, the link) and the neighbour's text, and quotes the neighbour's sentence.
+
+The graph-support gate (:func:`gate`): an answer about a relation needs such an edge with
+a readable neighbour text, or a cited sentence that states the relation in prose;
+otherwise it says the relation is not documented (``graph_neighbor_evidence_missing``).
+A neighbour text that shares no word with the question is named as a limitation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from citewise.answer.compose import Candidate, candidates
+from citewise.answer.relation_words import Asked, asked_relation, stated_in_prose, wording
+from citewise.evidence.models import Fragment
+from citewise.evidence.neighbors import best_block
+from citewise.evidence.sentences import Span
+from citewise.evidence.tokens import estimate_tokens
+from citewise.evidence.whole import node_fragment
+from citewise.graph.build import KnowledgeGraph
+from citewise.graph.models import Edge, Point
+from citewise.graph.rollup import rolled_up
+from citewise.graph.text import norm_title
+from citewise.index.manager import KBIndex
+from citewise.index.tokenize import is_cjk_char, key_terms, tokenize
+from citewise.sufficiency.models import Reason
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """One documented relation: the edge, its ends and the neighbour's chosen text."""
+
+    edge: Edge
+    source: Point
+    target: Point
+    neighbour: Point
+    direction: Literal["out", "in"]
+    text: str  # "Thermal drift degrades Lumen-7."
+    edge_candidate: Candidate
+    neighbour_candidate: Candidate
+    weak: bool  # the neighbour's text shares no key term with the question
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    asked: Asked
+    subject: Point | None
+    statements: tuple[Statement, ...]
+    #: Edges of the asked kind whose neighbour has no readable text for this caller.
+    textless: tuple[str, ...] = ()
+    #: The question names the subject by its title (the gate applies only then: without a
+    #: named subject there is no relation "of X" to call undocumented).
+    named: bool = False
+
+
+def subject_of(
+    kg: KnowledgeGraph, question: str, anchor_key: str | None
+) -> tuple[Point | None, bool]:
+    """The document the question names by title (the longest title it contains) and True,
+    else the recall stage's graph anchor and False."""
+    q = norm_title(question)
+
+    def names(title: str) -> bool:
+        if len(title) < 2 or (len(title) < 3 and not any(is_cjk_char(c) for c in title)):
+            return False
+        if any(is_cjk_char(c) for c in title):
+            return title in q
+        return f" {title} " in f" {q} "
+
+    named = [
+        kg.points[k]
+        for k in kg.doc_keys.values()
+        if k in kg.points and names(kg.points[k].norm_title)
+    ]
+    if named:
+        return max(named, key=lambda p: (len(p.norm_title), p.path)), True
+    if anchor_key and anchor_key in kg.points:
+        return kg.points[anchor_key], False
+    return None, False
+
+
+def documented(
+    index: KBIndex,
+    kg: KnowledgeGraph,
+    question: str,
+    asked: Asked,
+    subject: Point | None,
+    *,
+    revision: int,
+    allowed: set[str] | None,
+    named: bool = False,
+    limit: int = 3,
+) -> Found:
+    """The edges of the asked kind at ``subject`` (its whole document, as ``citewise graph
+    show`` lists them), each with the neighbour's text."""
+    if subject is None:
+        return Found(asked, None, (), named=named)
+    mine = {p.key for p in kg.of_path(subject.path) if p.kind in ("document", "section")}
+    seen: set[tuple[str, str, str]] = set()
+    out: list[Statement] = []
+    textless: list[str] = []
+    rolled = sorted(
+        rolled_up(kg, subject.path), key=lambda r: (-r.edge.confidence, r.other.path, r.edge.kind)
+    )
+    for r in rolled:
+        e = r.edge
+        if e.kind not in asked.kinds or e.origin == "containment":
+            continue
+        src, dst = kg.points[str(e.source)], kg.points[str(e.target)]
+        if (src.key in mine) == (dst.key in mine):
+            continue  # both ends (or neither) in the subject: not a relation to a neighbour
+        direction: Literal["out", "in"] = "out" if src.key in mine else "in"
+        if asked.direction not in ("any", direction):
+            continue
+        other = dst if direction == "out" else src
+        key = (e.kind, other.key, direction)
+        if key in seen:
+            continue
+        seen.add(key)
+        hint = f"{question} {other.title}"
+        block = best_block(index, kg.chunks_of(other.key), allowed, hint, prose=True)
+        if block is None:
+            textless.append(other.title)
+            continue
+        chunk = index.chunks[block.chunk_id]
+        frag = node_fragment(
+            block.node,
+            role="graph_neighbor_support",
+            doc_id=chunk.doc_id,
+            path=chunk.path,
+            revision=revision,
+            version_id=chunk.version_id,
+            reason=f"graph:{e.kind}:{direction}",
+            relation=e.kind,
+            direction=direction,
+            path_to_anchor=(other.key, subject.key),
+        )
+        out.append(
+            Statement(
+                edge=e,
+                source=src,
+                target=dst,
+                neighbour=other,
+                direction=direction,
+                text=wording(e, src, dst, asked.chinese),
+                edge_candidate=_edge_candidate(e, revision, direction),
+                neighbour_candidate=_best_sentence(hint, frag),
+                weak=not _shares_terms(hint, block.node.text),
+            )
+        )
+        if len(out) >= limit:
+            break
+    return Found(asked, subject, tuple(out), tuple(textless), named)
+
+
+def _shares_terms(question: str, text: str) -> bool:
+    return bool(set(key_terms(question)) & set(tokenize(text)))
+
+
+def _edge_candidate(e: Edge, revision: int, direction: str) -> Candidate:
+    s = e.span
+    frag = Fragment(
+        role="graph_neighbor_support",
+        doc_id=s.doc_id,
+        path=s.path,
+        revision=revision,
+        version_id=s.version_id,
+        node_ids=(s.node_id,),
+        line_start=s.line_start,
+        line_end=s.line_end,
+        char_start=s.char_start,
+        char_end=s.char_end,
+        heading_path=(),
+        text=s.text,
+        tokens=estimate_tokens(s.text),
+        truncated=False,
+        citation_id=s.span_id,
+        reason=f"graph_edge:{e.origin}",
+        relation=e.kind,
+        direction=direction,
+    )
+    span = Span(s.char_start, s.char_end, s.text)
+    return Candidate(frag, span, " ".join(s.text.split()), 1.0, (-1, s.char_start))
+
+
+def _best_sentence(hint: str, frag: Fragment) -> Candidate:
+    """The neighbour block's sentence that best answers the question (its first one when
+    none shares a word with it)."""
+    pool = candidates(hint, [frag])
+    if not pool:
+        span = Span(frag.char_start, frag.char_end, frag.text)
+        return Candidate(frag, span, " ".join(frag.text.split()), 0.0, (-1, frag.char_start))
+    return max(pool, key=lambda c: (c.score, [-x for x in c.order]))
+
+
+def gate(found: Found, cited_texts: list[str]) -> Reason | None:
+    """``graph_neighbor_evidence_missing:...`` when the asked relation has no documented
+    edge with neighbour text and no cited sentence states it; else None."""
+    if not found.named or found.statements:
+        return None
+    if stated_in_prose(found.asked, cited_texts, found.subject):
+        return None
+    subject = found.subject.title if found.subject is not None else "the subject"
+    if found.textless:
+        return Reason(
+            "graph_neighbor_evidence_missing",
+            f"the {found.asked.name!r} relation of {subject} "
+            f"leads to {', '.join(found.textless)}, whose own text is not readable here",
+        )
+    return Reason(
+        "graph_neighbor_evidence_missing",
+        f"no documented {found.asked.name!r} relation for {subject}",
+    )
+
+
+__all__ = ["Asked", "Found", "Statement", "asked_relation", "documented", "gate", "wording"]
