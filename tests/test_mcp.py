@@ -147,6 +147,7 @@ def test_tools_match_library_functions() -> None:
         "commit",  # uploads outside its write lock
         "sync",  # names a folder on the server's machine: HTTP only, under --sync-root
         "stale_answers",  # an operator's check after a sync (cite stale, sync report)
+        "write_summary",  # summaries of regulations: library only (never evidence)
     }
     public = {n for n in dir(KnowledgeBase) if not n.startswith("_")}
     exposed = {t.split(".")[1] for t in LIBRARY_FUNCTIONS.values() if t.startswith("Know")}

@@ -8,9 +8,14 @@ from typing import Any
 
 
 def to_jsonable(obj: Any) -> Any:
-    """Dataclasses become dicts of their fields, tuples become lists, dict keys strings."""
+    """Dataclasses become dicts of their fields (but fields marked
+    ``metadata={"json": False}``), tuples become lists, dict keys strings."""
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+        return {
+            f.name: to_jsonable(getattr(obj, f.name))
+            for f in dataclasses.fields(obj)
+            if f.metadata.get("json", True)
+        }
     if isinstance(obj, dict):
         return {str(k): to_jsonable(v) for k, v in obj.items()}
     if isinstance(obj, list | tuple):

@@ -352,6 +352,18 @@ class KnowledgeBase:
         record_evidence(self, query, pack, filters)  # audit ledger
         return pack
 
+    def write_summary(
+        self, regulation: str, text: str, *, edition: str | None = None, author: str = "system"
+    ) -> None:
+        """Store a summary of a regulation (edition) apart from its text: it may help
+        retrieval, and is never quoted or cited (recall/summaries.py)."""
+        from citewise.recall.summaries import Summary, add, summaries_path
+
+        add(
+            summaries_path(self.home.index(self.name).dir),
+            Summary(regulation, edition, text, author),
+        )
+
     def ask(
         self,
         question: str,

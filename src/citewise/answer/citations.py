@@ -5,7 +5,7 @@ Shared by the extractive pipeline and the LLM route (:mod:`citewise.llm.generate
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from citewise.answer.compose import Candidate
 from citewise.answer.models import Citation, CitationRole, Claim
@@ -19,6 +19,14 @@ if TYPE_CHECKING:
     from citewise.kb import KnowledgeBase
 
 __all__ = ["cite_claims"]
+
+
+def _regulation(frag: Fragment, node: Node | None) -> dict[str, Any] | None:
+    """The fragment's regulation edition, with the clause path of the cited node."""
+    if frag.regulation is None:
+        return None
+    clause = node.clause_path if node is not None and node.clause_path else None
+    return {**frag.regulation, "clause": clause or frag.regulation.get("clause")}
 
 
 def cite_claims(
@@ -65,6 +73,7 @@ def cite_claims(
                 sha256=sha256_text(excerpt),
                 role=role,
                 locator=locate(doc_nodes, start, end),
+                regulation=_regulation(frag, node),
             )
         )
         by_key[key] = len(citations)

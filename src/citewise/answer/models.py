@@ -56,6 +56,9 @@ class Citation:
     locator: dict[str, Any] | None = None
     #: The second source's verdict (web/verify.py), set only when web verification ran.
     verification: dict[str, Any] | None = None
+    #: Regulation, edition, clause path, effective date and status of the cited text
+    #: (recall/editions.py); None when the document is no regulation edition.
+    regulation: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -195,6 +198,7 @@ class Answer:
                     "role": c.role,
                     **locator_fields(c.locator),
                     **({"verification": c.verification} if c.verification is not None else {}),
+                    **({"regulation": c.regulation} if c.regulation is not None else {}),
                 }
                 for c in self.citations
             ],

@@ -7,7 +7,6 @@ event is the reader (``filters.principal``), else the ledger context's, else the
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Literal
@@ -15,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from citewise.audit.entries import current_context
 from citewise.errors import UsageError
 from citewise.evidence.models import EvidenceConfig, EvidencePack
-from citewise.recall.models import SearchFilters, SearchResult
+from citewise.recall.models import SearchFilters, SearchResult, filters_json
 from citewise.recall.scope import may_read
 from citewise.recall.search import RecallSettings, search, search_summary
 from citewise.store.protocol import Store
@@ -39,7 +38,7 @@ def conditions(kb: KnowledgeBase, filters: SearchFilters | None) -> dict[str, An
     s = kb.home.settings
     return {
         "kb": kb.name,
-        "filters": dataclasses.asdict(filters or SearchFilters()),
+        "filters": filters_json(filters),
         "settings": {"dense": s.dense, "encoder": s.encoder},
     }
 
@@ -51,6 +50,8 @@ def filters_from(cond: dict[str, Any]) -> SearchFilters:
         tuple(f.get("tags") or ()),
         tuple((str(m[0]), str(m[1])) for m in f.get("metadata") or ()),
         f.get("principal"),
+        f.get("current_only"),
+        f.get("as_of"),
     )
 
 

@@ -11,6 +11,8 @@ import typer
 
 from citewise.cli import output as ui
 from citewise.cli.options import (
+    AsOfOpt,
+    CurrentOnlyOpt,
     FilterOpt,
     HomeOpt,
     JsonOpt,
@@ -115,6 +117,8 @@ def search(
     mode: ModeOpt = "hybrid",
     top_k: Annotated[int, typer.Option("--top-k", "-k", min=1, max=1000)] = 10,
     filter_: FilterOpt = None,
+    current_only: CurrentOnlyOpt = None,
+    as_of: AsOfOpt = None,
     principal: Annotated[
         str | None, typer.Option("--as", help="Search as this principal (access lists).")
     ] = None,
@@ -126,7 +130,7 @@ def search(
     with open_home(home) as h:
         result = h.kb(kb).search(
             query,
-            filters=search_filters(filter_, principal),
+            filters=search_filters(filter_, principal, current_only, as_of),
             top_k=top_k,
             mode=mode,  # type: ignore[arg-type]
         )
@@ -149,6 +153,8 @@ def ask_cmd(
         str | None, typer.Option("--as", help="Ask as this principal (access lists).")
     ] = None,
     filter_: FilterOpt = None,
+    current_only: CurrentOnlyOpt = None,
+    as_of: AsOfOpt = None,
     trace: Annotated[
         bool, typer.Option("--trace", help="Include the full trace in --json.")
     ] = False,
@@ -173,7 +179,7 @@ def ask_cmd(
             from citewise.web.settings import WebSettings, open_verifier
 
             web = open_verifier(WebSettings.from_env(os.environ), h.settings.home)
-        filters = search_filters(filter_, principal)
+        filters = search_filters(filter_, principal, current_only, as_of)
         answer = h.kb(kb).ask(question, filters=filters, llm=llm, web=web)
         if principal is not None:  # version numbers as that principal sees them
             from citewise.server import renumber

@@ -7,7 +7,16 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from citewise.cli import output as ui
-from citewise.cli.options import FilterOpt, HomeOpt, JsonOpt, KbOpt, open_home, search_filters
+from citewise.cli.options import (
+    AsOfOpt,
+    CurrentOnlyOpt,
+    FilterOpt,
+    HomeOpt,
+    JsonOpt,
+    KbOpt,
+    open_home,
+    search_filters,
+)
 from citewise.config import DEFAULT_KB
 from citewise.errors import UsageError
 
@@ -74,6 +83,8 @@ def evidence(
         bool, typer.Option("--rse/--no-rse", help="Relevant segment extraction.")
     ] = True,
     filter_: FilterOpt = None,
+    current_only: CurrentOnlyOpt = None,
+    as_of: AsOfOpt = None,
     principal: Annotated[
         str | None, typer.Option("--as", help="Read as this principal (access lists).")
     ] = None,
@@ -94,7 +105,7 @@ def evidence(
         pack = assemble(
             h.kb(kb),
             query,
-            filters=search_filters(filter_, principal),
+            filters=search_filters(filter_, principal, current_only, as_of),
             profile=profile,  # type: ignore[arg-type]
             rse=rse,
         )

@@ -35,6 +35,18 @@ FilterOpt = Annotated[
     typer.Option("--filter", help="path=PREFIX, tag=TAG or KEY=VALUE (metadata); repeat."),
 ]
 ModeOpt = Annotated[str, typer.Option(help="lexical, vector or hybrid.")]
+CurrentOnlyOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--current-only/--all-editions",
+        help="Leave out superseded, not yet effective and withdrawn editions before ranking "
+        "(default: for regulation editions, unless the question names an edition).",
+    ),
+]
+AsOfOpt = Annotated[
+    str | None,
+    typer.Option("--as-of", help="Answer as the law stood on this date (YYYY-MM-DD)."),
+]
 
 
 #: The store chosen by the root ``--store`` option for this process (see :func:`choose_store`).
@@ -55,11 +67,17 @@ def open_home(home: Path | None) -> Home:
     return Home.open(home, store=store)
 
 
-def search_filters(items: list[str] | None, principal: str | None) -> SearchFilters:
-    """``--filter`` values and ``--as`` as search filters (raises UsageError on a bad one)."""
+def search_filters(
+    items: list[str] | None,
+    principal: str | None,
+    current_only: bool | None = None,
+    as_of: str | None = None,
+) -> SearchFilters:
+    """``--filter`` values, ``--as``, ``--current-only/--all-editions`` and ``--as-of`` as
+    search filters (raises UsageError on a bad one)."""
     from citewise.recall.scope import parse_filters
 
-    return parse_filters(items or [], principal)
+    return parse_filters(items or [], principal, current_only=current_only, as_of=as_of)
 
 
 def check_mode(mode: str) -> None:

@@ -145,6 +145,8 @@ def print_search(result: SearchResult) -> None:
         for d in result.diagnostics
     )
     out.print(f"revision {result.revision}; routes: {routes}", markup=False)
+    if result.editions is not None:
+        out.print(editions_line(result.editions), markup=False)
     if result.abstention is not None:
         out.print(
             f"insufficient evidence [{result.abstention.criterion}]: {result.abstention.reason}",
@@ -158,6 +160,8 @@ def print_search(result: SearchResult) -> None:
         excerpt = " ".join(hit.excerpt.split())
         out.print(f"    {excerpt[:300]}{'...' if len(excerpt) > 300 else ''}", markup=False)
         out.print(f"    cite: {hit.citation_id}  sha256 {hit.sha256[:12]}", markup=False)
+        if hit.regulation is not None:
+            out.print(f"    {regulation_line(hit.regulation)}", markup=False)
 
 
 def answer_status(outcome: str, degradation: str) -> str:
@@ -166,6 +170,27 @@ def answer_status(outcome: str, degradation: str) -> str:
     if degradation in ("none", "", outcome):
         return outcome
     return f"{outcome}, degraded: {degradation}"
+
+
+def editions_line(e: dict[str, Any]) -> str:
+    """``editions: current_only as of 2026-12-01 (today); left out 2 (...); lookup: ...``."""
+    left = e.get("excluded") or []
+    line = f"editions: {e['mode']} as of {e['as_of']} ({e['as_of_source']}); left out {len(left)}"
+    if left:
+        line += " (" + ", ".join(f"{x['path']}: {x['reason']}" for x in left[:5]) + ")"
+    if e.get("lookup"):
+        line += f"; lookup {e['lookup']['outcome']}: {e['lookup']['reason']}"
+    return line
+
+
+def regulation_line(r: dict[str, Any]) -> str:
+    """``12 CFR 1002, edition 2017-20417, clause 1002.4(b), effective 2022-01-01 (current)``."""
+    parts = [str(r["regulation"]), f"edition {r.get('edition') or 'unknown'}"]
+    if r.get("clause"):
+        parts.append(f"clause {r['clause']}")
+    if r.get("effective_date"):
+        parts.append(f"effective {r['effective_date']}")
+    return ", ".join(parts) + (f" ({r['status']})" if r.get("status") else "")
 
 
 def print_answer(answer: Answer) -> None:
@@ -183,6 +208,8 @@ def print_answer(answer: Answer) -> None:
         )
         excerpt = " ".join(c.excerpt.split())
         out.print(f'    "{excerpt[:240]}{"..." if len(excerpt) > 240 else ""}"', markup=False)
+        if c.regulation is not None:
+            out.print(f"    {regulation_line(c.regulation)}", markup=False)
         if c.verification is not None:
             v = c.verification
             out.print(f"    second source: {v['state']} ({v['reason']})", markup=False)

@@ -35,7 +35,7 @@ from citewise.evidence.spans import SupportSpan, select_spans
 from citewise.index.manager import KBIndex
 from citewise.ingest.locator import locate
 from citewise.ingest.models import Node
-from citewise.recall.models import Hit, SearchFilters, SearchResult
+from citewise.recall.models import Hit, SearchFilters, SearchResult, filters_json
 from citewise.recall.scope import visible_chunks
 from citewise.recall.search import RecallSettings, search
 from citewise.store.models import StoredChunk
@@ -102,6 +102,7 @@ def assemble(
         limitations.extend(graph_limits)
     kept, decisions, use = apply_budget(candidates, bud)
     kept = _with_locators(index, kept)
+    kept = _with_editions(index, result, kept)
     decisions.extend(_segment_decisions(result.hits, segments, rse))
     direct = tuple(f for f in kept if f.role == "direct_support")
     order = {f.doc_id: i for i, f in reversed(list(enumerate(kept)))}
@@ -148,7 +149,7 @@ def _config_json(
         "budget": dataclasses.asdict(bud),
         "evidence": dataclasses.asdict(cfg),
         "rse": rse,
-        "filters": dataclasses.asdict(filters or SearchFilters()),
+        "filters": filters_json(filters),
     }
 
 
@@ -189,6 +190,24 @@ def _with_locators(index: KBIndex, frags: list[Fragment]) -> list[Fragment]:
             continue
         near = reader.near(f.path, f.version_id, [(f.char_start, f.char_end)])
         out.append(dataclasses.replace(f, locator=locate(near, f.char_start, f.char_end)))
+    return out
+
+
+def _with_editions(index: KBIndex, result: SearchResult, frags: list[Fragment]) -> list[Fragment]:
+    """Each fragment of a regulation edition with its regulation, edition, clause path and
+    effective date (recall/editions.py); the clause is that of the fragment's first node."""
+    eds = result.edition_scope
+    if eds is None or not eds.editions:
+        return frags
+    reader = NodeReader(index.store, index.kb)
+    out = []
+    for f in frags:
+        if f.path not in eds.editions:
+            out.append(f)
+            continue
+        near = reader.near(f.path, f.version_id, [(f.char_start, f.char_end)])
+        clause = next((n.clause_path for n in near if n.id in f.node_ids and n.clause_path), None)
+        out.append(dataclasses.replace(f, regulation=eds.reference(f.path, clause)))
     return out
 
 

@@ -147,6 +147,9 @@ class Fragment:
     path_to_anchor: tuple[str, ...] = ()
     #: Where the text is in the original file (ingest/locator.py); None for text formats.
     locator: dict[str, Any] | None = None
+    #: Regulation, edition, clause path, effective date and status (recall/editions.py);
+    #: None when the document is no regulation edition.
+    regulation: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -169,6 +172,7 @@ class Fragment:
             "citation_id": self.citation_id,
             "reason": self.reason,
             **locator_fields(self.locator),
+            **({"regulation": self.regulation} if self.regulation is not None else {}),
             **(
                 {
                     "relation": self.relation,

@@ -32,6 +32,7 @@ from citewise.ingest.markdown import parse_markdown
 from citewise.ingest.text import parse_text
 from citewise.ingest.tree import RawNode
 from citewise.ingest.xml import parse_xml
+from citewise.ingest.xml_meta import regulation_metadata
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +166,7 @@ def _html(src: TextSource) -> Extracted:
 
 def _xml(src: TextSource) -> Extracted:
     doc = parse_xml(src.text, src.name, src.budget)
-    return Extracted(src.text, doc.nodes, doc.title)
+    return Extracted(src.text, doc.nodes, doc.title, regulation_metadata(src.text))
 
 
 register(FormatSpec("markdown", (".md", ".markdown"), front_matter=True, parse_text=_markdown))

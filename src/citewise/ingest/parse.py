@@ -22,6 +22,7 @@ from citewise.ingest.frontmatter import split_front_matter
 from citewise.ingest.limits import ParseBudget
 from citewise.ingest.models import DocFormat, Node, ParsedDocument, sha256_text, stable_id
 from citewise.ingest.tree import RawNode
+from citewise.ingest.xml_meta import regulation_metadata
 
 _CLAUSE_BLOCKS = frozenset({"paragraph", "list_item", "blockquote"})
 #: Built-in formats whose parser adds no metadata of its own (only front matter counts).
@@ -84,6 +85,8 @@ def document_metadata(raw: bytes, name: str) -> dict[str, Any]:
     spec = format_for(name)
     if spec.name not in _NO_OWN_METADATA:  # a parser that may add metadata: ask it
         return parse_document(raw, name=name, kb="", doc_path=name, config=IngestConfig()).metadata
+    if spec.name == "xml":  # the edition from the preamble (xml_meta reads the head only)
+        return regulation_metadata(decode_bytes(raw, name))
     if not spec.front_matter:
         return {}
     metadata, _ = split_front_matter(decode_bytes(raw, name), name)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 RouteName = Literal["identifier", "lexical", "vector", "graph", "rerank"]
@@ -23,6 +23,22 @@ class SearchFilters:
     tags: tuple[str, ...] = ()
     metadata: tuple[tuple[str, str], ...] = ()
     principal: str | None = None
+    #: Editions (recall/editions.py): None = current-only for regulation editions unless
+    #: the question names an edition; True = current-only for every document; False = all
+    #: editions (superseded ones only ranked lower). Applied before ranking.
+    current_only: bool | None = None
+    #: ISO date: answer as the law stood that day (editions in force then only).
+    as_of: str | None = None
+
+
+def filters_json(filters: SearchFilters | None) -> dict[str, Any]:
+    """The filters as recorded in replay conditions; the edition switches only when set
+    (so conditions, and the replay ids made from them, stay as they were without them)."""
+    out = asdict(filters or SearchFilters())
+    for key in ("current_only", "as_of"):
+        if out[key] is None:
+            del out[key]
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +79,9 @@ class Hit:
     #: Where the excerpt is in the original file (page, boxes, ...); None for text
     #: formats, whose lines and offsets already point into the file. See ingest/locator.py.
     locator: dict[str, Any] | None = None
+    #: Regulation edition and clause (regulation, edition, clause, effective_date, status)
+    #: when the document is an edition of a regulation; None otherwise.
+    regulation: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +111,12 @@ class SearchResult:
     #: Graph diagnostics (anchor, degrees, windows, fallback) when the graph route ran;
     #: the evidence stage reads its neighbor windows. Not part of the JSON contract.
     graph: Any = field(default=None, repr=False, compare=False)
+    #: The edition filter applied before ranking and the outcome of a lookup of a named
+    #: edition (recall/editions.py); None when no regulation edition is in scope.
+    editions: dict[str, Any] | None = None
+    #: The :class:`~citewise.recall.editions.EditionScope` behind ``editions`` (evidence
+    #: and answers label their fragments with it). Not part of the JSON contract.
+    edition_scope: Any = field(default=None, repr=False, compare=False, metadata={"json": False})
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from citewise.analysis.asof import parse_as_of
 from citewise.errors import UsageError
 from citewise.recall.models import SearchFilters
 from citewise.store.models import StoredChunk
@@ -51,9 +52,16 @@ def visible_chunks(chunks: Iterable[StoredChunk], filters: SearchFilters) -> set
     return {c.chunk_id for c in chunks if in_scope(c, filters)}
 
 
-def parse_filters(items: Iterable[str], principal: str | None = None) -> SearchFilters:
+def parse_filters(
+    items: Iterable[str],
+    principal: str | None = None,
+    *,
+    current_only: bool | None = None,
+    as_of: str | None = None,
+) -> SearchFilters:
     """``path=PREFIX``, ``tag=TAG`` or ``KEY=VALUE`` (metadata) strings, as the CLI and the
-    HTTP API accept them, into :class:`SearchFilters`."""
+    HTTP API accept them, into :class:`SearchFilters`; the edition switches as given
+    (``as_of`` checked and written as an ISO date)."""
     prefixes: list[str] = []
     tags: list[str] = []
     meta: list[tuple[str, str]] = []
@@ -69,7 +77,8 @@ def parse_filters(items: Iterable[str], principal: str | None = None) -> SearchF
             tags.append(value)
         else:
             meta.append((key, value))
-    return SearchFilters(tuple(prefixes), tuple(tags), tuple(meta), principal)
+    day = parse_as_of(as_of).isoformat() if as_of is not None else None
+    return SearchFilters(tuple(prefixes), tuple(tags), tuple(meta), principal, current_only, day)
 
 
 @dataclass(frozen=True, slots=True)

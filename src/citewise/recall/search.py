@@ -16,6 +16,12 @@ from citewise.index.manager import KBIndex
 from citewise.index.tokenize import is_cjk_char, query_tokens, term_coverage, tokenize
 from citewise.ingest.locator import locate
 from citewise.ingest.models import sha256_text
+from citewise.recall.editions import (
+    EditionScope,
+    edition_scope,
+    hit_clause,
+    summary_boosts,
+)
 from citewise.recall.fusion import convex, mmr, rank_term_scale, ranked, rrf
 from citewise.recall.identifiers import clause_refs
 from citewise.recall.models import (
@@ -31,6 +37,8 @@ from citewise.recall.models import (
 from citewise.recall.rerank import rerank_pool
 from citewise.recall.rerank import skipped as rerank_skipped
 from citewise.recall.scope import visible_chunks
+from citewise.recall.summaries import BOOST as SUMMARY_BOOST
+from citewise.store.models import ClauseMatch
 
 #: Rank fusion weights when only one content route has candidates (identifier first).
 RRF_WEIGHTS = {"identifier": 4.0, "lexical": 2.0, "vector": 1.0}
@@ -52,6 +60,17 @@ def search(
     allowed = set(
         index.scoped(scope, lambda: frozenset(visible_chunks(index.chunks.values(), scope)))
     )
+    refs = clause_refs(query)
+    found_clauses: list[list[ClauseMatch]] = []
+
+    def clauses() -> list[ClauseMatch]:  # asked once, shared by editions and the route
+        if not found_clauses:
+            found_clauses.append(index.store.find_clauses(index.kb, refs))
+        return found_clauses[0]
+
+    eds = edition_scope(index, query, filters, clauses)  # editions left out before ranking
+    if eds.excluded:
+        allowed = {c for c in allowed if index.chunks[c].path not in eds.excluded}
     diags: list[RouteDiagnostic] = []
     rankings: dict[str, list[str]] = {}
     scores: dict[str, dict[str, float]] = {}
@@ -73,9 +92,11 @@ def search(
         rankings[name] = ranked(found)
         scores[name] = found
 
-    refs = clause_refs(query)
+    matched: dict[str, str] = {}  # chunk id -> clause path the identifier route found
     if refs:
-        run("identifier", lambda: (_identifier(index, refs, allowed), None, ""))
+        named = eds.named_paths
+        held = allowed if named is None else {c for c in allowed if index.chunks[c].path in named}
+        run("identifier", lambda: (_identifier(clauses(), refs, held, matched), None, ""))
     if mode in ("lexical", "hybrid"):
         run("lexical", lambda: (_lexical(index, query, allowed, s, filters.principal), 0.0, ""))
     if mode in ("vector", "hybrid"):
@@ -83,6 +104,8 @@ def search(
     rerank_at = len(diags)  # the rerank route is listed here; it runs on the fused pool
     diags.append(rerank_skipped())
     criterion, abstain = _criterion(index, query, scores, s)
+    if eds.abstention is not None:  # the edition the question names lacks it: say so
+        criterion, abstain = eds.abstention.criterion, eds.abstention
     hits: list[Hit] = []
     graph_diag = None
     if abstain is None:
@@ -95,6 +118,16 @@ def search(
         for cid in fused:
             if index.chunks[cid].path in superseded:
                 fused[cid] *= s.stale_factor
+        exact = eds.named_clause()
+        if exact is not None and fused:  # the clause of the edition the question names: first
+            top = max(fused.values())
+            for cid, clause in matched.items():
+                if clause == exact and cid in fused:
+                    fused[cid] += top
+        described = summary_boosts(index, query, eds)  # summaries help rank, never cited
+        for cid in fused:
+            if index.chunks[cid].path in described:
+                fused[cid] *= SUMMARY_BOOST
         scale = (
             rank_term_scale([r for r in scores if scores[r]], s.weights, RRF_WEIGHTS, s.rrf_k)
             if convex_now
@@ -113,7 +146,8 @@ def search(
                     "rerank_threshold",
                 )
         order = _diversify(index, ranked(fused), fused, top_k, s)
-        hits = _hits(index, order, fused, rankings, index.visible_revision(filters.principal))
+        revision = index.visible_revision(filters.principal)
+        hits = _hits(index, order, fused, rankings, revision, eds, matched)
     elif index.reranker is not None:
         diags[rerank_at] = rerank_skipped("recall abstained: nothing to rerank")
     revision = index.visible_revision(filters.principal)  # of the pinned state, as it sees it
@@ -132,6 +166,8 @@ def search(
         abstention=abstain,
         settings=used,
         graph=graph_diag,
+        editions=eds.info,
+        edition_scope=eds,
     )
 
 
@@ -182,13 +218,18 @@ def _rerank_text(index: KBIndex, chunk_id: str) -> str:
     return f"{c.breadcrumb}\n{c.search_text}" if c.breadcrumb else c.search_text
 
 
-def _identifier(index: KBIndex, refs: list[str], allowed: set[str]) -> dict[str, float]:
+def _identifier(
+    matches: list[ClauseMatch], refs: list[str], allowed: set[str], matched: dict[str, str]
+) -> dict[str, float]:
     found: dict[str, float] = {}
-    matches = index.store.find_clauses(index.kb, refs)
     for m in matches:
-        if m.chunk_id in allowed and m.chunk_id not in found:
-            # More specific references come first in ``refs``: score by specificity.
-            found[m.chunk_id] = float(len(refs) - refs.index(m.clause_path))
+        if m.chunk_id not in allowed:
+            continue
+        # More specific references come first in ``refs``: a chunk scores by the most
+        # specific clause it holds (not by whichever match the store lists first).
+        score = float(len(refs) - refs.index(m.clause_path))
+        if score > found.get(m.chunk_id, 0.0):
+            found[m.chunk_id], matched[m.chunk_id] = score, m.clause_path
     return found
 
 
@@ -312,6 +353,8 @@ def _hits(
     fused: dict[str, float],
     rankings: dict[str, list[str]],
     revision: int,
+    eds: EditionScope,
+    matched: dict[str, str],
 ) -> list[Hit]:
     texts: dict[tuple[str, int], str] = {}
     out = []
@@ -347,6 +390,9 @@ def _hits(
                 sha256=sha256_text(excerpt),
                 route_ranks={r: ids.index(cid) + 1 for r, ids in rankings.items() if cid in ids},
                 locator=locator,
+                regulation=eds.reference(c.path, hit_clause(index, c, matched.get(cid)))
+                if c.path in eds.editions
+                else None,
             )
         )
     return out
@@ -366,7 +412,15 @@ def search_summary(result: SearchResult) -> dict[str, Any]:
             for d in result.diagnostics
         ],
         "abstention": asdict(result.abstention) if result.abstention else None,
+        **({"editions": _replayable(result.editions)} if result.editions else {}),
     }
+
+
+def _replayable(editions: dict[str, Any]) -> dict[str, Any]:
+    """The edition filter without today's date (what it left out is what ranking saw)."""
+    if editions.get("as_of_source") == "today":
+        return {k: v for k, v in editions.items() if k != "as_of"}
+    return editions
 
 
 __all__ = ["RecallSettings", "search", "search_summary"]

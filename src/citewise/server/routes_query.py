@@ -8,6 +8,7 @@ from fastapi import APIRouter, Depends, Query, Response
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
+from citewise.analysis.asof import parse_as_of
 from citewise.errors import UsageError
 from citewise.server.auth import Caller
 from citewise.server.deps import get_caller, get_service, jsonable
@@ -25,10 +26,20 @@ class Filters(BaseModel):
     path_prefixes: list[str] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
     metadata: dict[str, str] = Field(default_factory=dict)
+    #: Editions: null = default (current-only for regulation editions unless the question
+    #: names one), true = current only, false = all editions (docs/regulations.md).
+    current_only: bool | None = None
+    #: Answer as the law stood on this date (YYYY-MM-DD).
+    as_of: str | None = None
 
     def scope(self) -> Scope:
+        day = parse_as_of(self.as_of).isoformat() if self.as_of is not None else None
         return Scope(
-            tuple(self.path_prefixes), tuple(self.tags), tuple(sorted(self.metadata.items()))
+            tuple(self.path_prefixes),
+            tuple(self.tags),
+            tuple(sorted(self.metadata.items())),
+            self.current_only,
+            day,
         )
 
 

@@ -83,6 +83,9 @@ class Scope:
     path_prefixes: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     metadata: tuple[tuple[str, str], ...] = ()
+    #: Editions (recall/editions.py): None = default, True = current only, False = all.
+    current_only: bool | None = None
+    as_of: str | None = None  # ISO date, already checked
 
 
 def _no_kb(name: str) -> KBNotFound:
@@ -448,7 +451,9 @@ class Service:
     # -- questions ------------------------------------------------------------------
     def _filters(self, caller: Caller, scope: Scope | None) -> SearchFilters:
         s = scope or Scope()
-        return SearchFilters(s.path_prefixes, s.tags, s.metadata, caller.principal)
+        return SearchFilters(
+            s.path_prefixes, s.tags, s.metadata, caller.principal, s.current_only, s.as_of
+        )
 
     def search(
         self,

@@ -6,29 +6,25 @@ reads it from what ingest already stores: the cited node's clause path
 (:mod:`citewise.ingest.clauses`) and the document's front matter (``regulation`` /
 ``regulation_id``, ``edition`` / ``edition_label``), falling back to the document title
 (``ISO 13485:2016``, ``GB 50016-2014``, ``12 CFR Part 1002 (2017 edition)``). A richer
-edition model can replace it without touching the verification.
+edition model can replace it without touching the verification. A citation that
+already carries its edition (``Citation.regulation``, from :mod:`citewise.recall.editions`)
+is read from there.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from citewise.answer.models import Citation
 from citewise.errors import CitewiseError
+from citewise.ingest.regulation import (
+    editions_named,
+    from_metadata,
+    regulation_ids,
+    same_regulation,
+)
 from citewise.store.protocol import Store
-
-_CFR = re.compile(r"\b(\d{1,2})\s*C\.?F\.?R\.?\s*(?:Part\s*|§+\s*)?(\d{1,4})\b", re.I)
-_STD = re.compile(
-    r"\b(ISO(?:/IEC)?|IEC|EN|BS|DIN|GB/T|GB|ASTM\s+[A-Z])\s*(\d{1,6}(?:[.-]\d{1,3})*?)"
-    r"(?:\s*[:\-]\s*((?:19|20)\d{2}))?(?!\d)"
-)
-_EDITION = re.compile(
-    r"\b((?:19|20)\d{2})\s+(?:edition|version|revision)\b|\b(?:edition|version|revision)"
-    r"\s*(?:of\s+|:\s*)?((?:19|20)\d{2})\b",
-    re.I,
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,49 +47,6 @@ class EditionSource(Protocol):
         """The regulation clause a citation quotes, or None when it is not one."""
 
 
-def regulation_ids(text: str) -> list[tuple[str, str | None]]:
-    """Regulation ids named in ``text`` with the edition written next to them, if any:
-    ``"ISO 13485:2016"`` -> ``[("ISO 13485", "2016")]``, ``"12 CFR 1002"`` ->
-    ``[("12 CFR 1002", None)]``."""
-    out: list[tuple[str, str | None]] = []
-    for m in _CFR.finditer(text):
-        out.append((f"{int(m.group(1))} CFR {int(m.group(2))}", None))
-    for m in _STD.finditer(text):
-        issuer = re.sub(r"\s+", " ", m.group(1).upper())
-        out.append((f"{issuer} {m.group(2)}", m.group(3)))
-    return list(dict.fromkeys(out))
-
-
-def editions_named(text: str, regulation: str) -> set[str]:
-    """Edition labels ``text`` gives for ``regulation`` (``ISO 13485:2016``) or in general
-    (``2017 edition``, ``Edition: 2016``)."""
-    found = {ed for reg, ed in regulation_ids(text) if ed and same_regulation(reg, regulation)}
-    for m in _EDITION.finditer(text):
-        found.add(m.group(1) or m.group(2))
-    return found
-
-
-def same_regulation(a: str, b: str) -> bool:
-    return _key(a) == _key(b)
-
-
-def _key(reg: str) -> str:
-    return re.sub(r"[\s.]+", "", reg).upper()
-
-
-def from_metadata(meta: dict[str, Any], title: str) -> tuple[str | None, str | None]:
-    """(regulation id, edition label) from front matter, else from the title."""
-    reg = meta.get("regulation") or meta.get("regulation_id")
-    edition = meta.get("edition") or meta.get("edition_label")
-    named = regulation_ids(title)
-    if not reg and named:
-        reg = named[0][0]
-    if not edition and reg:
-        labels = editions_named(title, str(reg))
-        edition = labels.pop() if len(labels) == 1 else None
-    return (str(reg) if reg else None), (str(edition) if edition else None)
-
-
 class MetadataEditions:
     """:class:`EditionSource` over the store: clause path of the cited node, regulation id
     and edition of the document (front matter or title)."""
@@ -102,6 +55,9 @@ class MetadataEditions:
         self._store, self._kb = store, kb
 
     def clause_ref(self, citation: Citation) -> ClauseRef | None:
+        ref = citation.regulation  # set by the edition model (recall/editions.py)
+        if ref and ref.get("regulation") and ref.get("clause"):
+            return ClauseRef(str(ref["regulation"]), ref.get("edition"), str(ref["clause"]))
         try:
             resolved = self._store.resolve(citation.id)
             doc = self._store.get_document(self._kb, citation.path)
@@ -113,3 +69,14 @@ class MetadataEditions:
         if reg is None:
             return None
         return ClauseRef(reg, edition, resolved.clause_path)
+
+
+__all__ = [
+    "ClauseRef",
+    "EditionSource",
+    "MetadataEditions",
+    "editions_named",
+    "from_metadata",
+    "regulation_ids",
+    "same_regulation",
+]

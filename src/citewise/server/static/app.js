@@ -138,7 +138,8 @@ function citeButton(c) {
   const btn = el("button", "[" + c.number + "]", "cite-marker");
   btn.type = "button";
   btn.dataset.citation = String(c.number);
-  btn.title = c.path + " " + (placeLabel(c.locator) || "lines " + c.line_start + "-" + c.line_end);
+  btn.title = c.path + " " + (placeLabel(c.locator) || "lines " + c.line_start + "-" + c.line_end) +
+    (c.regulation ? " · " + regulationLine(c.regulation) : "");
   btn.addEventListener("click", () => openCitation(c));
   return btn;
 }
@@ -258,6 +259,14 @@ function verificationLine(v) {
   return "second source: " + v.state.replace(/_/g, " ") + " (" + v.reason + ")" + where + cmp;
 }
 
+// "12 CFR 1002 · edition 2017-20417 · § 1002.4(b) · effective 2022-01-01 · current"
+function regulationLine(r) {
+  if (!r) return "";
+  return [r.regulation, "edition " + (r.edition || "unknown"), r.clause ? "clause " + r.clause : "",
+    r.effective_date ? "effective " + r.effective_date : "", r.status || ""]
+    .filter((x) => x).join(" · ");
+}
+
 async function openCitation(c) {
   showError("");
   try {
@@ -273,6 +282,7 @@ async function openCitation(c) {
     $("cite-section").textContent = (cited.heading_path || []).join(" > ");
     $("cite-where").textContent = (cited.extra || {}).locator_words || "";
     $("cite-verify").textContent = verificationLine(c.verification);
+    $("cite-regulation").textContent = regulationLine(c.regulation);
     const pre = $("cite-text");
     clear(pre);
     let section = null;

@@ -1,0 +1,1 @@
+"""Analysis of a question: conditions it states (time, edition) as pure functions."""
