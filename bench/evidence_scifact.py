@@ -79,7 +79,7 @@ def main() -> int:
             direct: list[int] = []
             t0 = time.perf_counter()
             for qid in qids:
-                pack = assemble(kb, queries[qid], rse=rse)
+                pack = assemble(kb.context, queries[qid], rse=rse)
                 relevant = set(qrels[qid])
                 found = {unquote(f.path[:-3]) for f in pack.direct}
                 hit += bool(found & relevant)

@@ -99,7 +99,7 @@ def bench_answers(tmp: Path, repeat: int) -> dict[str, Any]:
         kb = h.kb()
         kb.add([EXAMPLES])
         for q in QUESTIONS:  # warm the index and caches
-            bare_ask(kb, q)
+            bare_ask(kb.context, q)
         bare: list[float] = []
         full: list[float] = []
         for r in range(repeat):
@@ -108,7 +108,7 @@ def bench_answers(tmp: Path, repeat: int) -> dict[str, Any]:
                 for mode in order:
                     t0 = time.perf_counter()
                     if mode == "bare":
-                        bare_ask(kb, q)
+                        bare_ask(kb.context, q)
                     else:
                         kb.ask(q)
                     (bare if mode == "bare" else full).append(time.perf_counter() - t0)

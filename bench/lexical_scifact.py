@@ -39,9 +39,9 @@ from bench._beir import (
     load_qrels,
     load_queries,
 )
+from citewise.analysis.tokenize import tokenize
 from citewise.index.lexical import DEFAULT_B, DEFAULT_K1, DEFAULT_TITLE_WEIGHT, LexicalIndex
 from citewise.index.segment import IndexSegment
-from citewise.index.tokenize import tokenize
 
 OUT = Path(__file__).resolve().parent / "out" / "lexical_scifact.json"
 GRID_TW = (1.0, 2.0, 3.0, 4.0)

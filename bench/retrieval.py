@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from bench._beir import data_root
+from citewise.analysis.tokenize import term_coverage
 from citewise.eval.retrieval import (
     BeirSet,
     doc_id_of,
@@ -49,7 +50,6 @@ from citewise.eval.retrieval import (
     run_queries,
 )
 from citewise.index.manager import KBIndex
-from citewise.index.tokenize import term_coverage
 from citewise.kb import KnowledgeBase
 from citewise.recall.models import SearchMode
 from citewise.recall.search import RecallSettings

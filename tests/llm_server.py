@@ -25,9 +25,9 @@ from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from citewise.analysis.tokenize import key_terms, tokenize
 from citewise.answer.clean import clean_sentence
 from citewise.evidence.sentences import split_sentences
-from citewise.index.tokenize import key_terms, tokenize
 
 _EVIDENCE = re.compile(
     r'<evidence id="(E\d+)"[^>]*heading="([^"]*)"[^>]*>\n(.*?)\n</evidence>', re.S

@@ -85,10 +85,10 @@ def test_fragment_spans_of_a_truncated_fragment_skip_the_marker() -> None:
 
 def test_cite_claims_numbers_exact_resolvable_citations_once_per_span(kb: KnowledgeBase) -> None:
     question = "How often does the zebracorn ledger rotate its signing keys?"
-    pack = assemble(kb, question)
+    pack = assemble(kb.context, question)
     chosen = compose(question, "generic", list(pack.fragments))
     assert chosen
-    citations, claims = cite_claims(kb, [*chosen, chosen[0]], [])
+    citations, claims = cite_claims(kb.context, [*chosen, chosen[0]], [])
     assert len(claims) == len(chosen) + 1
     assert claims[-1].citations == claims[0].citations  # the same span is cited once
     assert [c.number for c in citations] == list(range(1, len(citations) + 1))

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from citewise.answer.compose import ROLE_WEIGHT, Candidate
+from citewise.answer.candidate import Candidate
+from citewise.answer.compose import ROLE_WEIGHT
 from citewise.answer.ranking import unit_candidates, units_reader
 from citewise.answer.relevance import DenseScorer, blend
 from citewise.evidence.models import Fragment
@@ -48,6 +49,7 @@ def _scores(kb: KnowledgeBase, scorer: DenseScorer | None) -> dict[str, float]:
     return {c.clean.split()[0]: c.score for c in found}
 
 
+@pytest.mark.model
 def test_meaning_outranks_a_shared_word(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     kb = _kb(tmp_path, monkeypatch, "on")
     lexical = _scores(kb, None)

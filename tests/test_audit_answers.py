@@ -68,7 +68,7 @@ def test_reingest_keeps_pinned_citations_and_marks_stale(home: Home, corpus: Pat
     # An unrelated change: the citation stays current.
     (corpus / "glossary.md").write_text("# Glossary\n\nNothing else.\n")
     kb.add([corpus])
-    report = check_citations(home, answer.trace_id)
+    report = check_citations(home.store, answer.trace_id)
     assert [c["status"] for c in report["citations"]] == ["current"] * len(answer.citations)
     # Change the cited span itself.
     src = corpus / CITED
@@ -78,7 +78,7 @@ def test_reingest_keeps_pinned_citations_and_marks_stale(home: Home, corpus: Pat
     kb.add([corpus])
     resolved = home.resolve(cite.id)
     assert resolved.text == cite.excerpt and resolved.sha256 == cite.sha256
-    report = check_citations(home, answer.trace_id)
+    report = check_citations(home.store, answer.trace_id)
     first = report["citations"][0]
     assert first["status"] == "stale" and first["pinned"]
     assert first["old_text"] == cite.excerpt and first["new_text"] != cite.excerpt
@@ -87,7 +87,7 @@ def test_reingest_keeps_pinned_citations_and_marks_stale(home: Home, corpus: Pat
     assert after["answer"] == before["answer"] and after["answer_sha256"] == before["answer_sha256"]
     # Deleting the document: still pinned, stale as removed.
     kb.delete(CITED)
-    first = check_citations(home, answer.trace_id)["citations"][0]
+    first = check_citations(home.store, answer.trace_id)["citations"][0]
     assert first["status"] == "stale" and first["reason"] == "document removed" and first["pinned"]
     assert cp.verify(_ledger(home), default_key_path(home.settings.home)).ok
 

@@ -218,7 +218,7 @@ def test_same_clause_in_the_current_edition_when_no_edition_is_named(kb: Knowled
 
 # -- the edition on every hit, fragment and citation ------------------------------------
 def test_hits_fragments_and_citations_carry_the_edition(kb: KnowledgeBase) -> None:
-    pack = assemble(kb, Q)
+    pack = assemble(kb.context, Q)
     frags = [f.to_json() for f in pack.fragments if f.path == NEW]
     assert frags and all(f["regulation"]["effective_date"] == "2022-01-01" for f in frags)
     body = kb.ask(Q).to_json()

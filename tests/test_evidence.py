@@ -54,7 +54,7 @@ def nodes_by_text(kb: KnowledgeBase, path: str, needle: str) -> list[int]:
 
 
 def test_hit_in_middle_of_section(kb: KnowledgeBase) -> None:
-    pack = assemble(kb, "zebracorn ledger signing keys")
+    pack = assemble(kb.context, "zebracorn ledger signing keys")
     check_exact(kb, pack)
     assert pack.direct and pack.direct[0].path == "guide.md"
     d = pack.direct[0]
@@ -86,7 +86,9 @@ def test_repeated_snippet_resolves_to_the_hit(kb: KnowledgeBase) -> None:
     quokka = [h for h in result.hits if "Quokka uploads send" in h.excerpt]
     assert quokka
     only = dataclasses.replace(result, hits=tuple(quokka[:1]))
-    pack = assemble(kb, "quokka upload retry limit five attempts", search_result=only, rse=False)
+    pack = assemble(
+        kb.context, "quokka upload retry limit five attempts", search_result=only, rse=False
+    )
     check_exact(kb, pack)
     spans = [f for f in pack.direct if snippet in f.text]
     assert spans
@@ -97,7 +99,7 @@ def test_repeated_snippet_resolves_to_the_hit(kb: KnowledgeBase) -> None:
 
 
 def test_overlapping_windows_merge(kb: KnowledgeBase) -> None:
-    pack = assemble(kb, "quasar replicas nebula snapshots")
+    pack = assemble(kb.context, "quasar replicas nebula snapshots")
     check_exact(kb, pack)
     assert len([f for f in pack.direct if f.path == "guide.md"]) >= 2
     frags = [f for f in pack.fragments if f.path == "guide.md"]
@@ -111,7 +113,7 @@ def test_overlapping_windows_merge(kb: KnowledgeBase) -> None:
 
 
 def test_code_and_mermaid_never_partial(kb: KnowledgeBase) -> None:
-    pack = assemble(kb, "flamingo compaction stage")
+    pack = assemble(kb.context, "flamingo compaction stage")
     check_exact(kb, pack)
     blocks = [n for n in kb.nodes("blocks.md") if n.kind in ("code", "mermaid")]
     for f in pack.fragments:
@@ -129,7 +131,7 @@ def test_code_and_mermaid_never_partial(kb: KnowledgeBase) -> None:
 
 
 def test_oversized_parent_is_middle_truncated(kb: KnowledgeBase) -> None:
-    pack = assemble(kb, "pelican threshold megabytes")
+    pack = assemble(kb.context, "pelican threshold megabytes")
     check_exact(kb, pack)
     assert "pelican" in pack.direct[0].text
     parent = next(f for f in pack.augmentation if f.role == "parent_context")
@@ -143,7 +145,7 @@ def test_oversized_parent_is_middle_truncated(kb: KnowledgeBase) -> None:
 
 def test_drops_follow_role_priority(kb: KnowledgeBase) -> None:
     tight = Budget(max_fragments=4, fragment_chars=1400, total_chars=5600)
-    pack = assemble(kb, "quasar replicas nebula snapshots zebracorn", budget=tight)
+    pack = assemble(kb.context, "quasar replicas nebula snapshots zebracorn", budget=tight)
     check_exact(kb, pack)
     assert len(pack.fragments) == 4
     worst_kept = max(ROLE_PRIORITY[f.role] for f in pack.fragments)
@@ -157,7 +159,7 @@ def test_drops_follow_role_priority(kb: KnowledgeBase) -> None:
 
 
 def test_no_document_takes_the_whole_budget(kb: KnowledgeBase) -> None:
-    pack = assemble(kb, "zebracorn ledger signing keys rotation")
+    pack = assemble(kb.context, "zebracorn ledger signing keys rotation")
     for tokens in pack.budget_use.per_doc.values():
         assert tokens <= pack.budget.doc_tokens < pack.budget.total_tokens
 
@@ -170,7 +172,7 @@ def test_unreadable_source_degrades(kb: KnowledgeBase, monkeypatch: pytest.Monke
         raise CorruptContent("Stored text does not match its sha256.")
 
     monkeypatch.setattr(kb.store, "get_document_text", broken)
-    pack = assemble(kb, query, search_result=result)
+    pack = assemble(kb.context, query, search_result=result)
     assert pack.direct
     d = pack.direct[0]
     assert d.text == result.hits[0].excerpt and d.citation_id == result.hits[0].chunk_id
@@ -181,7 +183,7 @@ def test_unreadable_source_degrades(kb: KnowledgeBase, monkeypatch: pytest.Monke
 
 
 def test_chinese_sentences_and_intent(kb: KnowledgeBase) -> None:
-    pack = assemble(kb, "为什么游标会过期")
+    pack = assemble(kb.context, "为什么游标会过期")
     check_exact(kb, pack)
     assert pack.intent == "causal" and pack.profile == "causal"
     assert any(f.text == "游标超过十四天未使用就会过期！" for f in pack.direct)
@@ -190,7 +192,7 @@ def test_chinese_sentences_and_intent(kb: KnowledgeBase) -> None:
 def _replay_in_subprocess(home: Path, query: str) -> str:
     code = (
         "import sys; from citewise.kb import Home; from citewise.evidence import assemble; "
-        f"h = Home.open({str(home)!r}); print(assemble(h.kb(), sys.argv[1]).replay_id)"
+        f"h = Home.open({str(home)!r}); print(assemble(h.kb().context, sys.argv[1]).replay_id)"
     )
     env = {"CITEWISE_DENSE": "off", "PATH": "", "PYTHONHASHSEED": "123"}
     out = subprocess.run(
@@ -203,28 +205,28 @@ def _replay_in_subprocess(home: Path, query: str) -> str:
 @pytest.mark.subprocess
 def test_replay_id_stable_and_sensitive(kb: KnowledgeBase, tmp_path: Path) -> None:
     query = "quasar replicas nebula snapshots"
-    a = assemble(kb, query)
-    b = assemble(kb, "  Quasar replicas   nebula snapshots ")
+    a = assemble(kb.context, query)
+    b = assemble(kb.context, "  Quasar replicas   nebula snapshots ")
     assert a.replay_id == b.replay_id
     assert _replay_in_subprocess(tmp_path / "home", query) == a.replay_id
-    assert assemble(kb, query, budget=Budget(5, 1400, 5600)).replay_id != a.replay_id
-    assert assemble(kb, query, rse=False).replay_id != a.replay_id
+    assert assemble(kb.context, query, budget=Budget(5, 1400, 5600)).replay_id != a.replay_id
+    assert assemble(kb.context, query, rse=False).replay_id != a.replay_id
     changed = tmp_path / "corpus" / "guide.md"
     changed.write_text(
         changed.read_text().replace("kept for a week", "kept for a month"), encoding="utf-8"
     )
     assert kb.add([tmp_path / "corpus"]).ok
-    assert assemble(kb, query).replay_id != a.replay_id
+    assert assemble(kb.context, query).replay_id != a.replay_id
 
 
 def test_insufficient_evidence(kb: KnowledgeBase) -> None:
-    pack = assemble(kb, "xylophone marmalade")
+    pack = assemble(kb.context, "xylophone marmalade")
     assert pack.outcome == "insufficient_evidence" and not pack.fragments
     assert pack.limitations[0].kind == "insufficient_evidence"
 
 
 def test_json_shape(kb: KnowledgeBase) -> None:
-    data = assemble(kb, "zebracorn ledger").to_json()
+    data = assemble(kb.context, "zebracorn ledger").to_json()
     assert set(data) >= {
         "query",
         "direct_evidence",

@@ -103,7 +103,7 @@ def test_pack_is_exact_and_within_budget(
         (folder / f"d{i}.md").write_text(body, encoding="utf-8")
     kb = home.kb(name)
     assert kb.add([folder]).ok
-    pack = assemble(kb, query, budget=budget, rse=rse)
+    pack = assemble(kb.context, query, budget=budget, rse=rse)
     text_of = {
         d.doc_id: kb.store.get_document_text(name, d.doc_id, d.version_id) for d in kb.documents()
     }

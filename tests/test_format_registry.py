@@ -14,7 +14,8 @@ import pytest
 from citewise.config import IngestConfig
 from citewise.errors import EmptyFile, UnsupportedFormat
 from citewise.ingest import formats
-from citewise.ingest.formats import Extracted, FormatSpec, TextSource
+from citewise.ingest.extracted import Extracted, TextSource
+from citewise.ingest.formats import FormatSpec
 from citewise.ingest.limits import ParseBudget
 from citewise.ingest.parse import parse_document
 from citewise.ingest.tree import RawNode, collapse_ws

@@ -3,7 +3,7 @@ terms scattered one per passage, and how-to questions answered by another task's
 
 from __future__ import annotations
 
-from citewise.evidence.intent import classify_intent
+from citewise.analysis.intent import classify_intent
 from citewise.evidence.models import Fragment
 from citewise.sufficiency.gates import action_term, cohesion, procedure_mismatch
 

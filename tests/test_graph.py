@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from citewise.analysis.question import analyse
 from citewise.config import IngestConfig
 from citewise.graph.build import KnowledgeGraph, join_graph
 from citewise.graph.extract import doc_input_from_parsed, extract_document
@@ -298,7 +299,7 @@ def test_evidence_callable_orders_neighbors() -> None:
 def test_no_edges_means_unavailable() -> None:
     g, _ = graph_of({"a.txt": "Plain notes without headings.\n", "b.txt": "More notes.\n"})
     assert g.edge_count == 0
-    diag = graph_context(g, "compare a and b", list(g.chunk_point))
+    diag = graph_context(g, analyse("compare a and b"), list(g.chunk_point))
     assert diag.status == "unavailable" and "no edges" in diag.reason
     assert select_neighbors(None, "x").status == "unavailable"
     assert graph_boost(list(g.chunk_point), g.doc_keys["a.txt"], g) == {}

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from citewise.evidence.intent import classify_intent, profile_for, subject_terms, subject_text
+from citewise.analysis.intent import classify_intent, subject_terms, subject_text
+from citewise.evidence.budget import profile_for
 
 
 @pytest.mark.parametrize(

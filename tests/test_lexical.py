@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from citewise.analysis.tokenize import content_tokens, literal_tokens
 from citewise.index.lexical import LexicalIndex
-from citewise.index.tokenize import content_tokens, literal_tokens
 
 Doc = tuple[str, str, str]
 

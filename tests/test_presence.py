@@ -8,9 +8,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from citewise.evidence.intent import classify_intent
+from citewise.analysis.intent import classify_intent
+from citewise.analysis.tokenize import tokenize
 from citewise.evidence.models import BUDGETS, BudgetUse, EvidencePack
-from citewise.index.tokenize import tokenize
 from citewise.kb import Home, KnowledgeBase
 from citewise.sufficiency.gates import GateInput, generic_action, review
 from citewise.sufficiency.models import Reason

@@ -158,6 +158,7 @@ _CRASH_CHILD = textwrap.dedent(
 
 
 @pytest.mark.slow
+@pytest.mark.subprocess
 def test_sigkill_mid_ingest_leaves_consistent_db(tmp_path: Path) -> None:
     db = tmp_path / "citewise.db"
     proc = subprocess.run(

@@ -264,7 +264,7 @@ def test_watch_picks_up_a_change_and_a_delete(lhome: Home, tmp_path: Path) -> No
     reports: list[SyncReport] = []
     stop = threading.Event()
     worker = threading.Thread(
-        target=watch_folder, args=(kb, folder, reports.append), kwargs={"stop": stop}
+        target=watch_folder, args=(kb.context, folder, reports.append), kwargs={"stop": stop}
     )
     worker.start()
     try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from citewise.index.tokenize import (
+from citewise.analysis.tokenize import (
     LUCENE_ENGLISH_STOPWORDS,
     cjk_tokens,
     content_tokens,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import os
 import signal
 import threading
@@ -21,6 +22,7 @@ from citewise.answer.models import Answer
 from citewise.answer.pipeline import ask
 from citewise.audit.record import record_answer, record_evidence, record_search
 from citewise.config import DEFAULT_KB, Settings
+from citewise.context import StageContext
 from citewise.errors import CitewiseError, FileTooLarge, UnreadableFile, UsageError
 from citewise.evidence.assemble import assemble
 from citewise.evidence.models import EvidencePack, Profile
@@ -132,6 +134,13 @@ class Home:
         self.store.get_kb(name)  # raises KBNotFound with a hint
         return KnowledgeBase(self, name)
 
+    def context(self, kb: str, settings: Settings | None = None) -> StageContext:
+        """The stage context of ``kb``. With ``settings``: on a home of its own over the same
+        store, so a fresh index under those settings (replay re-runs an answer with the
+        settings it was given)."""
+        home = self if settings is None else Home(settings, self.store)
+        return home.kb(kb).context
+
     def create_kb(self, name: str, description: str = "") -> KBInfo:
         return self.store.create_kb(name, description)
 
@@ -166,6 +175,10 @@ class KnowledgeBase:
     def __init__(self, home: Home, name: str) -> None:
         self.home = home
         self.name = name
+        #: What the stages this facade drives may see (they never see the facade).
+        self.context = StageContext(
+            name, home.store, home.settings, functools.partial(home.index, name)
+        )
 
     @property
     def store(self) -> Store:
@@ -185,7 +198,7 @@ class KnowledgeBase:
         )
         seen = {f.rel_path for f in found}
         folders = [Path(source_of(Path(p))) for p in paths if Path(p).is_dir()]
-        missing = sorted({m for root in folders for m in missing_from(self, root, seen)})
+        missing = sorted({m for root in folders for m in missing_from(self.context, root, seen)})
         return replace(report, missing=tuple(missing))
 
     def sync(
@@ -199,11 +212,11 @@ class KnowledgeBase:
         versioned, documents that came from the folder and are gone from it deleted (their
         history stays and old citations still resolve), all in one revision. Documents
         added from anywhere else are never deleted. ``dry_run`` writes nothing."""
-        return run_sync(self, folder, dry_run=dry_run, progress=progress)
+        return run_sync(self.context, folder, dry_run=dry_run, progress=progress)
 
     def stale_answers(self) -> list[StaleAnswer]:
         """Saved answers whose citations now point to changed or deleted text."""
-        return stale_answers(self)
+        return stale_answers(self.context)
 
     def prepare(self, paths: Iterable[str | Path]) -> list[PreparedFile]:
         """Read and parse every file (no store access): the slow, CPU-bound half of
@@ -332,7 +345,7 @@ class KnowledgeBase:
             mode=mode,
             settings=settings,
         )
-        record_search(self, query, result, filters)  # audit ledger
+        record_search(self.context, query, result, filters)  # audit ledger
         return result
 
     def evidence(
@@ -348,8 +361,8 @@ class KnowledgeBase:
             raise UsageError(
                 "The query is empty.", hint="Pass the question to gather evidence for."
             )
-        pack = assemble(self, query, filters=filters, profile=profile, rse=rse)
-        record_evidence(self, query, pack, filters)  # audit ledger
+        pack = assemble(self.context, query, filters=filters, profile=profile, rse=rse)
+        record_evidence(self.context, query, pack, filters)  # audit ledger
         return pack
 
     def write_summary(
@@ -380,15 +393,19 @@ class KnowledgeBase:
         if not question.strip():
             raise UsageError("The question is empty.", hint="Pass the question to answer.")
         if llm is None:
-            answer = ask(self, question, filters=filters)
+            answer = ask(self.context, question, filters=filters)
         else:
-            answer = ask(self, question, filters=filters, llm=llm)
+            # Opened before any work, so an unknown or never-activated route is refused.
+            from citewise.llm.generate import open_route
+
+            writer = open_route(self.home.settings.home, llm)
+            answer = ask(self.context, question, filters=filters, llm=writer)
         if web is not None:
             from citewise.web.attach import record_verification, verify_answer
             from citewise.web.refs import MetadataEditions
 
             answer, run = verify_answer(answer, web, MetadataEditions(self.store, self.name))
-        answer_id = record_answer(self, answer, filters)  # saved whole, with its ledger event
+        answer_id = record_answer(self.context, answer, filters)  # saved whole, with its event
         if web is not None:
             record_verification(self.store.ledger, self.name, answer_id, run)
         return answer

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from citewise.answer.compose import Candidate
+from citewise.answer.candidate import Candidate
 from citewise.answer.models import Citation, CitationRole, Claim
 from citewise.evidence.models import Fragment
 from citewise.evidence.nodes import NodeReader
@@ -16,7 +16,7 @@ from citewise.ingest.models import Node, sha256_text
 from citewise.sufficiency.models import ConflictNote
 
 if TYPE_CHECKING:
-    from citewise.kb import KnowledgeBase
+    from citewise.context import StageContext
 
 __all__ = ["cite_claims"]
 
@@ -30,7 +30,7 @@ def _regulation(frag: Fragment, node: Node | None) -> dict[str, Any] | None:
 
 
 def cite_claims(
-    kb: KnowledgeBase, chosen: list[Candidate], conflicts: list[ConflictNote]
+    kb: StageContext, chosen: list[Candidate], conflicts: list[ConflictNote]
 ) -> tuple[list[Citation], list[Claim]]:
     """Number the citations of ``chosen`` sentences and ``conflicts`` notices.
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from citewise.analysis.tokenize import key_terms, term_coverage, tokenize
+from citewise.answer.candidate import Candidate
 from citewise.answer.clean import clean_sentence
 from citewise.answer.procedure import PROCEDURE_HEAD
 from citewise.answer.relevance import Scorer
@@ -22,7 +23,6 @@ from citewise.answer.support import contains_orchestration
 from citewise.answer.units import Unit
 from citewise.evidence.models import TRUNCATION_MARKER, Fragment
 from citewise.evidence.sentences import Span, split_sentences
-from citewise.index.tokenize import key_terms, term_coverage, tokenize
 from citewise.recall.identifiers import clause_refs
 
 ROLE_WEIGHT = {
@@ -56,25 +56,6 @@ _SIDES = re.compile(r"\s+(?:vs\.?|versus|and|or|compared (?:to|with))\s+|和|与
 #: Unit kinds a profile may take from anywhere in an evidence document (not only from the
 #: fragments): a comparison's table, a how-to's closing-check table and code example.
 _ANYWHERE = {"compare": frozenset({"table"}), "how_to": frozenset({"table", "code"})}
-
-
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    """A sentence of a fragment with its absolute span in the document text."""
-
-    fragment: Fragment
-    span: Span
-    clean: str
-    score: float
-    order: tuple[int, ...]
-    #: Spans shown and cited before the unit (its section heading, when it refers to it).
-    context: tuple[Span, ...] = ()
-    kind: str = "sentence"  # the answer unit's kind (see citewise.answer.units)
-    section: str = ""  # the heading of the unit's own section
-
-    @property
-    def key(self) -> tuple[str, int, int]:
-        return (self.fragment.doc_id, self.span.start, self.span.end)
 
 
 UnitsOf = Callable[[Fragment], list[Unit]]

@@ -12,23 +12,23 @@ from __future__ import annotations
 from dataclasses import asdict, replace
 from typing import TYPE_CHECKING
 
-from citewise.answer.compose import Candidate
+from citewise.analysis.tokenize import tokenize
+from citewise.answer.candidate import Candidate
 from citewise.answer.models import AnswerTrace, Citation, Claim
 from citewise.answer.relation import Found, asked_relation, documented, gate, subject_of
 from citewise.evidence.models import EvidencePack
 from citewise.graph.select import GraphDiagnostics
-from citewise.index.tokenize import tokenize
 from citewise.recall.models import SearchFilters
 from citewise.recall.scope import visible_chunks
 from citewise.sufficiency.models import Reason, Sufficiency
 from citewise.sufficiency.presence import TermProfile
 
 if TYPE_CHECKING:
-    from citewise.kb import KnowledgeBase
+    from citewise.context import StageContext
 
 
 def relation_pass(
-    kb: KnowledgeBase,
+    kb: StageContext,
     question: str,
     pack: EvidencePack,
     diag: GraphDiagnostics | None,
@@ -38,7 +38,7 @@ def relation_pass(
     asked = asked_relation(question)
     if asked is None:
         return None
-    index = kb.home.index(kb.name)
+    index = kb.index
     scope = filters or SearchFilters()
     kg = index.graph_for(scope.principal)  # only what this principal may read
     allowed = set(

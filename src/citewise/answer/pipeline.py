@@ -10,8 +10,10 @@ import json
 from dataclasses import asdict, replace
 from typing import TYPE_CHECKING
 
+from citewise.analysis.question import analyse
 from citewise.answer.citations import cite_claims
 from citewise.answer.compose import compose
+from citewise.answer.finish import INSUFFICIENT, finish, human_reason
 from citewise.answer.graph_answer import (
     from_graph,
     relation_claims,
@@ -21,62 +23,48 @@ from citewise.answer.graph_answer import (
     relation_verdict,
     with_relations,
 )
-from citewise.answer.models import (
-    Answer,
-    AnswerTrace,
-    Citation,
-    Claim,
-    FailureStage,
-    new_trace_id,
-)
+from citewise.answer.models import Answer, AnswerTrace, FailureStage, new_trace_id
 from citewise.answer.procedure import complete_procedures
 from citewise.answer.ranking import units_reader
 from citewise.answer.relevance import dense_scorer
 from citewise.answer.review import release_review, removed_orchestration
 from citewise.evidence.assemble import assemble
-from citewise.evidence.intent import classify_intent
 from citewise.evidence.models import EvidenceConfig, EvidencePack
 from citewise.evidence.nodes import NodeReader, spans_by_version
 from citewise.recall.models import SearchFilters, SearchResult
 from citewise.recall.search import RecallSettings, search, search_summary
 from citewise.sufficiency.conflicts_adapter import detect_conflicts, stale_paths
 from citewise.sufficiency.gates import GateInput, procedure_mismatch, review
-from citewise.sufficiency.models import Reason, Sufficiency, TermProfile
-from citewise.sufficiency.named import absent_terms, named_terms
-from citewise.sufficiency.presence import judge, weigh
+from citewise.sufficiency.models import Reason, Sufficiency
+from citewise.sufficiency.named import absent_terms
+from citewise.sufficiency.presence import weigh
 
 if TYPE_CHECKING:
-    from citewise.kb import KnowledgeBase
-    from citewise.llm.written import LLMWriter
+    from citewise.answer.writer import LLMWriter
+    from citewise.context import StageContext
 
 NON_KB_REPLY = (
     "Hello! I answer questions from the documents in this knowledge base, and every "
     "sentence I give carries a citation you can check. Ask about a topic the documents "
     'cover, for example: "What is ...?" or "How do I ...?"'
 )
-INSUFFICIENT = "The knowledge base does not hold enough evidence to answer this question."
 
 
 def ask(
-    kb: KnowledgeBase,
+    kb: StageContext,
     question: str,
     *,
     filters: SearchFilters | None = None,
-    llm: str | LLMWriter | None = None,
+    llm: LLMWriter | None = None,
 ) -> Answer:
-    """``llm`` names an activated route (opened here, so an unknown or never-activated
-    route is refused before any work), or is a writer such as replay's recorded one."""
-    llm_ctx: LLMWriter | None = None
-    if isinstance(llm, str):
-        from citewise.llm.generate import open_route
-
-        llm_ctx = open_route(kb.home.settings.home, llm)
-    else:
-        llm_ctx = llm
-    intent = classify_intent(question)
+    """``llm`` is an LLM route's writer (the facade opens a named route before calling
+    this; replay passes its recorded one); None keeps the extractive path."""
+    llm_ctx = llm
+    analysed = analyse(question)  # read once; every stage below takes this value
+    intent = analysed.intent
     trace: AnswerTrace = {"question": question, "intent": asdict(intent)}
     who = filters.principal if filters else None
-    index = kb.home.index(kb.name)
+    index = kb.index
     index.sync()
     revision = index.visible_revision(who)  # numbered as this principal sees the KB
     if intent.kind == "non_kb":
@@ -99,18 +87,21 @@ def ask(
         )
     cfg = EvidenceConfig()
     recall = search(
-        kb.home.index(kb.name),
+        kb.index,
         question,
         filters=filters,
         top_k=cfg.top_k,
         settings=RecallSettings(per_doc_cap=cfg.per_doc_cap),
+        question=analysed,
     )
-    pack = assemble(kb, question, filters=filters, config=cfg, search_result=recall)
+    pack = assemble(
+        kb, question, filters=filters, config=cfg, search_result=recall, question=analysed
+    )
     trace["retrieval"] = search_summary(recall)
-    conflicts = detect_conflicts(kb, question, pack, who, recall.hits)
+    conflicts = detect_conflicts(kb, analysed, pack, who, recall.hits)
     stale = stale_paths(kb, pack, who)
-    unknown = absent_terms(kb, named_terms(question), who)
-    profile = weigh(question, intent.subject_terms, kb.home.index(kb.name), who)
+    unknown = absent_terms(kb, analysed.named_terms, who)
+    profile = weigh(analysed, kb.index, who)
     trace["terms"] = [asdict(t) for t in profile.terms]
     suff = review(
         GateInput(
@@ -131,8 +122,10 @@ def ask(
     if suff.recoverable or judge_wants_more:
         # One extra assembly pass: read more of the documents. Never a loop.
         wider = EvidenceConfig(top_k=40, adjacent_window=8)
-        second = assemble(kb, question, filters=filters, config=wider, profile="deep")
-        conflicts2 = detect_conflicts(kb, question, second, who)
+        second = assemble(
+            kb, question, filters=filters, config=wider, profile="deep", question=analysed
+        )
+        conflicts2 = detect_conflicts(kb, analysed, second, who)
         stale2 = stale_paths(kb, second, who)
         again = review(
             GateInput(
@@ -182,7 +175,7 @@ def ask(
     trace["sufficiency"] = suff.to_json()
     if suff.status == "insufficient":
         missing = "; ".join(suff.reason_texts)
-        text = f"{INSUFFICIENT} ({_human(suff)})"
+        text = f"{INSUFFICIENT} ({human_reason(suff)})"
         trace["failure_stage"] = _failure_stage(pack, recall)
         return Answer(
             outcome="insufficient_evidence",
@@ -226,7 +219,7 @@ def ask(
         units_of=units_reader(
             lambda path, vid: unit_reader.near(path, vid, unit_near[(path, vid)])
         ),
-        scorer=dense_scorer(kb.home.index(kb.name)),
+        scorer=dense_scorer(kb.index),
     )
     citations, claims = cite_claims(kb, with_relations(found, chosen), conflicts)
     claims = release_review(relation_claims(found, claims), citations)
@@ -237,7 +230,7 @@ def ask(
         trace["failure_stage"] = "graph_evidence"
         return Answer(
             outcome="insufficient_evidence",
-            answer=f"{INSUFFICIENT} ({_human(suff)})",
+            answer=f"{INSUFFICIENT} ({human_reason(suff)})",
             citations=(),
             degradation="insufficient_evidence",
             sufficiency=suff,
@@ -263,103 +256,6 @@ def ask(
     )
 
 
-def finish(
-    kb: KnowledgeBase,
-    intent: str,
-    pack: EvidencePack,
-    suff: Sufficiency,
-    claims: list[Claim],
-    citations: list[Citation],
-    trace: AnswerTrace,
-    *,
-    failed_why: str | None,
-    profile: TermProfile | None = None,
-) -> Answer:
-    """The public answer from reviewed claims (shared by the extractive and LLM writers):
-    citations renumbered in order of use, or ``insufficient_evidence`` when the review
-    left nothing (``failed_why``) or when the text actually cited lacks the question's
-    distinctive terms (``profile``; some missing words make the answer partial)."""
-    kept = [c for c in claims if c.kept]
-    if failed_why is None and profile is not None and profile.checks:
-        cited = judge(profile, _cited_texts(pack, kept, citations), cited=True)
-        trace["cited_presence"] = cited.to_json()
-        if cited.verdict == "absent" and cited.reason is not None:
-            suff = Sufficiency("insufficient", "insufficient_evidence", (cited.reason,))
-            trace["sufficiency"] = suff.to_json()
-            failed_why = _human(suff)
-        elif (
-            cited.verdict == "partial"
-            and cited.reason is not None
-            and not _already_partial(suff, cited.missing)
-        ):
-            worst = "partial_coverage" if suff.degradation == "none" else suff.degradation
-            suff = replace(suff, degradation=worst, reasons=(*suff.reasons, cited.reason))
-    if failed_why is not None:
-        trace["failure_stage"] = "citation_verification"
-        return Answer(
-            outcome="insufficient_evidence",
-            answer=f"{INSUFFICIENT} ({failed_why})",
-            citations=(),
-            degradation="insufficient_evidence",
-            sufficiency=replace(suff, status="insufficient", degradation="insufficient_evidence"),
-            replay_id=pack.replay_id,
-            trace_id=new_trace_id(),
-            intent=intent,
-            kb=kb.name,
-            revision=pack.revision,
-            claims=tuple(claims),
-            failure_stage="citation_verification",
-            trace=trace,
-        )
-    used = sorted({n for c in kept for n in c.citations})
-    renumber = {old: new for new, old in enumerate(used, start=1)}
-    final_cites = tuple(replace(citations[n - 1], number=renumber[n]) for n in used)
-    text = _render(
-        intent, [replace(c, citations=tuple(renumber[n] for n in c.citations)) for c in kept]
-    )
-    degradation = suff.degradation
-    if len(kept) < len([c for c in claims if c.verdict != "notice"]) and degradation == "none":
-        degradation = "partial_coverage"
-    if suff.status == "borderline" and degradation == "none":
-        degradation = "partial_coverage"  # a borderline answer says so in the field
-    return Answer(
-        outcome="answered",
-        answer=text,
-        citations=final_cites,
-        degradation=degradation,
-        sufficiency=suff,
-        replay_id=pack.replay_id,
-        trace_id=new_trace_id(),
-        intent=intent,
-        kb=kb.name,
-        revision=pack.revision,
-        claims=tuple(claims),
-        trace=trace,
-    )
-
-
-def _already_partial(suff: Sufficiency, words: tuple[str, ...]) -> bool:
-    """Whether an earlier partial-coverage reason already names every one of ``words``."""
-    earlier = [
-        str(r) for r in suff.reasons if r.kind == "partial_coverage" and r.detail is not None
-    ]
-    return any(all(w in r for w in words) for r in earlier)
-
-
-def _cited_texts(pack: EvidencePack, kept: list[Claim], citations: list[Citation]) -> list[str]:
-    """The excerpts the kept claims cite, and the heading paths of the pack fragments they
-    sit in (a heading names what "this option" in a cited sentence is)."""
-    used = [citations[n - 1] for c in kept for n in c.citations]
-    texts = [c.excerpt for c in used]
-    for c in used:
-        texts += [
-            " ".join(f.heading_path)
-            for f in pack.fragments
-            if f.doc_id == c.doc_id and f.char_start < c.char_end and c.char_start < f.char_end
-        ][:1]
-    return texts
-
-
 def _stale_used(pack: EvidencePack, stale: tuple[str, ...]) -> tuple[str, ...]:
     """Stale editions count against the evidence only when no current direct evidence is
     left once they are set aside (they are then set aside from the answer)."""
@@ -371,42 +267,12 @@ def _rank(s: Sufficiency) -> int:
     return {"insufficient": 0, "borderline": 1, "sufficient": 2}[s.status]
 
 
-def _human(s: Sufficiency) -> str:
-    first = s.reasons[0] if s.reasons else Reason("no evidence")
-    gate, detail = first.kind, first.detail or ""
-    if gate == "subject_absent":
-        return f"the documents do not mention: {detail}"
-    if gate == "subject_missing":
-        return f"the passages found do not mention: {detail}"
-    if gate == "near_miss":
-        return detail
-    if gate == "no_direct_evidence":
-        return f"nothing relevant was found: {detail}"
-    return f"{gate.replace('_', ' ')}: {detail}" if detail else gate.replace("_", " ")
-
-
 def _failure_stage(pack: EvidencePack, recall: SearchResult | None = None) -> FailureStage:
     if not pack.direct and recall is not None and recall.criterion == "rerank_threshold":
         return "reranking"  # the reranker scored every candidate under its threshold
     if any(x.kind == "source_window_unavailable" for x in pack.limitations):
         return "parsing_source"
     return "retrieval" if not pack.direct else "context_assembly"
-
-
-def _render(intent: str, claims: list[Claim]) -> str:
-    """Claims with their citation marks (at the end of a claim's first line, so a quoted
-    code block stays a valid fence); a how-to as a list, other answers as running text, or
-    one claim per line when any claim spans several lines."""
-    parts = []
-    for c in claims:
-        marks = "".join(f"[{n}]" for n in c.citations)
-        first, nl, rest = c.text.partition("\n")
-        parts.append(f"{first} {marks}{nl}{rest}")
-    if intent == "how_to":
-        return "\n".join("- " + p.replace("\n", "\n  ") for p in parts)
-    if any("\n" in p for p in parts):
-        return "\n".join(parts)
-    return " ".join(parts)
 
 
 def _digest(obj: object) -> str:

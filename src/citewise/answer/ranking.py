@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from citewise.answer.compose import Candidate
+from citewise.answer.candidate import Candidate
 from citewise.answer.relevance import Scorer, blend, lexical_score
 from citewise.answer.support import contains_orchestration
 from citewise.answer.units import Unit, document_units

@@ -19,7 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from citewise.answer.compose import Candidate, candidates
+from citewise.analysis.tokenize import is_cjk_char, key_terms, tokenize
+from citewise.answer.candidate import Candidate
+from citewise.answer.compose import candidates
 from citewise.answer.relation_words import Asked, asked_relation, stated_in_prose, wording
 from citewise.evidence.models import Fragment
 from citewise.evidence.neighbors import best_block
@@ -31,7 +33,6 @@ from citewise.graph.models import Edge, Point
 from citewise.graph.rollup import rolled_up
 from citewise.graph.text import norm_title
 from citewise.index.manager import KBIndex
-from citewise.index.tokenize import is_cjk_char, key_terms, tokenize
 from citewise.sufficiency.models import Reason
 
 

@@ -11,9 +11,9 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from citewise.analysis.tokenize import is_cjk_char, tokenize
 from citewise.graph.models import Edge, Point, RelationKind
 from citewise.graph.text import label_kind
-from citewise.index.tokenize import is_cjk_char, tokenize
 
 Direction = Literal["out", "in", "any"]
 

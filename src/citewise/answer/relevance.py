@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from citewise.index.tokenize import term_coverage
+from citewise.analysis.tokenize import term_coverage
 
 if TYPE_CHECKING:
     from citewise.index.manager import KBIndex

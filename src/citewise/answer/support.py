@@ -5,7 +5,7 @@ spans.  The measure is lexical on purpose — it is cheap, deterministic and
 explainable (``missing_terms`` names what the citation does not contain):
 
 * **Content terms** — the sentence's stemmed, stopword-filtered words and CJK
-  bigrams (:func:`citewise.index.tokenize.key_terms`, so inflections match and
+  bigrams (:func:`citewise.analysis.tokenize.key_terms`, so inflections match and
   single Chinese characters do not count as evidence).
 * **Literals** — every number (``3``, ``0.10``, ``8443``) and technical literal
   (versions ``2.4.1``, paths ``/api/v2/sync``, ``host:port``, ``HTTP 503``,
@@ -44,8 +44,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from citewise.analysis.tokenize import key_terms, literal_tokens, tokenize
 from citewise.answer.orchestration import contains_orchestration, orchestration_markers
-from citewise.index.tokenize import key_terms, literal_tokens, tokenize
 
 __all__ = [
     "SUPPORTED_AT",

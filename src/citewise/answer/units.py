@@ -36,6 +36,7 @@ import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from citewise.analysis.tokenize import key_terms, tokenize
 from citewise.answer.clean import clean_sentence
 from citewise.answer.markup import (
     DIRECTIVE_FENCE,
@@ -44,7 +45,6 @@ from citewise.answer.markup import (
     strip_markup,
 )
 from citewise.evidence.sentences import Span, split_sentences
-from citewise.index.tokenize import key_terms, tokenize
 from citewise.ingest.chunking import chunk_members
 from citewise.ingest.models import Node
 

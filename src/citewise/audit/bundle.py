@@ -33,7 +33,7 @@ from citewise.audit.record import filters_from, retrieval_snapshot
 from citewise.errors import CitewiseError
 
 if TYPE_CHECKING:
-    from citewise.kb import Home
+    from citewise.context import ContextSource
 
 FORMAT = "citewise-answer-bundle/1"
 #: What a replay found: every checked stage the same (some left unchecked: ``partial``),
@@ -43,17 +43,18 @@ STAGES = ("retrieval", "evidence", "sufficiency", "answer")
 LLM_STAGES = ("retrieval", "evidence", "sufficiency", "llm_payload", "answer")
 
 
-def export_bundle(home: Home, answer_id: str) -> dict[str, Any]:
+def export_bundle(home: ContextSource, answer_id: str) -> dict[str, Any]:
     """The bundle of a saved answer, with every secret the home knows of masked (a record
     written before a secret was known, or by an older version, is scrubbed here too)."""
-    from citewise.llm.secrets import known_secrets, redact_obj
+    from citewise.llm.routes import known_secrets
+    from citewise.llm.secrets import redact_obj
 
     bundle = _bundle(home, answer_id)
     scrubbed: dict[str, Any] = redact_obj(bundle, known_secrets(home.settings.home))
     return scrubbed
 
 
-def _bundle(home: Home, answer_id: str) -> dict[str, Any]:
+def _bundle(home: ContextSource, answer_id: str) -> dict[str, Any]:
     store = home.store.ledger
     saved = store.get_answer(answer_id)
     answer = saved["answer"]
@@ -123,12 +124,13 @@ def _retrieval(r: dict[str, Any] | None) -> dict[str, Any]:
     return {k: r.get(k) for k in ("hits", "routes", "criterion", "outcome")}
 
 
-def replay(home: Home, bundle: dict[str, Any]) -> dict[str, Any]:
+def replay(home: ContextSource, bundle: dict[str, Any]) -> dict[str, Any]:
     """Re-run the bundle's question under its conditions and compare stage by stage."""
     if bundle.get("format") != FORMAT:
         return {"status": "unsupported", "message": "Not a citewise answer bundle."}
-    kb = home.kb(str(bundle["kb"]))
-    head = kb.revisions()[-1] if kb.revisions() else None
+    kb = home.context(str(bundle["kb"]))
+    revisions = kb.store.list_revisions(kb.name)
+    head = revisions[-1] if revisions else None
     pinned_rev, pinned_hash = int(bundle["revision"]), str(bundle["revision_hash"])
     base: dict[str, Any] = {
         "answer_id": bundle["answer_id"],
@@ -159,10 +161,7 @@ def replay(home: Home, bundle: dict[str, Any]) -> dict[str, Any]:
         dense=bool(wanted.get("dense", home.settings.dense)),
         encoder=str(wanted.get("encoder", home.settings.encoder)),
     )
-    from citewise.kb import Home as HomeCls
-
-    h2 = HomeCls(settings, home.store)
-    kb2 = h2.kb(kb.name)
+    kb2 = home.context(kb.name, settings)
     filters = filters_from(cond)
     question = str(bundle["question"])
     rec = RecordedLLM(bundle) if uses_llm(bundle) else None

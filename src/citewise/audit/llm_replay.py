@@ -24,7 +24,7 @@ from citewise.llm.written import build_payload, write_answer
 
 if TYPE_CHECKING:
     from citewise.answer.models import Answer, AnswerTrace, JudgeTrace
-    from citewise.kb import KnowledgeBase
+    from citewise.context import StageContext
     from citewise.recall.models import SearchFilters
     from citewise.sufficiency.gates import GateInput
     from citewise.sufficiency.models import ConflictNote, Sufficiency
@@ -106,7 +106,7 @@ class RecordedLLM:
     # -- LLMWriter ---------------------------------------------------------------------
     def judge(
         self,
-        kb: KnowledgeBase,
+        kb: StageContext,
         question: str,
         g: GateInput,
         intent: str,
@@ -118,7 +118,7 @@ class RecordedLLM:
 
     def answer(
         self,
-        kb: KnowledgeBase,
+        kb: StageContext,
         *,
         question: str,
         g: GateInput,

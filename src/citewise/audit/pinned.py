@@ -13,7 +13,7 @@ from citewise.errors import CitewiseError
 from citewise.ingest.models import sha256_text
 
 if TYPE_CHECKING:
-    from citewise.kb import Home
+    from citewise.store.protocol import Store
 
 
 #: A pinned citation against the current revision: same version, the document changed but
@@ -28,13 +28,14 @@ class CurrentState(TypedDict, total=False):
     new_version_id: int
 
 
-def check_citations(home: Home, answer_id: str) -> dict[str, Any]:
+def check_citations(store: Store, answer_id: str) -> dict[str, Any]:
     """For each citation: does it still resolve to the pinned text and hash (``pinned``), and
     is it ``current`` (same version), ``unchanged`` (the document changed, the cited text is
     still there) or ``stale`` (changed or removed), with old and new text."""
-    saved = home.store.ledger.get_answer(answer_id)
+    saved = store.ledger.get_answer(answer_id)
     answer = saved["answer"]
-    kb = home.kb(str(saved["kb"]))
+    kb = str(saved["kb"])
+    store.get_kb(kb)  # raises KBNotFound with a hint
     out: list[dict[str, Any]] = []
     for c in answer.get("citations") or ():
         item: dict[str, Any] = {
@@ -46,37 +47,37 @@ def check_citations(home: Home, answer_id: str) -> dict[str, Any]:
             "sha256": c["sha256"],
         }
         try:
-            r = home.resolve(str(c["id"]))
+            r = store.resolve(str(c["id"]))
             item["pinned"] = r.text == c["excerpt"] and sha256_text(r.text) == c["sha256"]
             item["pinned_problem"] = "" if item["pinned"] else "resolved text differs"
         except CitewiseError as exc:
             item["pinned"] = False
             item["pinned_problem"] = f"{exc.code}: {exc}"
             r = None
-        item.update(_current(kb, c, r.heading_path if r else ()))
+        item.update(_current(store, kb, c, r.heading_path if r else ()))
         out.append(item)
     stale = [i for i in out if i["status"] == "stale"]
     return {
         "answer_id": answer_id,
         "kb": saved["kb"],
         "revision": saved["revision"],
-        "current_revision": kb.info().revision,
+        "current_revision": store.get_kb(kb).revision,
         "citations": out,
         "stale": len(stale),
         "all_pinned": all(i["pinned"] for i in out),
     }
 
 
-def _current(kb: Any, c: dict[str, Any], heading: tuple[str, ...]) -> CurrentState:
+def _current(store: Store, kb: str, c: dict[str, Any], heading: tuple[str, ...]) -> CurrentState:
     try:
-        doc = kb.document(str(c["path"]))
+        doc = store.get_document(kb, str(c["path"]))
     except CitewiseError:
         doc = None
     if doc is None or doc.deleted:
         return {"status": "stale", "reason": "document removed", "new_text": None}
     if doc.version_id == c["version_id"]:
         return {"status": "current", "reason": "", "new_text": c["excerpt"]}
-    text = kb.store.get_document_text(kb.name, doc.doc_id, doc.version_id)
+    text = store.get_document_text(kb, doc.doc_id, doc.version_id)
     if c["excerpt"] in text:
         return {
             "status": "unchanged",
@@ -84,7 +85,8 @@ def _current(kb: Any, c: dict[str, Any], heading: tuple[str, ...]) -> CurrentSta
             "new_text": c["excerpt"],
             "new_version_id": doc.version_id,
         }
-    nodes = [n for n in kb.nodes(str(c["path"])) if n.kind != "document"]
+    head = store.get_document(kb, str(c["path"])).version_id
+    nodes = [n for n in store.nodes_of_version(kb, str(c["path"]), head) if n.kind != "document"]
     same = [n for n in nodes if tuple(n.heading_path) == tuple(heading)] or nodes
     best = max(
         same,

@@ -21,7 +21,7 @@ from citewise.store.protocol import Store
 
 if TYPE_CHECKING:
     from citewise.answer.models import Answer
-    from citewise.kb import KnowledgeBase
+    from citewise.context import StageContext
 
 Verdict = Literal["good", "bad"]
 ANONYMOUS = "anonymous"
@@ -33,9 +33,9 @@ def _reader(filters: SearchFilters | None) -> str | None:
     return current_context().principal
 
 
-def conditions(kb: KnowledgeBase, filters: SearchFilters | None) -> dict[str, Any]:
+def conditions(kb: StageContext, filters: SearchFilters | None) -> dict[str, Any]:
     """What an answer depended on besides the corpus: scope, principal, routes' settings."""
-    s = kb.home.settings
+    s = kb.settings
     return {
         "kb": kb.name,
         "filters": filters_json(filters),
@@ -56,7 +56,7 @@ def filters_from(cond: dict[str, Any]) -> SearchFilters:
 
 
 def retrieval_snapshot(
-    kb: KnowledgeBase, question: str, filters: SearchFilters | None, pack: dict[str, Any]
+    kb: StageContext, question: str, filters: SearchFilters | None, pack: dict[str, Any]
 ) -> dict[str, Any]:
     """The recall an answer's pack was built from (same query, scope and settings as the
     evidence stage used): ranked chunk ids, routes, diagnostics and criterion."""
@@ -65,9 +65,7 @@ def retrieval_snapshot(
     rse = bool((pack.get("config") or {}).get("rse", True))
     per_doc = int(cfg.get("per_doc_cap", EvidenceConfig().per_doc_cap))
     settings = RecallSettings(per_doc_cap=per_doc) if rse else RecallSettings()
-    result = search(
-        kb.home.index(kb.name), question, filters=filters, top_k=top_k, settings=settings
-    )
+    result = search(kb.index, question, filters=filters, top_k=top_k, settings=settings)
     return search_summary(result)
 
 
@@ -79,12 +77,12 @@ def _pack_paths(pack: dict[str, Any]) -> set[str]:
 
 
 def access_decisions(
-    kb: KnowledgeBase, filters: SearchFilters | None, read_paths: Iterable[str]
+    kb: StageContext, filters: SearchFilters | None, read_paths: Iterable[str]
 ) -> dict[str, Any] | None:
     """Restricted documents (front-matter ``access:``) read for the caller (allowed) and
     withheld from it before ranking (denied). None when the KB restricts nothing.
     ``redacted`` is part of the format; nothing redacts text today."""
-    index = kb.home.index(kb.name)
+    index = kb.index
     restricted: dict[str, dict[str, Any]] = {}
     for c in index.chunks.values():
         if c.metadata.get("access") and c.path not in restricted:
@@ -101,7 +99,7 @@ def access_decisions(
     }
 
 
-def record_answer(kb: KnowledgeBase, answer: Answer, filters: SearchFilters | None) -> str:
+def record_answer(kb: StageContext, answer: Answer, filters: SearchFilters | None) -> str:
     """Save the answer whole (keyed by its trace id) and its ``answer`` ledger event, plus
     access and route-change events, in one transaction. Returns the answer id."""
     ledger = kb.store.ledger
@@ -120,7 +118,7 @@ def record_answer(kb: KnowledgeBase, answer: Answer, filters: SearchFilters | No
         "revision": answer.revision,
         # The answer's revision is numbered as its principal sees the KB; the saved row
         # pins the KB revision itself (replay and cite check compare KB revisions).
-        "store_revision": kb.home.index(kb.name).revision,
+        "store_revision": kb.index.revision,
         "replay_id": answer.replay_id,
         "outcome": answer.outcome,
         "degradation": answer.degradation,
@@ -147,7 +145,7 @@ def record_answer(kb: KnowledgeBase, answer: Answer, filters: SearchFilters | No
 
 
 def record_search(
-    kb: KnowledgeBase, query: str, result: SearchResult, filters: SearchFilters | None
+    kb: StageContext, query: str, result: SearchResult, filters: SearchFilters | None
 ) -> None:
     payload = {
         "kb": kb.name,
@@ -162,7 +160,7 @@ def record_search(
 
 
 def record_evidence(
-    kb: KnowledgeBase, query: str, pack: EvidencePack, filters: SearchFilters | None
+    kb: StageContext, query: str, pack: EvidencePack, filters: SearchFilters | None
 ) -> None:
     payload = {
         "kb": kb.name,
@@ -179,7 +177,7 @@ def record_evidence(
 
 
 def _append_with_access(
-    kb: KnowledgeBase,
+    kb: StageContext,
     type_: str,
     payload: dict[str, Any],
     filters: SearchFilters | None,

@@ -25,7 +25,7 @@ def cite_check(
     from citewise.audit.pinned import check_citations
 
     with open_home(home) as h:
-        report = check_citations(h, answer_id)
+        report = check_citations(h.store, answer_id)
     if json:
         sys.stdout.write(ui.dump_json(report) + "\n")
     else:

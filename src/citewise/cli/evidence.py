@@ -103,7 +103,7 @@ def evidence(
         raise UsageError("The query is empty.", hint="Pass the question.")
     with open_home(home) as h:
         pack = assemble(
-            h.kb(kb),
+            h.kb(kb).context,
             query,
             filters=search_filters(filter_, principal, current_only, as_of),
             profile=profile,  # type: ignore[arg-type]

@@ -103,7 +103,7 @@ def _watch(base: object, folder: Path, *, verbose: bool, json: bool) -> None:
 
     if not json:
         ui.err.print(f"watching {folder} (Ctrl-C to stop)", markup=False)
-    watch_folder(base, folder, show)
+    watch_folder(base.context, folder, show)
 
 
 def register(app: typer.Typer) -> None:

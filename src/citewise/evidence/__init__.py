@@ -2,7 +2,7 @@
 budgeted, replayable context pack. Entry point: :func:`assemble`."""
 
 from citewise.evidence.assemble import assemble
-from citewise.evidence.intent import classify_intent, profile_for
+from citewise.evidence.budget import profile_for
 from citewise.evidence.models import (
     BUDGETS,
     Budget,
@@ -20,6 +20,5 @@ __all__ = [
     "Fragment",
     "RSEParams",
     "assemble",
-    "classify_intent",
     "profile_for",
 ]

@@ -10,11 +10,11 @@ import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from citewise.analysis.question import Question, analyse
 from citewise.errors import CitewiseError
 from citewise.evidence.augment import context_fragments, direct_fragments, hit_fragment
-from citewise.evidence.budget import apply_budget, truncate
+from citewise.evidence.budget import apply_budget, profile_for, truncate
 from citewise.evidence.docview import DocView
-from citewise.evidence.intent import classify_intent, profile_for
 from citewise.evidence.models import (
     BUDGETS,
     Budget,
@@ -41,19 +41,17 @@ from citewise.recall.search import RecallSettings, search
 from citewise.store.models import StoredChunk
 
 if TYPE_CHECKING:
-    from citewise.kb import KnowledgeBase
+    from citewise.context import StageContext
 
 DocKey = tuple[str, int]  # (doc_id, version_id)
 
 
-def _index(source: KnowledgeBase | KBIndex) -> KBIndex:
-    if isinstance(source, KBIndex):
-        return source
-    return source.home.index(source.name)
+def _index(source: StageContext | KBIndex) -> KBIndex:
+    return source if isinstance(source, KBIndex) else source.index
 
 
 def assemble(
-    source: KnowledgeBase | KBIndex,
+    source: StageContext | KBIndex,
     query: str,
     *,
     filters: SearchFilters | None = None,
@@ -62,19 +60,26 @@ def assemble(
     budget: Budget | None = None,
     config: EvidenceConfig | None = None,
     search_result: SearchResult | None = None,
+    question: Question | None = None,
 ) -> EvidencePack:
     """The context pack for ``query``: exact evidence fragments under a hard budget.
 
-    ``search_result`` reuses an earlier recall (it must come from the same index).
+    ``search_result`` reuses an earlier recall (it must come from the same index);
+    ``question`` is ``query`` already analysed (else it is analysed here).
     """
     index = _index(source)
     cfg = config or EvidenceConfig()
-    intent = classify_intent(query)
+    if question is not None and question.text != query:
+        raise ValueError("assemble: the analysed question is not the query")
+    analysed = analyse(query) if question is None else question
+    intent = analysed.intent
     prof: Profile = profile or profile_for(intent)
     bud = budget or BUDGETS[prof]
     if search_result is None:
         settings = RecallSettings(per_doc_cap=cfg.per_doc_cap) if rse else RecallSettings()
-        search_result = search(index, query, filters=filters, top_k=cfg.top_k, settings=settings)
+        search_result = search(
+            index, query, filters=filters, top_k=cfg.top_k, settings=settings, question=analysed
+        )
     result = search_result
     revision = result.revision
     limitations: list[Limitation] = []

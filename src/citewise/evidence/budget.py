@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from citewise.analysis.intent import Intent
 from citewise.evidence.models import (
     ROLE_PRIORITY,
     TRUNCATION_MARKER,
@@ -18,6 +19,7 @@ from citewise.evidence.models import (
     BudgetUse,
     Decision,
     Fragment,
+    Profile,
 )
 from citewise.evidence.tokens import estimate_tokens, middle_cut
 
@@ -137,3 +139,11 @@ def _why_short(f: Fragment, budget: Budget, used: int, doc_used: int) -> str:
     if budget.doc_tokens - doc_used < budget.total_tokens - used:
         return f"doc_share: document already holds {doc_used} of {budget.doc_tokens} tokens"
     return f"total_budget: {used} of {budget.total_tokens} tokens used"
+
+
+def profile_for(intent: Intent) -> Profile:
+    """The budget profile of a question: deep and causal questions get larger budgets;
+    the rest use the base profile."""
+    if intent.deep:
+        return "deep"
+    return "causal" if intent.kind == "causal" else "base"

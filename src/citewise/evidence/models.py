@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from citewise.analysis.intent import IntentKind
 from citewise.ingest.locator import locator_fields
 
 Role = Literal[
@@ -20,8 +21,6 @@ Role = Literal[
     "graph_neighbor_support",
     "conflict",
 ]
-#: What kind of answer a question asks for (:func:`citewise.evidence.intent.classify_intent`).
-IntentKind = Literal["definition", "how_to", "compare", "causal", "generic", "non_kb"]
 Profile = Literal["base", "causal", "deep"]
 Action = Literal["include", "truncate", "drop"]
 #: Whether the pack holds direct evidence.

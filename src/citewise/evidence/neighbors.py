@@ -14,12 +14,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from citewise.analysis.tokenize import key_terms, tokenize
 from citewise.errors import CitewiseError
 from citewise.evidence.models import Fragment, Limitation
 from citewise.evidence.whole import node_fragment
 from citewise.graph.select import GraphDiagnostics, neighbor_support
 from citewise.index.manager import KBIndex
-from citewise.index.tokenize import key_terms, tokenize
 from citewise.ingest.models import Node
 
 #: Node kinds that state nothing by themselves.

@@ -38,7 +38,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from citewise.index.tokenize import key_terms, tokenize
+from citewise.analysis.tokenize import key_terms, tokenize
 
 __all__ = [
     "ABBREVIATIONS",

@@ -11,7 +11,7 @@ import re
 from collections import Counter, deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from citewise.graph.build import KnowledgeGraph
 from citewise.graph.models import (
@@ -24,6 +24,9 @@ from citewise.graph.models import (
     SourceSpan,
 )
 from citewise.graph.text import norm_title, subject_title
+
+if TYPE_CHECKING:
+    from citewise.analysis.question import Question
 
 Direction = Literal["in", "out"]
 #: Called with a neighbor point: can the caller show readable evidence for it (a chunk this
@@ -39,57 +42,6 @@ ALIGNED: dict[str, tuple[RelationKind, ...]] = {
     "definition": ("part_of", "analogous_to", "contrasts_with", "references"),
     "edition": ("supersedes", "replaces", "amends", "repeals"),
 }
-
-_INTENT_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
-        "edition",
-        re.compile(
-            r"\b(supersed\w*|replac\w*|repeal\w*|amend\w*|latest|current (version|edition)|"
-            r"still (valid|in force|apply|applies)|obsolete|outdated|which edition)\b|"
-            r"取代|废止|修订|最新版|现行"
-        ),
-    ),
-    (
-        "compare",
-        re.compile(
-            r"\b(compare\w*|comparison|versus|vs\.?|difference\w*|differ\w*|better than|"
-            r"pros and cons|trade-?offs?|which one)\b|比较|区别|对比|不同|差异"
-        ),
-    ),
-    (
-        "causal",
-        re.compile(
-            r"\b(why|cause[sd]?|causing|reasons?|because|leads? to|led to|result(s|ed)? in|"
-            r"due to|what happens)\b|为什么|原因|导致|造成|引起"
-        ),
-    ),
-    (
-        "how_to",
-        re.compile(
-            r"\b(how (do|can|should|to|would)|steps?|procedure|set ?up|configure|install|"
-            r"deploy|upgrade|enable|disable|fix)\b|如何|怎么|步骤|配置"
-        ),
-    ),
-    ("definition", re.compile(r"\b(what (is|are)|define|definition|meaning of)\b|什么是|定义")),
-)
-_DEEP = re.compile(r"\b(in[- ]depth|in detail|deep[- ]dive|comprehensive|thorough)\b|详细|深入")
-
-
-def detect_intent(query: str) -> str:
-    """A graph-oriented intent: edition, compare, causal, how_to, definition or generic.
-
-    The evidence stage's own classifier can be passed instead (same names; ``deep`` widens
-    the windows).
-    """
-    q = query.lower()
-    for name, pattern in _INTENT_RULES:
-        if pattern.search(q):
-            return name
-    return "generic"
-
-
-def is_deep(query: str) -> bool:
-    return bool(_DEEP.search(query.lower()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -350,27 +302,26 @@ def select_neighbors(
 
 def graph_context(
     graph: KnowledgeGraph | None,
-    query: str,
+    question: Question,
     ranked_chunk_ids: Sequence[str] = (),
     *,
-    intent: str | None = None,
     has_evidence: EvidenceFn | None = None,
     visible: EvidenceFn | None = None,
-    deep: bool | None = None,
 ) -> GraphDiagnostics:
-    """Anchor selection plus :func:`select_neighbors`, with the query's intent."""
-    chosen = intent or detect_intent(query)
+    """Anchor selection plus :func:`select_neighbors`, with the analysed question's graph
+    intent and depth (:mod:`citewise.analysis.graph_intent`)."""
+    chosen = question.graph_intent
     problem = graph_problem(graph)
     if problem or graph is None:
         return unavailable(problem, chosen)
-    anchor = select_anchor(graph, query, ranked_chunk_ids)
+    anchor = select_anchor(graph, question.text, ranked_chunk_ids)
     return select_neighbors(
         graph,
         anchor,
         intent=chosen,
         has_evidence=has_evidence,
         visible=visible,
-        deep=is_deep(query) if deep is None else deep,
+        deep=question.graph_deep,
     )
 
 

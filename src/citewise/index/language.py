@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from citewise.index.tokenize import is_cjk_char
+from citewise.analysis.tokenize import is_cjk_char
 
 CHOICE_FILE = "encoder.json"
 #: Share of non-space characters that are CJK above which the multilingual encoder is chosen.

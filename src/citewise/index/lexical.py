@@ -32,8 +32,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from citewise.analysis.tokenize import content_tokens, literal_tokens, tokenize
 from citewise.index.segment import Bag, BoolArray, F32Array, IndexSegment, bm25_scores, top_k
-from citewise.index.tokenize import content_tokens, literal_tokens, tokenize
 
 __all__ = [
     "DEFAULT_B",

@@ -247,3 +247,8 @@ def _int8_forward(
     except Exception as exc:  # a failed build or load falls back to fp32, with the reason
         return None, f"int8 model failed: {type(exc).__name__}: {exc}"
     return (forward, f"int8-dynamic-per-channel:{built.key}"), ""
+
+
+if __name__ == "__main__":  # build the installed MiniLM's int8 cache now (e.g. at install)
+    got = load_minilm()
+    print(getattr(got, "name", got), getattr(got, "precision_reason", ""))

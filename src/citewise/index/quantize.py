@@ -233,19 +233,18 @@ def _build_in_child(model_dir: Path, out: Path) -> str:
 
 
 def main(argv: list[str]) -> int:
-    """``MODEL_DIR OUT_DIR``: build into OUT_DIR (what :func:`ensure_int8` runs). No
-    arguments: build the installed MiniLM into the cache now (e.g. at install)."""
+    """``MODEL_DIR OUT_DIR``: build into OUT_DIR (what :func:`ensure_int8` runs). To build
+    the installed MiniLM into the cache now (e.g. at install), run
+    ``python -m citewise.index.minilm`` (this module sits below the encoder)."""
     if len(argv) == 2:
         print(json.dumps(build_int8(Path(argv[0]), Path(argv[1])), sort_keys=True))
         return 0
-    if argv:
-        print("usage: python -m citewise.index.quantize [MODEL_DIR OUT_DIR]", file=sys.stderr)
-        return 2
-    from citewise.index.minilm import load_minilm
-
-    got = load_minilm()
-    print(getattr(got, "name", got), getattr(got, "precision_reason", ""))
-    return 0
+    print(
+        "usage: python -m citewise.index.quantize MODEL_DIR OUT_DIR "
+        "(or python -m citewise.index.minilm to build the installed model's cache)",
+        file=sys.stderr,
+    )
+    return 2
 
 
 if __name__ == "__main__":

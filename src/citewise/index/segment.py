@@ -79,7 +79,7 @@ class IndexSegment:
         """Build from one (tokens, per-token tf weights, length) bag per document.
 
         The length is passed separately because not every token is content: the
-        literal tokens of :mod:`~citewise.index.tokenize` are extra views of words
+        literal tokens of :mod:`~citewise.analysis.tokenize` are extra views of words
         already counted, and do not lengthen the document.
         """
         vocab: dict[str, int] = {}

@@ -23,7 +23,7 @@ from typing import Any
 from xml.etree.ElementTree import Element
 
 from citewise.errors import EmptyFile, IngestError
-from citewise.ingest.formats import Extracted
+from citewise.ingest.extracted import Extracted
 from citewise.ingest.limits import ParseBudget
 from citewise.ingest.models import NodeKind
 from citewise.ingest.office import (

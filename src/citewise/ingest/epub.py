@@ -23,7 +23,7 @@ from urllib.parse import unquote
 from xml.etree.ElementTree import Element
 
 from citewise.errors import BrokenFile, EmptyFile, Encrypted, IngestError
-from citewise.ingest.formats import Extracted
+from citewise.ingest.extracted import Extracted
 from citewise.ingest.html import parse_html
 from citewise.ingest.limits import ParseBudget
 from citewise.ingest.office import BLOCK_SEP, broken, parse_xml_part

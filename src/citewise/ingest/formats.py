@@ -7,57 +7,32 @@ one table, so a new format is one parser module plus one :func:`register` call.
 Two kinds of parser:
 
 - a **text** format (``binary=False``) gets the decoded text (UTF-8/UTF-16, checked by
-  :func:`~citewise.ingest.decode.decode_bytes`) as a :class:`TextSource`, with the front
-  matter already split off when ``front_matter`` is set;
+  :func:`~citewise.ingest.decode.decode_bytes`) as a
+  :class:`~citewise.ingest.extracted.TextSource`, with the front matter already split off
+  when ``front_matter`` is set;
 - a **binary** format (``binary=True``; PDF, DOCX, XLSX, PPTX, EPUB, ODT) gets the file's
   bytes, its name and the file's :class:`~citewise.ingest.limits.ParseBudget` (to report
   to as it goes, like the text parsers) and returns the text it extracted.
 
-Both return :class:`Extracted`: the document text that node offsets slice, the nodes, a
+Both return :class:`~citewise.ingest.extracted.Extracted` (defined below the parsers, which
+import it, so the registry can name them): the document text that node offsets slice, the nodes, a
 title if the format names one, and metadata. Citations point into that text.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Any
 
 from citewise.errors import UnsupportedFormat
-from citewise.ingest.decode import LineIndex
+from citewise.ingest.extracted import Extracted, TextSource
 from citewise.ingest.html import parse_html
 from citewise.ingest.limits import ParseBudget
 from citewise.ingest.markdown import parse_markdown
 from citewise.ingest.text import parse_text
-from citewise.ingest.tree import RawNode
 from citewise.ingest.xml import parse_xml
 from citewise.ingest.xml_meta import regulation_metadata
-
-
-@dataclass(frozen=True, slots=True)
-class TextSource:
-    """What a text format's parser reads: the whole decoded text (offsets index it) and
-    where the body starts after any front matter."""
-
-    text: str
-    name: str
-    body_offset: int
-    index: LineIndex
-    #: The file's parse limits (depth, nodes, time); parsers report to it as they go.
-    budget: ParseBudget | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Extracted:
-    """A parser's result: ``text`` is what the nodes' character ranges slice (for a text
-    format, the decoded file; for a binary one, the text it extracted)."""
-
-    text: str
-    nodes: list[RawNode]
-    title: str | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)
-
 
 TextParser = Callable[[TextSource], Extracted]
 #: ``(raw bytes, file name, the file's parse budget) -> Extracted``; raises an

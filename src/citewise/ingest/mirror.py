@@ -26,16 +26,16 @@ from citewise.ingest.sync import (
 from citewise.ingest.walker import SourceFile, WalkProblem, walk
 
 if TYPE_CHECKING:
-    from citewise.kb import KnowledgeBase
+    from citewise.context import StageContext
 
 #: Called after each path with (result, done, total).
 SyncProgress = Callable[[SyncFile, int, int], None]
 
 
-def missing_from(kb: KnowledgeBase, root: Path, seen: set[str]) -> list[str]:
+def missing_from(kb: StageContext, root: Path, seen: set[str]) -> list[str]:
     """Current documents that came from ``root`` (by recorded source) and are not in ``seen``."""
     out: list[str] = []
-    for doc in kb.documents():
+    for doc in kb.store.list_documents(kb.name):
         if doc.path in seen:
             continue
         _, source = kb.store.get_version_content(kb.name, doc.path, doc.version_id)
@@ -44,8 +44,8 @@ def missing_from(kb: KnowledgeBase, root: Path, seen: set[str]) -> list[str]:
     return out
 
 
-def _read(kb: KnowledgeBase, item: SourceFile) -> bytes:
-    limit = kb.home.settings.ingest.max_file_bytes
+def _read(kb: StageContext, item: SourceFile) -> bytes:
+    limit = kb.settings.ingest.max_file_bytes
     try:
         raw = read_stable(item.abs_path, limit)
     except OSError as exc:
@@ -62,7 +62,7 @@ def _read(kb: KnowledgeBase, item: SourceFile) -> bytes:
 
 
 def _plan_file(
-    kb: KnowledgeBase, item: SourceFile, heads: dict[str, int]
+    kb: StageContext, item: SourceFile, heads: dict[str, int]
 ) -> tuple[SyncFile, tuple[bytes, ParsedDocument] | None]:
     """The status of one present file and, when it must be written, its bytes and parse."""
     try:
@@ -77,7 +77,7 @@ def _plan_file(
             name=item.rel_path,
             kb=kb.name,
             doc_path=item.rel_path,
-            config=kb.home.settings.ingest,
+            config=kb.settings.ingest,
         )
     except CitewiseError as exc:
         return SyncFile(item.rel_path, "failed", code=exc.code, message=str(exc)), None
@@ -87,13 +87,13 @@ def _plan_file(
 
 
 def run_sync(
-    kb: KnowledgeBase,
+    kb: StageContext,
     folder: str | Path,
     *,
     dry_run: bool = False,
     progress: SyncProgress | None = None,
 ) -> SyncReport:
-    """Mirror ``folder`` into ``kb``'s current revision (see :meth:`KnowledgeBase.sync`)."""
+    """Mirror ``folder`` into ``kb``'s current revision (``KnowledgeBase.sync``)."""
     root = sync_root(folder)
     found = list(walk(root))
     if any(isinstance(f, WalkProblem) and f.code == "NO_DOCUMENTS" for f in found):
@@ -103,7 +103,7 @@ def run_sync(
             "more often a mistake).",
             hint="Check the folder; to remove its documents, use 'citewise docs delete PATH'.",
         )
-    heads = {d.path: d.version_id for d in kb.documents()}
+    heads = {d.path: d.version_id for d in kb.store.list_documents(kb.name)}
     seen = {f.rel_path for f in found}
     gone = missing_from(kb, root, seen)
     total = len(found) + len(gone)
@@ -144,7 +144,7 @@ def run_sync(
     finally:
         revision = kb.store.end_batch(kb.name)
     if revision is not None:
-        kb.home.index(kb.name).sync()  # lexical, dense, graph and scopes in one new state
+        kb.index.sync()  # lexical, dense, graph and scopes in one new state
     report = SyncReport(
         kb.name,
         str(root),
@@ -157,13 +157,13 @@ def run_sync(
     return report
 
 
-def _with_stale(kb: KnowledgeBase, report: SyncReport) -> SyncReport:
+def _with_stale(kb: StageContext, report: SyncReport) -> SyncReport:
     from dataclasses import replace
 
     return replace(report, stale_answers=tuple(stale_answers(kb)))
 
 
-def stale_answers(kb: KnowledgeBase) -> list[StaleAnswer]:
+def stale_answers(kb: StageContext) -> list[StaleAnswer]:
     """Saved answers of ``kb`` whose citations now point to changed or deleted text."""
     from citewise.audit.pinned import check_citations
 
@@ -172,7 +172,7 @@ def stale_answers(kb: KnowledgeBase) -> list[StaleAnswer]:
         saved = kb.store.ledger.get_answer(answer_id)
         if saved.get("kb") != kb.name:
             continue
-        report = check_citations(kb.home, answer_id)
+        report = check_citations(kb.store, answer_id)
         stale = tuple(str(c["id"]) for c in report["citations"] if c["status"] == "stale")
         if stale:
             question = str(saved["answer"].get("question", ""))

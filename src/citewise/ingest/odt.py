@@ -22,7 +22,7 @@ from typing import Any
 from xml.etree.ElementTree import Element
 
 from citewise.errors import BrokenFile, EmptyFile, Encrypted, IngestError
-from citewise.ingest.formats import Extracted
+from citewise.ingest.extracted import Extracted
 from citewise.ingest.limits import ParseBudget
 from citewise.ingest.models import NodeKind
 from citewise.ingest.office import TextBuilder, broken, one_line, parse_xml_part, table_node

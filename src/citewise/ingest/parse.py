@@ -17,7 +17,8 @@ from citewise.errors import EmptyFile, FileTooLarge
 from citewise.ingest.chunking import build_chunks
 from citewise.ingest.clauses import ClauseEvent, assign_clause_paths
 from citewise.ingest.decode import LineIndex, decode_bytes
-from citewise.ingest.formats import Extracted, TextSource, format_for
+from citewise.ingest.extracted import Extracted, TextSource
+from citewise.ingest.formats import format_for
 from citewise.ingest.frontmatter import split_front_matter
 from citewise.ingest.limits import ParseBudget
 from citewise.ingest.models import DocFormat, Node, ParsedDocument, sha256_text, stable_id

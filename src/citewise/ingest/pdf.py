@@ -26,7 +26,7 @@ import pypdfium2.raw as pdfium_c
 from citewise.errors import BrokenFile, Encrypted, NeedsOCR
 from citewise.ingest import pdf_layout as lay
 from citewise.ingest import pdf_ocr
-from citewise.ingest.formats import Extracted
+from citewise.ingest.extracted import Extracted
 from citewise.ingest.limits import ParseBudget, limit_error
 from citewise.ingest.models import NodeKind
 from citewise.ingest.tree import Heading, RawNode, nest_sections

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from citewise.errors import EmptyFile, IngestError
-from citewise.ingest.formats import Extracted
+from citewise.ingest.extracted import Extracted
 from citewise.ingest.limits import ParseBudget
 from citewise.ingest.models import NodeKind
 from citewise.ingest.office import TextBuilder, broken, check_container, one_line, table_node

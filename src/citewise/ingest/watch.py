@@ -20,7 +20,7 @@ from citewise.ingest.mirror import run_sync
 from citewise.ingest.sync import SyncReport, sync_root
 
 if TYPE_CHECKING:
-    from citewise.kb import KnowledgeBase
+    from citewise.context import StageContext
 
 DEBOUNCE_MS = 800
 
@@ -43,7 +43,7 @@ def _relevant(root: Path, home: Path) -> Callable[[object, str], bool]:
 
 
 def watch_folder(
-    kb: KnowledgeBase,
+    kb: StageContext,
     folder: str | Path,
     on_report: Callable[[SyncReport], None],
     *,
@@ -56,7 +56,7 @@ def watch_folder(
 
     root = sync_root(folder)
     on_report(run_sync(kb, root))
-    keep = _relevant(root, kb.home.settings.home)
+    keep = _relevant(root, kb.settings.home)
     for _changes in watch(
         root,
         watch_filter=keep,

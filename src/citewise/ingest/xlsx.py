@@ -22,7 +22,7 @@ import re
 from typing import Any
 
 from citewise.errors import EmptyFile, IngestError
-from citewise.ingest.formats import Extracted
+from citewise.ingest.extracted import Extracted
 from citewise.ingest.limits import ParseBudget
 from citewise.ingest.office import TextBuilder, broken, check_container, one_line, table_node
 from citewise.ingest.tree import Heading, RawNode, nest_sections

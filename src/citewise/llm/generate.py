@@ -41,7 +41,7 @@ from citewise.sufficiency.gates import GateInput
 from citewise.sufficiency.models import Sufficiency
 
 if TYPE_CHECKING:
-    from citewise.kb import KnowledgeBase
+    from citewise.context import StageContext
     from citewise.sufficiency.models import ConflictNote
 
 log = logging.getLogger("citewise.llm")
@@ -67,10 +67,10 @@ class LLMContext:
     def clean(self, obj: Any) -> Any:
         return redact_obj(obj, self.secrets)
 
-    # -- the LLMWriter protocol that ``ask`` uses (llm/written.py) --------------------
+    # -- the LLMWriter protocol that ``ask`` uses (answer/writer.py) ------------------
     def judge(
         self,
-        kb: KnowledgeBase,
+        kb: StageContext,
         question: str,
         g: GateInput,
         intent: str,
@@ -79,7 +79,7 @@ class LLMContext:
         verdict = judge_borderline(kb, self, question, g, intent, filters)
         return None if verdict is None else cast("JudgeTrace", dict(self.clean(verdict.to_json())))
 
-    def answer(self, kb: KnowledgeBase, **kw: Any) -> Answer | None:
+    def answer(self, kb: StageContext, **kw: Any) -> Answer | None:
         return llm_answer(kb, self, **kw)
 
 
@@ -171,7 +171,7 @@ def generate(payload: FrozenPayload, ctx: LLMContext) -> Generation:
 
 
 def judge_borderline(
-    kb: KnowledgeBase,
+    kb: StageContext,
     ctx: LLMContext,
     question: str,
     g: GateInput,
@@ -191,7 +191,7 @@ def judge_borderline(
 
 
 def llm_answer(
-    kb: KnowledgeBase,
+    kb: StageContext,
     ctx: LLMContext,
     *,
     question: str,
@@ -245,7 +245,7 @@ def llm_answer(
 
 
 def _unavailable(
-    kb: KnowledgeBase,
+    kb: StageContext,
     ctx: LLMContext,
     pack: Any,
     suff: Sufficiency,

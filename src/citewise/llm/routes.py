@@ -8,6 +8,7 @@ file holds environment-variable names for keys, never keys.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -17,10 +18,10 @@ from typing import Any
 
 import yaml
 
-from citewise.errors import RouteNotActive, RouteNotFound, UsageError
+from citewise.errors import RouteNotActive, RouteNotFound, SecretsError, UsageError
 from citewise.llm.client import ChatClient, OpenAICompatibleClient
 from citewise.llm.models import LLMCallError, LLMRouteStatus, Route, RouteState
-from citewise.llm.secrets import public_url, redact, resolve_key, url_secrets
+from citewise.llm.secrets import public_url, redact, resolve_key, stored_keys, url_secrets
 
 ROUTES_FILE = "llm_routes.yaml"
 CHECK_MESSAGES = [
@@ -172,3 +173,21 @@ class RouteStore:
                 hint=f"Run: citewise llm route activate {name}",
             )
         return Route.from_json(name, active["route"])
+
+
+def known_secrets(home: Path) -> list[str]:
+    """Every secret value citewise knows of in ``home``: the secrets file's keys, the
+    environment values of every route's key variable, and endpoint credentials."""
+    found: list[str] = []
+    with contextlib.suppress(SecretsError):
+        found += stored_keys(home)
+    try:
+        routes = RouteStore(home).list()
+    except Exception:  # a broken routes file must not stop an export from being scrubbed
+        routes = []
+    for st in routes:
+        for t in st.route.targets:
+            if t.api_key_env and os.environ.get(t.api_key_env):
+                found.append(os.environ[t.api_key_env])
+            found += url_secrets(t.endpoint)
+    return sorted({s for s in found if s}, key=len, reverse=True)

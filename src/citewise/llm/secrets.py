@@ -4,15 +4,15 @@ Keys are looked up by the *name* a route stores (``api_key_env``); the key itsel
 written to routes, traces, exports, logs or error messages. :func:`redact` removes every
 known key from text before it leaves this package: the client scrubs each model reply
 (a model may echo its request headers), and exports scrub again with
-:func:`known_secrets`. Credentials in an endpoint URL (``http://user:pass@host``) are
-secrets too: they are shown as ``http://[REDACTED]@host`` (:func:`public_url`) and their
-plain and Basic-auth forms are masked like keys (:func:`url_secrets`).
+:func:`~citewise.llm.routes.known_secrets`. Credentials in an endpoint URL
+(``http://user:pass@host``) are secrets too: they are shown as
+``http://[REDACTED]@host`` (:func:`public_url`) and their plain and Basic-auth forms are
+masked like keys (:func:`url_secrets`).
 """
 
 from __future__ import annotations
 
 import base64
-import contextlib
 import os
 import stat
 from pathlib import Path
@@ -117,21 +117,7 @@ def url_secrets(url: str) -> list[str]:
     return sorted({s for s in out if s}, key=len, reverse=True)
 
 
-def known_secrets(home: Path) -> list[str]:
-    """Every secret value citewise knows of in ``home``: the secrets file's keys, the
-    environment values of every route's key variable, and endpoint credentials."""
-    from citewise.llm.routes import RouteStore
-
-    found: list[str] = []
-    with contextlib.suppress(SecretsError):
-        found += list(_from_file(home).values())
-    try:
-        routes = RouteStore(home).list()
-    except Exception:  # a broken routes file must not stop an export from being scrubbed
-        routes = []
-    for st in routes:
-        for t in st.route.targets:
-            if t.api_key_env and os.environ.get(t.api_key_env):
-                found.append(os.environ[t.api_key_env])
-            found += url_secrets(t.endpoint)
-    return sorted({s for s in found if s}, key=len, reverse=True)
+def stored_keys(home: Path) -> list[str]:
+    """The key values the home's secrets file holds (raises ``SecretsError`` for a bad
+    file); :func:`citewise.llm.routes.known_secrets` adds the routes' keys."""
+    return list(_from_file(home).values())

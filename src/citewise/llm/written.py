@@ -8,13 +8,15 @@ same payload hash and the same answer without calling any model.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
+from citewise.answer.candidate import Candidate
 from citewise.answer.citations import cite_claims
 from citewise.answer.clean import clean_sentence
-from citewise.answer.compose import Candidate, compose, fragment_spans
+from citewise.answer.compose import compose, fragment_spans
+from citewise.answer.finish import finish
 from citewise.answer.markup import strip_markup
-from citewise.answer.models import Answer, AnswerTrace, Claim, JudgeTrace
+from citewise.answer.models import Answer, AnswerTrace, Claim
 from citewise.answer.procedure import merge_procedures
 from citewise.answer.ranking import units_reader
 from citewise.answer.relevance import dense_scorer
@@ -31,13 +33,13 @@ from citewise.sufficiency.gates import GateInput
 from citewise.sufficiency.models import Sufficiency
 
 if TYPE_CHECKING:
+    from citewise.context import StageContext
     from citewise.evidence.models import Fragment
-    from citewise.kb import KnowledgeBase
     from citewise.sufficiency.models import ConflictNote
 
 
 def build_payload(
-    kb: KnowledgeBase,
+    kb: StageContext,
     question: str,
     g: GateInput,
     suff: Sufficiency,
@@ -62,7 +64,7 @@ def build_payload(
         g.intent.kind,
         frags,
         units_of=units_reader(nodes_of),
-        scorer=dense_scorer(kb.home.index(kb.name)),
+        scorer=dense_scorer(kb.index),
     )
     spans = [(c.fragment, c.span.start, c.span.end, c.span.text) for c in lead]
     frags, required = unit_items(frags, spans, nodes_of, limits.item_chars)
@@ -97,7 +99,7 @@ def _heading_context(units: list[Unit], span: Span, sentence: str) -> tuple[Span
 
 
 def write_answer(
-    kb: KnowledgeBase,
+    kb: StageContext,
     payload: FrozenPayload,
     sentences: list[ModelSentence],
     *,
@@ -110,8 +112,6 @@ def write_answer(
     """The model's sentences, each cited at the item span that best supports it, through
     the release review; ``insufficient_evidence`` when no sentence survives. Item ids
     outside ``payload`` are ignored (the live path has already refused them)."""
-    from citewise.answer.pipeline import finish
-
     known = payload.by_id()
     cands: list[Candidate] = []
     groups: list[int] = []
@@ -166,31 +166,3 @@ def write_answer(
         failed_why="no generated sentence passed review" if failed else None,
         profile=g.profile,
     )
-
-
-class LLMWriter(Protocol):
-    """What ``ask`` needs of an LLM route: the judge's recorded verdict (trace JSON with
-    ``verdict`` and ``reason``, or None when no judge ran) and the written answer (None:
-    give the extractive answer). The live route calls a model; replay reads the bundle."""
-
-    def judge(
-        self,
-        kb: KnowledgeBase,
-        question: str,
-        g: GateInput,
-        intent: str,
-        filters: SearchFilters | None,
-    ) -> JudgeTrace | None: ...
-
-    def answer(
-        self,
-        kb: KnowledgeBase,
-        *,
-        question: str,
-        g: GateInput,
-        suff: Sufficiency,
-        stale: tuple[str, ...],
-        conflicts: list[ConflictNote],
-        filters: SearchFilters | None,
-        trace: AnswerTrace,
-    ) -> Answer | None: ...

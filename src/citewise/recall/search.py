@@ -9,11 +9,12 @@ from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
+from citewise.analysis.question import Question, analyse
+from citewise.analysis.tokenize import is_cjk_char, query_tokens, term_coverage, tokenize
 from citewise.graph.models import Point
 from citewise.graph.select import GraphDiagnostics, graph_boost, graph_context
 from citewise.index.embedder import Unavailable
 from citewise.index.manager import KBIndex
-from citewise.index.tokenize import is_cjk_char, query_tokens, term_coverage, tokenize
 from citewise.ingest.locator import locate
 from citewise.ingest.models import sha256_text
 from citewise.recall.editions import (
@@ -52,7 +53,12 @@ def search(
     top_k: int = 10,
     mode: SearchMode = "hybrid",
     settings: RecallSettings | None = None,
+    question: Question | None = None,
 ) -> SearchResult:
+    """``question`` is ``query`` already analysed (the answer pipeline analyses it once);
+    without it, the query is analysed here."""
+    if question is not None and question.text != query:
+        raise ValueError("search: the analysed question is not the query searched for")
     s = settings or RecallSettings()
     filters = filters or SearchFilters()
     index.sync()
@@ -133,7 +139,8 @@ def search(
             if convex_now
             else 1.0
         )
-        graph_diag = _graph(index, query, fused, allowed, s, diags, scale, filters.principal)
+        analysed = analyse(query) if question is None else question
+        graph_diag = _graph(index, analysed, fused, allowed, s, diags, scale, filters.principal)
         if index.reranker is not None:
             fused, diags[rerank_at] = rerank_pool(
                 index.reranker, query, fused, lambda c: _rerank_text(index, c), index.rerank_config
@@ -173,7 +180,7 @@ def search(
 
 def _graph(
     index: KBIndex,
-    query: str,
+    question: Question,
     fused: dict[str, float],
     allowed: set[str],
     s: RecallSettings,
@@ -195,7 +202,7 @@ def _graph(
     def visible(point: Point) -> bool:
         return any(c in allowed for c in kg.chunks_of(point.key))
 
-    diag = graph_context(kg, query, order[:10], visible=visible, has_evidence=visible)
+    diag = graph_context(kg, question, order[:10], visible=visible, has_evidence=visible)
     ms = (time.perf_counter() - t0) * 1000
     if diag.status != "ok" or diag.anchor is None:
         reason = diag.reason or "no anchor for this query"

@@ -15,8 +15,8 @@ import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from citewise.analysis.tokenize import term_coverage
 from citewise.errors import UsageError
-from citewise.index.tokenize import term_coverage
 from citewise.ingest.editions import Edition
 from citewise.ingest.regulation import same_regulation
 

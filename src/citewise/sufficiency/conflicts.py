@@ -46,7 +46,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from citewise.index.tokenize import literal_tokens, word_tokens
+from citewise.analysis.tokenize import literal_tokens, word_tokens
 from citewise.sufficiency.facts import Fact, Qualifiers
 
 __all__ = [

@@ -14,9 +14,9 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from citewise.analysis.tokenize import key_terms, term_coverage
 from citewise.evidence.augment import hit_fragment
 from citewise.evidence.models import EvidencePack, Fragment
-from citewise.index.tokenize import key_terms, term_coverage
 from citewise.ingest.editions import superseded_paths
 from citewise.ingest.models import BLOCK_KINDS, Node
 from citewise.recall.models import Hit
@@ -25,7 +25,8 @@ from citewise.sufficiency._numbers import concerns_question
 from citewise.sufficiency.models import ConflictNote, ConflictSide
 
 if TYPE_CHECKING:
-    from citewise.kb import KnowledgeBase
+    from citewise.analysis.question import Question
+    from citewise.context import StageContext
 
 #: Entity-valued facts, read also from recall hits the pack left out.
 ENTITY_KINDS = frozenset({"winner", "author", "creator", "director", "owner", "version"})
@@ -44,7 +45,7 @@ FACT_KINDS = BLOCK_KINDS - {"code", "mermaid"}
 
 
 def stale_paths(
-    kb: KnowledgeBase, pack: EvidencePack, principal: str | None = None
+    kb: StageContext, pack: EvidencePack, principal: str | None = None
 ) -> tuple[str, ...]:
     """Paths in the pack that are superseded editions while a current one exists, judged
     from the documents ``principal`` may read only (a hidden edition or relation counts
@@ -52,15 +53,14 @@ def stale_paths(
     used = {f.path for f in pack.fragments}
     if not used:
         return ()
-    stale = superseded_paths(
-        (d.path, d.metadata) for d in kb.documents() if may_read(d.metadata, principal)
-    )
+    docs = kb.store.list_documents(kb.name)
+    stale = superseded_paths((d.path, d.metadata) for d in docs if may_read(d.metadata, principal))
     return tuple(sorted(stale & used))
 
 
 def detect_conflicts(
-    kb: KnowledgeBase,
-    question: str,
+    kb: StageContext,
+    question: Question,
     pack: EvidencePack,
     principal: str | None = None,
     hits: Sequence[Hit] = (),
@@ -102,12 +102,12 @@ def detect_conflicts(
             if fact.attribute in ENTITY_KINDS:
                 owner[id(fact)] = frag
                 facts.append(fact)
-    terms = set(key_terms(question))
+    terms = set(question.key_terms)
     notes: list[ConflictNote] = []
     for c in find_conflicts(facts):
         pair = (c.a, c.b)
         subject_terms = set(key_terms(c.a.subject)) | set(key_terms(c.b.subject))
-        coverage = term_coverage(c.a.subject, question).ratio
+        coverage = term_coverage(c.a.subject, question.text).ratio
         if not concerns_question(subject_terms, terms, coverage):
             continue  # a disagreement about something the question does not ask about
         sides = tuple(_side(owner[id(p)], p) for p in pair)

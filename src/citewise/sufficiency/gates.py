@@ -13,9 +13,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from citewise.evidence.intent import Intent
+from citewise.analysis.intent import Intent
+from citewise.analysis.tokenize import Coverage, term_coverage, tokenize
 from citewise.evidence.models import EvidencePack, Fragment
-from citewise.index.tokenize import Coverage, term_coverage, tokenize
 from citewise.sufficiency.models import Degradation, Reason, Status, Sufficiency
 from citewise.sufficiency.presence import (
     FILLER,

@@ -33,11 +33,12 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from citewise.index.tokenize import QUESTION_STEMS, is_cjk_char, tokenize
+from citewise.analysis.named import named_terms
+from citewise.analysis.tokenize import QUESTION_STEMS, is_cjk_char, tokenize
 from citewise.sufficiency.models import Judgement, QuestionTerm, Reason, TermKind, TermProfile
-from citewise.sufficiency.named import named_terms
 
 if TYPE_CHECKING:
+    from citewise.analysis.question import Question
     from citewise.index.manager import KBIndex
 
 
@@ -158,14 +159,19 @@ def _kind(key: str, named: set[str]) -> TermKind:
 
 
 def profile_terms(
-    question: str, subject: Iterable[str], df: Callable[[str], int], chunks: int
+    question: str,
+    subject: Iterable[str],
+    df: Callable[[str], int],
+    chunks: int,
+    named_in: Iterable[str] | None = None,
 ) -> TermProfile:
     """Weigh the ``subject`` terms of ``question`` (see the module docstring).
 
     ``df`` gives a term's chunk count in the knowledge base, which has ``chunks`` chunks.
+    ``named_in`` are the question's named terms when already analysed (else read here).
     """
     surface = surface_words(question)
-    named = set(named_terms(question))
+    named = set(named_terms(question) if named_in is None else named_in)
     statement = not _QUESTION.search(question)
     examples = {t for m in _EXAMPLE.finditer(question) for t in tokenize(m.group(1))}
     keys = [
@@ -283,17 +289,18 @@ def missing_surface(question: str, stems: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(surface.get(s, s) for s in stems))
 
 
-def weigh(
-    question: str, subject: Iterable[str], index: KBIndex, principal: str | None = None
-) -> TermProfile:
-    """:func:`profile_terms` against a knowledge base's lexical index, counted over what
-    ``principal`` may read (a hidden document must not change any verdict or reason)."""
+def weigh(question: Question, index: KBIndex, principal: str | None = None) -> TermProfile:
+    """:func:`profile_terms` of the analysed question's subject against a knowledge base's
+    lexical index, counted over what ``principal`` may read (a hidden document must not
+    change any verdict or reason)."""
     lexical = index.lexical
     population = index.population(principal)
+    text, subject, named = question.text, question.intent.subject_terms, question.named_terms
     if population is None:  # the caller reads everything: the global statistics
-        return profile_terms(question, subject, lexical.document_frequency, len(lexical))
+        return profile_terms(text, subject, lexical.document_frequency, len(lexical), named)
+    count = population.n
     return profile_terms(
-        question, subject, lambda t: lexical.document_frequency(t, population), population.n
+        text, subject, lambda t: lexical.document_frequency(t, population), count, named
     )
 
 

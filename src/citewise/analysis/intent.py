@@ -1,7 +1,9 @@
 """Question intent: what kind of answer is asked for, and what it is about.
 
-The one classifier of the pipeline: the evidence stage picks its budget profile from it
-(:func:`profile_for`), sufficiency gates and the answer composer read its kind and subject.
+The pipeline's classifier, run once per question by :func:`citewise.analysis.question.analyse`:
+the evidence stage picks its budget profile from it
+(:func:`citewise.evidence.budget.profile_for`), sufficiency gates and the answer composer
+read its kind and subject.
 
 Rule-based on purpose (no model): the cue lists below are small, bilingual
 (English / Chinese) and ordered, so a result can always be explained by the cue
@@ -19,12 +21,9 @@ message that merely contains "hello" or "help" is a knowledge-base question.
 ``deep`` is set by explicit depth requests ("explain in depth", "analyze",
 "详细解释", "深入分析"), independent of the kind.
 
-Budget profile (:func:`profile_for`): ``deep`` for a depth request, ``causal`` for a
-causal question, ``base`` for everything else.
-
 :func:`subject_terms` strips question words and intent cues and returns the
 remaining key terms (stemmed words, literals, CJK bigrams via
-:func:`citewise.index.tokenize.key_terms`) so a later check can ask whether the
+:func:`citewise.analysis.tokenize.key_terms`) so a later check can ask whether the
 evidence mentions the subject at all.
 """
 
@@ -33,19 +32,21 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import Literal
 
-from citewise.evidence.models import IntentKind, Profile
-from citewise.index.tokenize import key_terms
+from citewise.analysis.tokenize import key_terms
 
 __all__ = [
     "Intent",
     "IntentKind",
     "classify_intent",
-    "profile_for",
     "subject_terms",
     "subject_text",
 ]
 
+
+#: What kind of answer a question asks for.
+IntentKind = Literal["definition", "how_to", "compare", "causal", "generic", "non_kb"]
 
 _PUNCT_EDGES = " \t\r\n?!.,;:~…？！。，；：、\"'“”‘’()（）"
 
@@ -187,10 +188,3 @@ def classify_intent(question: str) -> Intent:
             break
     subject = subject_text(question)
     return Intent(kind, deep, cue, subject, tuple(key_terms(subject)))
-
-
-def profile_for(intent: Intent) -> Profile:
-    """deep and causal questions get larger budgets; the rest use the base profile."""
-    if intent.deep:
-        return "deep"
-    return "causal" if intent.kind == "causal" else "base"

@@ -1,0 +1,148 @@
+"""The public answer from reviewed claims, shared by the extractive pipeline
+(:mod:`citewise.answer.pipeline`) and the LLM writers (:mod:`citewise.llm.written`).
+
+It sits below both, so the LLM route never imports the pipeline that calls it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from citewise.answer.models import Answer, AnswerTrace, Citation, Claim, new_trace_id
+from citewise.evidence.models import EvidencePack
+from citewise.sufficiency.models import Reason, Sufficiency, TermProfile
+from citewise.sufficiency.presence import judge
+
+if TYPE_CHECKING:
+    from citewise.context import StageContext
+
+INSUFFICIENT = "The knowledge base does not hold enough evidence to answer this question."
+
+
+def finish(
+    kb: StageContext,
+    intent: str,
+    pack: EvidencePack,
+    suff: Sufficiency,
+    claims: list[Claim],
+    citations: list[Citation],
+    trace: AnswerTrace,
+    *,
+    failed_why: str | None,
+    profile: TermProfile | None = None,
+) -> Answer:
+    """The public answer from reviewed claims (shared by the extractive and LLM writers):
+    citations renumbered in order of use, or ``insufficient_evidence`` when the review
+    left nothing (``failed_why``) or when the text actually cited lacks the question's
+    distinctive terms (``profile``; some missing words make the answer partial)."""
+    kept = [c for c in claims if c.kept]
+    if failed_why is None and profile is not None and profile.checks:
+        cited = judge(profile, _cited_texts(pack, kept, citations), cited=True)
+        trace["cited_presence"] = cited.to_json()
+        if cited.verdict == "absent" and cited.reason is not None:
+            suff = Sufficiency("insufficient", "insufficient_evidence", (cited.reason,))
+            trace["sufficiency"] = suff.to_json()
+            failed_why = human_reason(suff)
+        elif (
+            cited.verdict == "partial"
+            and cited.reason is not None
+            and not _already_partial(suff, cited.missing)
+        ):
+            worst = "partial_coverage" if suff.degradation == "none" else suff.degradation
+            suff = replace(suff, degradation=worst, reasons=(*suff.reasons, cited.reason))
+    if failed_why is not None:
+        trace["failure_stage"] = "citation_verification"
+        return Answer(
+            outcome="insufficient_evidence",
+            answer=f"{INSUFFICIENT} ({failed_why})",
+            citations=(),
+            degradation="insufficient_evidence",
+            sufficiency=replace(suff, status="insufficient", degradation="insufficient_evidence"),
+            replay_id=pack.replay_id,
+            trace_id=new_trace_id(),
+            intent=intent,
+            kb=kb.name,
+            revision=pack.revision,
+            claims=tuple(claims),
+            failure_stage="citation_verification",
+            trace=trace,
+        )
+    used = sorted({n for c in kept for n in c.citations})
+    renumber = {old: new for new, old in enumerate(used, start=1)}
+    final_cites = tuple(replace(citations[n - 1], number=renumber[n]) for n in used)
+    text = _render(
+        intent, [replace(c, citations=tuple(renumber[n] for n in c.citations)) for c in kept]
+    )
+    degradation = suff.degradation
+    if len(kept) < len([c for c in claims if c.verdict != "notice"]) and degradation == "none":
+        degradation = "partial_coverage"
+    if suff.status == "borderline" and degradation == "none":
+        degradation = "partial_coverage"  # a borderline answer says so in the field
+    return Answer(
+        outcome="answered",
+        answer=text,
+        citations=final_cites,
+        degradation=degradation,
+        sufficiency=suff,
+        replay_id=pack.replay_id,
+        trace_id=new_trace_id(),
+        intent=intent,
+        kb=kb.name,
+        revision=pack.revision,
+        claims=tuple(claims),
+        trace=trace,
+    )
+
+
+def _already_partial(suff: Sufficiency, words: tuple[str, ...]) -> bool:
+    """Whether an earlier partial-coverage reason already names every one of ``words``."""
+    earlier = [
+        str(r) for r in suff.reasons if r.kind == "partial_coverage" and r.detail is not None
+    ]
+    return any(all(w in r for w in words) for r in earlier)
+
+
+def _cited_texts(pack: EvidencePack, kept: list[Claim], citations: list[Citation]) -> list[str]:
+    """The excerpts the kept claims cite, and the heading paths of the pack fragments they
+    sit in (a heading names what "this option" in a cited sentence is)."""
+    used = [citations[n - 1] for c in kept for n in c.citations]
+    texts = [c.excerpt for c in used]
+    for c in used:
+        texts += [
+            " ".join(f.heading_path)
+            for f in pack.fragments
+            if f.doc_id == c.doc_id and f.char_start < c.char_end and c.char_start < f.char_end
+        ][:1]
+    return texts
+
+
+def human_reason(s: Sufficiency) -> str:
+    """The first reason of ``s`` in words, for the answer text."""
+    first = s.reasons[0] if s.reasons else Reason("no evidence")
+    gate, detail = first.kind, first.detail or ""
+    if gate == "subject_absent":
+        return f"the documents do not mention: {detail}"
+    if gate == "subject_missing":
+        return f"the passages found do not mention: {detail}"
+    if gate == "near_miss":
+        return detail
+    if gate == "no_direct_evidence":
+        return f"nothing relevant was found: {detail}"
+    return f"{gate.replace('_', ' ')}: {detail}" if detail else gate.replace("_", " ")
+
+
+def _render(intent: str, claims: list[Claim]) -> str:
+    """Claims with their citation marks (at the end of a claim's first line, so a quoted
+    code block stays a valid fence); a how-to as a list, other answers as running text, or
+    one claim per line when any claim spans several lines."""
+    parts = []
+    for c in claims:
+        marks = "".join(f"[{n}]" for n in c.citations)
+        first, nl, rest = c.text.partition("\n")
+        parts.append(f"{first} {marks}{nl}{rest}")
+    if intent == "how_to":
+        return "\n".join("- " + p.replace("\n", "\n  ") for p in parts)
+    if any("\n" in p for p in parts):
+        return "\n".join(parts)
+    return " ".join(parts)

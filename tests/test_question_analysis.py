@@ -1,0 +1,91 @@
+"""The question is analysed once, into one typed value that the stages read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import citewise.analysis.question as question_mod
+from citewise.analysis.graph_intent import graph_deep, graph_intent
+from citewise.analysis.intent import classify_intent
+from citewise.analysis.named import named_terms
+from citewise.analysis.question import Condition, Question, analyse
+from citewise.analysis.tokenize import key_terms
+from citewise.graph.select import graph_context
+from citewise.kb import Home, KnowledgeBase
+
+GUIDE = (
+    "# Operations Guide\n\n## Key rotation\n\n"
+    "How to rotate the zebracorn signing keys: open the console, then press Rotate.\n\n"
+    "## Kafka S400 gateway\n\nThe Kafka S400 gateway retries a failed sync five times.\n"
+)
+
+
+def test_analyse_holds_every_reading_of_the_question() -> None:
+    text = "How do I restart the Kafka S400 gateway in detail?"
+    q = analyse(text)
+    assert q.text == text
+    assert q.intent == classify_intent(text)
+    assert q.key_terms == tuple(key_terms(text))
+    assert q.named_terms == named_terms(text) and "s400" in q.named_terms
+    assert (q.graph_intent, q.graph_deep) == (graph_intent(text), graph_deep(text))
+    assert q.conditions == ()
+    stated = Question(**{**_fields(q), "conditions": (Condition("platform", "linux", "on Linux"),)})
+    assert stated.conditions[0].kind == "platform"
+
+
+def _fields(q: Question) -> dict[str, object]:
+    return {name: getattr(q, name) for name in Question.__dataclass_fields__}
+
+
+@pytest.mark.parametrize(
+    ("text", "pipeline", "graph"),
+    [
+        ("What is the latest version of the sync agent?", "definition", "edition"),
+        ("Fix the sync error", "generic", "how_to"),
+        ("What happens when the cursor expires?", "generic", "causal"),
+        ("Why did the sync fail?", "causal", "causal"),
+    ],
+)
+def test_the_two_classifiers_keep_their_own_results(text: str, pipeline: str, graph: str) -> None:
+    q = analyse(text)
+    assert (q.intent.kind, q.graph_intent) == (pipeline, graph)
+    # the graph stage reads the graph's reading from the value, not the pipeline's
+    assert graph_context(None, q).intent == graph
+
+
+def test_depth_differs_between_the_readings() -> None:
+    q = analyse("Analyze the failure")
+    assert q.intent.deep and not q.graph_deep
+
+
+@pytest.fixture
+def kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> KnowledgeBase:
+    monkeypatch.setenv("CITEWISE_DENSE", "off")
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "guide.md").write_text(GUIDE, encoding="utf-8")
+    base = Home.open(tmp_path / "home").kb()
+    assert base.add([corpus]).ok
+    return base
+
+
+def test_ask_analyses_the_question_once(kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: dict[str, int] = {"intent": 0, "graph": 0, "named": 0}
+
+    def counted(name: str, fn: object) -> object:
+        def wrapper(text: str) -> object:
+            calls[name] += 1
+            return fn(text)  # type: ignore[operator]
+
+        return wrapper
+
+    monkeypatch.setattr(question_mod, "classify_intent", counted("intent", classify_intent))
+    monkeypatch.setattr(question_mod, "graph_intent", counted("graph", graph_intent))
+    monkeypatch.setattr(question_mod, "named_terms", counted("named", named_terms))
+    answer = kb.ask("How do I rotate the zebracorn signing keys?")
+    assert answer.intent == "how_to"
+    # once for the whole answer: recall's graph route, the evidence stage and the
+    # sufficiency gates all read the one analysed value
+    assert calls == {"intent": 1, "graph": 1, "named": 1}
