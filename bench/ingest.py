@@ -5,7 +5,12 @@ Corpora (read from ../shared/data, or $CITEWISE_DATA; skipped cleanly when absen
 - the structured regulatory texts (RegML XML, GPO CFR XML, PRC laws in Markdown), with the
   clause nodes found per file set against the counts in regulatory-text/SOURCE.md.
 
-Run: ``.venv/bin/python -m bench.ingest [--json] [--limit N]``.
+``--groups 1,8,32,128`` also times ``add`` of the SciFact files with that many files per
+transaction (group commit; 1 = one transaction and one fsync per file, as before issue 17),
+twice each, alternated, best run kept. The dense route follows ``CITEWISE_DENSE`` (set it
+to ``off`` to time the store path).
+
+Run: ``.venv/bin/python -m bench.ingest [--json] [--limit N] [--groups 1,32] [--scifact-only]``.
 """
 
 from __future__ import annotations
@@ -17,17 +22,20 @@ import os
 import platform
 import re
 import resource
+import shutil
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 from typing import Any
 
-from citewise.config import IngestConfig
+from citewise.config import IngestConfig, Settings
 from citewise.ingest.models import ParsedDocument
 from citewise.ingest.parse import parse_document
 from citewise.kb import Home
+from citewise.store.factory import DB_NAME, open_store
 
 
 def data_dir() -> Path:
@@ -119,7 +127,24 @@ def scifact_files(root: Path, out: Path, limit: int | None) -> int:
     return n
 
 
-def bench_scifact(root: Path, limit: int | None) -> dict[str, Any]:
+def _add(tmp: Path, corpus: Path, group: int | None) -> tuple[float, dict[str, int]]:
+    """Seconds of one ``add`` of ``corpus`` into a fresh home (dense off), with ``group``
+    files per transaction (None: the configured default)."""
+    settings = Settings.resolve(tmp / f"home-{group}")
+    if group is not None:
+        settings = replace(settings, ingest=replace(settings.ingest, group_files=group))
+    settings.home.mkdir(parents=True)
+    with Home(settings, open_store(settings.home / DB_NAME)) as home:
+        t0 = time.perf_counter()
+        report = home.kb().add([corpus])
+        secs = time.perf_counter() - t0
+        stats = home.kb().stats()
+    assert report.ok, [f for f in report.files if f.status == "failed"][:3]
+    shutil.rmtree(settings.home)
+    return secs, stats
+
+
+def bench_scifact(root: Path, limit: int | None, groups: list[int]) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         corpus = Path(tmp) / "scifact"
         corpus.mkdir()
@@ -128,12 +153,12 @@ def bench_scifact(root: Path, limit: int | None) -> dict[str, Any]:
         t0 = time.perf_counter()
         nodes = sum(len(_parse(p.read_bytes(), p.name).nodes) for p in files)
         parse_s = time.perf_counter() - t0
-        with Home.open(Path(tmp) / "home") as home:
-            t0 = time.perf_counter()
-            report = home.kb().add([corpus])
-            add_s = time.perf_counter() - t0
-            stats = home.kb().stats()
-        assert report.ok, [f for f in report.files if f.status == "failed"][:3]
+        add_s, stats = _add(Path(tmp), corpus, None)
+        # Group commit: files per transaction, alternated so load drifts hit every size.
+        by_group: dict[int, list[float]] = {g: [] for g in groups}
+        for _ in range(2 if groups else 0):
+            for g in groups:
+                by_group[g].append(_add(Path(tmp), corpus, g)[0])
     return {
         "files": n_files,
         "nodes": nodes,
@@ -144,6 +169,9 @@ def bench_scifact(root: Path, limit: int | None) -> dict[str, Any]:
         "add_s": round(add_s, 2),
         "add_files_s": round(n_files / add_s, 1),
         "add_nodes_s": round(nodes / add_s, 1),
+        "add_files_s_by_group": {
+            g: round(n_files / min(secs), 1) for g, secs in by_group.items() if secs
+        },
     }
 
 
@@ -168,7 +196,14 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--limit", type=int, default=None, help="SciFact documents (default all)")
+    ap.add_argument(
+        "--groups",
+        default="",
+        help="comma-separated files-per-transaction sizes to compare, e.g. 1,8,32,128",
+    )
+    ap.add_argument("--scifact-only", action="store_true", help="skip the regulatory texts")
     args = ap.parse_args()
+    groups = [int(g) for g in args.groups.split(",") if g.strip()]
     root = data_dir()
     if not (root / "beir-scifact").exists():
         print(f"bench.ingest: skipped, no benchmark data at {root} (set CITEWISE_DATA)")
@@ -178,9 +213,12 @@ def main() -> int:
         "machine": (
             f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
         ),
-        "regulatory_clauses": bench_regulatory(root / "regulatory-text"),
-        "regulatory_store": bench_regulatory_store(root),
-        "scifact": bench_scifact(root, args.limit),
+        "load": round(os.getloadavg()[0], 2),
+        "regulatory_clauses": []
+        if args.scifact_only
+        else bench_regulatory(root / "regulatory-text"),
+        "regulatory_store": {} if args.scifact_only else bench_regulatory_store(root),
+        "scifact": bench_scifact(root, args.limit, groups),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
     if args.json:

@@ -211,7 +211,7 @@ def _calibration(
         out["signals"][name] = {k: v for k, v in sig.items() if not k.startswith("_")}
     base = RecallSettings()
     candidates = [
-        (base.vector_threshold, base.vector_only_threshold, base.lexical_min_coverage),
+        (*base.thresholds("minilm"), base.lexical_min_coverage),
         (0.25, 0.45, 0.34),
         (0.35, 0.45, 0.34),
         (0.40, 0.50, 0.34),

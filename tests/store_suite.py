@@ -553,6 +553,23 @@ class StoreSuite:
         assert store.stats("default")["versions"] == 0 and store.list_revisions("default") == []
         assert (store.generation("default"), store.ledger.ledger_size()) == before
 
+    def test_group_keeps_each_change_whole(self, store: Store) -> None:
+        """Group commit: the changes inside commit together; a failing one is left out
+        alone (each change whole or absent) and the batch's revision counts the rest."""
+        raw, parsed = make_doc("default", "b.md", P1)
+        bad_node = dataclasses.replace(parsed.nodes[1], text="not the slice")
+        bad = dataclasses.replace(parsed, nodes=(parsed.nodes[0], bad_node), chunks=())
+        store.begin_batch("default")
+        with store.group():
+            _add(store, "default", "a.md", P1)
+            with pytest.raises(StoreError):
+                store.ingest_document("default", "b.md", raw, bad)
+            _add(store, "default", "c.md", P2)
+        rev = store.end_batch("default")
+        assert [d.path for d in store.list_documents("default")] == ["a.md", "c.md"]
+        assert rev is not None and rev.document_count == 2
+        assert store.integrity_check() == []
+
     def test_close_is_the_last_call(self, make_store: StoreFactory) -> None:
         store = make_store()
         _add(store, "default", "a.md", P1)

@@ -8,6 +8,7 @@ open with an event, and the lock's ``waiting`` counter says when readers are que
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 import time
@@ -136,6 +137,11 @@ def test_reads_during_a_held_upload_see_the_old_or_the_new_state(
     old = _snapshot(served.url)
     assert json.loads(old["documents"]) and old["graph"] == "404"
     store = served.home.store
+    # One file per transaction (no group commit), so the store really is half updated
+    # while the upload holds the lock: what the readers must not see.
+    settings = served.home.settings
+    one = dataclasses.replace(settings.ingest, group_files=1)
+    monkeypatch.setattr(served.home, "settings", dataclasses.replace(settings, ingest=one))
     real_ingest = store.ingest_document
     first_done, release = threading.Event(), threading.Event()
 

@@ -76,6 +76,11 @@ def limits_from_env(env: Mapping[str, str]) -> ParseLimits:
 @dataclass(frozen=True, slots=True)
 class IngestConfig:
     max_file_bytes: int = 50 * 1024 * 1024
+    #: Group commit: files stored per transaction (one fsync each), and the raw bytes
+    #: after which a group closes early (parsed files wait in memory until it commits).
+    #: Chosen by measurement (bench/ingest.py, docs/benchmarks.md).
+    group_files: int = 32
+    group_bytes: int = 16 * 1024 * 1024
     chunks: ChunkConfig = field(default_factory=ChunkConfig)
     limits: ParseLimits = field(default_factory=ParseLimits)
 

@@ -186,9 +186,10 @@ class KnowledgeBase:
 
     # -- ingest -------------------------------------------------------------
     def add(self, paths: Iterable[str | Path], progress: ProgressFn | None = None) -> AddReport:
-        """Ingest files and folders; one transaction per file, one revision per batch.
+        """Ingest files and folders, one revision per batch; files are stored in groups
+        (group commit: each file whole or absent, see :meth:`Store.group`).
 
-        Files are read and parsed one at a time (memory stays that of one file). Never
+        Files are read and parsed one at a time (memory stays that of one group). Never
         deletes: documents that came from an added folder and are gone from it are listed
         in ``missing`` (:meth:`sync` removes them)."""
         paths = list(paths)
@@ -239,13 +240,22 @@ class KnowledgeBase:
         self, prepared: Iterator[PreparedFile], total: int, progress: ProgressFn | None
     ) -> AddReport:
         results: list[FileResult] = []
+        cfg = self.home.settings.ingest
         self.store.begin_batch(self.name)
         try:
-            for i, item in enumerate(prepared, start=1):
-                result = self._store_one(item)
-                results.append(result)
-                if progress is not None:
-                    progress(result, i, total)
+            # Group commit: files are read and parsed outside the transaction, then a
+            # group of them is stored in one (each file whole or absent; see Store.group).
+            for group in file_groups(prepared, cfg.group_files, cfg.group_bytes):
+                stored: list[FileResult] = []
+                # A group of one is the file's own transaction, as without group commit.
+                with self.store.group() if len(group) > 1 else contextlib.nullcontext():
+                    for item in group:
+                        stored.append(self._store_one(item))
+                        crash_point(f"stored:{len(results) + len(stored)}")
+                for result in stored:
+                    results.append(result)
+                    if progress is not None:
+                        progress(result, len(results), total)
         finally:
             revision = self.store.end_batch(self.name)
         if revision is not None:
@@ -486,6 +496,23 @@ _STATUS: dict[str, FileStatus] = {
     "reverted": "reverted",
     "deleted": "changed",
 }
+
+
+def file_groups(
+    items: Iterator[PreparedFile], files: int, max_bytes: int
+) -> Iterator[list[PreparedFile]]:
+    """``items`` in groups of up to ``files`` files, a group closing early once its raw
+    bytes reach ``max_bytes`` (a large file is a group of its own)."""
+    group: list[PreparedFile] = []
+    size = 0
+    for item in items:
+        group.append(item)
+        size += len(item.raw or b"")
+        if len(group) >= max(1, files) or size >= max_bytes:
+            yield group
+            group, size = [], 0
+    if group:
+        yield group
 
 
 def _file_result(outcome: IngestOutcome) -> FileResult:

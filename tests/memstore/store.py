@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -63,6 +64,10 @@ class MemStore(MemReads):
             append_to(s, "kb_delete", {"kb": name, "documents": held}, kb=name)
 
     # -- batches and revisions -------------------------------------------------------
+    def group(self) -> contextlib.AbstractContextManager[None]:
+        """Each change commits at once here (group commit is the SQLite backend's)."""
+        return contextlib.nullcontext()
+
     def begin_batch(self, kb: str) -> None:
         with self.write() as s:
             s.require_kb(kb)

@@ -223,10 +223,7 @@ def _degraded(h: Hit) -> Fragment:
 
 
 def _doc_chunks(index: KBIndex, key: DocKey) -> list[StoredChunk]:
-    return sorted(
-        (c for c in index.chunks.values() if (c.doc_id, c.version_id) == key),
-        key=lambda c: c.ordinal,
-    )
+    return list(index.version_chunks(*key))  # in ordinal order, kept with the index state
 
 
 def _segments(

@@ -188,6 +188,10 @@ class KBIndex(CallerViews):
         return self.state.superseded
 
     @property
+    def generation(self) -> str:
+        return self.state.generation
+
+    @property
     def lexical(self) -> LexicalIndex:
         return self.state.lexical
 

@@ -10,7 +10,8 @@ graph view, so many principals cost no more than the classes they differ in.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 from citewise.graph.build import KBGraph, KnowledgeGraph
@@ -44,6 +45,14 @@ def _frozen(value: Any) -> Any:
     return value
 
 
+@dataclass(frozen=True, slots=True)
+class CurrentDocuments:
+    """The current documents as one index state sees them."""
+
+    docs: tuple[tuple[str, Mapping[str, Any], AccessClass], ...]  # path, metadata, class
+    classes: frozenset[AccessClass]
+
+
 class CallerViews:
     """Mixin for :class:`~citewise.index.manager.KBIndex` (which provides the members
     declared here)."""
@@ -68,6 +77,10 @@ class CallerViews:
     def superseded(self) -> frozenset[str]:
         raise NotImplementedError
 
+    @property
+    def generation(self) -> str:
+        raise NotImplementedError
+
     def _memo_table(self) -> dict[object, Any]:
         raise NotImplementedError
 
@@ -80,6 +93,32 @@ class CallerViews:
             got = compute()
             if len(table) < 256:
                 table[key] = got
+        return cast(T, got)
+
+    def _table(self, table: str) -> dict[Hashable, Any]:
+        tables = self._memo_table()
+        values: dict[Hashable, Any] = tables.setdefault(("table", table), {})
+        return values
+
+    def lookup(self, table: str, key: Hashable) -> Any:
+        """A value kept in ``table`` of this state by :meth:`keep` (None when absent)."""
+        return self._table(table).get(key)
+
+    def keep(self, table: str, key: Hashable, value: object, limit: int) -> None:
+        """Keep ``value`` with this state, in a table of its own holding up to ``limit``
+        values (per-chunk and per-version values must not crowd the per-caller ones out of
+        :meth:`memo`). Only for values that depend on the keyed content alone, never on
+        the caller."""
+        values = self._table(table)
+        if len(values) < limit:
+            values[key] = value
+
+    def cached(self, table: str, key: Hashable, compute: Callable[[], T], limit: int) -> T:
+        """:meth:`lookup`, else compute and :meth:`keep`."""
+        got = self.lookup(table, key)
+        if got is None:
+            got = compute()
+            self.keep(table, key, got, limit)
         return cast(T, got)
 
     def scoped(self, key: object, compute: Callable[[], frozenset[str]]) -> frozenset[str]:
@@ -128,6 +167,48 @@ class CallerViews:
             ("superseded", self.classes(principal)),
             lambda: superseded_paths((chunks[c].path, chunks[c].metadata) for c in readable),
         )
+
+    def version_chunks(self, doc_id: str, version_id: int) -> tuple[StoredChunk, ...]:
+        """The chunks of one current document version in ordinal order (grouped once per
+        state: a lookup, not a walk over every chunk)."""
+        chunks = self.chunks
+
+        def group() -> dict[tuple[str, int], tuple[StoredChunk, ...]]:
+            by: dict[tuple[str, int], list[StoredChunk]] = {}
+            for c in chunks.values():
+                by.setdefault((c.doc_id, c.version_id), []).append(c)
+            return {k: tuple(sorted(v, key=lambda c: c.ordinal)) for k, v in by.items()}
+
+        return self.cached("version-chunks", "", group, 1).get((doc_id, version_id), ())
+
+    def documents(self) -> CurrentDocuments:
+        """The current documents' paths, metadata and access classes, read once per state
+        (kept only when the store has not moved on since the state was read)."""
+        table = self._memo_table()
+        got: CurrentDocuments | None = table.get("documents")
+        if got is None:
+            docs = tuple(
+                (d.path, d.metadata, access_class(d.metadata))
+                for d in self.store.list_documents(self.kb)
+            )
+            got = CurrentDocuments(docs, frozenset(d[2] for d in docs))
+            if self.store.generation(self.kb) == self.generation:
+                table["documents"] = got
+        return got
+
+    def stale_documents(self, principal: str | None) -> frozenset[str]:
+        """Superseded editions among the current *documents* ``principal`` may read (one
+        without chunks counts too; a hidden edition or relation counts as absent), cached
+        per set of readable document access classes."""
+        current = self.documents()
+        mine = frozenset(a for a in current.classes if may_read(dict(a), principal))
+
+        def compute() -> frozenset[str]:
+            return superseded_paths((p, m) for p, m, a in current.docs if a in mine)
+
+        if current is not self._memo_table().get("documents"):
+            return compute()  # read past this state: not kept with it
+        return self.cached("doc-superseded", mine, compute, 256)
 
     def visible_revision(self, principal: str | None) -> int:
         """This state's revision numbered as ``principal`` sees the KB: how many revisions

@@ -128,14 +128,17 @@ def run_sync(
     revision = None
     kb.store.begin_batch(kb.name)
     try:
-        for item, res, raw, parsed in writes:
-            try:
-                kb.store.ingest_document(
-                    kb.name, item.rel_path, raw, parsed, source=source_of(item.abs_path)
-                )
-            except CitewiseError as exc:
-                fail = SyncFile(item.rel_path, "failed", code=exc.code, message=str(exc))
-                results[results.index(res)] = fail
+        step = max(1, kb.settings.ingest.group_files)
+        for start in range(0, len(writes), step):
+            with kb.store.group():  # group commit: each file still whole or absent
+                for item, res, raw, parsed in writes[start : start + step]:
+                    try:
+                        kb.store.ingest_document(
+                            kb.name, item.rel_path, raw, parsed, source=source_of(item.abs_path)
+                        )
+                    except CitewiseError as exc:
+                        fail = SyncFile(item.rel_path, "failed", code=exc.code, message=str(exc))
+                        results[results.index(res)] = fail
         for path in gone:
             kb.store.delete_document(kb.name, path)
             done += 1

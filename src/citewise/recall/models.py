@@ -117,30 +117,3 @@ class SearchResult:
     #: The :class:`~citewise.recall.editions.EditionScope` behind ``editions`` (evidence
     #: and answers label their fragments with it). Not part of the JSON contract.
     edition_scope: Any = field(default=None, repr=False, compare=False, metadata={"json": False})
-
-
-@dataclass(frozen=True, slots=True)
-class RecallSettings:
-    """Defaults are measured on SciFact (train split for weights; see docs/benchmarks.md)."""
-
-    #: Fusion chosen on the SciFact *train* split (809 queries): convex, lexical 0.6 /
-    #: vector 0.4, pool 100 (train 0.7360, test 0.7309; docs/benchmarks.md). The identifier
-    #: route's weight puts an exact clause match first.
-    pool: int = 100  # candidates per route
-    vector_threshold: float = 0.30  # cosine; MiniLM unrelated pairs score ~0.1
-    #: A vector hit with no query term in any chunk must clear a higher bar.
-    vector_only_threshold: float = 0.45
-    lexical_min_coverage: float = 0.34  # share of key terms the best lexical hit must hold
-    fusion: Literal["rrf", "convex"] = "convex"
-    rrf_k: int = 60
-    weights: dict[str, float] = field(
-        default_factory=lambda: {"identifier": 2.0, "lexical": 0.6, "vector": 0.4}
-    )
-    #: Superseded editions (stale status, or the target of a supersedes relation) keep this
-    #: share of their fused score, so a current edition outranks them (they stay findable).
-    stale_factor: float = 0.5
-    #: Weight of the graph boost (an RRF-style term for pool members near the anchor).
-    graph_boost: float = 0.5
-    mmr: bool = True
-    mmr_lambda: float = 0.7
-    per_doc_cap: int = 2

@@ -4,10 +4,11 @@ diversification, abstention and honest per-route diagnostics.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict
-from typing import Any
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
 
 from citewise.analysis.question import Question, analyse
 from citewise.analysis.tokenize import is_cjk_char, query_tokens, term_coverage, tokenize
@@ -28,7 +29,6 @@ from citewise.recall.identifiers import clause_refs
 from citewise.recall.models import (
     Abstention,
     Hit,
-    RecallSettings,
     RouteDiagnostic,
     RouteName,
     SearchFilters,
@@ -43,6 +43,62 @@ from citewise.store.models import ClauseMatch
 
 #: Rank fusion weights when only one content route has candidates (identifier first).
 RRF_WEIGHTS = {"identifier": 4.0, "lexical": 2.0, "vector": 1.0}
+
+
+@dataclass(frozen=True, slots=True)
+class RecallSettings:
+    """Defaults are measured on SciFact (train split for weights; see docs/benchmarks.md)."""
+
+    #: Fusion chosen on the SciFact *train* split (809 queries): convex, lexical 0.6 /
+    #: vector 0.4, pool 100 (train 0.7360, test 0.7309; docs/benchmarks.md). The identifier
+    #: route's weight puts an exact clause match first.
+    pool: int = 100  # candidates per route
+    #: Cosine thresholds per encoder, (any vector hit, a vector hit with no lexical
+    #: candidate): encoders' cosines run on different scales (USE's lower than MiniLM's;
+    #: docs/benchmarks.md). Keyed by :func:`encoder_key`. MiniLM's re-chosen on SciFact
+    #: train (hybrid nDCG@10 0.7347 at 0.30, 0.7336 at 0.35, 0.7247 at 0.40); USE's not
+    #: re-measured on a train split (CMRC has none), so it keeps the shared value.
+    encoder_thresholds: dict[str, tuple[float, float]] = field(
+        default_factory=lambda: {"minilm": (0.30, 0.45), "use": (0.30, 0.45)}
+    )
+    #: Set: one threshold for every encoder (measurement runs); None: the encoder's own.
+    vector_threshold: float | None = None
+    vector_only_threshold: float | None = None
+    lexical_min_coverage: float = 0.34  # share of key terms the best lexical hit must hold
+    #: ... unless its BM25 score reaches this (a strong match on the query's rarer terms:
+    #: long claims rarely have a third of their words in one abstract). Chosen on the
+    #: SciFact *train* trade-off curve against off-domain questions (bench/gate_curve.py,
+    #: docs/benchmarks.md): 99.7 % of the train claims whose relevant abstract the index
+    #: ranks in its top 10 pass (92.5 % without it). BM25 grows with the corpus's idf, so
+    #: small KBs seldom reach it and keep the coverage rule alone.
+    lexical_strong_score: float = 6.0
+    fusion: Literal["rrf", "convex"] = "convex"
+    rrf_k: int = 60
+    weights: dict[str, float] = field(
+        default_factory=lambda: {"identifier": 2.0, "lexical": 0.6, "vector": 0.4}
+    )
+    #: Superseded editions (stale status, or the target of a supersedes relation) keep this
+    #: share of their fused score, so a current edition outranks them (they stay findable).
+    stale_factor: float = 0.5
+    #: Weight of the graph boost (an RRF-style term for pool members near the anchor).
+    graph_boost: float = 0.5
+    mmr: bool = True
+    mmr_lambda: float = 0.7
+    per_doc_cap: int = 2
+
+    def thresholds(self, encoder: str) -> tuple[float, float]:
+        """(vector threshold, vector-only threshold) for ``encoder`` (see encoder_key)."""
+        base, only = self.encoder_thresholds.get(encoder, self.encoder_thresholds["minilm"])
+        return (
+            base if self.vector_threshold is None else self.vector_threshold,
+            only if self.vector_only_threshold is None else self.vector_only_threshold,
+        )
+
+
+def encoder_key(index: KBIndex) -> str:
+    """Which row of ``RecallSettings.encoder_thresholds`` the KB's encoder reads."""
+    emb = index.embedder
+    return "use" if emb is not None and emb.multilingual else "minilm"
 
 
 def search(
@@ -260,23 +316,20 @@ def _vector(
     index: KBIndex, query: str, allowed: set[str], s: RecallSettings
 ) -> tuple[dict[str, float], float | None, str]:
     qvec = index.embed_query(query)
+    threshold = s.thresholds(encoder_key(index))[0]
     if qvec is None and index.dense.status == "disabled":
-        return {}, s.vector_threshold, SKIP + index.dense.reason  # off on purpose: skipped
+        return {}, threshold, SKIP + index.dense.reason  # off on purpose: skipped
     if qvec is None or index.vectors is None:
-        return {}, s.vector_threshold, index.dense.reason or "dense route unavailable"
+        return {}, threshold, index.dense.reason or "dense route unavailable"
     if index.embedder is not None and not index.embedder.multilingual and _cjk_share(query) > 0.3:
         return (
             {},
-            s.vector_threshold,
+            threshold,
             SKIP + (f"{index.embedder.name} is English-only; this query is mostly CJK text"),
         )
     everything = len(allowed) == len(index.chunks)
     hits = index.vectors.search(qvec, s.pool, None if everything else allowed)
-    return (
-        {h.id: float(h.score) for h in hits if h.score >= s.vector_threshold},
-        s.vector_threshold,
-        "",
-    )
+    return ({h.id: float(h.score) for h in hits if h.score >= threshold}, threshold, "")
 
 
 SKIP = "skipped: "
@@ -295,7 +348,7 @@ def _criterion(
     vector = scores.get("vector") or {}
     if vector and ("lexical" not in scores or scores["lexical"]):
         return "vector_threshold", None
-    if vector and max(vector.values()) >= s.vector_only_threshold:
+    if vector and max(vector.values()) >= s.thresholds(encoder_key(index))[1]:
         return "vector_only", None
     lexical = scores.get("lexical") or {}
     if not lexical:
@@ -309,7 +362,7 @@ def _criterion(
     best = ranked(lexical)[0]
     chunk = index.chunks[best]
     cover = term_coverage(query, [chunk.breadcrumb, chunk.search_text])
-    if cover.ratio < s.lexical_min_coverage:
+    if cover.ratio < s.lexical_min_coverage and lexical[best] < s.lexical_strong_score:
         missing = ", ".join(cover.missing[:5])
         return "lexical_coverage", Abstention(
             f"the best lexical match covers {cover.ratio:.0%} of the key terms "
@@ -337,11 +390,12 @@ def _diversify(
         def similarity(a: str, b: str) -> float:
             return float(sims[pos[a], pos[b]])
     else:
-        bags = {c: set(tokenize(index.chunks[c].search_text)) for c in pool}
+        bags = {c: _token_set(index, c) for c in pool}
 
         def similarity(a: str, b: str) -> float:
-            union = bags[a] | bags[b]
-            return len(bags[a] & bags[b]) / len(union) if union else 0.0
+            shared = len(bags[a] & bags[b])
+            union = len(bags[a]) + len(bags[b]) - shared  # |a | b| without building it
+            return shared / union if union else 0.0
 
     return mmr(
         pool,
@@ -351,6 +405,20 @@ def _diversify(
         lam=s.mmr_lambda,
         group=lambda c: index.chunks[c].doc_id,
         per_group_cap=s.per_doc_cap,
+    )
+
+
+#: Chunks whose MMR token sets one index state keeps.
+TOKEN_CACHE = 32768
+
+
+def _token_set(index: KBIndex, chunk_id: str) -> frozenset[str]:
+    """The distinct tokens of a chunk (for MMR's word overlap), kept with the index state."""
+    return index.cached(
+        "mmr-tokens",
+        chunk_id,
+        lambda: frozenset(map(sys.intern, tokenize(index.chunks[chunk_id].search_text))),
+        TOKEN_CACHE,
     )
 
 

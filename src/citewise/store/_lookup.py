@@ -8,16 +8,16 @@ from citewise.store.models import ClauseMatch
 
 class SQLiteLookup(SQLiteReads):
     def generation(self, kb: str) -> str:
-        """Changes whenever the KB's current document set changes (any add, change, delete)."""
+        """Changes whenever the KB's current document set changes (any add, change, delete):
+        its birth time and the stored counter every version row bumps (one row read)."""
         with self._read() as c:
             self._require_kb(c, kb)
             row = c.execute(
-                "SELECT k.created_at, coalesce(max(v.vid), 0), count(v.vid) FROM kb k "
-                "LEFT JOIN document d ON d.kb = k.name "
-                "LEFT JOIN version v ON v.doc_id = d.doc_id WHERE k.name = ?",
+                "SELECT k.created_at, coalesce(g.n, 0) FROM kb k "
+                "LEFT JOIN kb_generation g ON g.kb = k.name WHERE k.name = ?",
                 (kb,),
             ).fetchone()
-        return f"{row[0]}:{row[1]}:{row[2]}"
+        return f"{row[0]}:{row[1]}"
 
     def find_clauses(self, kb: str, clause_paths: list[str]) -> list[ClauseMatch]:
         """Current nodes whose clause path is one of ``clause_paths``, with overlapping chunks."""

@@ -157,6 +157,13 @@ class Store(Protocol):
     def end_batch(self, kb: str) -> RevisionInfo | None:
         """Seal the batch's revision (``None`` if the batch changed nothing)."""
 
+    def group(self) -> AbstractContextManager[None]:
+        """Group commit: the changes made inside commit together when the block ends (one
+        durable write instead of one per change). Each stays whole or absent: a change
+        that fails is rolled back alone and the others still commit; a crash inside loses
+        the group's changes and nothing committed before. A backend may commit each change
+        at once instead (the promise holds either way)."""
+
     def ingest_document(
         self,
         kb: str,

@@ -17,16 +17,15 @@ from typing import TYPE_CHECKING
 from citewise.analysis.tokenize import key_terms, term_coverage
 from citewise.evidence.augment import hit_fragment
 from citewise.evidence.models import EvidencePack, Fragment
-from citewise.ingest.editions import superseded_paths
 from citewise.ingest.models import BLOCK_KINDS, Node
 from citewise.recall.models import Hit
-from citewise.recall.scope import may_read
 from citewise.sufficiency._numbers import concerns_question
 from citewise.sufficiency.models import ConflictNote, ConflictSide
 
 if TYPE_CHECKING:
     from citewise.analysis.question import Question
     from citewise.context import StageContext
+    from citewise.sufficiency.facts import Fact
 
 #: Entity-valued facts, read also from recall hits the pack left out.
 ENTITY_KINDS = frozenset({"winner", "author", "creator", "director", "owner", "version"})
@@ -53,8 +52,7 @@ def stale_paths(
     used = {f.path for f in pack.fragments}
     if not used:
         return ()
-    docs = kb.store.list_documents(kb.name)
-    stale = superseded_paths((d.path, d.metadata) for d in docs if may_read(d.metadata, principal))
+    stale = kb.index.stale_documents(principal)
     return tuple(sorted(stale & used))
 
 
@@ -71,7 +69,7 @@ def detect_conflicts(
     second source naming another winner or current version is a disagreement the answer
     owes the reader, whichever document evidence selection preferred."""
     from citewise.sufficiency.conflicts import find_conflicts
-    from citewise.sufficiency.facts import Fact, extract_facts
+    from citewise.sufficiency.facts import extract_facts
 
     stale = set(stale_paths(kb, pack, principal))
     docs: dict[str, Fragment] = {}
@@ -81,16 +79,11 @@ def detect_conflicts(
     facts: list[Fact] = []
     owner: dict[int, Fragment] = {}
     for path, frag in sorted(docs.items()):
-        text = kb.store.get_document_text(kb.name, frag.doc_id, frag.version_id)
         spans = [(f.char_start, f.char_end) for f in pack.fragments if f.path == path]
-        nodes = kb.store.nodes_near(kb.name, path, frag.version_id, spans).nodes
-        for start, end, heading in _units(nodes):
-            found = extract_facts(
-                text[start:end], base_offset=start, heading_path=heading, doc_path=path
-            )
-            for fact in found:
-                owner[id(fact)] = frag
-            facts.extend(found)
+        whole = _document_facts(kb, path, frag, spans)
+        for fact in whole:
+            owner[id(fact)] = frag
+        facts.extend(whole)
     for h in hits[:EXTRA_HITS]:
         if h.path in docs or h.path in stale or not ENTITY_CUE.search(h.excerpt):
             continue
@@ -117,6 +110,36 @@ def detect_conflicts(
         )
         notes.append(ConflictNote(c.a.subject, c.a.attribute, sentence, sides, c.reason))
     return notes
+
+
+#: Documents versions whose facts one index state keeps (see ``CallerViews.cached``).
+FACT_CACHE = 4096
+
+
+def _document_facts(
+    kb: StageContext, path: str, frag: Fragment, spans: list[tuple[int, int]]
+) -> tuple[Fact, ...]:
+    """The facts of one document version, block by block. A version's facts depend on its
+    content only, so they are kept with the index state when its nodes were read whole."""
+    from citewise.sufficiency.facts import extract_facts
+
+    index = kb.index
+    key = (frag.doc_id, frag.version_id)
+    got: tuple[Fact, ...] | None = index.lookup("facts", key)
+    if got is not None:
+        return got
+    text = kb.store.get_document_text(kb.name, frag.doc_id, frag.version_id)
+    window = kb.store.nodes_near(kb.name, path, frag.version_id, spans)
+    found = tuple(
+        fact
+        for start, end, heading in _units(window.nodes)
+        for fact in extract_facts(
+            text[start:end], base_offset=start, heading_path=heading, doc_path=path
+        )
+    )
+    if window.complete:
+        index.keep("facts", key, found, FACT_CACHE)
+    return found
 
 
 def _hit_fragment(h: Hit) -> Fragment:

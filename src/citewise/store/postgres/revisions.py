@@ -4,6 +4,7 @@ inside the change's write transaction."""
 
 from __future__ import annotations
 
+import contextlib
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,10 @@ class PgRevisions(PgResolve):
     _batches: dict[str, int | None]
 
     # -- batches and revisions -------------------------------------------------
+    def group(self) -> contextlib.AbstractContextManager[None]:
+        """Each change commits at once here (group commit is the SQLite backend's)."""
+        return contextlib.nullcontext()
+
     def begin_batch(self, kb: str) -> None:
         with self._write() as c:
             self._require_kb(c, kb)

@@ -1,0 +1,159 @@
+"""The lexical abstention gate's trade-off curve (issue 17).
+
+On the SciFact KB (dense off), for answerable queries (SciFact *train* claims; the test
+split only for the final figure) and off-domain ones (CMRC 2018 Chinese questions, 14 CFR
+section subjects from the GPO XML, SQuAD 2.0 dev questions: none is about biomedical
+claims), the features the gate may use are read from the product's own lexical index:
+
+* ``coverage``: share of the query's key terms in the best lexical chunk (today's gate);
+* ``weighted``: the same share weighted by each term's idf (a rare term counts more);
+* ``score``: the best chunk's BM25 score.
+
+For each rule and threshold the share of answerable queries kept (and of those whose
+relevant document the index ranks in its top 10) is printed against the share of
+off-domain queries refused. Thresholds are chosen on train only.
+
+    .venv/bin/python -m bench.gate_curve [--home DIR] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("CITEWISE_DENSE", "off")
+
+import argparse
+import json
+import math
+import random
+import re
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from bench._beir import data_root, load_qrels, load_queries
+
+Row = dict[str, Any]
+N_OFF = 400  # off-domain questions per source (sampled with a fixed seed)
+
+
+def off_domain(root: Path) -> dict[str, list[str]]:
+    rng = random.Random(17)
+    out: dict[str, list[str]] = {}
+    cmrc = root / "cmrc2018-zh" / "retrieval-dev" / "queries.jsonl"
+    if cmrc.exists():
+        qs = [json.loads(line)["text"] for line in cmrc.read_text("utf-8").splitlines() if line]
+        out["cmrc"] = rng.sample(qs, min(N_OFF, len(qs)))
+    cfr = root / "regulatory-text" / "gpo-cfr-xml" / "CFR-2015-title14-vol5.xml"
+    if cfr.exists():
+        pat = r"<SECTION>\s*<SECTNO>[^<]*</SECTNO>\s*<SUBJECT>([^<]*)</SUBJECT>"
+        subjects = sorted(set(re.findall(pat, cfr.read_text("utf-8"))))
+        out["cfr"] = rng.sample(subjects, min(N_OFF, len(subjects)))
+    squad = root / "squad2-dev" / "dev-v2.0.json"
+    if squad.exists():
+        data = json.loads(squad.read_text("utf-8"))["data"]
+        qs = [q["question"] for a in data for p in a["paragraphs"] for q in p["qas"]]
+        out["squad"] = rng.sample(qs, min(N_OFF, len(qs)))
+    return out
+
+
+def features(home: Path, queries: Sequence[str]) -> list[Row]:
+    from citewise.index.tokenize import key_terms, query_tokens, term_coverage, tokenize
+
+    from citewise.kb import Home
+
+    with Home.open(home) as h:
+        index = h.index("default")
+        index.sync()
+        lex = index.lexical
+        n = len(lex)
+        rows = []
+        for q in queries:
+            hits = lex.search_tokens(query_tokens(q), k=10)
+            hits = [x for x in hits if x.score > 0]
+            if not hits:
+                rows.append({"coverage": 0.0, "weighted": 0.0, "score": 0.0, "top10": []})
+                continue
+            chunk = index.chunks[hits[0].chunk_id]
+            cover = term_coverage(q, [chunk.breadcrumb, chunk.search_text])
+            present = set(tokenize(chunk.breadcrumb)) | set(tokenize(chunk.search_text))
+            terms = key_terms(q)
+            idf = {
+                t: math.log(1 + (n - (df := lex.document_frequency(t)) + 0.5) / (df + 0.5))
+                for t in terms
+            }
+            total = sum(idf.values()) or 1.0
+            rows.append(
+                {
+                    "coverage": cover.ratio,
+                    "weighted": sum(v for t, v in idf.items() if t in present) / total,
+                    "score": float(hits[0].score),
+                    "top10": [Path(index.chunks[x.chunk_id].path).stem for x in hits],
+                }
+            )
+    return rows
+
+
+Rule = Callable[[Row, float], bool]  # True: the gate lets the query through
+RULES: dict[str, tuple[Rule, list[float]]] = {
+    "coverage": (lambda r, t: r["coverage"] >= t, [0.0, 0.1, 0.2, 0.25, 0.3, 0.34, 0.4, 0.5]),
+    "weighted": (lambda r, t: r["weighted"] >= t, [0.1, 0.2, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6]),
+    "score": (lambda r, t: r["score"] >= t, [2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 15.0, 20.0]),
+}
+
+
+def curve(ans: list[Row], off: dict[str, list[Row]]) -> list[Row]:
+    out = []
+    for name, (rule, grid) in RULES.items():
+        for t in grid:
+            kept = [r for r in ans if rule(r, t)]
+            good = [r for r in ans if r["rel_top10"]]
+            row: Row = {
+                "rule": name,
+                "threshold": t,
+                "answerable_kept": round(len(kept) / len(ans), 4),
+                "ranked_well_kept": round(sum(1 for r in good if rule(r, t)) / len(good), 4),
+            }
+            for src, rows in off.items():
+                row[f"{src}_refused"] = round(sum(1 for r in rows if not rule(r, t)) / len(rows), 4)
+            out.append(row)
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--home", type=Path, help="a home holding the SciFact KB (dense off)")
+    ap.add_argument("--split", default="train")
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args()
+    root = data_root()
+    sci = root / "beir-scifact"
+    if not (sci / "queries.jsonl").exists():
+        print(f"SciFact not found under {root}; skipping.")
+        return 0
+    if args.home is None:
+        from bench.answers_scifact import _cache
+        from bench.evidence_scifact import build
+
+        args.home = build(sci, _cache("off"))
+    queries = load_queries(sci)
+    qrels = load_qrels(sci, args.split)
+    qids = [q for q in qrels if q in queries]
+    ans = features(args.home, [queries[q] for q in qids])
+    for q, r in zip(qids, ans, strict=True):
+        r["rel_top10"] = any(d in qrels[q] for d in r["top10"])
+    off = {src: features(args.home, qs) for src, qs in off_domain(root).items()}
+    res = {"split": args.split, "answerable": len(ans), "curve": curve(ans, off)}
+    if args.json:
+        res["rows"] = {"answerable": ans, **off}
+        args.json.write_text(json.dumps(res), "utf-8")
+    cols = list(res["curve"][0])
+    print("| " + " | ".join(cols) + " |\n|" + "---|" * len(cols))
+    for row in res["curve"]:
+        print("| " + " | ".join(str(row[c]) for c in cols) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
