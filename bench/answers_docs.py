@@ -28,6 +28,7 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before any numpy import
 
 import argparse
+import contextlib
 import json
 import platform
 import shutil
@@ -218,6 +219,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--corpus", action="append", choices=CORPORA, help="repeatable")
     ap.add_argument("--ids", default="", help="comma-separated ids or id prefixes")
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
+    ap.add_argument(
+        "--keep",
+        default="",
+        help="build the homes in this folder and reuse them on the next run "
+        "(unchanged files are not ingested again; for fast iteration with --ids)",
+    )
     args = ap.parse_args(argv)
     base = data_root() / "docs-corpora"
     if not base.is_dir():
@@ -230,7 +237,12 @@ def main(argv: list[str] | None = None) -> int:
     all_rows: list[dict[str, Any]] = []
     summaries: dict[str, dict[str, Any]] = {}
     builds: dict[str, Any] = {}
-    with tempfile.TemporaryDirectory(prefix="citewise-docs-bench-") as tmp:
+    with contextlib.ExitStack() as stack:
+        if args.keep:
+            tmp = str(Path(args.keep) / dense)
+            Path(tmp).mkdir(parents=True, exist_ok=True)
+        else:
+            tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="citewise-docs-bench-"))
         for corpus in args.corpus or CORPORA:
             folder, qs = load_questions(corpus)
             qs = selected(qs, ids)

@@ -59,8 +59,7 @@ def off_domain(root: Path) -> dict[str, list[str]]:
 
 
 def features(home: Path, queries: Sequence[str]) -> list[Row]:
-    from citewise.index.tokenize import key_terms, query_tokens, term_coverage, tokenize
-
+    from citewise.analysis.tokenize import key_terms, query_tokens, term_coverage, tokenize
     from citewise.kb import Home
 
     with Home.open(home) as h:

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 from citewise.answer.models import Answer, AnswerTrace, Citation, Claim, new_trace_id
 from citewise.evidence.models import EvidencePack
+from citewise.sufficiency.asked import asked_attribute, attribute_cited
+from citewise.sufficiency.compounds import sibling_compound
 from citewise.sufficiency.models import Reason, Sufficiency, TermProfile
 from citewise.sufficiency.presence import judge
 
@@ -37,6 +39,22 @@ def finish(
     left nothing (``failed_why``) or when the text actually cited lacks the question's
     distinctive terms (``profile``; some missing words make the answer partial)."""
     kept = [c for c in claims if c.kept]
+    sibling = (
+        sibling_compound(pack.query, _cited_texts(pack, kept, citations))
+        if failed_why is None and kept
+        else None
+    )
+    attribute = asked_attribute(pack.query) if failed_why is None and kept else None
+    why: Reason | None = None
+    if sibling is not None:
+        said = f"the cited text speaks of '{sibling.cited}', not '{sibling.asked}'"
+        why = Reason("near_miss", said)
+    elif attribute and not attribute_cited(attribute, _cited_texts(pack, kept, citations)):
+        why = Reason("near_miss", f"the cited text does not say which {attribute} is asked for")
+    if why is not None:
+        suff = Sufficiency("insufficient", "insufficient_evidence", (why,))
+        trace["sufficiency"] = suff.to_json()
+        failed_why = human_reason(suff)
     if failed_why is None and profile is not None and profile.checks:
         cited = judge(profile, _cited_texts(pack, kept, citations), cited=True)
         trace["cited_presence"] = cited.to_json()

@@ -220,6 +220,7 @@ def ask(
             lambda path, vid: unit_reader.near(path, vid, unit_near[(path, vid)])
         ),
         scorer=dense_scorer(kb.index),
+        needed=profile.needed,
     )
     citations, claims = cite_claims(kb, with_relations(found, chosen), conflicts)
     claims = release_review(relation_claims(found, claims), citations)

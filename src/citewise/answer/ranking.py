@@ -2,7 +2,9 @@
 
 :func:`unit_candidates` offers every unit (:mod:`citewise.answer.units`) that a readable
 evidence fragment touches, once, under the best role that touches it, scored by role
-weight times relevance (term overlap blended with meaning, :mod:`citewise.answer.relevance`).
+weight times relevance (term overlap blended with meaning, :mod:`citewise.answer.relevance`),
+times two priors: the recall rank of the hit the fragment came from (:func:`rank_prior`)
+and the document's role (a change record below the reference, :mod:`citewise.answer.doc_role`).
 A lead-in that the fragment holds is offered with the block it introduces even when the
 block itself lies outside the fragment: the document version is the boundary of what may
 be read, and the block is the answer.
@@ -18,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from citewise.answer.candidate import Candidate
+from citewise.answer.doc_role import role_factor
 from citewise.answer.relevance import Scorer, blend, lexical_score
 from citewise.answer.support import contains_orchestration
 from citewise.answer.units import Unit, document_units
@@ -42,6 +45,23 @@ def units_reader(nodes_of: Callable[[str, int], list[Node]]) -> Callable[[Fragme
         return seen[key]
 
     return read
+
+
+#: Share of a unit's weight lost per place its recall hit ranks below the first, and the
+#: most that is lost (units of chunks no hit retrieved lose the most).
+RANK_STEP = 0.05
+RANK_FLOOR = 0.8
+
+
+def rank_prior(fragment_rank: float) -> float:
+    """The weight of a fragment's units by the recall rank of the hit it came from
+    (``Fragment.rank`` is the hit's rank times 100 plus a tie-breaker; chunks that no hit
+    retrieved rank from 1000): recall ranks whole chunks with their headings by term
+    overlap and meaning, a signal a single unit's score does not hold."""
+    hit = int(fragment_rank // 100)
+    if hit < 1:
+        return 1.0
+    return max(RANK_FLOOR, 1.0 - RANK_STEP * (hit - 1))
 
 
 def _ranges(frag: Fragment) -> list[tuple[int, int]]:
@@ -69,6 +89,8 @@ def unit_candidates(
         weight = weights.get(frag.role, 0.0)
         if weight == 0.0:
             continue
+        title = frag.heading_path[0] if frag.heading_path else ""
+        weight *= rank_prior(frag.rank) * role_factor(question, frag.path, title)
         ranges = _ranges(frag)
         for u in units_of(frag):
             w = weight
@@ -105,6 +127,7 @@ def unit_candidates(
                 (u.heading,) if u.heading is not None else (),
                 u.kind,
                 u.section,
+                _depth(u),
             )
         )
     return sorted(_para_scores(out), key=lambda c: c.order)
@@ -141,6 +164,12 @@ def _lexical(question: str, u: Unit, frag: Fragment) -> float:
     score = 0.5 * whole + 0.5 * lexical_score(question, u.lead_in, heading)
     # "Check it:" before a console transcript says nothing by itself
     return score if len(u.lead_in.split()) >= 4 else 0.5 * score
+
+
+def _depth(u: Unit) -> int:
+    """The level of the unit's section heading ("### X" is 3; 0 without one)."""
+    line = u.section_line.text.lstrip() if u.section_line is not None else ""
+    return len(line) - len(line.lstrip("#"))
 
 
 def _shown(u: Unit) -> str:

@@ -32,12 +32,27 @@ answer shows the heading before it and cites the heading line as well.
 from __future__ import annotations
 
 import re
-import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from citewise.analysis.tokenize import key_terms, tokenize
 from citewise.answer.clean import clean_sentence
+from citewise.answer.display import (
+    ADMONITION_DIRECTIVES,
+    FENCE,
+    code_display,
+    code_parts,
+    directive_body,
+    fenced_pieces,
+    first_sentence,
+    is_lead_in,
+    prose_display,
+    render_code,
+    render_markdown,
+    row_display,
+    strip_marker,
+    table_display,
+)
 from citewise.answer.markup import (
     DIRECTIVE_FENCE,
     admonition_title,
@@ -57,14 +72,6 @@ BLOCK_CAP = 1500
 #: A paragraph of two or three sentences up to this many characters is also one unit.
 PARA_CAP = 360
 
-_FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})[ \t]*([^`\s]*)[^\n]*$")
-_ADMONITION_DIRECTIVES = frozenset(
-    (  # noqa: SIM905 - a readable list
-        "note tip hint important warning caution danger attention error seealso admonition "
-        "versionadded versionchanged deprecated todo"
-    ).split()
-)
-_CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "code-cell"})
 _NESTED = re.compile(r"\n[ \t]+(?:[-*+]|\d{1,3}[.)])[ \t]")
 _ANAPHORA = re.compile(
     r"\b(?:this|these)\s+(?:\w+\s+)?(?:variables?|options?|settings?|parameters?|"
@@ -112,66 +119,6 @@ class _Doc:
         return self.text[start - self.base : end - self.base]
 
 
-def render_code(body: str, language: str | None) -> str:
-    """A code block as the answer shows it: fenced, with its language."""
-    return f"```{language or ''}\n{body.rstrip()}\n```"
-
-
-def _code_parts(text: str) -> tuple[str | None, str]:
-    """(language, body) of a code node's text: fenced or indented."""
-    lines = text.split("\n")
-    m = _FENCE.match(lines[0])
-    if m:
-        end = len(lines) - 1 if len(lines) > 1 and _FENCE.match(lines[-1]) else len(lines)
-        return (m.group(3) or None), textwrap.dedent("\n".join(lines[1:end]))
-    return None, textwrap.dedent("\n".join(lines))
-
-
-def _prose_display(text: str) -> str:
-    return clean_sentence(strip_markup(text))
-
-
-def _render_markdown(text: str) -> str:
-    """Display of a multi-block piece (a list item with code): prose lines cleaned, fenced
-    code kept with its language, nested items on their own lines."""
-    out: list[str] = []
-    para: list[str] = []
-    lines = textwrap.dedent(text).split("\n")
-    i = 0
-
-    def flush() -> None:
-        if para:
-            shown = _prose_display("\n".join(para))
-            if shown and re.match(r"^\s*[-*+]\s", para[0]) and out:
-                shown = f"- {shown}"
-            if shown:
-                out.append(shown)
-            para.clear()
-
-    while i < len(lines):
-        line = lines[i]
-        m = _FENCE.match(line)
-        if m:
-            flush()
-            j = i + 1
-            while j < len(lines) and not lines[j].strip().startswith(m.group(2)):
-                j += 1
-            body = textwrap.dedent("\n".join(lines[i + 1 : j]))
-            out.append(render_code(body, m.group(3) or None))
-            i = j + 1
-            continue
-        if not line.strip():
-            flush()
-        elif re.match(r"^\s+(?:[-*+]|\d{1,3}[.)])\s", line) and para:
-            flush()
-            para.append(line)
-        else:
-            para.append(line)
-        i += 1
-    flush()
-    return "\n".join(out)
-
-
 def _sentences(doc: _Doc, start: int, end: int) -> list[Span]:
     """Sentences of prose ``[start, end)``; a parenthetical alone joins its sentence."""
     spans = split_sentences(doc.slice(start, end), start, blocks=False)
@@ -184,10 +131,6 @@ def _sentences(doc: _Doc, start: int, end: int) -> list[Span]:
     return out
 
 
-def _is_lead_in(text: str) -> bool:
-    return strip_markup(text).rstrip().rstrip("*_`").endswith((":", "："))
-
-
 def _heading_of(section: Node | None) -> tuple[Span | None, str]:
     if section is None:
         return None, ""
@@ -198,12 +141,6 @@ def _heading_of(section: Node | None) -> tuple[Span | None, str]:
     return Span(
         section.char_start, section.char_start + len(line.rstrip()), line.rstrip(), "heading"
     ), shown
-
-
-def _first_sentence(display: str) -> str:
-    first = display.split("\n", 1)[0]
-    m = re.search(r"[.!?](?:\s|$)", first)
-    return first[: m.end()] if m else first
 
 
 def refers_back(display: str, heading: str) -> bool:
@@ -241,7 +178,7 @@ class _Builder:
         if not display.strip() or end <= start:
             return
         heading, htext = _heading_of(section)
-        opening = lead_in or _first_sentence(display)
+        opening = lead_in or first_sentence(display)
         refers = (
             heading is not None
             and kind in ("sentence", "para", "item", "lead")
@@ -272,14 +209,14 @@ class _Builder:
         if nsec != sec or nxt.heading_path != node.heading_path:
             return None
         if nxt.kind == "code" or nxt.kind == "mermaid":
-            shown = self._code_display(nxt)
+            shown = code_display(nxt.text)
             if shown is None or nxt.char_end - nxt.char_start > BLOCK_CAP:
                 return None
             return nxt.char_end, shown
         if nxt.kind == "table":
             if nxt.char_end - nxt.char_start > BLOCK_CAP:
                 return None
-            return nxt.char_end, _table_display(nxt.text)
+            return nxt.char_end, table_display(nxt.text)
         if nxt.kind == "list_item":
             end, lines = nxt.char_start, list[str]()
             for item, isec in self.members[k + 1 :]:
@@ -290,27 +227,11 @@ class _Builder:
                     or self.doc.slice(end, item.char_start).count("\n") > 2
                 ):
                     break
-                body = _render_markdown(_strip_marker(item.text)).replace("\n", "\n  ")
+                body = render_markdown(strip_marker(item.text)).replace("\n", "\n  ")
                 lines.append(body if re.match(r"\d{1,3}[.)]", body) else f"- {body}")
                 end = item.char_end
             return (end, "\n".join(lines)) if lines else None
         return None
-
-    def _code_display(self, node: Node) -> str | None:
-        """The code display of a code node, or None when it is not code (a directive
-        holding prose, or an admonition body)."""
-        lang, body = _code_parts(node.text)
-        first = node.text.split("\n", 1)[0]
-        d = DIRECTIVE_FENCE.match(first.strip())
-        if d:
-            name, arg = d.group(1).lower(), d.group(2).strip()
-            if name not in _CODE_DIRECTIVES and name != "eval-rst":
-                return None
-            lang = "rst" if name == "eval-rst" else arg.split()[0] if arg else None
-            body = "\n".join(ln for ln in body.split("\n") if not re.match(r"^\s*:[\w-]+:", ln))
-        if not body.strip():
-            return None
-        return render_code(body, lang)
 
     # -- members ----------------------------------------------------------------------
     def build(self) -> list[Unit]:
@@ -333,14 +254,14 @@ class _Builder:
             elif node.kind == "table":
                 if node.char_end - node.char_start <= BLOCK_CAP:
                     self.add(
-                        node.char_start, node.char_end, _table_display(node.text), "table", section
+                        node.char_start, node.char_end, table_display(node.text), "table", section
                     )
                 for row in self.children.get(node.id, []):
                     if row.kind == "table_row":
                         self.add(
                             row.char_start,
                             row.char_end,
-                            _row_display(row.text),
+                            row_display(row.text),
                             "row",
                             section,
                         )
@@ -350,28 +271,26 @@ class _Builder:
         self, start: int, end: int, section: Node | None, k: int | None, prefix: str = ""
     ) -> None:
         sentences = _sentences(self.doc, start, end)
+        carried = False  # whether the last sentence carries the block after it
         for i, s in enumerate(sentences):
-            shown = _prose_display(s.text)
+            shown = prose_display(s.text)
             if prefix and i == 0:
                 shown = f"{prefix}: {shown}"
             if is_scaffolding(s.text) or not shown:
                 continue
             last = i == len(sentences) - 1
-            block = self._block_after(k) if last and k is not None and _is_lead_in(s.text) else None
+            block = self._block_after(k) if last and k is not None and is_lead_in(s.text) else None
             if block is not None:
                 self.add(s.start, block[0], f"{shown}\n{block[1]}", "lead", section, shown)
+                carried = True
             else:
                 self.add(s.start, s.end, shown, "sentence", section)
         # A short paragraph is also one unit: the value often sits in the sentence after
-        # the one that names the subject ("X takes a code. By default, code is 0.").
-        if (
-            2 <= len(sentences) <= 3
-            and end - start <= PARA_CAP
-            and not prefix
-            and not _is_lead_in(sentences[-1].text)
-        ):
+        # the one that names the subject ("X takes a code. By default, code is 0."); a
+        # lead-in whose block could not be carried (an include marker follows) is prose.
+        if 2 <= len(sentences) <= 3 and end - start <= PARA_CAP and not prefix and not carried:
             first, last_s = sentences[0], sentences[-1]
-            shown = _prose_display(self.doc.slice(first.start, last_s.end))
+            shown = prose_display(self.doc.slice(first.start, last_s.end))
             if shown:
                 self.add(first.start, last_s.end, shown, "para", section)
 
@@ -379,35 +298,14 @@ class _Builder:
         if node.char_end - node.char_start <= ITEM_CAP:
             structured = "```" in node.text or "~~~" in node.text or _NESTED.search(node.text)
             shown = (
-                _render_markdown(_strip_marker(node.text))
-                if structured
-                else _prose_display(node.text)
+                render_markdown(strip_marker(node.text)) if structured else prose_display(node.text)
             )
             self.add(node.char_start, node.char_end, shown, "item", section)
             return
         # A long item: its prose sentence by sentence, its code blocks whole (a lead-in
         # sentence right before a code block carries it).
-        pos, text = node.char_start, node.text
-        pieces: list[tuple[int, int, bool]] = []  # (start, end, is_code)
-        lines = text.split("\n")
-        offset, i, prose_start = 0, 0, 0
-        while i < len(lines):
-            m = _FENCE.match(lines[i])
-            if m:
-                j = i + 1
-                while j < len(lines) and not lines[j].strip().startswith(m.group(2)):
-                    j += 1
-                code_start = offset
-                code_end = offset + sum(len(x) + 1 for x in lines[i : j + 1]) - 1
-                pieces.append((prose_start, code_start, False))
-                pieces.append((code_start, min(code_end, len(text)), True))
-                offset = code_end + 1
-                prose_start = offset
-                i = j + 1
-                continue
-            offset += len(lines[i]) + 1
-            i += 1
-        pieces.append((prose_start, len(text), False))
+        pos = node.char_start
+        pieces = fenced_pieces(node.text)
         for n, (a, b, code) in enumerate(pieces):
             a, b = a + pos, min(b + pos, node.char_end)
             if b <= a or not self.doc.slice(a, b).strip():
@@ -416,13 +314,13 @@ class _Builder:
                 continue  # carried by the lead-in before it, or quoted alone below
             spans = split_sentences(self.doc.slice(a, b), a, blocks=True)
             for si, s in enumerate(spans):
-                shown = _prose_display(s.text)
+                shown = prose_display(s.text)
                 if not shown or is_scaffolding(s.text):
                     continue
                 nxt = pieces[n + 1] if n + 1 < len(pieces) else None
-                if si == len(spans) - 1 and nxt is not None and nxt[2] and _is_lead_in(s.text):
+                if si == len(spans) - 1 and nxt is not None and nxt[2] and is_lead_in(s.text):
                     ca, cb = nxt[0] + pos, min(nxt[1] + pos, node.char_end)
-                    lang, body = _code_parts(self.doc.slice(ca, cb).strip())
+                    lang, body = code_parts(self.doc.slice(ca, cb).strip())
                     if cb - ca <= BLOCK_CAP:
                         self.add(
                             s.start,
@@ -440,49 +338,17 @@ class _Builder:
     def _code(self, node: Node, section: Node | None, admonition: str | None) -> None:
         first = node.text.split("\n", 1)[0]
         d = DIRECTIVE_FENCE.match(first.strip())
-        if admonition is not None and not _FENCE.match(first):
+        if admonition is not None and not FENCE.match(first):
             self._prose(node.char_start, node.char_end, section, None, prefix=admonition)
             return
-        if d and d.group(1).lower() in _ADMONITION_DIRECTIVES:
-            body_start = node.char_start + len(first) + 1
-            last_nl = node.text.rstrip().rfind("\n")
-            body_end = node.char_start + last_nl if last_nl > len(first) else node.char_end
-            lines = self.doc.slice(body_start, body_end).split("\n")
-            skip = 0
-            for ln in lines:
-                if re.match(r"^\s*:[\w-]+:", ln):
-                    skip += len(ln) + 1
-                else:
-                    break
-            if body_start + skip < body_end:
-                self._prose(body_start + skip, body_end, section, None)
+        if d and d.group(1).lower() in ADMONITION_DIRECTIVES:
+            a, b = directive_body(node.text)
+            if a < b:
+                self._prose(node.char_start + a, node.char_start + b, section, None)
             return
-        shown = self._code_display(node)
+        shown = code_display(node.text)
         if shown is not None and node.char_end - node.char_start <= BLOCK_CAP:
             self.add(node.char_start, node.char_end, shown, "code", section)
-
-
-def _table_display(text: str) -> str:
-    """A Markdown table as lines of cells joined by `` | ``, header first."""
-    rows = [
-        _row_display(r) for r in text.split("\n") if r.strip() and not re.fullmatch(r"[\s|:-]+", r)
-    ]
-    return "\n".join(rows)
-
-
-def _row_display(row: str) -> str:
-    """A table row's cells joined by `` | `` (an escaped ``\\|`` stays inside its cell)."""
-    body = row.strip()
-    body = body[1:] if body.startswith("|") else body
-    body = body[:-1] if body.endswith("|") and not body.endswith("\\|") else body
-    cells = [
-        clean_sentence(strip_markup(c.replace("\\|", "|"))) for c in re.split(r"(?<!\\)\|", body)
-    ]
-    return " | ".join(c for c in cells if c)
-
-
-def _strip_marker(text: str) -> str:
-    return re.sub(r"^\s*(?:[-*+]|>)\s+", "", text, count=1)
 
 
 def document_units(nodes: Sequence[Node]) -> list[Unit]:

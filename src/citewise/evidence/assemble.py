@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -95,7 +96,8 @@ def assemble(
             limitations.append(Limitation("source_window_unavailable", why, hit.doc_id, hit.path))
             candidates.extend(_degraded(h) for h in result.hits if (h.doc_id, h.version_id) == key)
         segments = _segments(index, result.hits, views, cfg, rse)
-        candidates.extend(_evidence(index, query, result.hits, segments, views, cfg, bud))
+        weights = term_weights(index, query_terms(query), filters)
+        candidates.extend(_evidence(index, query, result.hits, segments, views, cfg, bud, weights))
         scope = filters or SearchFilters()
         allowed = set(
             index.scoped(scope, lambda: frozenset(visible_chunks(index.chunks.values(), scope)))
@@ -290,6 +292,7 @@ def _evidence(
     views: dict[DocKey, DocView],
     cfg: EvidenceConfig,
     bud: Budget,
+    weights: dict[str, float] | None = None,
 ) -> list[Fragment]:
     terms = query_terms(query)
     hit_rank = {h.chunk_id: h.rank for h in hits}
@@ -311,6 +314,7 @@ def _evidence(
             terms,
             max_spans=cfg.max_spans_per_segment,
             min_coverage=cfg.min_span_coverage,
+            weights=weights,
         )
         spans.setdefault(key, []).extend((sp, _span_rank(sp, chunks, hit_rank, si)) for sp in found)
     out: list[Fragment] = []
@@ -318,6 +322,21 @@ def _evidence(
         view = views[key]
         out.extend(direct_fragments(view, doc_spans))
         out.extend(context_fragments(view, doc_spans, bud, cfg.adjacent_window))
+    return out
+
+
+def term_weights(
+    index: KBIndex, terms: Sequence[str], filters: SearchFilters | None
+) -> dict[str, float]:
+    """Each key term's rarity in what the caller may read: ``1 + ln(N / (1 + df))``, at
+    least 1 (a term every chunk holds weighs as one plain term; a rare one up to ~10)."""
+    lexical = index.lexical
+    population = index.population(filters.principal if filters else None)
+    n = len(lexical) if population is None else population.n
+    out = {}
+    for t in dict.fromkeys(terms):
+        df = lexical.document_frequency(t, population)
+        out[t] = max(1.0, 1.0 + math.log(max(n, 1) / (1 + df)))
     return out
 
 

@@ -45,6 +45,7 @@ __all__ = [
     "Span",
     "SpanKind",
     "coverage",
+    "held_terms",
     "query_terms",
     "split_sentences",
 ]
@@ -260,8 +261,13 @@ def split_sentences(
 
 def coverage(terms: list[str], text: str) -> int:
     """How many of ``terms`` (from :func:`key_terms`) occur in ``text``."""
+    return len(held_terms(terms, text))
+
+
+def held_terms(terms: list[str], text: str) -> list[str]:
+    """The ``terms`` (from :func:`key_terms`) that occur in ``text``."""
     present = set(tokenize(text))
-    return sum(1 for t in terms if t in present)
+    return [t for t in terms if t in present]
 
 
 def query_terms(query: str) -> list[str]:

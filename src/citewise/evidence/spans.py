@@ -4,14 +4,16 @@ that carry the query's key terms, with exact offsets inside one node."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from citewise.evidence.docview import DocView
-from citewise.evidence.sentences import coverage, split_sentences
+from citewise.evidence.sentences import held_terms, split_sentences
 from citewise.ingest.models import Node
 
 WHOLE = frozenset({"code", "mermaid"})
+#: (-coverage, order, node, unit, start, end) of a candidate piece.
+_Piece = tuple[int, int, Node, Node, int, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,25 +47,43 @@ def select_spans(
     *,
     max_spans: int,
     min_coverage: float,
+    weights: Mapping[str, float] | None = None,
 ) -> list[SupportSpan]:
     """The best-covered pieces of ``units`` (in the order given, best chunk first).
 
     A piece qualifies when it holds at least ``min_coverage`` of the key terms (and at
     least one); the ``max_spans`` best are kept, and qualifying neighbours inside one node
-    merge into one span. With none qualifying, the best-covered piece (or the first one)
-    is the direct support, marked ``best_available`` / ``no_key_term_match``.
+    merge into one span. With ``weights`` (a term's rarity in the knowledge base), a piece
+    also qualifies when the weights of the terms it holds reach ``min_coverage`` of the
+    total, and "best" weighs each term held, so the piece that holds the question's
+    distinctive words beats one holding more of its common ones. With none qualifying, the
+    best-covered piece (or the first one) is the direct support, marked
+    ``best_available`` / ``no_key_term_match``.
     """
-    pieces: list[tuple[int, int, Node, Node, int, int]] = []  # (-cov, order, node, unit, s, e)
+    # (-cov, order, node, unit, s, e) and the weighted coverage by order
+    pieces: list[_Piece] = []
+    weighted: list[float] = []
     for unit in units:
         for node, s, e in node_pieces(view, unit):
-            cov = coverage(terms, view.text[s:e]) if terms else 0
-            pieces.append((-cov, len(pieces), node, unit, s, e))
+            held = held_terms(terms, view.text[s:e]) if terms else []
+            pieces.append((-len(held), len(pieces), node, unit, s, e))
+            weighted.append(sum(weights.get(t, 1.0) for t in held) if weights else len(held))
     if not pieces:
         return []
     need = max(1, math.ceil(min_coverage * len(terms))) if terms else 1
-    good = [p for p in pieces if -p[0] >= need]
+    total = sum(weights.get(t, 1.0) for t in terms) if weights else 0.0
+    good = [
+        p
+        for p in pieces
+        if -p[0] >= need or (-p[0] > 0 and total and weighted[p[1]] >= min_coverage * total)
+    ]
     if good:
-        chosen = sorted(sorted(good)[:max_spans], key=lambda p: p[1])
+        good.sort(key=lambda p: (-weighted[p[1]], p[0], p[1]))
+        if weights:
+            good = _by_new_terms(
+                good, [held_terms(terms, view.text[p[4] : p[5]]) for p in good], weights, max_spans
+            )
+        chosen = sorted(good[:max_spans], key=lambda p: p[1])
         reason = "sentence_match"
     else:
         best = min(pieces)
@@ -79,3 +99,24 @@ def select_spans(
             spans.append(SupportSpan(node, unit, s, e, -negcov, reason))
         last_order = order
     return spans
+
+
+def _by_new_terms(
+    ranked: list[_Piece], held: list[list[str]], weights: Mapping[str, float], n: int
+) -> list[_Piece]:
+    """The first ``n`` of ``ranked`` chosen greedily by the weight of the terms they add to
+    those already chosen (ties: the given order); pieces that add nothing come after, in
+    the given order. Together the spans then hold as many of the question's distinctive
+    terms as they can, instead of repeating its commonest ones."""
+    chosen: list[int] = []
+    covered: set[str] = set()
+    left = list(range(len(ranked)))
+    while left and len(chosen) < n:
+        gain = [sum(weights.get(t, 1.0) for t in set(held[i]) - covered) for i in left]
+        best = max(range(len(left)), key=lambda k: (gain[k], -left[k]))
+        if gain[best] <= 0:
+            break
+        i = left.pop(best)
+        chosen.append(i)
+        covered.update(held[i])
+    return [ranked[i] for i in chosen] + [ranked[i] for i in left]

@@ -65,6 +65,7 @@ def build_payload(
         frags,
         units_of=units_reader(nodes_of),
         scorer=dense_scorer(kb.index),
+        needed=g.profile.needed if g.profile is not None else (),
     )
     spans = [(c.fragment, c.span.start, c.span.end, c.span.text) for c in lead]
     frags, required = unit_items(frags, spans, nodes_of, limits.item_chars)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, TypedDict
 
+from citewise.analysis.tokenize import tokenize
 from citewise.evidence.models import Fragment
 
 Status = Literal["sufficient", "borderline", "insufficient"]
@@ -96,6 +97,16 @@ class TermProfile:
     @property
     def required(self) -> tuple[QuestionTerm, ...]:
         return tuple(t for t in self.terms if t.required)
+
+    @property
+    def needed(self) -> tuple[str, ...]:
+        """Index tokens of the distinctive terms a complete answer holds (the required,
+        not soft, names and words; identifiers by their tokens)."""
+        out: list[str] = []
+        for t in self.terms:
+            if t.required and not t.soft:
+                out += tokenize(t.key) if t.kind == "identifier" else [t.key]
+        return tuple(dict.fromkeys(out))
 
     @property
     def checks(self) -> bool:

@@ -1,0 +1,281 @@
+"""Answer profiles: which candidate units an answer of each intent quotes, and in what
+order.
+
+- definition: what it is (definitional sentences about the subject), key properties, caveats;
+- how_to: prerequisites, ordered steps (document order, step numbers kept), checks;
+- compare: both sides, each with its own evidence, then rows that set them side by side;
+- causal (:func:`ranked_by` with :data:`CAUSAL`): mechanism and consequence sentences
+  ("because", "leads to", "导致"), then support;
+- a clause named in the question (:func:`clause`): that clause's own text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from citewise.analysis.tokenize import key_terms, tokenize
+from citewise.answer.candidate import Candidate, diverse, inside
+from citewise.answer.procedure import PROCEDURE_HEAD
+
+__all__ = [
+    "CAUSAL",
+    "STEP",
+    "best_section",
+    "clause",
+    "compare",
+    "definition",
+    "how_to",
+    "ranked_by",
+    "subsection_example",
+]
+
+_DEFINES = re.compile(r"\b(?:is|are|means|refers to|defined as|stands for)\b|是|指|称为", re.I)
+#: "X is a/an/the ...": a sentence that says what something is, not what value it has.
+_DEFINES_STRICT = re.compile(
+    r"\b(?:is|are) (?:an?|the|one of)\b|\bmeans\b|refers to|defined as|是一|指的是|是指", re.I
+)
+CAUSAL = re.compile(
+    r"\b(?:because|since|due to|leads? to|led to|causes?|caused|results? in|so that|"
+    r"therefore|consequently|triggers?)\b|因为|由于|导致|造成|因此|所以|引起",
+    re.I,
+)
+_CHECK = re.compile(r"\b(?:verify|check|confirm|ensure|make sure)\b|确认|检查|验证", re.I)
+_CHECK_HEAD = re.compile(r"\b(?:verif\w*|checks?|validat\w*|confirm\w*)\b|确认|检查|验证", re.I)
+_PREREQ = re.compile(r"prerequisite|before you (?:start|begin)|requirements|前提|准备", re.I)
+STEP = re.compile(r"^\s*(?:\d{1,3}[.)]|step\s+\d+)", re.I)
+_CAVEAT = re.compile(
+    r"\b(?:note|warning|caution|only|except|unless|must not|never)\b|注意|警告", re.I
+)
+_SIDE_PROCEDURE = re.compile(r"roll(?:ing)? ?back|revert|undo|troubleshoot|回滚|撤销", re.I)
+#: A sentence that gives the means ("We can do that by passing ...", "you can disable it
+#: with ..."): the answer to "how", even when it shares few words with the question.
+MEANS = re.compile(
+    r"\b(?:by (?:passing|setting|using|adding|calling|declaring|creating|giving)|"
+    r"(?:you|we) can (?:do (?:that|this|so)|\w+ (?:it|them|this|that) (?:with|by|using))|"
+    r"to do (?:that|this|so))\b",
+    re.I,
+)
+#: Prose of a how-to's section is quoted at this share of its best unit's score; a
+#: sentence that gives the means at the lower share.
+PROSE_SHARE = 0.35
+MEANS_SHARE = 0.25
+_SIDES = re.compile(r"\s+(?:vs\.?|versus|and|or|compared (?:to|with))\s+|和|与|跟|对比", re.I)
+
+
+def ranked_by(
+    pool: list[Candidate], cue: re.Pattern[str], n: int, first_only: bool = False
+) -> list[Candidate]:
+    best = pool[0].score
+    lead = [c for c in pool if cue.search(c.clean) and c.score >= 0.5 * best]
+    lead = lead[:1] if first_only else lead[: max(1, n // 2)]
+    rest = [c for c in pool if c not in lead and c.score >= 0.5 * best]
+    caveats = [c for c in rest if _CAVEAT.search(c.clean)][:1]
+    body = diverse(lead + [c for c in rest if c not in caveats], n - len(caveats))
+    return body + [c for c in caveats if c not in body]
+
+
+def clause(refs: list[str], pool: list[Candidate], n: int) -> list[Candidate]:
+    """A question naming a clause gets that clause's own text, in document order."""
+    for ref in refs:
+        body = [
+            c
+            for c in pool
+            if c.span.kind != "heading"
+            and c.fragment.heading_path
+            and re.match(rf"(?:§\s*)?{re.escape(ref)}\b", c.fragment.heading_path[-1])
+        ]
+        if body:
+            return sorted(body, key=lambda c: c.span.start)[:n]
+    return []
+
+
+def definition(pool: list[Candidate], n: int) -> list[Candidate]:
+    """The best defining sentence, then what its own section says next, then a caveat."""
+    best = pool[0].score
+    defining = [
+        c
+        for c in pool
+        if c.kind not in ("table", "para")
+        and _DEFINES_STRICT.search(c.clean)
+        and c.score >= 0.5 * best
+    ]
+    defining = defining or [
+        c
+        for c in pool
+        if c.kind not in ("table", "para") and _DEFINES.search(c.clean) and c.score >= 0.5 * best
+    ]
+    lead = defining[0] if defining else pool[0]
+    section = [
+        c
+        for c in pool
+        if c.fragment.doc_id == lead.fragment.doc_id
+        and c.fragment.heading_path == lead.fragment.heading_path
+        and c.span.start > lead.span.start
+    ]
+    section.sort(key=lambda c: c.span.start)
+    table = next((c for c in section if c.kind == "table"), None)
+    if table is not None:  # the key-properties table whole, instead of its rows one by one
+        section = [
+            c
+            for c in section
+            if c is table or not (table.span.start <= c.span.start < table.span.end)
+        ]
+    else:
+        section = [c for c in section if c.kind != "table"]
+    chosen = [lead, *diverse(section, n - 1)]
+    if len(chosen) < 2:  # the lead stands alone: add only other strong sentences
+        strong = [c for c in pool if c is not lead and c.score >= 0.75 * best]
+        chosen += [c for c in diverse(strong, n) if c not in chosen][: n - len(chosen)]
+    return chosen[:n]
+
+
+def how_to(question: str, pool: list[Candidate], n: int) -> list[Candidate]:
+    """Prerequisites, then the steps of the best-scoring section in document order, checks."""
+    groups: dict[tuple[str, tuple[str, ...]], float] = {}
+    for c in pool:
+        if STEP.match(c.span.text):
+            key = (c.fragment.doc_id, c.fragment.heading_path)
+            groups[key] = groups.get(key, 0.0) + c.score
+    for key in groups:  # the announced main procedure beats a rollback or side list
+        head = " ".join(key[1][-1:])
+        groups[key] += 1.0 if PROCEDURE_HEAD.search(head) else 0.0
+        groups[key] -= (
+            1.0 if _SIDE_PROCEDURE.search(head) and not _SIDE_PROCEDURE.search(question) else 0.0
+        )
+    if groups:  # the procedure: the section whose numbered steps match the question best
+        doc_id, section = max(groups, key=lambda k: (groups[k], k))
+    else:
+        doc_id, section = best_section(pool)
+    same_doc = [c for c in pool if c.fragment.doc_id == doc_id]
+    prereq = [c for c in same_doc if _PREREQ.search(" ".join(c.fragment.heading_path))]
+    prereq = [c for c in prereq if not any(inside(c, o) for o in prereq)][:3]
+    # Each step is the opening sentence of its numbered item; details stay in the citation.
+    steps = [
+        c
+        for c in same_doc
+        if c.fragment.heading_path == section and STEP.match(c.span.text) and c not in prereq
+    ]
+    if not steps:  # prose instructions: the section's relevant units, in document order
+        steps = [
+            c
+            for c in same_doc
+            if c.fragment.heading_path == section
+            and c not in prereq
+            and (c.kind != "table" or c.section == " ".join(section[-1:]))
+        ]
+        top = max((c.score for c in steps), default=0.0)
+        prose = [
+            c
+            for c in steps
+            if c.kind not in ("code", "table")
+            and c.score >= (MEANS_SHARE if MEANS.search(c.clean) else PROSE_SHARE) * top
+        ]
+        # a section whose evidence is its example alone: the code block is the answer
+        code = sorted((c for c in steps if c.kind == "code"), key=lambda c: (-c.score, c.order))
+        steps = prose or code[:1]
+        if steps and not any(c.kind == "lead" or "```" in c.clean for c in steps):
+            # prose that tells what to do: the section's code example shows how
+            here = " ".join(section[-1:])
+            first = min(c.span.start for c in steps)
+            example = sorted(
+                (c for c in same_doc if c.kind == "code" and c.section == here),
+                key=lambda c: (c.span.start < first, c.span.start),
+            )[:1]
+            steps += example or subsection_example(same_doc, here, first)
+    steps = sorted(steps, key=lambda c: c.span.start)[:15]
+    checks = [
+        c
+        for c in same_doc
+        if _CHECK.search(c.clean)
+        and c not in steps + prereq
+        and not STEP.match(c.span.text)
+        and len(c.clean.split("\n", 1)[0].split()) >= 4  # "Check it:" is no check
+        and not (_SIDE_PROCEDURE.search(c.section) and not _SIDE_PROCEDURE.search(question))
+    ][:2]
+    last = max((c.span.end for c in steps), default=0)
+    closing = [  # the closing check: a table in a later "Checks"/"Verify" section
+        c
+        for c in same_doc
+        if c.kind == "table" and c.span.start >= last and _CHECK_HEAD.search(c.section)
+    ][:1]
+    checks = closing + [c for c in checks if c.kind != "table"][: 2 - len(closing)]
+    return (prereq + steps + checks)[: max(n, len(prereq) + len(steps) + len(closing))]
+
+
+def compare(question: str, pool: list[Candidate], n: int) -> list[Candidate]:
+    """Each side with its own evidence (sentences naming that side's distinctive terms),
+    then sentences that name both."""
+    sides = [s for s in _SIDES.split(_subject(question)) if key_terms(s)][:2]
+    if len(sides) < 2:
+        return diverse(pool, n)
+    a, b = (set(key_terms(x)) for x in sides)
+    own_terms = [a - b or a, b - a or b]
+
+    def names(c: Candidate, terms: set[str]) -> bool:
+        return bool(terms & set(tokenize(c.clean)))
+
+    both = [c for c in pool if all(names(c, t) for t in own_terms)]
+    chosen: list[Candidate] = []
+    per_side = max(1, (n - 2) // 2)
+    for mine, other in (own_terms, own_terms[::-1]):
+        own = [c for c in pool if names(c, mine) and not names(c, other) and c not in chosen]
+        own.sort(key=lambda c: (not _DEFINES_STRICT.search(c.clean), -c.score, c.order))
+        chosen.extend(diverse(own, per_side))
+    tables = [c for c in both if c.kind == "table"]
+    if tables:  # the table that sets both sides side by side carries the compared figures
+        chosen.append(max(tables, key=lambda c: (c.score, -c.span.start)))
+    chosen.extend(c for c in diverse([c for c in both if c.kind != "table"], 2) if c not in chosen)
+    return chosen[: n + 1] or diverse(pool, n)
+
+
+def _subject(question: str) -> str:
+    q = re.sub(
+        r"^\s*(?:what(?:'s| is| are)? (?:the )?)?(?:differences?|difference between|"
+        r"compare|comparison of)\s*(?:between|of)?\s*",
+        "",
+        question,
+        flags=re.I,
+    )
+    return re.sub(r"[?？。.!！]+$", "", q.replace("区别", "").replace("有什么", ""))
+
+
+def subsection_example(same_doc: list[Candidate], here: str, first: int) -> list[Candidate]:
+    """The first code example after ``first`` in a subsection of section ``here`` (a
+    section that says what to do in its lead and shows how in "### Generate docs with
+    the command"), before any unit of a section at ``here``'s level or above."""
+    level = next((c.depth for c in same_doc if c.section == here and c.depth), 0)
+    if not level:
+        return []
+    for c in sorted((c for c in same_doc if c.span.start > first), key=lambda c: c.span.start):
+        if c.section != here and 0 < c.depth <= level:
+            return []  # the section has ended
+        if c.kind == "code" and c.depth > level:
+            return [c]
+    return []
+
+
+#: A how-to's prose section is chosen by the summed scores of its best units, at most
+#: this many (not overlapping one another).
+SECTION_UNITS = 3
+
+
+def best_section(pool: list[Candidate]) -> tuple[str, tuple[str, ...]]:
+    """The (document, heading path) whose best :data:`SECTION_UNITS` units (none inside
+    another) score highest together: a section where several units answer beats one
+    sentence elsewhere that shares the question's words (ties: the section of the better
+    single unit, then the earlier one in ``pool``)."""
+    groups: dict[tuple[str, tuple[str, ...]], list[Candidate]] = {}
+    for c in pool:  # best first
+        groups.setdefault((c.fragment.doc_id, c.fragment.heading_path), []).append(c)
+    order = {key: i for i, key in enumerate(groups)}
+
+    def value(units: list[Candidate]) -> float:
+        taken: list[Candidate] = []
+        for c in units:
+            if not any(c.span.start < t.span.end and t.span.start < c.span.end for t in taken):
+                taken.append(c)
+            if len(taken) == SECTION_UNITS:
+                break
+        return sum(c.score for c in taken)
+
+    return max(groups, key=lambda k: (value(groups[k]), groups[k][0].score, -order[k]))
