@@ -73,11 +73,12 @@ def write(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
-def build(home_dir: Path, variant: str) -> Path:
+def build(home_dir: Path, variant: str, store: str | None = None) -> Path:
     """``without``: public documents only. ``with``: then the hidden document added and
-    changed in batches of its own. ``deleted``: added, then deleted."""
+    changed in batches of its own. ``deleted``: added, then deleted. ``store``: the home's
+    store location (default its own ``citewise.db``)."""
     src = home_dir.parent / f"src-{home_dir.name}"
-    with Home.open(home_dir) as h:
+    with Home.open(home_dir, store=store) as h:
         kb = h.kb()
         assert kb.add([write(src / "public", PUBLIC)]).ok
         if variant in ("with", "deleted"):

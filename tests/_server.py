@@ -28,11 +28,13 @@ def running_server(
     max_upload_bytes: int | None = None,
     dense: bool = False,
     host: str = "127.0.0.1",
+    store: str | None = None,
     **app_options: Any,
 ) -> Iterator[str]:
     """Serve ``home_dir`` on a free port of ``host``; yields the loopback base URL.
 
     The dense route is off unless asked for (the setting is read once, when the home opens).
+    ``store``: the home's store location (default its own ``citewise.db``).
     ``app_options`` go to ``create_app`` (e.g. ``allowed_hosts``, ``max_json_bytes``).
     """
     from citewise.kb import Home
@@ -41,7 +43,7 @@ def running_server(
     saved = os.environ.get("CITEWISE_DENSE")
     os.environ["CITEWISE_DENSE"] = "on" if dense else "off"
     try:
-        home = Home.open(home_dir)
+        home = Home.open(home_dir, store=store)
     finally:
         if saved is None:
             del os.environ["CITEWISE_DENSE"]

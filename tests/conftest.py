@@ -17,6 +17,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.backends import BACKENDS, Backend, make_backend
+from tests.pg import pg_cluster  # noqa: F401  (fixture, used by the PostgreSQL backend)
+
 if TYPE_CHECKING:
     from citewise.kb import Home
 
@@ -75,9 +78,26 @@ def home(tmp_path: Path) -> Iterator[Home]:
     h.close()
 
 
-def run_cli(*args: str, home: Path, check: bool = False) -> subprocess.CompletedProcess[str]:
-    """Run the installed ``citewise`` entry point in a fresh process."""
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> Backend:
+    """Each store backend in turn (see tests/backends.py)."""
+    return make_backend(request)
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def module_backend(request: pytest.FixtureRequest) -> Backend:
+    """Each store backend in turn, for module-scoped homes."""
+    return make_backend(request)
+
+
+def run_cli(
+    *args: str, home: Path, check: bool = False, store: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run the installed ``citewise`` entry point in a fresh process (on ``store`` when
+    given, else the home's own database)."""
     env = dict(os.environ, CITEWISE_HOME=str(home), PYTHONUTF8="1")
+    if store:
+        env["CITEWISE_STORE"] = store
     proc = subprocess.run(
         [sys.executable, "-c", "from citewise.cli import main; main()", *args],
         capture_output=True,

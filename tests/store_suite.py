@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import re
+import struct
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -569,6 +570,32 @@ class StoreSuite:
         assert [d.path for d in store.list_documents("default")] == ["a.md", "c.md"]
         assert rev is not None and rev.document_count == 2
         assert store.integrity_check() == []
+
+    def test_vectors_by_encoder_fingerprint_and_text_key(self, store: Store) -> None:
+        """Derived vectors: kept by (fingerprint, text key), first one wins, no revision,
+        no ledger entry, no change of generation; bad ones refused whole."""
+        _add(store, "default", "a.md", P1)
+        gen, size = store.generation("default"), store.ledger.ledger_size()
+        one = struct.pack("<4f", 0.5, 0.5, 0.5, 0.5)
+        two = struct.pack("<4f", 1.0, 0.0, 0.0, 0.0)
+        store.put_vectors("enc@1#a", {"k1": one, "k2": two})
+        store.put_vectors("enc@1#a", {"k1": two, "k3": two})  # k1 keeps its first vector
+        assert store.get_vectors("enc@1#a", ["k1", "k2", "k3", "k4", "k1"]) == {
+            "k1": one,
+            "k2": two,
+            "k3": two,
+        }
+        assert store.get_vectors("enc@2#b", ["k1"]) == {}  # another encoder's are not these
+        many = {f"m{i:04d}": struct.pack("<2f", i, -i) for i in range(1200)}  # > one group
+        store.put_vectors("enc@1#a", many)
+        assert store.get_vectors("enc@1#a", list(many)) == many
+        assert store.generation("default") == gen
+        assert store.ledger.ledger_size() == size
+        assert store.get_kb("default").revision == 1
+        for fingerprint, bad in (("", {"k9": one}), ("enc@1#a", {"k9": one, "k8": b"abc"})):
+            with pytest.raises(UsageError):
+                store.put_vectors(fingerprint, bad)
+        assert store.get_vectors("enc@1#a", ["k9"]) == {}  # nothing written half-way
 
     def test_close_is_the_last_call(self, make_store: StoreFactory) -> None:
         store = make_store()

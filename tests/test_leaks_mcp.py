@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from citewise.kb import Home
 from citewise.recall.models import SearchFilters
 from citewise.server.auth import KeyStore
 from tests._leak_corpus import HIDDEN, QUERIES, TOKEN, build
 from tests._leak_diff import diff, normalise
+from tests.backends import Backend
 from tests.test_mcp import _data, _run
 
 
@@ -27,7 +27,7 @@ def _result(result: Any) -> Any:
     return normalise(_data(result))
 
 
-def _tools(home: Path, key: str, hidden_cid: str) -> dict[str, Any]:
+def _tools(home: Path, key: str, hidden_cid: str, store: str | None) -> dict[str, Any]:
     async def body(s: Any) -> dict[str, Any]:
         out: dict[str, Any] = {}
 
@@ -51,22 +51,25 @@ def _tools(home: Path, key: str, hidden_cid: str) -> dict[str, Any]:
         await call("recall after add", "recall_knowledge", {"query": "vault drill"})
         return out
 
-    result: dict[str, Any] = _run(home, key, body)
+    result: dict[str, Any] = _run(home, key, body, store=store)
     return result
 
 
 @pytest.mark.subprocess
-def test_mcp_tools_are_the_same_for_a_principal_who_may_not_read_it(tmp_path: Path) -> None:
+def test_mcp_tools_are_the_same_for_a_principal_who_may_not_read_it(
+    backend: Backend, tmp_path: Path
+) -> None:
     outs: dict[str, dict[str, Any]] = {}
     cid = ""
     for variant in ("with", "without"):
-        home = build(tmp_path / variant, variant)
+        store = backend.store(tmp_path / variant)
+        home = build(tmp_path / variant, variant, store)
         if variant == "with":
-            with Home.open(home) as h:
+            with backend.open(home) as h:
                 res = h.kb().search(TOKEN, filters=SearchFilters(principal="alice"))
             cid = next(hit.citation_id for hit in res.hits if hit.path == HIDDEN)
         key = KeyStore(home).add("bob", "bob", ["default"])
-        outs[variant] = _tools(home, key, cid)
+        outs[variant] = _tools(home, key, cid, store)
     assert len(outs["without"]) > 12
     assert outs["without"]["add"]["revision"] == 2
     leaks = diff(outs["with"], outs["without"])

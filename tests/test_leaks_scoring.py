@@ -13,17 +13,24 @@ from citewise.index.lexical import LexicalIndex
 from citewise.kb import Home
 from citewise.recall.models import SearchFilters
 from tests._leak_corpus import HIDDEN, HIDDEN_NAME, QUERIES, TOKEN, build
+from tests.backends import Backend
 
 BOB = SearchFilters(principal="bob")
 ALICE = SearchFilters(principal="alice")
 
 
 @pytest.fixture(scope="module")
-def homes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Home]]:
+def homes(
+    module_backend: Backend, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, Home]]:
+    """The three homes on each store backend (SQLite, PostgreSQL)."""
     mp = pytest.MonkeyPatch()
     mp.setenv("CITEWISE_DENSE", "off")
     root = tmp_path_factory.mktemp("leaks")
-    opened = {v: Home.open(build(root / v, v)) for v in ("without", "with", "deleted")}
+    opened = {
+        v: module_backend.open(build(root / v, v, module_backend.store(root / v)))
+        for v in ("without", "with", "deleted")
+    }
     yield opened
     for h in opened.values():
         h.close()

@@ -25,13 +25,15 @@ GUIDE = "# Key rotation\n\nTo rotate keys, run `citewise rotate` every 90 days.\
 SECRET = "---\naccess: [alice]\n---\n# Vault\n\nThe ZEBRAQUARTZ vault rotates keys hourly.\n"
 
 
-async def _session(home: Path, key: str | None, body: Any) -> Any:
+async def _session(home: Path, key: str | None, body: Any, store: str | None = None) -> Any:
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     env = dict(os.environ, CITEWISE_HOME=str(home), CITEWISE_DENSE="off", PYTHONUTF8="1")
     if key:
         env["CITEWISE_API_KEY"] = key
+    if store:
+        env["CITEWISE_STORE"] = store
     params = StdioServerParameters(
         command=sys.executable, args=["-c", "from citewise.cli import main; main()", "mcp"], env=env
     )
@@ -40,8 +42,8 @@ async def _session(home: Path, key: str | None, body: Any) -> Any:
         return await body(session)
 
 
-def _run(home: Path, key: str | None, body: Any) -> Any:
-    return asyncio.run(asyncio.wait_for(_session(home, key, body), timeout=120))
+def _run(home: Path, key: str | None, body: Any, *, store: str | None = None) -> Any:
+    return asyncio.run(asyncio.wait_for(_session(home, key, body, store), timeout=120))
 
 
 def _data(result: Any) -> dict[str, Any]:

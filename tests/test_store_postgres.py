@@ -5,14 +5,10 @@ and a whole home giving the same results as SQLite. Runs against a throwaway clu
 from __future__ import annotations
 
 import json
-import os
-import random
 import shutil
-import signal
 import subprocess
 import sys
 import textwrap
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -312,66 +308,6 @@ def test_migrate_over_the_cli_reports_the_root(tmp_path: Path, pg_url: str) -> N
     assert bad.returncode != 0 and "SQLite store into PostgreSQL" in bad.stderr
 
 
-def _check_pg_consistent(url: str) -> None:
-    store = open_store(url)
-    try:
-        assert store.integrity_check() == []
-        for doc in store.list_documents("default"):  # no half document
-            assert doc.node_count > 0 and doc.chunk_count > 0, doc.path
-        leaves = list(store.ledger.iter_leaves())
-        assert [s for s, *_ in leaves] == list(range(len(leaves)))
-        assert all(leaf.hex() == stored for _, leaf, stored, _, _ in leaves)
-    finally:
-        store.close()
-
-
-@pytest.mark.slow
-def test_sigkill_mid_ingest_leaves_a_consistent_database(
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    pg_url: str,  # noqa: F811
-) -> None:
-    """The crash test of tests/test_crash.py against PostgreSQL (fewer kills: the server's
-    own crash safety is PostgreSQL's; what is under test is that a file, its revision
-    bookkeeping and its ledger entries commit together)."""
-    from tests.test_crash import _write_corpus
-
-    monkeypatch.setenv("CITEWISE_DENSE", "off")
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    _write_corpus(corpus, 40)
-    code = "from citewise.cli import main; main()"
-    argv = [sys.executable, "-c", code, "--store", pg_url, "add", str(corpus)]
-    env = dict(os.environ, CITEWISE_HOME=str(tmp_path / "home"))
-    started = time.perf_counter()
-    assert subprocess.run(argv, env=env, capture_output=True, timeout=300).returncode == 0
-    full = time.perf_counter() - started
-    rng = random.Random(99)
-    killed = 0
-    for run in range(1, 13):
-        for path in sorted(corpus.iterdir()):
-            path.write_text(path.read_text(encoding="utf-8") + f"\nRun {run}.\n", "utf-8")
-        proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.3, full))
-        if proc.poll() is None:
-            os.kill(proc.pid, signal.SIGKILL)
-            killed += 1
-        proc.wait()
-        _check_pg_consistent(pg_url)
-        if killed >= 6:
-            break
-    assert killed >= 3, f"only {killed} runs were killed mid-ingest"
-    assert subprocess.run(argv, env=env, capture_output=True, timeout=300).returncode == 0
-    _check_pg_consistent(pg_url)
-    with Home.open(tmp_path / "clean") as h:
-        h.kb().add([corpus])
-        expected = h.kb().revisions()[-1]
-    store = open_store(pg_url)
-    got = store.list_revisions("default")[-1]
-    assert (got.hash, got.document_count) == (expected.hash, 40)
-    store.close()
-
-
 def test_a_second_home_sees_anothers_upload_on_its_next_search(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -392,3 +328,53 @@ def test_a_second_home_sees_anothers_upload_on_its_next_search(
         assert a.kb().add([second]).ok
         hits = b.kb().search("ingest gateway port").hits
         assert [h.path for h in hits][:1] == ["ports.md"]
+
+
+def test_a_read_is_not_held_up_by_another_threads_open_transaction(pg_url: str) -> None:  # noqa: F811
+    """The store's pool: while one thread holds a write transaction open, another thread
+    reads on a connection of its own (one shared connection would queue it behind)."""
+    import threading
+
+    store = open_store(pg_url)
+    read_done = threading.Event()
+    seen: list[int] = []
+
+    def reader() -> None:
+        seen.append(store.ledger.ledger_size())
+        read_done.set()
+
+    with store.ledger.transaction() as w:
+        w.append("note", {"text": "uncommitted"})
+        thread = threading.Thread(target=reader)
+        thread.start()
+        assert read_done.wait(60), "the read waited for the other thread's transaction"
+        assert store.ledger.ledger_size() == 1  # this thread's own reads join its transaction
+    thread.join()
+    assert seen == [0]  # the other thread's snapshot had no uncommitted entry
+    assert store.ledger.ledger_size() == 1
+    store.close()
+
+
+def test_a_failed_transaction_rolls_back_what_joined_it(pg_url: str) -> None:  # noqa: F811
+    store = open_store(pg_url)
+    with pytest.raises(RuntimeError), store.ledger.transaction() as w:
+        w.append("note", {"text": "rolled back"})
+        store.ledger.append_event("note", {"text": "joined, so rolled back too"})
+        raise RuntimeError("boom")
+    assert store.ledger.ledger_size() == 0
+    store.ledger.append_event("note", {"text": "the connection went back clean"})
+    assert store.ledger.ledger_size() == 1
+    store.close()
+
+
+def test_pool_size_setting_is_checked(monkeypatch: pytest.MonkeyPatch, pg_url: str) -> None:  # noqa: F811
+    from citewise.errors import UsageError
+
+    monkeypatch.setenv("CITEWISE_PG_POOL", "0")
+    with pytest.raises(UsageError, match="CITEWISE_PG_POOL"):
+        open_store(pg_url)
+    monkeypatch.setenv("CITEWISE_PG_POOL", "1")  # one connection still serves a store
+    store = open_store(pg_url)
+    store.ingest_document("default", "a.md", *make_doc("default", "a.md", P1))
+    assert store.get_kb("default").document_count == 1 and store.integrity_check() == []
+    store.close()

@@ -130,9 +130,10 @@ def build_server(service: Service, caller: Caller) -> MCPServer[Any]:
     return server
 
 
-def run_stdio(home: Path | None, key: str | None) -> None:
-    """Serve over stdio until the client disconnects."""
-    with Home.open(home) as h:
+def run_stdio(home: Path | None, key: str | None, *, store: str | None = None) -> None:
+    """Serve over stdio until the client disconnects (on ``store`` when given, else the
+    home's own database)."""
+    with Home.open(home, store=store) as h:
         try:
             caller = KeyStore(h.settings.home).authenticate(key)
         except CitewiseError as exc:

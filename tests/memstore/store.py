@@ -6,6 +6,7 @@ import contextlib
 import dataclasses
 import hashlib
 import json
+from collections.abc import Mapping, Sequence
 
 from citewise.errors import (
     DocumentNotFound,
@@ -17,6 +18,7 @@ from citewise.errors import (
 )
 from citewise.ingest.models import ParsedDocument, stable_id
 from citewise.store import adhash, checks
+from citewise.store._vectors import check_vectors
 from citewise.store.models import IngestAction, IngestOutcome, KBInfo, RevisionInfo
 from tests.memstore.ledger import MemLedger, append_to
 from tests.memstore.reads import MemReads
@@ -29,6 +31,20 @@ class MemStore(MemReads):
     def __init__(self) -> None:
         super().__init__()
         self.ledger = MemLedger(self)
+        self._vectors: dict[tuple[str, str], bytes] = {}
+
+    # -- derived dense vectors -------------------------------------------------------
+    def get_vectors(self, fingerprint: str, keys: Sequence[str]) -> dict[str, bytes]:
+        with self.read():
+            return {
+                k: self._vectors[fingerprint, k] for k in keys if (fingerprint, k) in self._vectors
+            }
+
+    def put_vectors(self, fingerprint: str, vectors: Mapping[str, bytes]) -> None:
+        rows = check_vectors(fingerprint, vectors)
+        with self.write():
+            for key, data in rows:
+                self._vectors.setdefault((fingerprint, key), data)
 
     # -- knowledge bases -----------------------------------------------------------
     def create_kb(self, name: str, description: str = "") -> KBInfo:

@@ -58,13 +58,17 @@ def choose_store(location: str | None) -> None:
     _chosen_store[:] = [location] if location else []
 
 
+def chosen_store() -> str | None:
+    """The store given by ``--store`` (else ``$CITEWISE_STORE``); None: the home's own."""
+    return _chosen_store[0] if _chosen_store else os.environ.get("CITEWISE_STORE") or None
+
+
 def open_home(home: Path | None) -> Home:
     """The home at ``home`` (else ``$CITEWISE_HOME``, else ``./.citewise``), opened on the
     store given by ``--store`` (else ``$CITEWISE_STORE``, else the home's ``citewise.db``)."""
     from citewise.kb import Home
 
-    store = _chosen_store[0] if _chosen_store else os.environ.get("CITEWISE_STORE") or None
-    return Home.open(home, store=store)
+    return Home.open(home, store=chosen_store())
 
 
 def search_filters(

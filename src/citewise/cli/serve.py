@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from citewise.cli import output as ui
-from citewise.cli.options import HomeOpt, JsonOpt, open_home
+from citewise.cli.options import HomeOpt, JsonOpt, chosen_store, open_home
 from citewise.errors import UsageError
 
 keys_app = typer.Typer(
@@ -110,7 +110,7 @@ def mcp(
     """Serve the MCP tools over stdio (scope: the key's principal and bases)."""
     from citewise.mcp_server import run_stdio
 
-    run_stdio(home, key)
+    run_stdio(home, key, store=chosen_store())
 
 
 def kb_names(values: list[str]) -> list[str]:

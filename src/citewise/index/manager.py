@@ -8,7 +8,9 @@ never be returned, even if the process died between a commit and an index save.
 
 Vectors are keyed by the encoder fingerprint: a changed fingerprint re-encodes everything,
 while a chunk whose encoded text (same content hash) is already indexed under the same
-fingerprint reuses its vector.
+fingerprint reuses its vector. The store keeps every encoded vector by fingerprint and text
+key (:mod:`citewise.index.vector_store`); the index directory is only a cache, so a new
+server process or home on the same store loads vectors instead of encoding them again.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import hashlib
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,10 +30,12 @@ import numpy as np
 
 from citewise.config import RerankConfig
 from citewise.graph.build import KBGraph
+from citewise.index import vector_store
 from citewise.index.embedder import Embedder, Unavailable, precision_of, probe
 from citewise.index.language import EncoderChoice, choose_encoder, read_choice, write_choice
 from citewise.index.lexical import LexicalIndex
-from citewise.index.vectors import VectorIndex
+from citewise.index.vector_store import keep_vectors, stored_vectors
+from citewise.index.vectors import Hit, VectorIndex
 from citewise.index.views import CallerViews
 from citewise.ingest.editions import superseded_paths
 from citewise.store.models import StoredChunk
@@ -163,6 +167,8 @@ class KBIndex(CallerViews):
         #: Called with ("embed", chunks done, chunks to encode) while a sync encodes.
         self.progress: Callable[[str, int, int], None] | None = None
         self.graph = KBGraph(store, kb)  # structural knowledge graph, synced on use
+        #: Vector searches over at least this many rows go to the store where it can rank.
+        self.store_search_min = vector_store.store_search_min()
         #: The rerank stage's model (recall/rerank.py): None when none is configured, or
         #: why the configured one cannot run. Set by the home from its settings.
         self.reranker: Reranker | Unavailable | None = None
@@ -269,6 +275,26 @@ class KBIndex(CallerViews):
     def embed_query(self, query: str) -> np.ndarray | None:
         emb = self._ensure_embedder()
         return None if emb is None else emb.encode([query], kind="query")[0]
+
+    def search_vectors(
+        self, qvec: np.ndarray, k: int, allowed: Collection[str] | None = None
+    ) -> list[Hit]:
+        """Top ``k`` of this thread's state by inner product among ``allowed``: in the store
+        (pgvector HNSW) for searches of at least :attr:`store_search_min` rows where it can,
+        else in-process (see :func:`citewise.index.vector_store.search`)."""
+        state = self.state
+        if state.vectors is None:
+            return []
+        return vector_store.search(
+            self.store,
+            self.embedder,
+            state.vectors,
+            state.keys,
+            qvec,
+            k,
+            allowed,
+            store_min=self.store_search_min,
+        )
 
     # -- persistence -------------------------------------------------------------
     def _load(self) -> None:
@@ -384,10 +410,18 @@ class KBIndex(CallerViews):
         if reuse:
             vectors.add([cid for cid, _ in reuse], vectors.get([src for _, src in reuse]))
         todo = [c for c in missing if c.chunk_id not in reused_ids]
+        stored = stored_vectors(
+            self.store, emb, {c.chunk_id: text_key(texts[c.chunk_id]) for c in todo}
+        )
+        if stored:
+            vectors.add(list(stored), np.stack(list(stored.values())))
+        todo = [c for c in todo if c.chunk_id not in stored]
         started = time.perf_counter()
         for i in range(0, len(todo), ENCODE_GROUP):  # groups, so long work can show progress
             group = todo[i : i + ENCODE_GROUP]
-            vectors.add([c.chunk_id for c in group], emb.encode([texts[c.chunk_id] for c in group]))
+            encoded = emb.encode([texts[c.chunk_id] for c in group])
+            vectors.add([c.chunk_id for c in group], encoded)
+            keep_vectors(self.store, emb, [text_key(texts[c.chunk_id]) for c in group], encoded)
             if self.progress is not None:
                 self.progress("embed", i + len(group), len(todo))
         secs = time.perf_counter() - started if todo else 0.0
@@ -396,4 +430,4 @@ class KBIndex(CallerViews):
             del keys[cid]
         for c in missing:
             keys[c.chunk_id] = text_key(texts[c.chunk_id])
-        return vectors, keys, (len(todo), len(reuse), secs)
+        return vectors, keys, (len(todo), len(reuse) + len(stored), secs)

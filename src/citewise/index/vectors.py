@@ -53,6 +53,21 @@ def sign_bits(vecs: F32) -> npt.NDArray[np.uint8]:
     return np.packbits(vecs > 0, axis=1)
 
 
+def vectors_to_bytes(vecs: F32) -> list[bytes]:
+    """Each row as float32 little-endian bytes (the store's vector format)."""
+    rows = np.ascontiguousarray(vecs, dtype="<f4")
+    return [row.tobytes() for row in rows]
+
+
+def vector_from_bytes(data: bytes, dim: int) -> F32 | None:
+    """One stored row back as float32, or None when it is not ``dim`` finite values (a
+    damaged or foreign row is encoded again, never trusted)."""
+    if len(data) != 4 * dim:
+        return None
+    vec: F32 = np.frombuffer(data, dtype="<f4").astype(np.float32)
+    return vec if bool(np.all(np.isfinite(vec))) else None
+
+
 class VectorIndex:
     """``add``/``remove``/``search``/``save``/``load`` over string ids."""
 

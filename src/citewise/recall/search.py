@@ -328,7 +328,7 @@ def _vector(
             SKIP + (f"{index.embedder.name} is English-only; this query is mostly CJK text"),
         )
     everything = len(allowed) == len(index.chunks)
-    hits = index.vectors.search(qvec, s.pool, None if everything else allowed)
+    hits = index.search_vectors(qvec, s.pool, None if everything else allowed)
     return ({h.id: float(h.score) for h in hits if h.score >= threshold}, threshold, "")
 
 

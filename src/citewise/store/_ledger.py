@@ -1,10 +1,16 @@
-"""The SQLite backend of the :class:`~citewise.store.protocol.Ledger` protocol.
+"""The :class:`~citewise.store.protocol.Ledger` protocol, written once for both backends.
 
-:class:`SQLiteLedger` shares its store's connection and lock. :func:`append_entry` appends
-one entry on a connection whose write transaction is already open: the store calls it
-inside each change's transaction (ingest, delete, revert, revision, kb_delete), and
-:meth:`SQLiteLedger.transaction` hands it out as a :class:`LedgerWriter`, so an
-acknowledged change is in the ledger and a rolled-back one is not.
+:class:`SQLLedger` holds every query of the ledger; a backend mixes it with its transaction
+class (SQLite: :class:`SQLiteLedger` below, sharing its store's connection and lock;
+PostgreSQL: :class:`~citewise.store.postgres.ledger.PgLedger`, sharing its store's pool). The
+SQL is portable (:mod:`citewise.store._sql`).
+
+:func:`append_entry` appends one entry on a connection whose write transaction is already
+open: the store calls it inside each change's transaction (ingest, delete, revert, revision,
+kb_delete), and :meth:`SQLLedger.transaction` hands it out as a writer, so an acknowledged
+change is in the ledger and a rolled-back one is not. Appends run under the backend's write
+lock (SQLite's ``BEGIN IMMEDIATE``, PostgreSQL's advisory lock), so ``max(seq) + 1`` is never
+handed out twice.
 """
 
 from __future__ import annotations
@@ -14,17 +20,18 @@ import json
 import sqlite3
 import threading
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 from citewise.audit.entries import LedgerEntry, canonical_json, encode_stored, new_entry
 from citewise.audit.merkle import leaf_hash
 from citewise.errors import CitationNotFound
 from citewise.store._convert import answer_binding, saved_answer
+from citewise.store._sql import marks, run
 from citewise.store._txn import SQLiteTx
 
 
-def _entry(row: sqlite3.Row) -> LedgerEntry:
+def _entry(row: Mapping[str, Any]) -> LedgerEntry:
     return LedgerEntry(
         int(row["seq"]),
         str(row["type"]),
@@ -38,7 +45,7 @@ def _entry(row: sqlite3.Row) -> LedgerEntry:
 
 
 def append_entry(
-    c: sqlite3.Connection,
+    c: Any,
     type_: str,
     payload: Mapping[str, Any],
     *,
@@ -47,9 +54,10 @@ def append_entry(
     lineage: Mapping[str, object] | None = None,
 ) -> LedgerEntry:
     """Append inside the caller's open write transaction; returns the entry."""
-    seq = int(c.execute("SELECT coalesce(max(seq) + 1, 0) FROM ledger").fetchone()[0])
+    seq = int(run(c, "SELECT coalesce(max(seq) + 1, 0) AS seq FROM ledger").fetchone()["seq"])
     e = new_entry(seq, type_, payload, kb=kb, principal=principal, lineage=lineage)
-    c.execute(
+    run(
+        c,
         "INSERT INTO ledger(seq, type, kb, principal, lineage, payload, ts, entry_hash) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         (
@@ -69,7 +77,7 @@ def append_entry(
 class _Writer:
     """A :class:`~citewise.store.protocol.LedgerWriter` over an open write transaction."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: Any) -> None:
         self._conn = conn
 
     def append(
@@ -84,10 +92,14 @@ class _Writer:
         return append_entry(self._conn, type_, payload, kb=kb, principal=principal, lineage=lineage)
 
 
-class SQLiteLedger(SQLiteTx):
-    def __init__(self, conn: sqlite3.Connection, lock: threading.RLock) -> None:
-        self._conn = conn
-        self._lock = lock
+class SQLLedger:
+    """The ledger's reads and writes over the backend's ``_read`` / ``_write``."""
+
+    def _read(self) -> AbstractContextManager[Any]:
+        raise NotImplementedError
+
+    def _write(self) -> AbstractContextManager[Any]:
+        raise NotImplementedError
 
     # -- appending -------------------------------------------------------------
     @contextmanager
@@ -111,56 +123,55 @@ class SQLiteLedger(SQLiteTx):
     # -- reading ---------------------------------------------------------------
     def ledger_size(self) -> int:
         with self._read() as c:
-            return int(c.execute("SELECT count(*) FROM ledger").fetchone()[0])
+            return int(run(c, "SELECT count(*) AS n FROM ledger").fetchone()["n"])
 
     def ledger_entry(self, seq: int) -> LedgerEntry:
         with self._read() as c:
-            row = c.execute("SELECT * FROM ledger WHERE seq = ?", (seq,)).fetchone()
+            row = run(c, "SELECT * FROM ledger WHERE seq = ?", (seq,)).fetchone()
         if row is None:
             raise CitationNotFound(
                 f"No ledger entry {seq}.", hint="Entries are numbered from 0; see `audit log`."
             )
         return _entry(row)
 
+    def _batch(self, last: int, batch: int) -> list[Any]:
+        with self._read() as c:
+            rows: list[Any] = run(
+                c, "SELECT * FROM ledger WHERE seq > ? ORDER BY seq LIMIT ?", (last, batch)
+            ).fetchall()
+        return rows
+
     def iter_ledger(self, *, batch: int = 5000) -> Iterator[LedgerEntry]:
         """All entries in ``seq`` order, read in batches."""
         last = -1
-        while True:
-            with self._read() as c:
-                rows = c.execute(
-                    "SELECT * FROM ledger WHERE seq > ? ORDER BY seq LIMIT ?", (last, batch)
-                ).fetchall()
-            if not rows:
-                return
-            for r in rows:
-                yield _entry(r)
+        while rows := self._batch(last, batch):
+            yield from (_entry(r) for r in rows)
             last = int(rows[-1]["seq"])
 
     def iter_leaves(self, *, batch: int = 20000) -> Iterator[tuple[int, bytes, str, str, str]]:
         """``(seq, recomputed leaf hash, stored hash hex, type, payload text)`` in seq order,
         computed from the stored texts (see :func:`encode_stored`)."""
         last = -1
-        while True:
-            with self._read() as c:
-                rows = c.execute(
-                    "SELECT seq, type, kb, principal, lineage, payload, ts, entry_hash "
-                    "FROM ledger WHERE seq > ? ORDER BY seq LIMIT ?",
-                    (last, batch),
-                ).fetchall()
-            if not rows:
-                return
+        while rows := self._batch(last, batch):
             for r in rows:
-                raw = encode_stored(r[0], r[1], r[2], r[3], r[4], r[5], r[6])
-                yield int(r[0]), leaf_hash(raw), str(r[7]), str(r[1]), str(r[5])
-            last = int(rows[-1][0])
+                raw = encode_stored(
+                    r["seq"],
+                    r["type"],
+                    r["kb"],
+                    r["principal"],
+                    r["lineage"],
+                    r["payload"],
+                    r["ts"],
+                )
+                yield int(r["seq"]), leaf_hash(raw), str(r["entry_hash"]), r["type"], r["payload"]
+            last = int(rows[-1]["seq"])
 
     def stored_leaves(self) -> list[bytes]:
         """The stored leaf hashes, unchecked (enough to build proofs: a proof built from a
         rewritten hash does not verify against a signed root)."""
         with self._read() as c:
-            return [
-                bytes.fromhex(r[0]) for r in c.execute("SELECT entry_hash FROM ledger ORDER BY seq")
-            ]
+            rows = run(c, "SELECT entry_hash FROM ledger ORDER BY seq").fetchall()
+        return [bytes.fromhex(r["entry_hash"]) for r in rows]
 
     def query_ledger(
         self,
@@ -174,36 +185,38 @@ class SQLiteLedger(SQLiteTx):
         sql = "SELECT * FROM ledger WHERE 1 = 1"
         args: list[object] = []
         if types:
-            sql += f" AND type IN ({', '.join('?' for _ in types)})"
+            sql += f" AND type IN ({marks(len(types))})"
             args += types
-        if principal is not None:
-            sql += " AND principal = ?"
-            args.append(principal)
-        if since is not None:
-            sql += " AND ts >= ?"
-            args.append(since)
-        if kb is not None:
-            sql += " AND kb = ?"
-            args.append(kb)
+        for column, op, value in (
+            ("principal", "=", principal),
+            ("ts", ">=", since),
+            ("kb", "=", kb),
+        ):
+            if value is not None:
+                sql += f" AND {column} {op} ?"
+                args.append(value)
         sql += " ORDER BY seq"
         if limit is not None:
             sql += " LIMIT ?"
             args.append(limit)
         with self._read() as c:
-            return [_entry(r) for r in c.execute(sql, args)]
+            return [_entry(r) for r in run(c, sql, args).fetchall()]
 
     def last_event(self, type_: str, kb: str | None = None) -> LedgerEntry | None:
+        where, args = ("kb IS NULL", (type_,)) if kb is None else ("kb = ?", (type_, kb))
         with self._read() as c:
-            row = c.execute(
-                "SELECT * FROM ledger WHERE type = ? AND kb IS ? ORDER BY seq DESC LIMIT 1",
-                (type_, kb),
+            row = run(
+                c,
+                f"SELECT * FROM ledger WHERE type = ? AND {where} ORDER BY seq DESC LIMIT 1",
+                args,
             ).fetchone()
         return None if row is None else _entry(row)
 
     # -- checkpoints -------------------------------------------------------------
     def save_checkpoint(self, checkpoint: Mapping[str, Any]) -> None:
         with self._write() as c:
-            c.execute(
+            run(
+                c,
                 "INSERT INTO checkpoint(tree_size, root_hash, timestamp, key_id, document) "
                 "VALUES (?, ?, ?, ?, ?)",
                 (
@@ -217,8 +230,8 @@ class SQLiteLedger(SQLiteTx):
 
     def list_checkpoints(self) -> list[dict[str, Any]]:
         with self._read() as c:
-            rows = c.execute("SELECT document FROM checkpoint ORDER BY id").fetchall()
-        return [json.loads(r[0]) for r in rows]
+            rows = run(c, "SELECT document FROM checkpoint ORDER BY id").fetchall()
+        return [json.loads(r["document"]) for r in rows]
 
     # -- saved answers -----------------------------------------------------------
     def save_answer(
@@ -239,17 +252,18 @@ class SQLiteLedger(SQLiteTx):
         digest = hashlib.sha256(body.encode("utf-8")).hexdigest()
         with self._write() as c:
             revision = int(event.get("store_revision") or answer_json.get("revision") or 0)
-            row = c.execute(
-                "SELECT hash FROM revision WHERE kb = ? AND revision = ?", (kb, revision)
+            row = run(
+                c, "SELECT hash FROM revision WHERE kb = ? AND revision = ?", (kb, revision)
             ).fetchone()
-            rev_hash = "" if row is None else str(row[0])
+            rev_hash = "" if row is None else str(row["hash"])
             payload = dict(event) | {
                 "answer_id": answer_id,
                 "answer_sha256": digest,
                 "revision_hash": rev_hash,
             }
             entry = append_entry(c, "answer", payload, kb=kb, principal=principal, lineage=lineage)
-            c.execute(
+            run(
+                c,
                 "INSERT INTO answer(answer_id, kb, question, revision, revision_hash, replay_id, "
                 "outcome, answer_json, conditions, ledger_seq, created_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -282,13 +296,21 @@ class SQLiteLedger(SQLiteTx):
         """``{"answer_id", "kb", "revision", "revision_hash", "answer", "conditions",
         "ledger_seq", "created_at"}`` of a saved answer."""
         with self._read() as c:
-            row = c.execute("SELECT * FROM answer WHERE answer_id = ?", (answer_id,)).fetchone()
+            row = run(c, "SELECT * FROM answer WHERE answer_id = ?", (answer_id,)).fetchone()
         return saved_answer(row, answer_id)
 
     def list_answer_bindings(self) -> list[tuple[str, int, str]]:
         """(answer id, ledger seq, sha256 of the stored answer JSON) for every answer."""
         with self._read() as c:
-            rows = c.execute(
-                "SELECT answer_id, ledger_seq, answer_json FROM answer ORDER BY ledger_seq"
+            rows = run(
+                c, "SELECT answer_id, ledger_seq, answer_json FROM answer ORDER BY ledger_seq"
             ).fetchall()
         return [answer_binding(r) for r in rows]
+
+
+class SQLiteLedger(SQLiteTx, SQLLedger):
+    """The SQLite ledger: its store's connection and lock."""
+
+    def __init__(self, conn: sqlite3.Connection, lock: threading.RLock) -> None:
+        self._conn = conn
+        self._lock = lock

@@ -1,4 +1,7 @@
-"""Citation resolution and integrity checks of the SQLite backend.
+"""Citation resolution and integrity checks, written once for both backends
+(:class:`SQLResolve`, portable SQL: :mod:`citewise.store._sql`); :class:`SQLiteResolve` adds
+SQLite's own integrity and foreign-key checks, and PostgreSQL's ``PgResolve`` mixes it in
+as it is.
 
 Every returned text is sliced from the stored document text and checked against
 the recorded hashes first; a mismatch raises CorruptContent, never silent text.
@@ -6,7 +9,8 @@ the recorded hashes first; a mismatch raises CorruptContent, never silent text.
 
 from __future__ import annotations
 
-import sqlite3
+from contextlib import AbstractContextManager
+from typing import Any
 
 from citewise.errors import CitationNotFound, CorruptContent, UsageError
 from citewise.ingest.locator import describe, locate
@@ -14,41 +18,60 @@ from citewise.ingest.models import sha256_text
 from citewise.store import _convert as cv
 from citewise.store import adhash
 from citewise.store._reads import SQLiteReads
+from citewise.store._sql import marks, run
 from citewise.store.models import ResolvedCitation
 
+_MEMBERS_SQL = (
+    "SELECT d.path, v.content_sha256 FROM version v JOIN document d ON d.doc_id = v.doc_id "
+    "WHERE d.kb = ? AND v.rev_added <= ? AND (v.rev_removed IS NULL OR v.rev_removed > ?)"
+)
+_PICK_SQL = {
+    "node": "SELECT * FROM node WHERE node_id = ?",
+    "chunk": "SELECT * FROM chunk WHERE chunk_id = ?",
+}
 
-class SQLiteResolve(SQLiteReads):
+
+class SQLResolve:
+    """Citations and integrity over the backend's ``_read`` and ``_head_revision``."""
+
+    def _read(self) -> AbstractContextManager[Any]:
+        raise NotImplementedError
+
+    @staticmethod
+    def _head_revision(c: Any, kb: str) -> int:
+        raise NotImplementedError
+
+    def _engine_problems(self, c: Any) -> list[str]:
+        """The database engine's own consistency findings (none by default)."""
+        return []
+
     def integrity_check(self) -> list[str]:
-        """Problems found (empty when healthy): SQLite integrity, foreign keys, every
-        stored node against its hash and document text, every revision hash against its
-        membership. Reads everything; meant for ``verify`` commands and tests."""
+        """Problems found (empty when healthy): the engine's own checks, every stored node
+        against its hash and document text, every revision hash against its membership.
+        Reads everything; meant for ``verify`` commands and tests."""
         problems: list[str] = []
         with self._read() as c:
-            problems += [
-                f"sqlite: {r[0]}" for r in c.execute("PRAGMA integrity_check") if r[0] != "ok"
-            ]
-            problems += [f"foreign key: {tuple(r)}" for r in c.execute("PRAGMA foreign_key_check")]
-            for content in c.execute("SELECT * FROM content").fetchall():
+            problems += self._engine_problems(c)
+            for content in run(c, "SELECT * FROM content ORDER BY content_id").fetchall():
                 text = str(content["text"])
                 if sha256_text(text) != content["content_sha256"]:
                     problems.append(f"content {content['content_id']}: text hash mismatch")
-                for node in c.execute(
-                    "SELECT * FROM node WHERE content_id = ?", (content["content_id"],)
-                ):
+                nodes = run(
+                    c, "SELECT * FROM node WHERE content_id = ?", (content["content_id"],)
+                ).fetchall()
+                for node in nodes:
                     try:
                         _verify_node(node, text, str(content["content_sha256"]))
                     except CorruptContent as exc:
                         problems.append(str(exc))
-            for rev in c.execute("SELECT * FROM revision").fetchall():
-                members = c.execute(
-                    "SELECT d.path, v.content_sha256 FROM version v "
-                    "JOIN document d ON d.doc_id = v.doc_id WHERE d.kb = ? AND v.rev_added <= ? "
-                    "AND (v.rev_removed IS NULL OR v.rev_removed > ?)",
-                    (rev["kb"], rev["revision"], rev["revision"]),
+            for rev in run(c, "SELECT * FROM revision ORDER BY kb, revision").fetchall():
+                members = run(
+                    c, _MEMBERS_SQL, (rev["kb"], rev["revision"], rev["revision"])
                 ).fetchall()
-                if adhash.multiset_hash((m[0], m[1]) for m in members) != rev["hash"] or len(
-                    members
-                ) != int(rev["document_count"]):
+                pairs = [(m["path"], m["content_sha256"]) for m in members]
+                if adhash.multiset_hash(pairs) != rev["hash"] or len(members) != int(
+                    rev["document_count"]
+                ):
                     problems.append(f"revision {rev['kb']}@{rev['revision']}: hash/count mismatch")
         return problems
 
@@ -71,19 +94,18 @@ class SQLiteResolve(SQLiteReads):
     def get_node(self, node_id: str) -> ResolvedCitation:
         return self._resolve_node(node_id, node_id, None)
 
-    def _pick(
-        self, c: sqlite3.Connection, table: str, key: str, value: str
-    ) -> tuple[sqlite3.Row, sqlite3.Row, tuple[int, ...], bool]:
+    def _pick(self, c: Any, table: str, value: str) -> tuple[Any, Any, tuple[int, ...], bool]:
         """The stored row for an id, the version that carries it, its revisions, current."""
-        rows = c.execute(f"SELECT * FROM {table} WHERE {key} = ?", (value,)).fetchall()
+        rows = run(c, _PICK_SQL[table], (value,)).fetchall()
         if not rows:
             raise CitationNotFound(
                 f"No stored {table} {value!r}.",
                 hint="Check the id; ids from every past revision stay resolvable.",
             )
-        best: tuple[tuple[bool, int], sqlite3.Row, sqlite3.Row, tuple[int, ...]] | None = None
+        best: tuple[tuple[bool, int], Any, Any, tuple[int, ...]] | None = None
         for row in rows:
-            versions = c.execute(
+            versions = run(
+                c,
                 "SELECT v.*, d.kb, d.path, d.head_vid, c.text AS doc_text, "
                 "c.content_sha256 AS c_sha FROM version v JOIN document d ON d.doc_id = v.doc_id "
                 "JOIN content c ON c.content_id = v.content_id WHERE v.content_id = ? "
@@ -110,7 +132,7 @@ class SQLiteResolve(SQLiteReads):
         self, node_id: str, cid: str, span: tuple[int, int] | None
     ) -> ResolvedCitation:
         with self._read() as c:
-            node, ver, revs, current = self._pick(c, "node", "node_id", node_id)
+            node, ver, revs, current = self._pick(c, "node", node_id)
         doc_text = str(ver["doc_text"])
         _verify_node(node, doc_text, str(ver["c_sha"]))
         if span is None:
@@ -156,20 +178,19 @@ class SQLiteResolve(SQLiteReads):
 
     def _resolve_chunk(self, chunk_id: str) -> ResolvedCitation:
         with self._read() as c:
-            chunk, ver, revs, current = self._pick(c, "chunk", "chunk_id", chunk_id)
+            chunk, ver, revs, current = self._pick(c, "chunk", chunk_id)
             member_ids = cv.loads_tuple(chunk["node_ids"])
-            members = [
-                c.execute(
-                    "SELECT * FROM node WHERE content_id = ? AND node_id = ?",
-                    (chunk["content_id"], nid),
-                ).fetchone()
-                for nid in member_ids
-            ]
+            found: list[Any] = []
+            if member_ids:
+                sql = "SELECT * FROM node WHERE content_id = ? AND node_id IN "
+                sql += f"({marks(len(member_ids))})"
+                found = run(c, sql, (chunk["content_id"], *member_ids)).fetchall()
+        by_id = {r["node_id"]: r for r in found}
         doc_text = str(ver["doc_text"])
-        for m in members:
-            if m is None:
+        for nid in member_ids:
+            if nid not in by_id:
                 raise CorruptContent(f"Chunk {chunk_id} names a node that is no longer stored.")
-            _verify_node(m, doc_text, str(ver["c_sha"]))
+            _verify_node(by_id[nid], doc_text, str(ver["c_sha"]))
         start, end = int(chunk["char_start"]), int(chunk["char_end"])
         text = doc_text[start:end]
         return ResolvedCitation(
@@ -196,12 +217,19 @@ class SQLiteResolve(SQLiteReads):
                 "format": ver["format"],
                 "node_ids": list(member_ids),
                 "breadcrumb": chunk["breadcrumb"],
-                "locator": (
-                    loc := locate([cv.node(m) for m in members if m is not None], start, end)
-                ),
+                "locator": (loc := locate([cv.node(by_id[n]) for n in member_ids], start, end)),
                 "locator_words": describe(loc),
             },
         )
+
+
+class SQLiteResolve(SQLiteReads, SQLResolve):
+    def _engine_problems(self, c: Any) -> list[str]:
+        """SQLite's integrity check and foreign-key check."""
+        problems = [f"sqlite: {r[0]}" for r in c.execute("PRAGMA integrity_check") if r[0] != "ok"]
+        return problems + [
+            f"foreign key: {tuple(r)}" for r in c.execute("PRAGMA foreign_key_check")
+        ]
 
 
 def _verify_node(node: cv.RowLike, doc_text: str, doc_sha: str) -> None:

@@ -20,6 +20,7 @@ from citewise.audit import merkle
 from citewise.errors import StoreError, UsageError
 from citewise.store.factory import parse_location
 from citewise.store.postgres.store import PostgresStore
+from citewise.store.postgres.vectors import fill_embeddings
 from citewise.store.protocol import Ledger, Store
 from citewise.store.sqlite import SQLiteStore
 
@@ -35,6 +36,7 @@ TABLES: tuple[tuple[str, str | None], ...] = (
     ("ledger", None),
     ("checkpoint", "id"),
     ("answer", None),
+    ("dense_vector", None),  # derived, but copied: the new server need not encode again
 )
 _BATCH = 1000
 
@@ -87,6 +89,9 @@ def _copy(conn: sqlite3.Connection, store: PostgresStore) -> dict[str, int]:
     with store._write() as c:
         c.execute("DELETE FROM kb")  # the empty default base the open created
         for table, identity in TABLES:
+            if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone():
+                counts[table] = 0  # dense_vector: made by the first vector stored
+                continue
             cur = conn.execute(f"SELECT * FROM {table}")
             cols = [d[0] for d in cur.description]
             override = " OVERRIDING SYSTEM VALUE" if identity else ""
@@ -108,6 +113,8 @@ def _copy(conn: sqlite3.Connection, store: PostgresStore) -> dict[str, int]:
             "UPDATE kb SET generation = (SELECT count(*) FROM version v JOIN document d "
             "ON d.doc_id = v.doc_id WHERE d.kb = kb.name)"
         )
+        if store._pgvector:
+            fill_embeddings(c)  # the copied vectors in pgvector's column too
     return counts
 
 

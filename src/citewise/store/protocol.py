@@ -136,6 +136,20 @@ class Ledger(Protocol):
 
 
 @runtime_checkable
+class VectorSearch(Protocol):
+    """Optional: a store that can rank its own vectors (PostgreSQL with pgvector). Callers
+    check :meth:`vector_search_ready` and otherwise rank in-process."""
+
+    def vector_search_ready(self) -> bool: ...
+
+    def search_vectors(
+        self, fingerprint: str, query: bytes, k: int, keys: Sequence[str]
+    ) -> list[tuple[str, float]]:
+        """The ``k`` text keys among ``keys`` whose vectors (by ``fingerprint``) have the
+        largest inner product with ``query`` (float32 bytes), best first, with it."""
+
+
+@runtime_checkable
 class Store(Protocol):
     @property
     def ledger(self) -> Ledger:
@@ -223,4 +237,14 @@ class Store(Protocol):
         (code-point offsets into the document text, end exclusive, inside the node)."""
 
     def stats(self, kb: str) -> dict[str, int]: ...
+
+    # -- derived dense vectors (see store/_vectors.py) -------------------------
+    def get_vectors(self, fingerprint: str, keys: Sequence[str]) -> dict[str, bytes]:
+        """Stored vectors of text ``keys`` made by the encoder ``fingerprint`` (float32
+        little-endian bytes); keys with none stored are left out."""
+
+    def put_vectors(self, fingerprint: str, vectors: Mapping[str, bytes]) -> None:
+        """Keep vectors by text key (no revision, no ledger entry); a key already stored
+        under ``fingerprint`` keeps its first vector."""
+
     def close(self) -> None: ...

@@ -10,30 +10,24 @@ re-run). The schema is in ``schema.sql`` beside this module.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.resources
 import sqlite3
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from citewise.errors import (
-    DocumentNotFound,
-    KBExists,
-    KBInUse,
-    KBIsDefault,
     StoreError,
-    UsageError,
-    VersionNotFound,
 )
-from citewise.ingest.models import ParsedDocument, stable_id
+from citewise.ingest.models import ParsedDocument
 from citewise.store import _convert as cv
 from citewise.store import _ledger as sqlite_ledger
-from citewise.store import adhash, checks
 from citewise.store._lookup import SQLiteLookup
 from citewise.store._near import SQLiteNear
 from citewise.store._resolve import SQLiteResolve
-from citewise.store.models import IngestAction, IngestOutcome, KBInfo, RevisionInfo
+from citewise.store._vectors import SQLiteVectors
+from citewise.store._writes import DEFAULT_KB, SQLWrites
 
 SCHEMA_VERSION = 2
 NODE_BY_START = "CREATE INDEX IF NOT EXISTS node_by_start ON node(content_id, char_start)"
@@ -50,7 +44,6 @@ GENERATION_DDL = (
     "INSERT INTO kb_generation(kb, n) SELECT kb, 1 FROM document WHERE doc_id = NEW.doc_id "
     "ON CONFLICT(kb) DO UPDATE SET n = n + 1; END",
 )
-DEFAULT_KB = "default"
 
 
 def _ensure_generation(c: sqlite3.Connection) -> None:
@@ -64,7 +57,7 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteNear):
+class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteNear, SQLiteVectors, SQLWrites):
     """``SQLiteStore(home / "citewise.db")``; thread-safe via one lock per store."""
 
     def __init__(self, path: Path) -> None:
@@ -143,116 +136,7 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteNear):
         with self._lock:
             self._conn.close()
 
-    # -- knowledge bases -----------------------------------------------------
-    def create_kb(self, name: str, description: str = "") -> KBInfo:
-        checks.check_kb_name(name)
-        with self._write() as c:
-            if c.execute("SELECT 1 FROM kb WHERE name = ?", (name,)).fetchone():
-                raise KBExists(
-                    f"Knowledge base {name!r} already exists.",
-                    hint="Pick another name, or use the existing one.",
-                )
-            c.execute(
-                "INSERT INTO kb(name, description, created_at) VALUES (?, ?, ?)",
-                (name, description, _now()),
-            )
-        return self.get_kb(name)
-
-    def update_kb(self, name: str, description: str) -> KBInfo:
-        with self._write() as c:
-            self._require_kb(c, name)
-            c.execute("UPDATE kb SET description = ? WHERE name = ?", (description, name))
-        return self.get_kb(name)
-
-    def delete_kb(self, name: str, *, force: bool = False) -> None:
-        checks.check_kb_name(name)
-        if name == DEFAULT_KB:
-            raise KBIsDefault(
-                "The default knowledge base cannot be deleted.",
-                hint="Delete its documents instead, or create and use another base.",
-            )
-        with self._write() as c:
-            self._require_kb(c, name)
-            held = self._current_count(c, name)
-            if held and not force:
-                raise KBInUse(
-                    f"Knowledge base {name!r} still holds {held} document(s).",
-                    hint="Delete the documents first, or force the deletion (--force) "
-                    "to remove the base with all its history.",
-                )
-            c.execute("DELETE FROM kb WHERE name = ?", (name,))
-            self._batches.pop(name, None)
-            sqlite_ledger.append_entry(c, "kb_delete", {"kb": name, "documents": held}, kb=name)
-
-    # -- batches and revisions -------------------------------------------------
-    def begin_batch(self, kb: str) -> None:
-        with self._write() as c:
-            self._require_kb(c, kb)
-            if kb in self._batches:
-                raise UsageError(
-                    f"A batch is already open for {kb!r}.",
-                    hint="End it (end_batch) before beginning another.",
-                )
-            # A batch cut short by a crash left an unsealed revision: seal it now.
-            c.execute(
-                "UPDATE revision SET sealed_at = ? WHERE kb = ? AND sealed_at IS NULL",
-                (_now(), kb),
-            )
-            self._batches[kb] = None
-
-    def end_batch(self, kb: str) -> RevisionInfo | None:
-        with self._write() as c:
-            self._require_kb(c, kb)
-            if kb not in self._batches:
-                return None
-            rev = self._batches.pop(kb)
-            if rev is None:
-                return None
-            c.execute(
-                "UPDATE revision SET sealed_at = ? WHERE kb = ? AND revision = ? "
-                "AND sealed_at IS NULL",
-                (_now(), kb, rev),
-            )
-            row = c.execute(
-                "SELECT * FROM revision WHERE kb = ? AND revision = ?", (kb, rev)
-            ).fetchone()
-        return None if row is None else cv.revision_info(row)
-
-    def _open_revision(self, c: sqlite3.Connection, kb: str) -> int:
-        """The revision this change belongs to, creating revision N+1 if needed."""
-        head = c.execute(
-            "SELECT * FROM revision WHERE kb = ? ORDER BY revision DESC LIMIT 1", (kb,)
-        ).fetchone()
-        wanted = self._batches.get(kb)
-        if (
-            wanted is not None
-            and head is not None
-            and head["revision"] == wanted
-            and head["sealed_at"] is None
-        ):
-            return wanted
-        now = _now()
-        c.execute("UPDATE revision SET sealed_at = ? WHERE kb = ? AND sealed_at IS NULL", (now, kb))
-        number = 1 if head is None else head["revision"] + 1
-        c.execute(
-            "INSERT INTO revision(kb, revision, hash, document_count, created_at, sealed_at) "
-            "VALUES (?, ?, ?, ?, ?, NULL)",
-            (
-                kb,
-                number,
-                adhash.EMPTY_HASH if head is None else head["hash"],
-                0 if head is None else head["document_count"],
-                now,
-            ),
-        )
-        if kb in self._batches:
-            self._batches[kb] = number
-        parent = adhash.EMPTY_HASH if head is None else head["hash"]
-        sqlite_ledger.append_entry(
-            c, "revision", {"kb": kb, "revision": number, "parent_hash": parent}, kb=kb
-        )
-        return number
-
+    # -- revisions (batches and opening them: store/_revisions.py) ------------------
     def _finish_change(
         self, c: sqlite3.Connection, kb: str, rev: int, hash_hex: str, count_delta: int
     ) -> None:
@@ -267,165 +151,17 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteNear):
                 (_now(), kb, rev),
             )
 
-    # -- ingest ------------------------------------------------------------------
-    def ingest_document(
-        self,
-        kb: str,
-        path: str,
-        raw: bytes,
-        parsed: ParsedDocument,
-        *,
-        source: str = "",
-        restored_from: int | None = None,
-    ) -> IngestOutcome:
-        checks.check_doc_path(path)
-        checks.check_parsed(parsed)
-        content_sha = parsed.content_sha256
-        raw_sha = hashlib.sha256(raw).hexdigest()
-        doc_id = stable_id("d", kb, path)
-        with self._write() as c:
-            self._require_kb(c, kb)
-            head = self._head(c, doc_id)
-            live = head is not None and head["action"] != "deleted"
-            if restored_from is not None:
-                self._require_restorable(c, doc_id, path, restored_from)
-            if (
-                head is not None
-                and live
-                and head["content_sha256"] == content_sha
-                and head["raw_sha256"] == raw_sha
-            ):
-                return IngestOutcome(
-                    "unchanged",
-                    doc_id,
-                    path,
-                    head["version_no"],
-                    self._head_revision(c, kb),
-                    head["node_count"],
-                    head["chunk_count"],
-                )
-            action: IngestAction = (
-                "reverted" if restored_from is not None else "changed" if live else "added"
-            )
-            rev = self._open_revision(c, kb)
-            now = _now()
-            if head is None:
-                c.execute(
-                    "INSERT OR IGNORE INTO document(doc_id, kb, path, created_at) "
-                    "VALUES (?, ?, ?, ?)",
-                    (doc_id, kb, path, now),
-                )
-            content_id = self._store_content(c, doc_id, content_sha, parsed)
-            hash_hex = self._revision_hash(c, kb, rev)
-            delta = 1
-            if head is not None and live:
-                c.execute("UPDATE version SET rev_removed = ? WHERE vid = ?", (rev, head["vid"]))
-                hash_hex = adhash.remove(hash_hex, path, head["content_sha256"])
-                delta = 0
-            version_no = 1 if head is None else head["version_no"] + 1
-            cur = c.execute(
-                "INSERT INTO version(doc_id, version_no, action, content_id, content_sha256, "
-                "raw, raw_sha256, size_bytes, format, title, metadata_json, source, "
-                "restored_from, rev_added, rev_removed, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)",
-                (
-                    doc_id,
-                    version_no,
-                    action,
-                    content_id,
-                    content_sha,
-                    raw,
-                    raw_sha,
-                    len(raw),
-                    parsed.format,
-                    parsed.title,
-                    cv.dumps(parsed.metadata),
-                    source,
-                    restored_from,
-                    rev,
-                    now,
-                ),
-            )
-            c.execute("UPDATE document SET head_vid = ? WHERE doc_id = ?", (cur.lastrowid, doc_id))
-            hash_hex = adhash.add(hash_hex, path, content_sha)
-            self._finish_change(c, kb, rev, hash_hex, delta)
-            event = {
-                "kb": kb,
-                "path": path,
-                "doc_id": doc_id,
-                "action": action,
-                "version": version_no,
-                "content_sha256": content_sha,
-                "raw_sha256": raw_sha,
-                "size_bytes": len(raw),
-                "revision": rev,
-                "revision_hash": hash_hex,
-                "restored_from": restored_from,
-            }
-            sqlite_ledger.append_entry(
-                c, "revert" if action == "reverted" else "ingest", event, kb=kb
-            )
-        return IngestOutcome(
-            action, doc_id, path, version_no, rev, len(parsed.nodes), len(parsed.chunks)
-        )
-
+    # -- ingest and delete (store/_writes.py): how this backend stores content -----
     def _store_content(
         self, c: sqlite3.Connection, doc_id: str, content_sha: str, parsed: ParsedDocument
     ) -> int:
         return cv.insert_content(c, doc_id, content_sha, parsed)
 
-    def delete_document(self, kb: str, path: str) -> IngestOutcome:
-        doc_id = stable_id("d", kb, path)
-        with self._write() as c:
-            self._require_kb(c, kb)
-            head = self._head(c, doc_id)
-            if head is None or head["action"] == "deleted":
-                raise DocumentNotFound(
-                    f"No current document {path!r} in knowledge base {kb!r}.",
-                    hint="List documents to check the path; deleted documents keep their history.",
-                )
-            rev = self._open_revision(c, kb)
-            c.execute("UPDATE version SET rev_removed = ? WHERE vid = ?", (rev, head["vid"]))
-            cur = c.execute(
-                "INSERT INTO version(doc_id, version_no, action, rev_added, rev_removed, "
-                "created_at) VALUES (?, ?, 'deleted', ?, ?, ?)",
-                (doc_id, head["version_no"] + 1, rev, rev, _now()),
-            )
-            c.execute("UPDATE document SET head_vid = ? WHERE doc_id = ?", (cur.lastrowid, doc_id))
-            hash_hex = adhash.remove(self._revision_hash(c, kb, rev), path, head["content_sha256"])
-            self._finish_change(c, kb, rev, hash_hex, -1)
-            event = {
-                "kb": kb,
-                "path": path,
-                "doc_id": doc_id,
-                "version": head["version_no"] + 1,
-                "removed_content_sha256": head["content_sha256"],
-                "revision": rev,
-                "revision_hash": hash_hex,
-            }
-            sqlite_ledger.append_entry(c, "delete", event, kb=kb)
-        return IngestOutcome("deleted", doc_id, path, head["version_no"] + 1, rev, 0, 0)
-
-    def _require_restorable(
-        self, c: sqlite3.Connection, doc_id: str, path: str, version_no: int
-    ) -> None:
-        row = c.execute(
-            "SELECT action FROM version WHERE doc_id = ? AND version_no = ?", (doc_id, version_no)
-        ).fetchone()
-        if row is None or row["action"] == "deleted":
-            raise VersionNotFound(
-                f"{path!r} has no version {version_no} with content to restore.",
-                hint="List the document's versions to pick one.",
-            )
-
     @staticmethod
-    def _revision_hash(c: sqlite3.Connection, kb: str, rev: int) -> str:
-        row = c.execute(
-            "SELECT hash FROM revision WHERE kb = ? AND revision = ?", (kb, rev)
-        ).fetchone()
-        if row is None:
-            raise StoreError(f"Revision {rev} of {kb!r} vanished mid-transaction.")
-        return str(row[0])
+    def _insert_id(c: sqlite3.Connection, column: str, sql: str, args: tuple[Any, ...]) -> int:
+        rowid = c.execute(sql, args).lastrowid
+        assert rowid is not None
+        return rowid
 
 
 def _schema_statements() -> list[str]:

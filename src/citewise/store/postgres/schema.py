@@ -155,8 +155,18 @@ CREATE TRIGGER answer_no_rewrite BEFORE UPDATE ON answer
     FOR EACH ROW EXECUTE FUNCTION citewise_refuse_rewrite();
 """
 
+#: Dense vectors by encoder fingerprint and text key (derived data, see store/_vectors.py).
+_M2 = """
+CREATE TABLE dense_vector (
+    fingerprint TEXT NOT NULL,
+    text_key    TEXT NOT NULL,
+    data        BYTEA NOT NULL,
+    PRIMARY KEY (fingerprint, text_key)
+);
+"""
+
 #: Migration n is ``MIGRATIONS[n - 1]``; append new ones, never edit an applied one.
-MIGRATIONS: tuple[str, ...] = (_M1,)
+MIGRATIONS: tuple[str, ...] = (_M1, _M2)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
