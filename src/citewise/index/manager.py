@@ -35,7 +35,7 @@ from citewise.index.embedder import Embedder, Unavailable, precision_of, probe
 from citewise.index.language import EncoderChoice, choose_encoder, read_choice, write_choice
 from citewise.index.lexical import LexicalIndex
 from citewise.index.vector_store import keep_vectors, stored_vectors
-from citewise.index.vectors import Hit, VectorIndex
+from citewise.index.vectors import VectorHit, VectorIndex
 from citewise.index.views import CallerViews
 from citewise.ingest.editions import superseded_paths
 from citewise.store.models import StoredChunk
@@ -278,7 +278,7 @@ class KBIndex(CallerViews):
 
     def search_vectors(
         self, qvec: np.ndarray, k: int, allowed: Collection[str] | None = None
-    ) -> list[Hit]:
+    ) -> list[VectorHit]:
         """Top ``k`` of this thread's state by inner product among ``allowed``: in the store
         (pgvector HNSW) for searches of at least :attr:`store_search_min` rows where it can,
         else in-process (see :func:`citewise.index.vector_store.search`)."""
