@@ -158,7 +158,7 @@ def run_corpus(corpus: str, qs: list[Question], root: Path, tmp: Path) -> dict[s
                     "question": q.question,
                     "expected": [asdict(e) for e in q.expected],
                     "answer": ans.answer,
-                    "reasons": list(ans.sufficiency.reasons),
+                    "reasons": list(ans.sufficiency.reason_texts),
                     "citations": cites,
                     "ms": round(ms, 1),
                 }

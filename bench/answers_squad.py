@@ -126,7 +126,7 @@ def ask_all(
                     "outcome": ans.outcome,
                     "degradation": ans.degradation,
                     "answer": ans.answer,
-                    "reasons": list(ans.sufficiency.reasons),
+                    "reasons": list(ans.sufficiency.reason_texts),
                     "citations": len(exact),
                     "citations_exact": sum(exact),
                     "ms": round(ms, 1),

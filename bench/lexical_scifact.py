@@ -41,7 +41,7 @@ from bench._beir import (
 )
 from citewise.analysis.tokenize import tokenize
 from citewise.index.lexical import DEFAULT_B, DEFAULT_K1, DEFAULT_TITLE_WEIGHT, LexicalIndex
-from citewise.index.segment import Segment
+from citewise.index.segment import IndexSegment
 
 OUT = Path(__file__).resolve().parent / "out" / "lexical_scifact.json"
 GRID_TW = (1.0, 2.0, 3.0, 4.0)
@@ -88,7 +88,7 @@ def scifact(root: Path, tune: bool) -> dict[str, Any]:
     ours_build = time.perf_counter() - t
     bags = [ours.bag_of(d.text, d.title) for d in corpus]
     t = time.perf_counter()
-    Segment.from_bags([d.doc_id for d in corpus], bags)
+    IndexSegment.from_bags([d.doc_id for d in corpus], bags)
     ours_index_s = time.perf_counter() - t
     t = time.perf_counter()
     plain = bm25s.BM25(k1=DEFAULT_K1, b=DEFAULT_B, method="lucene")

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from citewise.answer.markup import is_scaffolding, strip_markup
+from citewise.answer.models import Citation, Claim
 from citewise.answer.units import Unit, document_units
 from citewise.config import IngestConfig
 from citewise.ingest.parse import parse_document
@@ -260,18 +261,15 @@ def test_heading_context_only_for_a_back_reference_in_the_opening() -> None:
 
 def test_a_placeholder_inside_code_is_not_raw_markup() -> None:
     from citewise.answer.markup import prose_only
-    from citewise.answer.models import Citation, Claim
     from citewise.answer.review import release_review
 
     text = "Cancel it with `job cancel <job_id>`:\n```html\n<div>ok</div>\n```"
     assert "<" not in prose_only(text)
     excerpt = text
-    cite = Citation(1, "n:0-1", "p.md", "d", 1, 1, ("n",), 1, 4, 0, 1, excerpt, "", "x")
-    kept = release_review([Claim(text, (1,), 0.0, "", True)], [cite])
+    cite = citation(excerpt)
+    kept = release_review([claim(text)], [cite])
     assert kept[0].kept, kept[0].reason
-    bad = release_review(
-        [Claim('Click <img src=x onerror="go()"> here', (1,), 0.0, "", True)], [cite]
-    )
+    bad = release_review([claim('Click <img src=x onerror="go()"> here')], [cite])
     assert not bad[0].kept and bad[0].reason == "raw markup"
 
 
@@ -351,3 +349,26 @@ def test_a_code_block_alone_holding_the_questions_literal_is_quoted() -> None:
     prose_only = compose("What does the user register to enable completion?", "generic", [frag],
                          units_of=lambda f: units)  # fmt: skip
     assert all(c.kind != "code" for c in prose_only)
+
+
+def citation(excerpt: str) -> Citation:
+    return Citation(
+        number=1,
+        id="n:0-1",
+        path="p.md",
+        doc_id="d",
+        revision=1,
+        version_id=1,
+        node_ids=("n",),
+        line_start=1,
+        line_end=4,
+        char_start=0,
+        char_end=1,
+        excerpt=excerpt,
+        sha256="",
+        role="direct_support",
+    )
+
+
+def claim(text: str) -> Claim:
+    return Claim(text=text, citations=(1,), support=0.0, verdict="", kept=True)

@@ -268,3 +268,17 @@ def test_the_words_of_a_condition_are_not_the_relation_asked_about() -> None:
 
 def test_a_why_question_carries_no_polarity() -> None:
     assert question_constraints("Why is the default of my flag not shown in the help?") == ()
+
+
+def test_numbers_of_a_legal_or_standards_citation_are_not_figures() -> None:
+    """"12 CFR 1002.4(b)" names a regulation and clause (matched exactly by recall's
+    identifier route and the edition lookup), so the quoted clause text need not repeat
+    "12" or "1002.4"; a real figure in the same question still is one."""
+    got = question_constraints("What does 12 CFR 1002.4(b) say about discouragement?")
+    assert not [c for c in got if c.kind == "number"]
+    got = question_constraints("Which clause of ISO 13485:2016 covers design reviews?")
+    assert not [c for c in got if c.kind == "number"]
+    got = question_constraints("Under 12 CFR 1002.4, how many days does a creditor have?")
+    assert [c.surface for c in got if c.kind == "number"] == []
+    got = question_constraints("Did 12 CFR 1002.4 apply to the 35 applications filed in 1999?")
+    assert {c.surface for c in got if c.kind == "number"} == {"35", "1999"}

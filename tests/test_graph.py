@@ -8,7 +8,7 @@ import pytest
 
 from citewise.analysis.question import analyse
 from citewise.config import IngestConfig
-from citewise.graph.build import KnowledgeGraph, assemble
+from citewise.graph.build import KnowledgeGraph, join_graph
 from citewise.graph.extract import doc_input_from_parsed, extract_document
 from citewise.graph.mermaid import parse_flowchart
 from citewise.graph.models import DocExtract, Edge
@@ -43,7 +43,7 @@ def graph_of(docs: dict[str, str]) -> tuple[KnowledgeGraph, dict[str, str]]:
         extracts.append(x)
         texts[path] = full
         chunks.extend(ch)
-    return assemble(extracts, chunks), texts
+    return join_graph(extracts, chunks), texts
 
 
 def fixture_docs() -> dict[str, str]:

@@ -96,7 +96,7 @@ def test_undocumented_relation_is_refused_with_the_gate(home: Home) -> None:
     answer = kb.ask("What replaced the Helix-9?")
     assert answer.outcome == "insufficient_evidence"
     assert answer.failure_stage == "graph_evidence"
-    assert answer.sufficiency.reasons[0].startswith("graph_neighbor_evidence_missing:")
+    assert answer.sufficiency.reason_texts[0].startswith("graph_neighbor_evidence_missing:")
     assert "Helix-9" in answer.answer and not answer.citations
 
 
@@ -144,7 +144,9 @@ def test_weak_neighbour_text_is_named_as_a_limitation(home: Home, tmp_path: Path
     assert "Pump A requires Blue valve." in answer.answer
     assert "does not address the question directly" in answer.answer
     assert answer.degradation == "partial_coverage"
-    assert any(r.startswith("graph_neighbor_evidence_weak:") for r in answer.sufficiency.reasons)
+    assert any(
+        r.startswith("graph_neighbor_evidence_weak:") for r in answer.sufficiency.reason_texts
+    )
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ import pytest
 
 from citewise.answer.orchestration import PLACEHOLDER
 from citewise.errors import RouteNotActive, RouteNotFound
-from citewise.eval.probes import check_citations
+from citewise.eval.probes import citation_problems
 from citewise.kb import Home, KnowledgeBase
 from citewise.llm.frozen import SYSTEM_PROMPT, escape, freeze
 from citewise.llm.models import Route, Target
@@ -97,7 +97,7 @@ def test_success_cites_exact_spans_of_the_frozen_set(
     assert answer.outcome == "answered", answer.answer
     assert answer.trace["answer_source"] == "llm:ok/m1"
     assert "small blue part" in answer.answer
-    assert not check_citations(kb, answer)
+    assert not citation_problems(kb, answer)
     assert all(c.path == "widgets.md" for c in answer.citations)
     assert outcomes(answer.trace) == ["ok"]
     assert server.calls("judge") == []  # the review was not borderline: no judge call
@@ -214,7 +214,7 @@ def test_malformed_judge_json_keeps_the_deterministic_decision(
     make_route(kb.home, server, "judge", "m1")
     server.queue_judge("m1", "judge_bad_json")
     answer = kb.ask(BORDERLINE, llm="judge")
-    assert "llm_judge_failed:contract" in answer.sufficiency.reasons
+    assert "llm_judge_failed:contract" in answer.sufficiency.reason_texts
     assert answer.trace["llm_judge"]["verdict"] is None  # type: ignore[index]
     assert answer.sufficiency.status == plain.sufficiency.status
     assert answer.trace["recovery"]["attempted"] is True  # type: ignore[index]
@@ -225,7 +225,7 @@ def test_judge_timeout_is_recorded_and_short(kb: KnowledgeBase, server: Scripted
     make_route(kb.home, server, "judget", "m1", judge_timeout=0.3)
     server.queue_judge("m1", "judge_timeout")
     answer = kb.ask(BORDERLINE, llm="judget")
-    assert "llm_judge_failed:timeout" in answer.sufficiency.reasons
+    assert "llm_judge_failed:timeout" in answer.sufficiency.reason_texts
     assert answer.trace["llm_judge"]["attempt"]["duration_ms"] < 1400  # type: ignore[index]
     assert len(server.calls("judge")) == 1
 
@@ -246,7 +246,7 @@ def test_recovery_pass_happens_at_most_once(
     make_route(kb.home, server, "rec", "m1")
     server.queue_judge("m1", "insufficient", "insufficient")
     answer = kb.ask(BORDERLINE, llm="rec")
-    assert "llm_judge:insufficient" in answer.sufficiency.reasons
+    assert "llm_judge:insufficient" in answer.sufficiency.reason_texts
     assert calls == ["None", "deep"]  # the first assembly and one recovery pass, no more
     assert len(server.calls("judge")) == 1
     assert answer.trace["recovery"]["attempted"] is True  # type: ignore[index]

@@ -13,6 +13,7 @@ from citewise.analysis.tokenize import tokenize
 from citewise.evidence.models import BUDGETS, BudgetUse, EvidencePack
 from citewise.kb import Home, KnowledgeBase
 from citewise.sufficiency.gates import GateInput, generic_action, review
+from citewise.sufficiency.models import Reason
 from citewise.sufficiency.presence import (
     TermProfile,
     judge,
@@ -69,7 +70,8 @@ def test_surface_words_keep_the_question_spelling() -> None:
 
 def test_a_word_no_chunk_holds_is_absent_and_named_as_such() -> None:
     got = judge(profile("How do I configure Kerberos for the session cookie?"), ["cookies"])
-    assert got.verdict == "absent" and got.reason == "subject_absent:Kerberos"
+    assert got.verdict == "absent" and str(got.reason) == "subject_absent:Kerberos"
+    assert got.reason == Reason("subject_absent", "Kerberos", ("Kerberos",))
 
 
 def test_reasons_list_only_words_really_missing_from_the_texts() -> None:
@@ -103,9 +105,9 @@ def test_a_labelled_number_must_match_the_cited_text() -> None:
     assert not label_found("version 2", ["Version 2.1 is the latest."])
     p = profile("How much does the model 5 widget hold?")
     got = judge(p, ["The model 7 widget holds 12 litres."])
-    assert (
-        got.verdict == "absent" and got.reason.startswith("near_miss:") and "model 5" in got.reason
-    )
+    why = str(got.reason)
+    assert got.verdict == "absent" and why.startswith("near_miss:") and "model 5" in why
+    assert got.reason is not None and got.reason.words == ("model 5",)
 
 
 def test_cjk_bigrams_are_left_to_the_coverage_ratio() -> None:
@@ -164,7 +166,7 @@ def test_a_how_to_without_steps_or_code_says_it_is_degraded(kb: KnowledgeBase) -
     answer = kb.ask("How do I stop clients from changing the session cookie?")
     assert answer.outcome == "answered", answer.answer
     assert answer.to_json()["degradation"] == "partial_coverage"
-    assert "intent_mismatch:how_to evidence has no steps" in answer.sufficiency.reasons
+    assert "intent_mismatch:how_to evidence has no steps" in answer.sufficiency.reason_texts
 
 
 def test_review_uses_the_profile_instead_of_word_ratios() -> None:
@@ -177,7 +179,7 @@ def test_review_uses_the_profile_instead_of_word_ratios() -> None:
     assert review(GateInput(question, intent, pack, profile=weighed)).status != "insufficient"
     absent = profile("How do I send a Kerberos ticket?")
     got = review(GateInput("How do I send a Kerberos ticket?", intent, pack, profile=absent))
-    assert got.reasons == ("subject_absent:Kerberos",)
+    assert got.reason_texts == ("subject_absent:Kerberos",)
 
 
 def test_a_claim_to_check_is_partial_not_refused_for_a_word_no_document_holds() -> None:

@@ -8,12 +8,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from citewise.answer.candidate import Candidate
-from citewise.answer.models import Citation, Claim
+from citewise.answer.models import Citation, CitationRole, Claim
 from citewise.evidence.models import Fragment
 from citewise.evidence.nodes import NodeReader
 from citewise.ingest.locator import locate
 from citewise.ingest.models import Node, sha256_text
-from citewise.sufficiency.conflicts_adapter import ConflictNote
+from citewise.sufficiency.models import ConflictNote
 
 if TYPE_CHECKING:
     from citewise.context import StageContext
@@ -44,7 +44,7 @@ def cite_claims(
     reader = NodeReader(kb.store, kb.name)
     by_key: dict[tuple[str, int, int], int] = {}
 
-    def cite(frag: Fragment, start: int, end: int, excerpt: str, role: str) -> int:
+    def cite(frag: Fragment, start: int, end: int, excerpt: str, role: CitationRole) -> int:
         key = (frag.doc_id, start, end)
         if key in by_key:
             return by_key[key]
@@ -58,21 +58,21 @@ def cite_claims(
             lines = (first, first + excerpt.count("\n"))
         citations.append(
             Citation(
-                len(citations) + 1,
-                cid,
-                frag.path,
-                frag.doc_id,
-                frag.revision,
-                frag.version_id,
-                (node.id,) if node else frag.node_ids,
-                lines[0],
-                lines[1],
-                start,
-                end,
-                excerpt,
-                sha256_text(excerpt),
-                role,
-                locate(doc_nodes, start, end),
+                number=len(citations) + 1,
+                id=cid,
+                path=frag.path,
+                doc_id=frag.doc_id,
+                revision=frag.revision,
+                version_id=frag.version_id,
+                node_ids=(node.id,) if node else frag.node_ids,
+                line_start=lines[0],
+                line_end=lines[1],
+                char_start=start,
+                char_end=end,
+                excerpt=excerpt,
+                sha256=sha256_text(excerpt),
+                role=role,
+                locator=locate(doc_nodes, start, end),
                 regulation=_regulation(frag, node),
             )
         )
@@ -84,12 +84,22 @@ def cite_claims(
             cite(c.fragment, s.start, s.end, s.text, "parent_context") for s in c.context
         )
         n = cite(c.fragment, c.span.start, c.span.end, c.span.text, c.fragment.role)
-        claims.append(Claim(c.clean, tuple(dict.fromkeys((*context, n))), 0.0, "", True))
+        nums = tuple(dict.fromkeys((*context, n)))
+        claims.append(Claim(text=c.clean, citations=nums, support=0.0, verdict="", kept=True))
     for note in conflicts:
         nums = tuple(
             cite(side.fragment, side.start, side.end, side.text, "conflict") for side in note.sides
         )
-        claims.append(Claim(note.sentence, nums, 1.0, "notice", True, "conflict notice"))
+        claims.append(
+            Claim(
+                text=note.sentence,
+                citations=nums,
+                support=1.0,
+                verdict="notice",
+                kept=True,
+                reason="conflict notice",
+            )
+        )
     return citations, claims
 
 

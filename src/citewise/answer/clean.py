@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 import re
 
-__all__ = ["MARKUP", "clean_sentence", "strip_markup"]
+__all__ = ["MARKUP", "clean_sentence", "strip_html"]
 
 _QUOTE_PREFIX = re.compile(r"^(?:[ \t]*>[ \t]?)+")
 _BULLET = re.compile(r"^[ \t]*[-*+•][ \t]+")
@@ -40,7 +40,7 @@ def clean_sentence(text: str) -> str:
     attributes, e.g. ``<img onerror=...>``) is removed outside code spans and character
     references are decoded.  Whitespace is collapsed.
     """
-    s = strip_markup(text.strip())
+    s = strip_html(text.strip())
     lines = []
     for raw in s.splitlines():
         line = _QUOTE_PREFIX.sub("", raw)
@@ -60,7 +60,7 @@ def clean_sentence(text: str) -> str:
     return re.sub(r"\s+", " ", s).strip()
 
 
-def strip_markup(text: str) -> str:
+def strip_html(text: str) -> str:
     """``text`` without HTML tags (outside backtick code spans), entities decoded."""
     if "<" not in text and "&" not in text:
         return text

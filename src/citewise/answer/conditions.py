@@ -172,3 +172,16 @@ def apply_conditions(
     if missing:
         return ConditionOutcome(kept, tuple(excluded), tuple(per), missing[0], missing[1])
     return ConditionOutcome(kept, tuple(excluded), tuple(per))
+
+
+def heading_split(headings: Sequence[str], stated: ConditionSet) -> str | None:
+    """The condition kind the question leaves open whose values the evidence's section
+    headings divide (a "Windows" and a "Linux" section), or None: such an answer needs
+    the per-condition composer (``apply_conditions``)."""
+    for kind in SCOPING:
+        if stated.value(kind) is not None or kind in stated.kinds():
+            continue
+        values = {x.value for h in headings for x in conditions_in(h).conditions if x.kind == kind}
+        if len(values) >= 2:
+            return kind
+    return None

@@ -6,15 +6,15 @@ It sits below both, so the LLM route never imports the pipeline that calls it.
 
 from __future__ import annotations
 
-from dataclasses import asdict, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from citewise.answer.models import Answer, Citation, Claim, new_trace_id
+from citewise.answer.models import Answer, AnswerTrace, Citation, Claim, new_trace_id
 from citewise.evidence.models import EvidencePack
 from citewise.sufficiency.asked import asked_attribute, attribute_cited
 from citewise.sufficiency.compounds import sibling_compound
-from citewise.sufficiency.models import Sufficiency
-from citewise.sufficiency.presence import TermProfile, judge
+from citewise.sufficiency.models import Reason, Sufficiency, TermProfile
+from citewise.sufficiency.presence import judge
 
 if TYPE_CHECKING:
     from citewise.context import StageContext
@@ -29,7 +29,7 @@ def finish(
     suff: Sufficiency,
     claims: list[Claim],
     citations: list[Citation],
-    trace: dict[str, Any],
+    trace: AnswerTrace,
     *,
     failed_why: str | None,
     profile: TermProfile | None = None,
@@ -45,39 +45,43 @@ def finish(
         else None
     )
     attribute = asked_attribute(pack.query) if failed_why is None and kept else None
+    why: Reason | None = None
     if sibling is not None:
-        why = f"near_miss:the cited text speaks of '{sibling.cited}', not '{sibling.asked}'"
+        said = f"the cited text speaks of '{sibling.cited}', not '{sibling.asked}'"
+        why = Reason("near_miss", said)
     elif attribute and not attribute_cited(attribute, _cited_texts(pack, kept, citations)):
-        why = f"near_miss:the cited text does not say which {attribute} is asked for"
-    else:
-        why = ""
-    if why:
+        why = Reason("near_miss", f"the cited text does not say which {attribute} is asked for")
+    if why is not None:
         suff = Sufficiency("insufficient", "insufficient_evidence", (why,))
-        trace["sufficiency"] = asdict(suff)
+        trace["sufficiency"] = suff.to_json()
         failed_why = human_reason(suff)
     if failed_why is None and profile is not None and profile.checks:
         cited = judge(profile, _cited_texts(pack, kept, citations), cited=True)
-        trace["cited_presence"] = asdict(cited)
-        if cited.verdict == "absent":
+        trace["cited_presence"] = cited.to_json()
+        if cited.verdict == "absent" and cited.reason is not None:
             suff = Sufficiency("insufficient", "insufficient_evidence", (cited.reason,))
-            trace["sufficiency"] = asdict(suff)
+            trace["sufficiency"] = suff.to_json()
             failed_why = human_reason(suff)
-        elif cited.verdict == "partial" and not _already_partial(suff, cited.missing):
+        elif (
+            cited.verdict == "partial"
+            and cited.reason is not None
+            and not _already_partial(suff, cited.missing)
+        ):
             worst = "partial_coverage" if suff.degradation == "none" else suff.degradation
             suff = replace(suff, degradation=worst, reasons=(*suff.reasons, cited.reason))
     if failed_why is not None:
         trace["failure_stage"] = "citation_verification"
         return Answer(
-            "insufficient_evidence",
-            f"{INSUFFICIENT} ({failed_why})",
-            (),
-            "insufficient_evidence",
-            replace(suff, status="insufficient", degradation="insufficient_evidence"),
-            pack.replay_id,
-            new_trace_id(),
-            intent,
-            kb.name,
-            pack.revision,
+            outcome="insufficient_evidence",
+            answer=f"{INSUFFICIENT} ({failed_why})",
+            citations=(),
+            degradation="insufficient_evidence",
+            sufficiency=replace(suff, status="insufficient", degradation="insufficient_evidence"),
+            replay_id=pack.replay_id,
+            trace_id=new_trace_id(),
+            intent=intent,
+            kb=kb.name,
+            revision=pack.revision,
             claims=tuple(claims),
             failure_stage="citation_verification",
             trace=trace,
@@ -94,16 +98,16 @@ def finish(
     if suff.status == "borderline" and degradation == "none":
         degradation = "partial_coverage"  # a borderline answer says so in the field
     return Answer(
-        "answered",
-        text,
-        final_cites,
-        degradation,
-        suff,
-        pack.replay_id,
-        new_trace_id(),
-        intent,
-        kb.name,
-        pack.revision,
+        outcome="answered",
+        answer=text,
+        citations=final_cites,
+        degradation=degradation,
+        sufficiency=suff,
+        replay_id=pack.replay_id,
+        trace_id=new_trace_id(),
+        intent=intent,
+        kb=kb.name,
+        revision=pack.revision,
         claims=tuple(claims),
         trace=trace,
     )
@@ -111,7 +115,9 @@ def finish(
 
 def _already_partial(suff: Sufficiency, words: tuple[str, ...]) -> bool:
     """Whether an earlier partial-coverage reason already names every one of ``words``."""
-    earlier = [r for r in suff.reasons if r.startswith("partial_coverage:")]
+    earlier = [
+        str(r) for r in suff.reasons if r.kind == "partial_coverage" and r.detail is not None
+    ]
     return any(all(w in r for w in words) for r in earlier)
 
 
@@ -131,8 +137,8 @@ def _cited_texts(pack: EvidencePack, kept: list[Claim], citations: list[Citation
 
 def human_reason(s: Sufficiency) -> str:
     """The first reason of ``s`` in words, for the answer text."""
-    first = s.reasons[0] if s.reasons else "no evidence"
-    gate, _, detail = first.partition(":")
+    first = s.reasons[0] if s.reasons else Reason("no evidence")
+    gate, detail = first.kind, first.detail or ""
     if gate == "subject_absent":
         return f"the documents do not mention: {detail}"
     if gate == "subject_missing":

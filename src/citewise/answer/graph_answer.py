@@ -10,17 +10,17 @@ citing both, then the neighbour's sentence) and, after review, :func:`relation_v
 from __future__ import annotations
 
 from dataclasses import asdict, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from citewise.analysis.tokenize import tokenize
 from citewise.answer.candidate import Candidate
-from citewise.answer.models import Citation, Claim
+from citewise.answer.models import AnswerTrace, Citation, Claim
 from citewise.answer.relation import Found, asked_relation, documented, gate, subject_of
 from citewise.evidence.models import EvidencePack
 from citewise.graph.select import GraphDiagnostics
 from citewise.recall.models import SearchFilters
 from citewise.recall.scope import visible_chunks
-from citewise.sufficiency.models import Sufficiency
+from citewise.sufficiency.models import Reason, Sufficiency
 from citewise.sufficiency.presence import TermProfile
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ def relation_sufficiency(found: Found | None, suff: Sufficiency) -> Sufficiency:
     if not strong:
         return suff
     told = ", ".join(s.text for s in strong)
-    return Sufficiency("sufficient", "none", (f"graph_relation:{told}", *suff.reasons))
+    return Sufficiency("sufficient", "none", (Reason("graph_relation", told), *suff.reasons))
 
 
 def relation_profile(found: Found | None, profile: TermProfile) -> TermProfile:
@@ -82,7 +82,7 @@ def relation_profile(found: Found | None, profile: TermProfile) -> TermProfile:
     return replace(profile, terms=terms)
 
 
-def from_graph(found: Found | None, trace: dict[str, Any]) -> bool:
+def from_graph(found: Found | None, trace: AnswerTrace) -> bool:
     """A relation question about a subject it names is answered here, not by an LLM route:
     the edge spans a statement cites are not items of the route's frozen evidence set."""
     if found is None or not found.named:
@@ -114,7 +114,7 @@ def relation_claims(found: Found | None, claims: list[Claim]) -> list[Claim]:
     for i, s in enumerate(found.statements):
         edge, neighbour = claims[2 * i], claims[2 * i + 1]
         both = tuple(dict.fromkeys((*edge.citations, *neighbour.citations)))
-        out.append(Claim(s.text, both, 1.0, "notice", True, f"graph relation {s.edge.kind}"))
+        out.append(_notice(s.text, both, f"graph relation {s.edge.kind}"))
         out.append(neighbour)
         if s.weak:
             note = (
@@ -123,8 +123,14 @@ def relation_claims(found: Found | None, claims: list[Claim]) -> list[Claim]:
                 if not found.asked.chinese
                 else f"{s.neighbour.title}的原文未直接回答这个问题。"
             )
-            out.append(Claim(note, both, 1.0, "notice", True, "graph_neighbor_evidence_weak"))
+            out.append(_notice(note, both, "graph_neighbor_evidence_weak"))
     return out + claims[2 * n :]
+
+
+def _notice(text: str, citations: tuple[int, ...], reason: str) -> Claim:
+    return Claim(
+        text=text, citations=citations, support=1.0, verdict="notice", kept=True, reason=reason
+    )
 
 
 def relation_verdict(
@@ -132,8 +138,8 @@ def relation_verdict(
     kept: list[Claim],
     citations: list[Citation],
     suff: Sufficiency,
-    trace: dict[str, Any],
-) -> tuple[Sufficiency, str | None]:
+    trace: AnswerTrace,
+) -> tuple[Sufficiency, Reason | None]:
     """The sufficiency after the graph-support gate, and the reason when the relation is
     not documented (the answer is then ``insufficient_evidence``, stage graph_evidence)."""
     if found is None:
@@ -158,13 +164,13 @@ def relation_verdict(
             }
             for s in found.statements
         ],
-        "gate": missing,
+        "gate": None if missing is None else str(missing),
     }
     if missing:
         return Sufficiency("insufficient", "insufficient_evidence", (missing,)), missing
     weak = [s.neighbour.title for s in found.statements if s.weak]
     if weak and len(weak) == len(found.statements):
-        reason = f"graph_neighbor_evidence_weak:{', '.join(weak)}"
+        reason = Reason("graph_neighbor_evidence_weak", ", ".join(weak))
         worst = "partial_coverage" if suff.degradation == "none" else suff.degradation
         return replace(suff, degradation=worst, reasons=(*suff.reasons, reason)), None
     return suff, None

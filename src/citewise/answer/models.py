@@ -1,13 +1,15 @@
-"""Typed contracts of the answer stage: the one public answer and its trace."""
+"""Typed contracts of the answer stage: the one public answer, its claims and citations,
+and its trace (a JSON object, typed section by section: what the answer hides)."""
 
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
+from citewise.evidence.models import Role
 from citewise.ingest.locator import locator_fields
-from citewise.sufficiency.models import Degradation, Sufficiency
+from citewise.sufficiency.models import Degradation, JudgementJSON, Sufficiency, SufficiencyJSON
 
 Outcome = Literal["answered", "insufficient_evidence", "non_kb_reply", "generation_unavailable"]
 FailureStage = Literal[
@@ -22,8 +24,17 @@ FailureStage = Literal[
     "permission_scope",
 ]
 
+#: How well a claim's citations support it; "" until the release review has scored it,
+#: "notice" for a conflict notice (it reports the sources, it is not scored).
+ClaimVerdict = Literal["", "supported", "weak", "unsupported", "notice"]
+#: The role of a cited excerpt: its fragment's role, or the heading context it was cited
+#: with ("parent_context"), or a side of a conflict ("conflict").
+CitationRole = Role
+#: A JSON object produced by another stage's ``to_json`` (kept as it is written).
+JSONObject = dict[str, Any]
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Citation:
     """One numbered citation: the exact excerpt at its offsets in its revision."""
 
@@ -40,7 +51,7 @@ class Citation:
     char_end: int
     excerpt: str
     sha256: str
-    role: str
+    role: CitationRole
     #: Where the excerpt is in the original file (ingest/locator.py); None for text formats.
     locator: dict[str, Any] | None = None
     #: The second source's verdict (web/verify.py), set only when web verification ran.
@@ -50,19 +61,112 @@ class Citation:
     regulation: dict[str, Any] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Claim:
     """One answer sentence, its citations and how well they support it."""
 
     text: str
     citations: tuple[int, ...]
     support: float
-    verdict: str  # supported | weak | unsupported | notice
+    verdict: ClaimVerdict
     kept: bool
     reason: str = ""
 
+    def to_json(self) -> ClaimJSON:
+        return {
+            "text": self.text,
+            "citations": self.citations,
+            "support": self.support,
+            "verdict": self.verdict,
+            "kept": self.kept,
+            "reason": self.reason,
+        }
 
-@dataclass(frozen=True, slots=True)
+
+class ClaimJSON(TypedDict):
+    text: str
+    citations: tuple[int, ...]
+    support: float
+    verdict: ClaimVerdict
+    kept: bool
+    reason: str
+
+
+class RecoveryTrace(TypedDict):
+    """The one extra assembly pass: whether it ran, helped, and both reviews."""
+
+    attempted: bool
+    improved: bool
+    first: SufficiencyJSON
+    second: SufficiencyJSON
+
+
+class JudgeTrace(TypedDict, total=False):
+    """The LLM sufficiency judge's verdict (``llm.judge.JudgeResult.to_json``)."""
+
+    verdict: str | None  # "sufficient" | "insufficient"; None when the judge failed
+    missing: list[str]
+    reason: str  # llm_judge:<verdict> or llm_judge_failed:<why>
+    attempt: JSONObject
+    replayed_from_record: bool
+
+
+class LLMOutputTrace(TypedDict):
+    target: int
+    model: str
+    sentences: list[JSONObject]
+
+
+class LLMTrace(TypedDict, total=False):
+    """An LLM route's part of the trace: its limits, the frozen payload, every attempt,
+    the model's sentences (so replay can rebuild the answer offline), or why it stopped."""
+
+    route: str | None
+    replayed_from_record: bool
+    limits: dict[str, int]
+    attempts: list[JSONObject]
+    evidence_set: JSONObject
+    payload: JSONObject
+    stopped: str | None
+    output: LLMOutputTrace
+    reason: str
+    replay_id: str
+    extractive_offered: bool
+
+
+class AnswerTrace(TypedDict, total=False):
+    """What the answer hides, in the order the pipeline writes it (the JSON keeps that
+    order). Sections appear only on the paths that reach them."""
+
+    question: str
+    intent: JSONObject  # the classified intent (evidence.intent.Intent)
+    #: The question's condition set ("stated") and what it did to the evidence (issue 22).
+    conditions: JSONObject
+    lineage: dict[str, str]  # conversation / turn / task / parent ids, as given
+    rewrite: JSONObject  # a follow-up's standalone rewrite (analysis/followup.py)
+    retrieval: JSONObject | None  # recall.search.search_summary; None after a recovery
+    terms: list[JSONObject]  # the question's weighed terms (QuestionTerm)
+    recovery: RecoveryTrace | None
+    llm_judge: JudgeTrace
+    pack: JSONObject  # EvidencePack.to_json
+    sufficiency: SufficiencyJSON
+    conflicts: list[JSONObject]  # ConflictNote
+    procedure_steps_added: int
+    llm_skipped: str  # why an LLM route did not write (a relation answered from the graph)
+    llm: LLMTrace
+    answer_source: str | None  # "extractive" | "llm:<route>/<model>" | None (none wrote)
+    removed_orchestration: list[JSONObject]
+    constraints: list[JSONObject]  # the question's constraints (sufficiency/constraints.py)
+    unit_scores: list[float]  # the chosen answer units' scores
+    claims: list[ClaimJSON]
+    relation: JSONObject  # a relation question's statements and graph gate (answer/graph_answer.py)
+    cited_presence: JudgementJSON
+    failure_stage: FailureStage
+    missing: str  # the reasons of an insufficient answer, "; "-joined
+    web_verification: JSONObject  # the opt-in web second source's run (web/verify.py)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Answer:
     outcome: Outcome
     answer: str
@@ -76,7 +180,7 @@ class Answer:
     revision: int
     claims: tuple[Claim, ...] = ()
     failure_stage: FailureStage | None = None
-    trace: dict[str, Any] = field(default_factory=dict)
+    trace: AnswerTrace = field(default_factory=lambda: AnswerTrace())
 
     def to_json(self, *, with_trace: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -107,7 +211,7 @@ class Answer:
             "degradation": self.degradation,
             "sufficiency": {
                 "status": self.sufficiency.status,
-                "reasons": list(self.sufficiency.reasons),
+                "reasons": list(self.sufficiency.reason_texts),
             },
             "intent": self.intent,
             "kb": self.kb,

@@ -22,6 +22,7 @@ from citewise.answer.conditions import (
     apply_conditions,
     best_excluded,
     fragments_under,
+    heading_split,
 )
 from citewise.answer.finish import INSUFFICIENT, finish, human_reason
 from citewise.answer.graph_answer import (
@@ -33,7 +34,7 @@ from citewise.answer.graph_answer import (
     relation_verdict,
     with_relations,
 )
-from citewise.answer.models import Answer, FailureStage, new_trace_id
+from citewise.answer.models import Answer, AnswerTrace, FailureStage, new_trace_id
 from citewise.answer.procedure import complete_procedures
 from citewise.answer.ranking import units_reader
 from citewise.answer.relevance import dense_scorer
@@ -46,7 +47,7 @@ from citewise.recall.search import RecallSettings, search, search_summary
 from citewise.sufficiency.conflicts_adapter import detect_conflicts, stale_paths
 from citewise.sufficiency.constraints import UnitGate, question_constraints
 from citewise.sufficiency.gates import GateInput, procedure_mismatch, review
-from citewise.sufficiency.models import Sufficiency
+from citewise.sufficiency.models import Reason, Sufficiency
 from citewise.sufficiency.named import absent_terms
 from citewise.sufficiency.presence import weigh
 
@@ -82,7 +83,7 @@ def ask(
     llm_ctx = llm
     analysed = analyse(question, conditions)  # read once; every stage below takes it
     intent = analysed.intent
-    trace: dict[str, Any] = {"question": question, "intent": asdict(intent)}
+    trace: AnswerTrace = {"question": question, "intent": asdict(intent)}
     if analysed.conditions.conditions:
         trace["conditions"] = {"stated": analysed.conditions.to_json()}
     if lineage:
@@ -95,18 +96,20 @@ def ask(
     revision = index.visible_revision(who)  # numbered as this principal sees the KB
     if intent.kind == "non_kb":
         rid = _digest({"q": question.strip().lower(), "outcome": "non_kb_reply"})
-        suff = Sufficiency("sufficient", "none", ("non_kb:whitelisted greeting or help",))
+        suff = Sufficiency(
+            "sufficient", "none", (Reason("non_kb", "whitelisted greeting or help"),)
+        )
         return Answer(
-            "non_kb_reply",
-            NON_KB_REPLY,
-            (),
-            "none",
-            suff,
-            rid,
-            new_trace_id(),
-            intent.kind,
-            kb.name,
-            revision,
+            outcome="non_kb_reply",
+            answer=NON_KB_REPLY,
+            citations=(),
+            degradation="none",
+            sufficiency=suff,
+            replay_id=rid,
+            trace_id=new_trace_id(),
+            intent=intent.kind,
+            kb=kb.name,
+            revision=revision,
             trace=trace,
         )
     cfg = EvidenceConfig()
@@ -141,7 +144,7 @@ def ask(
         verdict = llm_ctx.judge(kb, question, gi, intent.kind, filters)
         if verdict is not None:
             trace["llm_judge"] = verdict
-            suff = replace(suff, reasons=(*suff.reasons, str(verdict["reason"])))
+            suff = replace(suff, reasons=(*suff.reasons, Reason.parse(str(verdict["reason"]))))
             judge_wants_more = verdict.get("verdict") == "insufficient"
     if suff.recoverable or judge_wants_more:
         # One extra assembly pass: read more of the documents. Never a loop.
@@ -166,18 +169,18 @@ def ask(
         trace["recovery"] = {
             "attempted": True,
             "improved": better,
-            "first": asdict(suff),
-            "second": asdict(again),
+            "first": suff.to_json(),
+            "second": again.to_json(),
         }
         if better:
             pack, suff, conflicts = second, again, conflicts2
             trace["retrieval"] = None  # the recovery pass ran its own, wider recall
     set_aside = tuple(p for p in stale_paths(kb, pack, who) if not _stale_used(pack, (p,)))
     if set_aside and suff.status != "insufficient":
-        note = f"stale_set_aside:{', '.join(set_aside)} (superseded; current editions used)"
-        suff = replace(suff, reasons=(*suff.reasons, note))
+        note = f"{', '.join(set_aside)} (superseded; current editions used)"
+        suff = replace(suff, reasons=(*suff.reasons, Reason("stale_set_aside", note)))
     trace["pack"] = pack.to_json()
-    trace["sufficiency"] = asdict(suff)
+    trace["sufficiency"] = suff.to_json()
     trace["conflicts"] = [asdict(c) for c in conflicts]
     fragments = [f for f in (*pack.direct, *pack.augmentation) if f.path not in stale] or list(
         pack.direct
@@ -200,28 +203,36 @@ def ask(
         mismatch = procedure_mismatch(intent, fragments)
         if mismatch:
             suff = Sufficiency("insufficient", "insufficient_evidence", (mismatch,))
-            trace["sufficiency"] = asdict(suff)
+            trace["sufficiency"] = suff.to_json()
     found = relation_pass(kb, question, pack, recall.graph, filters)  # relation questions
     suff, profile = relation_sufficiency(found, suff), relation_profile(found, profile)
-    trace["sufficiency"] = asdict(suff)
+    trace["sufficiency"] = suff.to_json()
     if suff.status == "insufficient":
-        missing = "; ".join(suff.reasons)
+        missing = "; ".join(suff.reason_texts)
         text = f"{INSUFFICIENT} ({human_reason(suff)})"
         trace["failure_stage"] = _failure_stage(pack, recall)
         return Answer(
-            "insufficient_evidence",
-            text,
-            (),
-            "insufficient_evidence",
-            suff,
-            pack.replay_id,
-            new_trace_id(),
-            intent.kind,
-            kb.name,
-            pack.revision,
+            outcome="insufficient_evidence",
+            answer=text,
+            citations=(),
+            degradation="insufficient_evidence",
+            sufficiency=suff,
+            replay_id=pack.replay_id,
+            trace_id=new_trace_id(),
+            intent=intent.kind,
+            kb=kb.name,
+            revision=pack.revision,
             failure_stage=_failure_stage(pack, recall),
             trace=trace | {"missing": missing},
         )
+    split = heading_split(
+        [f.heading_path[-1] for f in pack.direct if f.heading_path], analysed.conditions
+    )
+    if llm_ctx is not None and (analysed.conditions.conditions or dropped or split):
+        # the route's frozen evidence set does not carry condition scopes yet: a question
+        # under stated conditions is composed extractively, and the trace says why
+        trace["llm_skipped"] = "conditions: the answer is composed per condition, extractively"
+        llm_ctx = None
     if llm_ctx is not None and not from_graph(found, trace):
         gi = GateInput(
             question, intent, pack, len(conflicts), _stale_used(pack, stale), unknown, profile
@@ -268,29 +279,29 @@ def ask(
     trace["constraints"] = [asdict(c) for c in gate.constraints]
     trace["unit_scores"] = [round(c.score, 3) for c in chosen]
     if not chosen and gate.failures and found is None:  # relation questions: graph verdict
-        suff = Sufficiency("insufficient", "insufficient_evidence", (gate.refusal(),))
-        trace["sufficiency"] = asdict(suff)
+        suff = Sufficiency("insufficient", "insufficient_evidence", (Reason.parse(gate.refusal()),))
+        trace["sufficiency"] = suff.to_json()
         return finish(
             kb, intent.kind, pack, suff, [], [], trace, failed_why=human_reason(suff), profile=None
         )
     citations, claims = cite_claims(kb, with_relations(found, chosen), conflicts)
     claims = release_review(relation_claims(found, claims), citations)
     kept = [c for c in claims if c.kept]
-    trace["claims"] = [asdict(c) for c in claims]
+    trace["claims"] = [c.to_json() for c in claims]
     suff, not_documented = relation_verdict(found, kept, citations, suff, trace)
     if not_documented:
         trace["failure_stage"] = "graph_evidence"
         return Answer(
-            "insufficient_evidence",
-            f"{INSUFFICIENT} ({human_reason(suff)})",
-            (),
-            "insufficient_evidence",
-            suff,
-            pack.replay_id,
-            new_trace_id(),
-            intent.kind,
-            kb.name,
-            pack.revision,
+            outcome="insufficient_evidence",
+            answer=f"{INSUFFICIENT} ({human_reason(suff)})",
+            citations=(),
+            degradation="insufficient_evidence",
+            sufficiency=suff,
+            replay_id=pack.replay_id,
+            trace_id=new_trace_id(),
+            intent=intent.kind,
+            kb=kb.name,
+            revision=pack.revision,
             claims=tuple(claims),
             failure_stage="graph_evidence",
             trace=trace,
@@ -336,14 +347,14 @@ def _condition_answer(
     applied: ConditionOutcome,
     pack: EvidencePack,
     intent: str,
-    trace: dict[str, Any],
+    trace: AnswerTrace,
 ) -> Answer:
     """No answer under the question's conditions: the deciding condition is missing, or
     the stated one has no evidence (another condition's answer is never given as its)."""
     if applied.missing:
         kind = applied.missing
         values = ", ".join(applied.missing_values)
-        reason = f"condition_missing: {kind}"
+        reason = Reason("condition_missing", f" {kind}", (kind,))  # as the issue spells it
         text = (
             f"The answer depends on the {kind}, which the question does not state: the "
             f"documents answer differently for {values}. Ask again naming one."
@@ -351,26 +362,27 @@ def _condition_answer(
     else:
         said = "; ".join(c.text for c in stated.conditions if c.kind in applied.unanswered)
         covered = "; ".join(f"{k}: {', '.join(v)}" for k, v in applied.unanswered.items())
-        reason = f"condition_unanswered: {said} (the documents cover {covered})"
+        reason = Reason("condition_unanswered", f" {said} (the documents cover {covered})")
         text = (
             f"The knowledge base holds no evidence for this {said}; the documents answer it "
             f"only for other conditions ({covered})."
         )
     suff = Sufficiency("insufficient", "insufficient_evidence", (reason,))
-    trace["sufficiency"] = asdict(suff)
+    trace["sufficiency"] = suff.to_json()
+    trace["missing"] = str(reason)
     return Answer(
-        "insufficient_evidence",
-        text,
-        (),
-        "insufficient_evidence",
-        suff,
-        pack.replay_id,
-        new_trace_id(),
-        intent,
-        kb.name,
-        pack.revision,
+        outcome="insufficient_evidence",
+        answer=text,
+        citations=(),
+        degradation="insufficient_evidence",
+        sufficiency=suff,
+        replay_id=pack.replay_id,
+        trace_id=new_trace_id(),
+        intent=intent,
+        kb=kb.name,
+        revision=pack.revision,
         failure_stage="context_assembly",
-        trace=trace | {"missing": reason},
+        trace=trace,
     )
 
 

@@ -33,6 +33,7 @@ from citewise.graph.models import Edge, Point
 from citewise.graph.rollup import rolled_up
 from citewise.graph.text import norm_title
 from citewise.index.manager import KBIndex
+from citewise.sufficiency.models import Reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,7 +203,7 @@ def _best_sentence(hint: str, frag: Fragment) -> Candidate:
     return max(pool, key=lambda c: (c.score, [-x for x in c.order]))
 
 
-def gate(found: Found, cited_texts: list[str]) -> str | None:
+def gate(found: Found, cited_texts: list[str]) -> Reason | None:
     """``graph_neighbor_evidence_missing:...`` when the asked relation has no documented
     edge with neighbour text and no cited sentence states it; else None."""
     if not found.named or found.statements:
@@ -211,12 +212,14 @@ def gate(found: Found, cited_texts: list[str]) -> str | None:
         return None
     subject = found.subject.title if found.subject is not None else "the subject"
     if found.textless:
-        return (
-            f"graph_neighbor_evidence_missing:the {found.asked.name!r} relation of {subject} "
-            f"leads to {', '.join(found.textless)}, whose own text is not readable here"
+        return Reason(
+            "graph_neighbor_evidence_missing",
+            f"the {found.asked.name!r} relation of {subject} "
+            f"leads to {', '.join(found.textless)}, whose own text is not readable here",
         )
-    return (
-        f"graph_neighbor_evidence_missing:no documented {found.asked.name!r} relation for {subject}"
+    return Reason(
+        "graph_neighbor_evidence_missing",
+        f"no documented {found.asked.name!r} relation for {subject}",
     )
 
 

@@ -8,15 +8,14 @@ stage's :func:`~citewise.answer.finish.finish`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from citewise.answer.models import Answer
+    from citewise.answer.models import Answer, AnswerTrace, JudgeTrace
     from citewise.context import StageContext
     from citewise.recall.models import SearchFilters
-    from citewise.sufficiency.conflicts_adapter import ConflictNote
     from citewise.sufficiency.gates import GateInput
-    from citewise.sufficiency.models import Sufficiency
+    from citewise.sufficiency.models import ConflictNote, Sufficiency
 
 __all__ = ["LLMWriter"]
 
@@ -33,7 +32,7 @@ class LLMWriter(Protocol):
         g: GateInput,
         intent: str,
         filters: SearchFilters | None,
-    ) -> dict[str, Any] | None: ...
+    ) -> JudgeTrace | None: ...
 
     def answer(
         self,
@@ -45,5 +44,5 @@ class LLMWriter(Protocol):
         stale: tuple[str, ...],
         conflicts: list[ConflictNote],
         filters: SearchFilters | None,
-        trace: dict[str, Any],
+        trace: AnswerTrace,
     ) -> Answer | None: ...

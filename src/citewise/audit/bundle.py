@@ -21,8 +21,9 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from citewise.analysis.conditions import Condition, ConditionSet
 from citewise.answer.pipeline import ask
@@ -36,6 +37,9 @@ if TYPE_CHECKING:
     from citewise.context import ContextSource
 
 FORMAT = "citewise-answer-bundle/1"
+#: What a replay found: every checked stage the same (some left unchecked: ``partial``),
+#: a stage that differs, or a file that is not a citewise answer bundle.
+ReplayStatus = Literal["reproduced", "partial", "differs", "unsupported"]
 STAGES = ("retrieval", "evidence", "sufficiency", "answer")
 LLM_STAGES = ("retrieval", "evidence", "sufficiency", "llm_payload", "answer")
 
@@ -106,9 +110,9 @@ def _evidence(pack: dict[str, Any] | None) -> dict[str, Any]:
     return {"replay_id": pack.get("replay_id"), "fragments": frags}
 
 
-def _suff(s: dict[str, Any] | None) -> dict[str, Any]:
-    s = s or {}
-    return {k: s.get(k) for k in ("status", "degradation", "reasons")}
+def _suff(s: Mapping[str, Any] | None) -> dict[str, Any]:
+    got: Mapping[str, Any] = s or {}
+    return {k: got.get(k) for k in ("status", "degradation", "reasons")}
 
 
 def _answer(a: dict[str, Any]) -> dict[str, Any]:
@@ -213,7 +217,7 @@ def replay(home: ContextSource, bundle: dict[str, Any]) -> dict[str, Any]:
     got = json.loads(canonical_json(got))
     want = json.loads(canonical_json(want))
     differs = [s for s in stages if s not in unchecked and got[s] != want[s]]
-    status = "differs" if differs else "partial" if unchecked else "reproduced"
+    status: ReplayStatus = "differs" if differs else "partial" if unchecked else "reproduced"
     report = base | {
         "status": status,
         "note": note,

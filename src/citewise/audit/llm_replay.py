@@ -16,18 +16,18 @@ What can be checked depends on what the answer recorded:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from citewise.llm.frozen import EvidenceDoesNotFit
-from citewise.llm.written import ModelSentence, SetLimits, build_payload, write_answer
+from citewise.llm.models import ModelSentence, SetLimits
+from citewise.llm.written import build_payload, write_answer
 
 if TYPE_CHECKING:
-    from citewise.answer.models import Answer
+    from citewise.answer.models import Answer, AnswerTrace, JudgeTrace
     from citewise.context import StageContext
     from citewise.recall.models import SearchFilters
-    from citewise.sufficiency.conflicts_adapter import ConflictNote
     from citewise.sufficiency.gates import GateInput
-    from citewise.sufficiency.models import Sufficiency
+    from citewise.sufficiency.models import ConflictNote, Sufficiency
 
 
 def uses_llm(bundle: dict[str, Any]) -> bool:
@@ -111,10 +111,10 @@ class RecordedLLM:
         g: GateInput,
         intent: str,
         filters: SearchFilters | None,
-    ) -> dict[str, Any] | None:
+    ) -> JudgeTrace | None:
         if not self.judged:
             return None
-        return dict(self.judged) | {"replayed_from_record": True}
+        return cast("JudgeTrace", dict(self.judged) | {"replayed_from_record": True})
 
     def answer(
         self,
@@ -126,7 +126,7 @@ class RecordedLLM:
         stale: tuple[str, ...],
         conflicts: list[ConflictNote],
         filters: SearchFilters | None,
-        trace: dict[str, Any],
+        trace: AnswerTrace,
     ) -> Answer | None:
         limits = SetLimits.from_json(self.record.get("limits"))
         try:

@@ -7,13 +7,25 @@ The saved answer is only read here, never rewritten.
 from __future__ import annotations
 
 import difflib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from citewise.errors import CitewiseError
 from citewise.ingest.models import sha256_text
 
 if TYPE_CHECKING:
     from citewise.store.protocol import Store
+
+
+#: A pinned citation against the current revision: same version, the document changed but
+#: the cited text is still there, or the cited text changed or was removed.
+CitationState = Literal["current", "unchanged", "stale"]
+
+
+class CurrentState(TypedDict, total=False):
+    status: CitationState
+    reason: str
+    new_text: str | None
+    new_version_id: int
 
 
 def check_citations(store: Store, answer_id: str) -> dict[str, Any]:
@@ -56,7 +68,7 @@ def check_citations(store: Store, answer_id: str) -> dict[str, Any]:
     }
 
 
-def _current(store: Store, kb: str, c: dict[str, Any], heading: tuple[str, ...]) -> dict[str, Any]:
+def _current(store: Store, kb: str, c: dict[str, Any], heading: tuple[str, ...]) -> CurrentState:
     try:
         doc = store.get_document(kb, str(c["path"]))
     except CitewiseError:

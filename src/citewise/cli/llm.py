@@ -15,7 +15,8 @@ from citewise.llm.models import MAX_FALLBACKS, Route, Target
 from citewise.llm.secrets import public_url
 
 if TYPE_CHECKING:
-    from citewise.llm.routes import RouteStatus, RouteStore
+    from citewise.llm.models import LLMRouteStatus
+    from citewise.llm.routes import RouteStore
 
 llm_app = typer.Typer(
     help="Optional LLM generation: routes and their checks.", no_args_is_help=True
@@ -48,7 +49,7 @@ def _fallback(spec: str, primary: Target) -> Target:
     return Target.from_json(fields)
 
 
-def _show(st: RouteStatus) -> dict[str, object]:
+def _show(st: LLMRouteStatus) -> dict[str, object]:
     return {
         "name": st.name,
         "state": st.state,

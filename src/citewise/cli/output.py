@@ -214,5 +214,5 @@ def print_answer(answer: Answer) -> None:
             v = c.verification
             out.print(f"    second source: {v['state']} ({v['reason']})", markup=False)
     if answer.sufficiency.reasons and answer.outcome == "answered":
-        out.print(f"\nnotes: {'; '.join(answer.sufficiency.reasons)}", markup=False)
+        out.print(f"\nnotes: {'; '.join(answer.sufficiency.reason_texts)}", markup=False)
     out.print(f"replay {answer.replay_id}  answer id {answer.trace_id}", markup=False)

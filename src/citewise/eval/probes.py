@@ -71,7 +71,7 @@ def load_cases(suite: Path) -> list[dict[str, Any]]:
     return cases
 
 
-def check_citations(kb: KnowledgeBase, answer: Answer) -> list[str]:
+def citation_problems(kb: KnowledgeBase, answer: Answer) -> list[str]:
     """Every citation's excerpt must equal the stored source text at its offsets."""
     problems = []
     for c in answer.citations:
@@ -122,8 +122,8 @@ def check_case(kb: KnowledgeBase, case: dict[str, Any]) -> CaseResult:
             conditions=given or None,
         )
     for s in exp.get("reasons_include") or []:
-        if not any(str(s) in r for r in answer.sufficiency.reasons):
-            problems.append(f"no reason with {s!r} in {answer.sufficiency.reasons}")
+        if not any(str(s) in r for r in answer.sufficiency.reason_texts):
+            problems.append(f"no reason with {s!r} in {answer.sufficiency.reason_texts}")
     text = answer.answer.lower()
     if exp.get("outcome") and answer.outcome != exp["outcome"]:
         problems.append(f"outcome {answer.outcome} != {exp['outcome']}")
@@ -153,7 +153,7 @@ def check_case(kb: KnowledgeBase, case: dict[str, Any]) -> CaseResult:
             problems.append(f"no {role} fragment in the pack")
     if exp.get("relation"):
         problems += check_relation(answer, str(exp["relation"]))
-    problems += check_citations(kb, answer)
+    problems += citation_problems(kb, answer)
     return CaseResult(
         str(case["id"]),
         str(case.get("kind", "")),

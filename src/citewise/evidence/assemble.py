@@ -32,7 +32,7 @@ from citewise.evidence.nodes import NodeReader, spans_by_version
 from citewise.evidence.replay import normalize_query, replay_id
 from citewise.evidence.rse import best_segments, chunk_values
 from citewise.evidence.sentences import query_terms
-from citewise.evidence.spans import Span, select_spans
+from citewise.evidence.spans import SupportSpan, select_spans
 from citewise.index.manager import KBIndex
 from citewise.ingest.locator import locate
 from citewise.ingest.models import Node
@@ -271,7 +271,9 @@ def _segments(
     return chosen
 
 
-def _span_rank(sp: Span, chunks: Sequence[StoredChunk], hit_rank: dict[str, int], si: int) -> float:
+def _span_rank(
+    sp: SupportSpan, chunks: Sequence[StoredChunk], hit_rank: dict[str, int], si: int
+) -> float:
     """Direct spans are ordered by the rank of the hit that holds them (chunks a segment
     only bridges rank after every hit), then by key-term coverage."""
     rank = 1000 + si
@@ -294,7 +296,7 @@ def _evidence(
 ) -> list[Fragment]:
     terms = query_terms(query)
     hit_rank = {h.chunk_id: h.rank for h in hits}
-    spans: dict[DocKey, list[tuple[Span, float]]] = {}
+    spans: dict[DocKey, list[tuple[SupportSpan, float]]] = {}
     chunk_cache: dict[DocKey, list[StoredChunk]] = {}
     for si, seg in enumerate(segments):
         key = (seg.doc_id, seg.version_id)

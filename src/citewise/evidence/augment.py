@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 from citewise.evidence.docview import DocView
 from citewise.evidence.models import Budget, Fragment, Role
-from citewise.evidence.spans import Span
+from citewise.evidence.spans import SupportSpan
 from citewise.evidence.tokens import estimate_tokens
 from citewise.ingest.models import Node
 from citewise.recall.models import Hit
@@ -33,7 +33,7 @@ BLOCKS = frozenset({"code", "mermaid", "table"})
 LEAD_KINDS = frozenset({"paragraph", "list_item", "blockquote"})
 
 
-def direct_fragments(view: DocView, spans: Sequence[tuple[Span, float]]) -> list[Fragment]:
+def direct_fragments(view: DocView, spans: Sequence[tuple[SupportSpan, float]]) -> list[Fragment]:
     return [
         view.fragment(
             "direct_support",
@@ -56,7 +56,7 @@ def _heading_end(section: Node) -> int:
 
 def context_fragments(
     view: DocView,
-    spans: Sequence[tuple[Span, float]],
+    spans: Sequence[tuple[SupportSpan, float]],
     budget: Budget,
     window: int,
 ) -> list[Fragment]:

@@ -23,6 +23,10 @@ Role = Literal[
 ]
 Profile = Literal["base", "causal", "deep"]
 Action = Literal["include", "truncate", "drop"]
+#: Whether the pack holds direct evidence.
+PackOutcome = Literal["ok", "insufficient_evidence"]
+#: What a pack could not do: find direct evidence, or read a source's window.
+LimitationKind = Literal["insufficient_evidence", "source_window_unavailable"]
 
 #: Lower is kept first; when the budget is short, the highest number is dropped first.
 ROLE_PRIORITY: dict[str, int] = {
@@ -183,7 +187,7 @@ class Fragment:
 @dataclass(frozen=True, slots=True)
 class Decision:
     action: Action
-    role: str
+    role: Role
     citation_id: str
     path: str
     tokens: int
@@ -192,7 +196,7 @@ class Decision:
 
 @dataclass(frozen=True, slots=True)
 class Limitation:
-    kind: str  # source_window_unavailable, insufficient_evidence, block_over_cap...
+    kind: LimitationKind
     reason: str
     doc_id: str = ""
     path: str = ""
@@ -231,7 +235,7 @@ class EvidencePack:
     kb: str
     revision: int
     rse: bool
-    outcome: str  # ok | insufficient_evidence
+    outcome: PackOutcome
     direct: tuple[Fragment, ...]
     augmentation: tuple[Fragment, ...]
     graph_neighbors: tuple[Fragment, ...]

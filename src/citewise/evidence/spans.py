@@ -17,7 +17,10 @@ _Piece = tuple[int, int, Node, Node, int, int]
 
 
 @dataclass(frozen=True, slots=True)
-class Span:
+class SupportSpan:
+    """Direct support inside one node: the offsets of the sentence (table row, block)
+    that carries the query's terms. (A sentence of plain text is a ``sentences.Span``.)"""
+
     node: Node  # the node that contains the span (a paragraph, table row, code block...)
     unit: Node  # the chunk member it belongs to
     start: int
@@ -26,7 +29,7 @@ class Span:
     reason: str
 
 
-def candidates(view: DocView, unit: Node) -> list[tuple[Node, int, int]]:
+def node_pieces(view: DocView, unit: Node) -> list[tuple[Node, int, int]]:
     """Sentence-sized pieces of one chunk member: sentences, table rows, whole blocks."""
     if unit.kind == "table":
         rows = [c for c in view.children.get(unit.id, []) if c.kind == "table_row"]
@@ -45,7 +48,7 @@ def select_spans(
     max_spans: int,
     min_coverage: float,
     weights: Mapping[str, float] | None = None,
-) -> list[Span]:
+) -> list[SupportSpan]:
     """The best-covered pieces of ``units`` (in the order given, best chunk first).
 
     A piece qualifies when it holds at least ``min_coverage`` of the key terms (and at
@@ -61,7 +64,7 @@ def select_spans(
     pieces: list[_Piece] = []
     weighted: list[float] = []
     for unit in units:
-        for node, s, e in candidates(view, unit):
+        for node, s, e in node_pieces(view, unit):
             held = held_terms(terms, view.text[s:e]) if terms else []
             pieces.append((-len(held), len(pieces), node, unit, s, e))
             weighted.append(sum(weights.get(t, 1.0) for t in held) if weights else len(held))
@@ -86,14 +89,14 @@ def select_spans(
         best = min(pieces)
         chosen = [best]
         reason = "best_available" if -best[0] > 0 else "no_key_term_match"
-    spans: list[Span] = []
+    spans: list[SupportSpan] = []
     last_order = -2
     for negcov, order, node, unit, s, e in chosen:
         prev = spans[-1] if spans else None
         if prev is not None and prev.node.id == node.id and order == last_order + 1:
-            spans[-1] = Span(node, unit, prev.start, e, prev.coverage - negcov, reason)
+            spans[-1] = SupportSpan(node, unit, prev.start, e, prev.coverage - negcov, reason)
         else:
-            spans.append(Span(node, unit, s, e, -negcov, reason))
+            spans.append(SupportSpan(node, unit, s, e, -negcov, reason))
         last_order = order
     return spans
 

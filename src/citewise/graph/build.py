@@ -196,7 +196,7 @@ class KnowledgeGraph:
         if not hidden:
             view = self
         else:
-            view = assemble(
+            view = join_graph(
                 [x for x in self.sources if x.doc_id not in hidden],
                 [row for row in self.chunk_rows if row[1] not in hidden],
                 generation=self.generation,
@@ -279,7 +279,7 @@ class _Resolver:
         return None
 
 
-def assemble(
+def join_graph(
     extracts: Iterable[DocExtract],
     chunks: Iterable[tuple[str, str, tuple[str, ...]]] = (),
     *,
@@ -453,7 +453,7 @@ class KBGraph:
         self._cache = cache
         t_extract = time.perf_counter() - started
         chunks = ((c.chunk_id, c.doc_id, c.node_ids) for c in self.store.iter_chunks(self.kb))
-        graph = assemble(cache.values(), chunks, generation=generation)
+        graph = join_graph(cache.values(), chunks, generation=generation)
         graph.doc_meta = {d.doc_id: d.metadata for d in docs}
         graph.stats = replace(
             graph.stats,

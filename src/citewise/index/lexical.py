@@ -33,13 +33,13 @@ import numpy as np
 import numpy.typing as npt
 
 from citewise.analysis.tokenize import content_tokens, literal_tokens, tokenize
-from citewise.index.segment import Bag, BoolArray, F32Array, Segment, bm25_scores, top_k
+from citewise.index.segment import Bag, BoolArray, F32Array, IndexSegment, bm25_scores, top_k
 
 __all__ = [
     "DEFAULT_B",
     "DEFAULT_K1",
     "DEFAULT_TITLE_WEIGHT",
-    "Hit",
+    "LexicalHit",
     "LexicalIndex",
     "Population",
 ]
@@ -56,7 +56,7 @@ _PARAMS = ("k1", "b", "title_weight", "merge_threshold", "max_dead_fraction")
 Allowed = Collection[str] | npt.NDArray[np.bool_] | None
 
 
-class Hit(NamedTuple):
+class LexicalHit(NamedTuple):
     chunk_id: str
     score: float
 
@@ -97,11 +97,11 @@ class LexicalIndex:
         self._title_weight = float(title_weight)
         self.merge_threshold = merge_threshold
         self.max_dead_fraction = max_dead_fraction
-        self._main = Segment.from_bags([], [])
+        self._main = IndexSegment.from_bags([], [])
         self._delta_ids: list[str] = []
         self._delta_bags: list[Bag] = []
         self._delta_live: list[bool] = []
-        self._delta: Segment | None = None  # built lazily from the _delta_* lists
+        self._delta: IndexSegment | None = None  # built lazily from the _delta_* lists
         self._where: dict[str, int] = {}  # live chunk id -> global slot
         self._layout = 0
         self._cache_key: tuple[object, ...] = ()
@@ -118,7 +118,7 @@ class LexicalIndex:
         bags: dict[str, Bag] = {}  # a repeated chunk id: the last one wins
         for chunk_id, text, title in chunks:
             bags[chunk_id] = index.bag_of(text, title)
-        index._main = Segment.from_bags(list(bags), list(bags.values()))
+        index._main = IndexSegment.from_bags(list(bags), list(bags.values()))
         index._where = {c: i for i, c in enumerate(bags)}
         index._layout += 1
         return index
@@ -196,17 +196,17 @@ class LexicalIndex:
 
     def merge(self) -> None:
         """Fold the delta into the merged segment and drop tombstoned documents."""
-        self._main = Segment.merged([self._main, self._delta_segment()])
+        self._main = IndexSegment.merged([self._main, self._delta_segment()])
         self._delta_ids, self._delta_bags, self._delta_live = [], [], []
         self._delta = None
         self._where = {c: i for i, c in enumerate(self._main.chunk_ids)}
         self._layout += 1
         self._cache_key = ()
 
-    def _delta_segment(self) -> Segment:
+    def _delta_segment(self) -> IndexSegment:
         if self._delta is None:
             live = np.asarray(self._delta_live, dtype=bool)
-            self._delta = Segment.from_bags(self._delta_ids, self._delta_bags, live)
+            self._delta = IndexSegment.from_bags(self._delta_ids, self._delta_bags, live)
             self._cache_key = ()
         return self._delta
 
@@ -265,7 +265,7 @@ class LexicalIndex:
         mask[[self._where[c] for c in chunk_ids if c in self._where]] = True
         return mask
 
-    def _prepare(self) -> tuple[Segment, Segment]:
+    def _prepare(self) -> tuple[IndexSegment, IndexSegment]:
         delta = self._delta_segment()
         main = self._main
         key = (self.k1, self.b, main.live_len, delta.live_len, self._layout, main.n_live,
@@ -307,7 +307,7 @@ class LexicalIndex:
         segs = ((main, norms[0], 0), (delta, norms[1], len(main.chunk_ids)))
         return bm25_scores(segs, tokens, n, self.n_slots, mask)
 
-    def search(self, query: str, k: int = 10, allowed: Allowed = None) -> list[Hit]:
+    def search(self, query: str, k: int = 10, allowed: Allowed = None) -> list[LexicalHit]:
         """Top ``k`` live chunks for ``query`` among ``allowed`` (None = all).
 
         ``allowed`` is a collection of chunk ids or a boolean mask of length
@@ -322,7 +322,7 @@ class LexicalIndex:
         k: int = 10,
         allowed: Allowed = None,
         population: Population | None = None,
-    ) -> list[Hit]:
+    ) -> list[LexicalHit]:
         """:meth:`search` for an already tokenized query; ``population`` gives the scoring
         statistics (None: every live chunk's)."""
         if k <= 0 or not self._where:
@@ -348,7 +348,7 @@ class LexicalIndex:
             self._delta_ids,
         )
         ids = [main_ids[s] if s < n_main else delta_ids[s - n_main] for s in cand.tolist()]
-        return [Hit(c, float(s)) for c, s in zip(ids, scores[cand].tolist(), strict=True)]
+        return [LexicalHit(c, float(s)) for c, s in zip(ids, scores[cand].tolist(), strict=True)]
 
     def scores(self, query: str) -> dict[str, float]:
         """Every live chunk with a positive score for ``query`` (for tests and debugging)."""
@@ -383,7 +383,7 @@ class LexicalIndex:
         if meta.get("format") != _FORMAT:
             raise ValueError(f"unsupported lexical index format {meta.get('format')!r}")
         index = cls(**{p: meta[p] for p in _PARAMS})
-        index._main, delta = Segment.load(path / "main"), Segment.load(path / "delta")
+        index._main, delta = IndexSegment.load(path / "main"), IndexSegment.load(path / "delta")
         index._delta, index._delta_ids = delta, delta.chunk_ids
         index._delta_live = delta.live.tolist()
         index._delta_bags = delta.bags()  # needed to rebuild the delta after adds

@@ -24,7 +24,7 @@ from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -35,7 +35,7 @@ from citewise.index.embedder import Embedder, Unavailable, precision_of, probe
 from citewise.index.language import EncoderChoice, choose_encoder, read_choice, write_choice
 from citewise.index.lexical import LexicalIndex
 from citewise.index.vector_store import keep_vectors, stored_vectors
-from citewise.index.vectors import Hit, VectorIndex
+from citewise.index.vectors import VectorHit, VectorIndex
 from citewise.index.views import CallerViews
 from citewise.ingest.editions import superseded_paths
 from citewise.store.models import StoredChunk
@@ -92,9 +92,12 @@ def text_key(text: str) -> str:
 ENCODE_GROUP = 1024
 
 
+DenseStatus = Literal["ok", "unavailable", "disabled"]
+
+
 @dataclass(frozen=True, slots=True)
 class DenseState:
-    status: str  # ok | unavailable | disabled
+    status: DenseStatus
     reason: str = ""
     fingerprint: str = ""
     encoder: str = ""  # the loaded encoder's name, e.g. "all-MiniLM-L6-v2 (int8)"
@@ -103,7 +106,7 @@ class DenseState:
 
 
 @dataclass(frozen=True, slots=True)
-class SyncReport:
+class IndexSyncReport:
     added: int
     removed: int
     encoded: int
@@ -275,7 +278,7 @@ class KBIndex(CallerViews):
 
     def search_vectors(
         self, qvec: np.ndarray, k: int, allowed: Collection[str] | None = None
-    ) -> list[Hit]:
+    ) -> list[VectorHit]:
         """Top ``k`` of this thread's state by inner product among ``allowed``: in the store
         (pgvector HNSW) for searches of at least :attr:`store_search_min` rows where it can,
         else in-process (see :func:`citewise.index.vector_store.search`)."""
@@ -323,19 +326,19 @@ class KBIndex(CallerViews):
         tmp.replace(self.dir / MANIFEST)
 
     # -- sync --------------------------------------------------------------------
-    def sync(self) -> SyncReport:
+    def sync(self) -> IndexSyncReport:
         """Bring the indexes to the store's current revision (a no-op when nothing changed,
         and inside :meth:`pinned`)."""
         started = time.perf_counter()
         if getattr(self._pin, "state", None) is not None:
-            return SyncReport(0, 0, 0, 0, 0.0, 0.0)
+            return IndexSyncReport(0, 0, 0, 0, 0.0, 0.0)
         with self._sync_lock:
             if not self._loaded:
                 self._load()
             old = self._state
             generation = self.store.generation(self.kb)
             if generation == old.generation and old.chunks:
-                return SyncReport(0, 0, 0, 0, 0.0, time.perf_counter() - started)
+                return IndexSyncReport(0, 0, 0, 0, 0.0, time.perf_counter() - started)
             generation, revision, live = self._read_current(generation)
             lexical = old.lexical.copy()
             gone = [cid for cid in lexical.ids() if cid not in live]
@@ -359,7 +362,7 @@ class KBIndex(CallerViews):
                 # ``citewise add`` saving the same directory must not fail this sync.
                 with contextlib.suppress(OSError):
                     self._save(state)
-        return SyncReport(
+        return IndexSyncReport(
             len(new), len(gone), encoded, reused, enc_secs, time.perf_counter() - started
         )
 

@@ -1,6 +1,6 @@
 """Immutable posting segments for :class:`~citewise.index.lexical.LexicalIndex`.
 
-A :class:`Segment` stores *raw, field-weighted term frequencies* — not BM25
+A :class:`IndexSegment` stores *raw, field-weighted term frequencies* — not BM25
 scores — as two sparse views of the same doc×term matrix:
 
 * CSC (``term_ptr``, ``post_doc``, ``post_tf``): the postings of each term, used
@@ -34,7 +34,7 @@ _ARRAYS = ("doc_ptr", "doc_term", "doc_tf", "doc_len", "live")
 Bag = tuple[Sequence[str], Sequence[float], float]  # tokens, per-token tf weight, length
 
 
-class Segment:
+class IndexSegment:
     """An immutable set of documents (only tombstones can be added)."""
 
     def __init__(
@@ -75,7 +75,7 @@ class Segment:
     @classmethod
     def from_bags(
         cls, chunk_ids: list[str], bags: Sequence[Bag], live: BoolArray | None = None
-    ) -> Segment:
+    ) -> IndexSegment:
         """Build from one (tokens, per-token tf weights, length) bag per document.
 
         The length is passed separately because not every token is content: the
@@ -104,7 +104,7 @@ class Segment:
         return cls(chunk_ids, list(vocab), doc_ptr, terms, tf, doc_len, live)
 
     @classmethod
-    def merged(cls, segments: Sequence[Segment]) -> Segment:
+    def merged(cls, segments: Sequence[IndexSegment]) -> IndexSegment:
         """Concatenate the live documents of ``segments`` (dead ones are dropped)."""
         vocab: dict[str, int] = {}
         chunk_ids: list[str] = []
@@ -138,7 +138,7 @@ class Segment:
         doc_len = np.concatenate(dls) if dls else np.zeros(0, np.float32)
         return cls(chunk_ids, [words[i] for i in used], doc_ptr, new_id[doc_term], doc_tf, doc_len)
 
-    def copy(self) -> Segment:
+    def copy(self) -> IndexSegment:
         """A copy whose tombstones are its own (the immutable arrays are shared)."""
         twin = copy.copy(self)
         twin.live = self.live.copy()
@@ -179,7 +179,7 @@ class Segment:
         path.with_suffix(".json").write_text(json.dumps(meta, ensure_ascii=False), "utf-8")
 
     @classmethod
-    def load(cls, path: Path) -> Segment:
+    def load(cls, path: Path) -> IndexSegment:
         meta = json.loads(path.with_suffix(".json").read_text("utf-8"))
         with np.load(path.with_suffix(".npz")) as z:
             arrays = {k: z[k] for k in _ARRAYS}
@@ -195,7 +195,7 @@ class Segment:
 
 
 def bm25_scores(
-    segments: Iterable[tuple[Segment, F32Array, int]],
+    segments: Iterable[tuple[IndexSegment, F32Array, int]],
     tokens: Sequence[str],
     n_live: int,
     n_slots: int,

@@ -15,7 +15,7 @@ from collections.abc import Collection, Mapping, Sequence
 
 from citewise.errors import StoreError, UsageError
 from citewise.index.embedder import Embedder
-from citewise.index.vectors import F32, Hit, VectorIndex, vector_from_bytes, vectors_to_bytes
+from citewise.index.vectors import F32, VectorHit, VectorIndex, vector_from_bytes, vectors_to_bytes
 from citewise.store.protocol import Store, VectorSearch
 
 log = logging.getLogger(__name__)
@@ -68,7 +68,7 @@ def search(
     allowed: Collection[str] | None,
     *,
     store_min: int = STORE_SEARCH_MIN,
-) -> list[Hit]:
+) -> list[VectorHit]:
     """Top ``k`` chunk ids by inner product among ``allowed`` (every indexed chunk if None):
     in the store (HNSW) for large searches where it can, else in ``vectors``. Either way
     only the permitted rows are ranked. ``keys``: chunk id -> text key of its vector."""
@@ -88,7 +88,7 @@ def search(
     found = store.search_vectors(
         emb.fingerprint, vectors_to_bytes(query[None, :])[0], k, list(by_key)
     )
-    hits = [Hit(cid, score) for key, score in found for cid in sorted(by_key.get(key, ()))]
+    hits = [VectorHit(cid, score) for key, score in found for cid in sorted(by_key.get(key, ()))]
     return hits[:k]
 
 

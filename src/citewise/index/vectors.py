@@ -31,7 +31,7 @@ FORMAT = "citewise-vectors/1"
 _POPCOUNT = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
 
 
-class Hit(NamedTuple):
+class VectorHit(NamedTuple):
     id: str
     score: float
 
@@ -177,7 +177,7 @@ class VectorIndex:
         slots = [s for s in (self._slot.get(i) for i in allowed) if s is not None]
         return np.asarray(sorted(slots), dtype=np.intp)
 
-    def search(self, qvec: F32, k: int, allowed: Collection[str] | None = None) -> list[Hit]:
+    def search(self, qvec: F32, k: int, allowed: Collection[str] | None = None) -> list[VectorHit]:
         """Top ``k`` ids by inner product among the live ids in ``allowed`` (all if None)."""
         q = np.asarray(qvec, dtype=np.float32).reshape(-1)
         if q.shape[0] != self.dim:
@@ -212,7 +212,7 @@ class VectorIndex:
         top = min(k, n_rows)
         best = np.argpartition(-scores, top - 1)[:top] if top < scores.size else np.arange(top)
         best = best[np.argsort(-scores[best], kind="stable")]
-        return [Hit(self._ids[rows[i]], float(scores[i])) for i in best]
+        return [VectorHit(self._ids[rows[i]], float(scores[i])) for i in best]
 
     def save(self, path: Path) -> None:
         """Write one ``.npz`` (no pickles) atomically."""

@@ -96,7 +96,7 @@ def roman_to_int(numeral: str) -> int | None:
 
 
 @dataclass(frozen=True, slots=True)
-class Anchor:
+class ClauseAnchor:
     """A top-level clause marker found at the start of a text."""
 
     kind: Literal["section", "decimal", "article", "cn_struct"]
@@ -105,30 +105,30 @@ class Anchor:
     rank: int = 0
 
 
-def find_anchor(text: str, *, heading: bool) -> Anchor | None:
+def find_anchor(text: str, *, heading: bool) -> ClauseAnchor | None:
     """The anchor marker at the start of ``text``, if any."""
     s = text.lstrip()
     if m := _SECTION.match(s):
-        return Anchor("section", re.sub(r"\s+", "", m.group(1)).replace("–", "-"))
+        return ClauseAnchor("section", re.sub(r"\s+", "", m.group(1)).replace("–", "-"))
     if m := _CN_ARTICLE.match(s):
         n = chinese_to_int(m.group(1))
         if n is not None:
             sub = chinese_to_int(m.group(2)) if m.group(2) else None
-            return Anchor("article", f"Art.{n}" + (f"-{sub}" if sub else ""))
+            return ClauseAnchor("article", f"Art.{n}" + (f"-{sub}" if sub else ""))
     if m := _CN_STRUCT.match(s):
         n = chinese_to_int(m.group(1))
         if n is not None:
             rank = "编章节".index(m.group(2)) + 1
-            return Anchor("cn_struct", f"{('Pt', 'Ch', 'Sec')[rank - 1]}.{n}", rank)
+            return ClauseAnchor("cn_struct", f"{('Pt', 'Ch', 'Sec')[rank - 1]}.{n}", rank)
     if m := _ARTICLE.match(s):
-        return Anchor("article", f"Art.{m.group(1)}")
+        return ClauseAnchor("article", f"Art.{m.group(1)}")
     if m := _DECIMAL.match(s):
         rest = s[m.end() :].lstrip()
         # In running text "3.5 percent" is not a clause: require a capital/CJK start.
         if heading or (rest and (rest[0].isupper() or "\u3400" <= rest[0] <= "\u9fff")):
-            return Anchor("decimal", m.group(1))
+            return ClauseAnchor("decimal", m.group(1))
     if heading and (m := _HEAD_NUMBER.match(s)):
-        return Anchor("decimal", m.group(1))
+        return ClauseAnchor("decimal", m.group(1))
     return None
 
 

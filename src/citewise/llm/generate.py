@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from citewise.answer.models import Answer, new_trace_id
+from citewise.answer.models import Answer, AnswerTrace, JudgeTrace, LLMTrace, new_trace_id
 from citewise.llm.client import ChatClient, OpenAICompatibleClient, parse_json_object
 from citewise.llm.frozen import (
     EvidenceDoesNotFit,
@@ -23,18 +23,26 @@ from citewise.llm.frozen import (
     freeze,
     unescape,
 )
-from citewise.llm.judge import JudgeResult, run_judge
-from citewise.llm.models import Attempt, LLMCallError, Route
+from citewise.llm.judge import run_judge
+from citewise.llm.models import (
+    Attempt,
+    AttemptOutcome,
+    JudgeResult,
+    LLMCallError,
+    ModelSentence,
+    Route,
+    SetLimits,
+)
 from citewise.llm.routes import RouteStore
 from citewise.llm.secrets import public_url, redact, redact_obj, resolve_key, url_secrets
-from citewise.llm.written import ModelSentence, SetLimits, build_payload, write_answer
+from citewise.llm.written import build_payload, write_answer
 from citewise.recall.models import SearchFilters
 from citewise.sufficiency.gates import GateInput
 from citewise.sufficiency.models import Sufficiency
 
 if TYPE_CHECKING:
     from citewise.context import StageContext
-    from citewise.sufficiency.conflicts_adapter import ConflictNote
+    from citewise.sufficiency.models import ConflictNote
 
 log = logging.getLogger("citewise.llm")
 MAX_SENTENCES = 12
@@ -67,9 +75,9 @@ class LLMContext:
         g: GateInput,
         intent: str,
         filters: SearchFilters | None,
-    ) -> dict[str, Any] | None:
+    ) -> JudgeTrace | None:
         verdict = judge_borderline(kb, self, question, g, intent, filters)
-        return None if verdict is None else dict(self.clean(verdict.to_json()))
+        return None if verdict is None else cast("JudgeTrace", dict(self.clean(verdict.to_json())))
 
     def answer(self, kb: StageContext, **kw: Any) -> Answer | None:
         return llm_answer(kb, self, **kw)
@@ -126,6 +134,7 @@ def generate(payload: FrozenPayload, ctx: LLMContext) -> Generation:
     for i, target in enumerate(ctx.route.targets):
         started = time.perf_counter()
         stop = False
+        outcome: AttemptOutcome
         if not ctx.spend(i):
             gen.attempts.append(
                 Attempt(i, target.model, target.endpoint, digest, "budget", "call budget spent", 0)
@@ -191,7 +200,7 @@ def llm_answer(
     stale: tuple[str, ...],
     conflicts: list[ConflictNote],
     filters: SearchFilters | None,
-    trace: dict[str, Any],
+    trace: AnswerTrace,
 ) -> Answer | None:
     """The generated answer, or ``generation_unavailable``; None means: give the user the
     extractive answer (only when the route offers it); ``trace`` records which, and the
@@ -199,14 +208,14 @@ def llm_answer(
     r = ctx.route
     pack = g.pack
     limits = SetLimits(r.max_items, r.item_chars, r.total_chars)
-    info: dict[str, Any] = {"route": r.name, "limits": limits.to_json(), "attempts": []}
+    info: LLMTrace = {"route": r.name, "limits": limits.to_json(), "attempts": []}
     trace["llm"] = info
     try:
         payload, set_review = build_payload(kb, question, g, suff, stale, filters, limits)
     except EvidenceDoesNotFit as exc:
         info["evidence_set"] = {"refused": str(exc)}
         return _unavailable(kb, ctx, pack, suff, g, trace, f"evidence_set_does_not_fit:{exc}")
-    info["evidence_set"] = {"review": asdict(set_review)}
+    info["evidence_set"] = {"review": set_review.to_json()}
     info["payload"] = payload.to_json()
     gen = generate(payload, ctx)
     info["attempts"] = [a.to_json() for a in gen.attempts]
@@ -241,7 +250,7 @@ def _unavailable(
     pack: Any,
     suff: Sufficiency,
     g: GateInput,
-    trace: dict[str, Any],
+    trace: AnswerTrace,
     reason: str,
     offer: bool = True,
 ) -> Answer | None:
@@ -253,18 +262,18 @@ def _unavailable(
     trace["failure_stage"] = "generation"
     trace["answer_source"] = None
     return Answer(
-        "generation_unavailable",
-        "No configured model produced an answer that meets the citation contract "
+        outcome="generation_unavailable",
+        answer="No configured model produced an answer that meets the citation contract "
         f"({reason.split(':', 1)[0].replace('_', ' ')}); the evidence is in the trace "
         f"(replay id {pack.replay_id}).",
-        (),
-        suff.degradation,
-        suff,
-        pack.replay_id,
-        new_trace_id(),
-        g.intent.kind,
-        kb.name,
-        pack.revision,
+        citations=(),
+        degradation=suff.degradation,
+        sufficiency=suff,
+        replay_id=pack.replay_id,
+        trace_id=new_trace_id(),
+        intent=g.intent.kind,
+        kb=kb.name,
+        revision=pack.revision,
         failure_stage="generation",
         trace=trace,
     )

@@ -1,13 +1,16 @@
-"""Typed contracts of the optional LLM stage: routes, attempts and call failures."""
+"""Typed contracts of the optional LLM stage: routes and their status, attempts and call
+failures, the judge's result, the evidence-set limits and the model's sentences."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from citewise.errors import UsageError
 from citewise.llm.secrets import public_url
 
+#: The sufficiency judge's verdict.
+JudgeVerdict = Literal["sufficient", "insufficient"]
 #: Why one call failed. Only the kinds in :data:`ELIGIBLE` move on to the next target.
 FailureKind = Literal[
     "connection",
@@ -21,6 +24,8 @@ FailureKind = Literal[
     "rejected",
     "budget",
 ]
+#: How one call ended.
+AttemptOutcome = Literal["ok"] | FailureKind
 ELIGIBLE: frozenset[str] = frozenset(
     {"connection", "timeout", "rate_limited", "server_error", "contract"}
 )
@@ -143,7 +148,7 @@ class Attempt:
     model: str
     endpoint: str
     payload_sha256: str
-    outcome: str  # ok | <FailureKind>
+    outcome: AttemptOutcome
     detail: str
     duration_ms: float
 
@@ -177,3 +182,67 @@ class CallLog:
     """Attempts made for one question (generation and judge)."""
 
     attempts: list[Attempt] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeResult:
+    verdict: JudgeVerdict | None  # None when the judge failed
+    missing: tuple[str, ...]
+    reason: str  # llm_judge:<verdict> or llm_judge_failed:<why>
+    attempt: Attempt
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict,
+            "missing": list(self.missing),
+            "reason": self.reason,
+            "attempt": self.attempt.to_json(),
+        }
+
+
+#: A route's life: never activated, active, or edited since its last activation.
+RouteState = Literal["draft", "active", "changed"]
+
+
+@dataclass(frozen=True, slots=True)
+class LLMRouteStatus:
+    name: str
+    state: RouteState
+    route: Route
+    activated_at: str | None
+    check: list[dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSentence:
+    text: str
+    items: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"text": self.text, "items": list(self.items)}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> ModelSentence:
+        return cls(str(d.get("text", "")), tuple(str(i) for i in d.get("items") or ()))
+
+
+@dataclass(frozen=True, slots=True)
+class SetLimits:
+    """The evidence-set bounds of a route (recorded in the trace so replay can reuse them)."""
+
+    max_items: int = 3
+    item_chars: int = 1200
+    total_chars: int = 3000
+
+    def to_json(self) -> dict[str, int]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any] | None) -> SetLimits:
+        d = d or {}
+        base = cls()
+        return cls(
+            int(d.get("max_items", base.max_items)),
+            int(d.get("item_chars", base.item_chars)),
+            int(d.get("total_chars", base.total_chars)),
+        )

@@ -13,7 +13,6 @@ import hashlib
 import json
 import os
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,7 @@ import yaml
 
 from citewise.errors import RouteNotActive, RouteNotFound, SecretsError, UsageError
 from citewise.llm.client import ChatClient, OpenAICompatibleClient
-from citewise.llm.models import LLMCallError, Route
+from citewise.llm.models import LLMCallError, LLMRouteStatus, Route, RouteState
 from citewise.llm.secrets import public_url, redact, resolve_key, stored_keys, url_secrets
 
 ROUTES_FILE = "llm_routes.yaml"
@@ -29,15 +28,6 @@ CHECK_MESSAGES = [
     {"role": "system", "content": "You are a connection check. Reply with: ok"},
     {"role": "user", "content": "ok?"},
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class RouteStatus:
-    name: str
-    state: str  # draft | active | changed (edited since its last activation)
-    route: Route
-    activated_at: str | None
-    check: list[dict[str, Any]]
 
 
 def _fingerprint(route: Route) -> str:
@@ -68,7 +58,7 @@ class RouteStore:
             yaml.safe_dump({"routes": routes}, fh, sort_keys=True)
         os.replace(tmp, self.path)
 
-    def add(self, route: Route) -> RouteStatus:
+    def add(self, route: Route) -> LLMRouteStatus:
         route.validate()
         routes = self._load()
         entry = dict(routes.get(route.name) or {})
@@ -86,7 +76,7 @@ class RouteStore:
         del routes[name]
         self._save(routes)
 
-    def status(self, name: str) -> RouteStatus:
+    def status(self, name: str) -> LLMRouteStatus:
         routes = self._load()
         if name not in routes:
             raise RouteNotFound(
@@ -95,13 +85,14 @@ class RouteStore:
         entry = routes[name]
         draft = Route.from_json(name, entry["draft"])
         active = entry.get("active")
+        state: RouteState
         if not active:
             state = "draft"
         elif active.get("fingerprint") == _fingerprint(draft):
             state = "active"
         else:
             state = "changed"
-        return RouteStatus(
+        return LLMRouteStatus(
             name,
             state,
             draft,
@@ -109,10 +100,10 @@ class RouteStore:
             list(entry.get("check") or []),
         )
 
-    def list(self) -> list[RouteStatus]:
+    def list(self) -> list[LLMRouteStatus]:
         return [self.status(n) for n in sorted(self._load())]
 
-    def activate(self, name: str, client: ChatClient | None = None) -> RouteStatus:
+    def activate(self, name: str, client: ChatClient | None = None) -> LLMRouteStatus:
         """Live-check every target; activate only if all answered."""
         st = self.status(name)
         route = st.route

@@ -8,7 +8,6 @@ same payload hash and the same answer without calling any model.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from citewise.answer.candidate import Candidate
@@ -17,7 +16,7 @@ from citewise.answer.clean import clean_sentence
 from citewise.answer.compose import compose, fragment_spans
 from citewise.answer.finish import finish
 from citewise.answer.markup import strip_markup
-from citewise.answer.models import Answer, Claim
+from citewise.answer.models import Answer, AnswerTrace, Claim
 from citewise.answer.procedure import merge_procedures
 from citewise.answer.ranking import units_reader
 from citewise.answer.relevance import dense_scorer
@@ -28,6 +27,7 @@ from citewise.evidence.nodes import NodeReader, spans_by_version
 from citewise.evidence.sentences import Span
 from citewise.ingest.models import Node
 from citewise.llm.frozen import FrozenPayload, _candidates, freeze, minimal_set, unit_items
+from citewise.llm.models import ModelSentence, SetLimits
 from citewise.recall.models import SearchFilters
 from citewise.sufficiency.gates import GateInput
 from citewise.sufficiency.models import Sufficiency
@@ -35,42 +35,7 @@ from citewise.sufficiency.models import Sufficiency
 if TYPE_CHECKING:
     from citewise.context import StageContext
     from citewise.evidence.models import Fragment
-    from citewise.sufficiency.conflicts_adapter import ConflictNote
-
-
-@dataclass(frozen=True, slots=True)
-class ModelSentence:
-    text: str
-    items: tuple[str, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"text": self.text, "items": list(self.items)}
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> ModelSentence:
-        return cls(str(d.get("text", "")), tuple(str(i) for i in d.get("items") or ()))
-
-
-@dataclass(frozen=True, slots=True)
-class SetLimits:
-    """The evidence-set bounds of a route (recorded in the trace so replay can reuse them)."""
-
-    max_items: int = 3
-    item_chars: int = 1200
-    total_chars: int = 3000
-
-    def to_json(self) -> dict[str, int]:
-        return asdict(self)
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any] | None) -> SetLimits:
-        d = d or {}
-        base = cls()
-        return cls(
-            int(d.get("max_items", base.max_items)),
-            int(d.get("item_chars", base.item_chars)),
-            int(d.get("total_chars", base.total_chars)),
-        )
+    from citewise.sufficiency.models import ConflictNote
 
 
 def build_payload(
@@ -143,7 +108,7 @@ def write_answer(
     g: GateInput,
     suff: Sufficiency,
     conflicts: list[ConflictNote],
-    trace: dict[str, Any],
+    trace: AnswerTrace,
 ) -> Answer:
     """The model's sentences, each cited at the item span that best supports it, through
     the release review; ``insufficient_evidence`` when no sentence survives. Item ids
@@ -184,11 +149,11 @@ def write_answer(
                 if grp == n
             )
         )
-        claims.append(Claim(shown[n], nums, 0.0, "", True))
+        claims.append(Claim(text=shown[n], citations=nums, support=0.0, verdict="", kept=True))
     claims += per_cand[len(cands) :]  # conflict notices
     claims = release_review(claims, citations)
     kept = [c for c in claims if c.kept]
-    trace["claims"] = [asdict(c) for c in claims]
+    trace["claims"] = [c.to_json() for c in claims]
     trace["answer_source"] = source
     failed = not any(c.verdict != "notice" for c in kept)
     return finish(

@@ -6,9 +6,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 RouteName = Literal["identifier", "lexical", "vector", "graph", "rerank"]
-RouteStatus = Literal["ok", "degraded", "unavailable", "skipped"]
+RecallRouteStatus = Literal["ok", "degraded", "unavailable", "skipped"]
 SearchMode = Literal["lexical", "vector", "hybrid"]
-Outcome = Literal["ok", "insufficient_evidence"]
+RecallOutcome = Literal["ok", "insufficient_evidence"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +44,7 @@ def filters_json(filters: SearchFilters | None) -> dict[str, Any]:
 @dataclass(frozen=True, slots=True)
 class RouteDiagnostic:
     route: RouteName
-    status: RouteStatus
+    status: RecallRouteStatus
     candidates: int
     top_score: float | None
     threshold: float | None
@@ -95,7 +95,7 @@ class SearchResult:
     query: str
     mode: SearchMode
     revision: int
-    outcome: Outcome
+    outcome: RecallOutcome
     hits: tuple[Hit, ...]
     #: Routes that actually ran, in the order they ran.
     routes: tuple[str, ...]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from citewise.analysis.tokenize import key_terms, term_coverage
@@ -21,6 +20,7 @@ from citewise.evidence.models import EvidencePack, Fragment
 from citewise.ingest.models import BLOCK_KINDS, Node
 from citewise.recall.models import Hit
 from citewise.sufficiency._numbers import concerns_question
+from citewise.sufficiency.models import ConflictNote, ConflictSide
 
 if TYPE_CHECKING:
     from citewise.analysis.question import Question
@@ -41,24 +41,6 @@ EXTRA_HITS = 5
 #: Blocks whose prose and tables state facts (code and diagrams do not; table rows are read
 #: through their whole table so every row keeps its header).
 FACT_KINDS = BLOCK_KINDS - {"code", "mermaid"}
-
-
-@dataclass(frozen=True, slots=True)
-class ConflictSide:
-    fragment: Fragment
-    start: int
-    end: int
-    text: str
-    value: str
-
-
-@dataclass(frozen=True, slots=True)
-class ConflictNote:
-    subject: str
-    attribute: str
-    sentence: str
-    sides: tuple[ConflictSide, ...]
-    reason: str
 
 
 def stale_paths(

@@ -129,9 +129,19 @@ _QUANTITY_T = re.compile(  # not "one": "one of the largest" gives no figure
 )
 
 
+#: A legal or standards citation ("12 CFR 1002.4(b)", "5 U.S.C. 552", "ISO 13485:2016",
+#: "GB 50016-2014"): its numbers name the regulation and clause, which recall's identifier
+#: route and the edition lookup match exactly; they are not figures the unit must repeat.
+_CITATION = re.compile(
+    r"\b\d+\s+(?:CFR|C\.F\.R\.|U\.?S\.?C\.?)\s+§*\s*[\d.]+(?:\([a-z0-9]+\))*"
+    r"|\b(?:ISO|IEC|EN|DIN|BS|GB(?:/T)?|ASTM|IEEE)\s*[\d.]+(?:[-:]\d{2,4})*",
+    re.I,
+)
+
+
 def _figures(question: str) -> list[Constraint]:
     out: list[Constraint] = []
-    taken: list[tuple[int, int]] = []
+    taken: list[tuple[int, int]] = [m.span() for m in _CITATION.finditer(question)]
     for m in [*_CENTURY.finditer(question), *_WORD_CENTURY.finditer(question)]:
         n = m.group(1)
         number = str(_ORDINAL_WORDS[n.lower()]) if n.lower() in _ORDINAL_WORDS else n

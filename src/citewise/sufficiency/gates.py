@@ -1,6 +1,7 @@
 """Deterministic sufficiency gates, run before any answer is written.
 
-Each gate returns machine-readable reasons (``gate:detail``). The result is a status
+Each gate returns machine-readable reasons (:class:`~citewise.sufficiency.models.Reason`,
+emitted as ``gate:detail``). The result is a status
 (sufficient / borderline / insufficient) and one degradation state, chosen by severity:
 insufficient_evidence > conflict > stale_evidence > source_window_unavailable >
 partial_coverage > none.
@@ -16,7 +17,7 @@ from citewise.analysis.intent import Intent
 from citewise.analysis.tokenize import Coverage, term_coverage, tokenize
 from citewise.evidence.models import EvidencePack, Fragment
 from citewise.sufficiency.constraints import Constraint, number_found
-from citewise.sufficiency.models import Degradation, Status, Sufficiency
+from citewise.sufficiency.models import Degradation, Reason, Status, Sufficiency
 from citewise.sufficiency.presence import (
     FILLER,
     GENERIC_ZIPF,
@@ -100,7 +101,7 @@ def cohesion(terms: Sequence[str], frags: Sequence[Fragment]) -> int:
     return best
 
 
-def procedure_mismatch(intent: Intent, fragments: Sequence[Fragment]) -> str | None:
+def procedure_mismatch(intent: Intent, fragments: Sequence[Fragment]) -> Reason | None:
     """A how-to whose numbered steps never name the action asked about (neither in a step
     nor in the steps' headings), while no section of the steps' documents in the evidence is
     headed by it either, would be answered with another task's procedure: the reason, or
@@ -116,12 +117,15 @@ def procedure_mismatch(intent: Intent, fragments: Sequence[Fragment]) -> str | N
     )
     if headed.matched:
         return None
-    return f"action_absent:the steps found are for another task, not '{action}'"
+    return Reason(
+        "action_absent", f"the steps found are for another task, not '{action}'", (action,)
+    )
 
 
 def review(g: GateInput) -> Sufficiency:
     """Run every gate; the first failing hard gate makes the evidence insufficient."""
-    pack, reasons = g.pack, []
+    pack = g.pack
+    reasons: list[Reason] = []
     direct = list(pack.direct)
     never = (
         [t.key for t in g.profile.terms if t.df == 0 and t.required and not t.soft]
@@ -134,16 +138,20 @@ def review(g: GateInput) -> Sufficiency:
             "no direct evidence",
         )
         why = _surface_reason(g.question, why)
-        return Sufficiency("insufficient", "insufficient_evidence", (f"no_direct_evidence:{why}",))
+        return Sufficiency(
+            "insufficient", "insufficient_evidence", (Reason("no_direct_evidence", why),)
+        )
     if not direct:
-        words = ", ".join(missing_surface(g.question, (*g.unknown_terms, *never)))
-        return Sufficiency("insufficient", "insufficient_evidence", (f"subject_absent:{words}",))
+        words = missing_surface(g.question, (*g.unknown_terms, *never))
+        return Sufficiency(
+            "insufficient", "insufficient_evidence", (_listed("subject_absent", words),)
+        )
     if g.unknown_terms:
-        words = ", ".join(missing_surface(g.question, g.unknown_terms))
+        words = missing_surface(g.question, g.unknown_terms)
         return Sufficiency(
             "insufficient",
             "insufficient_evidence",
-            (f"subject_absent:{words}",),
+            (_listed("subject_absent", words),),
         )
     texts = _texts(direct)
     degradations: list[Degradation] = []
@@ -151,9 +159,9 @@ def review(g: GateInput) -> Sufficiency:
     if g.profile is not None and g.profile.checks:
         verdict = judge(g.profile, texts)
         if verdict.verdict == "absent":
-            return Sufficiency("insufficient", "insufficient_evidence", (verdict.reason,))
+            return Sufficiency("insufficient", "insufficient_evidence", _given(verdict.reason))
         if verdict.verdict == "partial":
-            reasons.append(verdict.reason)
+            reasons += _given(verdict.reason)
             degradations.append("partial_coverage")
         refusal = _subject_gates(g, tuple(t.key for t in required), _sections(direct, pack))
     else:
@@ -164,35 +172,39 @@ def review(g: GateInput) -> Sufficiency:
     if mismatch:
         return Sufficiency("insufficient", "insufficient_evidence", (mismatch,))
     cover = _without_reference_words(term_coverage(g.question, texts + _texts(pack.augmentation)))
-    missing_words = ", ".join(missing_surface(g.question, cover.missing[:5]))
+    missing = tuple(missing_surface(g.question, cover.missing[:5]))
+    missing_words = ", ".join(missing)
     if cover.ratio < BORDERLINE_COVERAGE and not required:
-        why = f"coverage:{cover.ratio:.2f}<{BORDERLINE_COVERAGE}, not found: {missing_words}"
-        return Sufficiency("insufficient", "insufficient_evidence", (why,))
+        why = f"{cover.ratio:.2f}<{BORDERLINE_COVERAGE}, not found: {missing_words}"
+        return Sufficiency(
+            "insufficient", "insufficient_evidence", (Reason("coverage", why, missing),)
+        )
     if cover.ratio < SUFFICIENT_COVERAGE and "partial_coverage" not in degradations:
-        reasons.append(f"partial_coverage:{cover.ratio:.2f}, not found: {missing_words}")
+        why = f"{cover.ratio:.2f}, not found: {missing_words}"
+        reasons.append(Reason("partial_coverage", why, missing))
         degradations.append("partial_coverage")
     how_texts = [f.text for f in (*direct, *pack.augmentation)]
     if g.intent.kind == "how_to" and not any(
         _STEPS.search(t) or _CODE.search(t) for t in how_texts
     ):
-        reasons.append("intent_mismatch:how_to evidence has no steps")
+        reasons.append(Reason("intent_mismatch", "how_to evidence has no steps"))
         degradations.append("partial_coverage")
     if any(not f.citation_id for f in direct):
-        reasons.append("citation_missing")
+        reasons.append(Reason("citation_missing"))
         degradations.append("insufficient_evidence")
     use, budget = pack.budget_use, pack.budget
     if use.tokens > budget.total_tokens or use.fragments > budget.max_fragments:
-        reasons.append("over_budget")
+        reasons.append(Reason("over_budget"))
         degradations.append("insufficient_evidence")
     if g.conflicts:
-        reasons.append(f"conflict:{g.conflicts} unresolved")
+        reasons.append(Reason("conflict", f"{g.conflicts} unresolved"))
         degradations.append("conflict")
     if g.stale_paths:
-        reasons.append(f"stale_evidence:{', '.join(g.stale_paths)}")
+        reasons.append(Reason("stale_evidence", ", ".join(g.stale_paths)))
         degradations.append("stale_evidence")
     for lim in pack.limitations:
         if lim.kind == "source_window_unavailable":
-            reasons.append(f"source_window_unavailable:{lim.path}")
+            reasons.append(Reason("source_window_unavailable", lim.path))
             degradations.append("source_window_unavailable")
     worst: Degradation = next((d for d in _SEVERITY if d in degradations), "none")
     if worst == "insufficient_evidence":
@@ -221,20 +233,19 @@ def _sections(direct: Sequence[Fragment], pack: EvidencePack) -> list[Fragment]:
 
 def _subject_gates(
     g: GateInput, required: tuple[str, ...], direct: Sequence[Fragment]
-) -> str | None:
+) -> Reason | None:
     """With weighed terms: the distinctive ones must meet in one passage, and a how-to's
     verb must be described when it is itself distinctive (never "send" or "use")."""
     if len(required) >= 2 and g.intent.kind != "compare" and cohesion(required, direct) < 2:
-        words = ", ".join(missing_surface(g.question, required))
-        return f"subject_scattered:no passage holds two of {words}"
+        return _scattered(missing_surface(g.question, required))
     action = action_term(g.intent)
     if action and action in required and cohesion((action,), direct) == 0:
         word = missing_surface(g.question, (action,))[0]
-        return f"action_absent:no passage describes '{word}'"
+        return Reason("action_absent", f"no passage describes '{word}'", (word,))
     return None
 
 
-def _ratio_gates(g: GateInput, texts: list[str], direct: Sequence[Fragment]) -> str | None:
+def _ratio_gates(g: GateInput, texts: list[str], direct: Sequence[Fragment]) -> Reason | None:
     """Without weighed terms (or none distinctive): half the subject terms must be found,
     two of them in one passage, and a how-to's verb somewhere."""
     subject_terms = tuple(t for t in g.intent.subject_terms if t not in _REFERENCE_WORDS)
@@ -246,17 +257,15 @@ def _ratio_gates(g: GateInput, texts: list[str], direct: Sequence[Fragment]) -> 
     missing = [again.get(t, t) for t in subject.missing]
     missing_ids = [t for t in missing if _HAS_DIGIT.search(t) and not _figure_in(t, texts)]
     if missing_ids or subject.ratio < 0.5:
-        words = ", ".join(missing_surface(g.question, missing[:6]))
-        return f"subject_missing:{words}"
+        return _listed("subject_missing", missing_surface(g.question, missing[:6]))
     spread = len(subject_terms) >= 2 and g.intent.kind != "compare"
     if spread and cohesion(subject_terms, direct) < 2:
-        words = ", ".join(missing_surface(g.question, subject_terms))
-        return f"subject_scattered:no passage holds two of {words}"
+        return _scattered(missing_surface(g.question, subject_terms))
     action = action_term(g.intent)
     generic = g.profile is not None  # weighed, and the verb was not distinctive
     if action and not generic and cohesion((action,), direct) == 0:
         word = missing_surface(g.question, (action,))[0]
-        return f"action_absent:no passage describes '{word}'"
+        return Reason("action_absent", f"no passage describes '{word}'", (word,))
     return None
 
 
@@ -267,6 +276,20 @@ def _figure_in(term: str, texts: Sequence[str]) -> bool:
         return False
     figure = Constraint("number", term, term)
     return any(number_found(figure, t) for t in texts)
+
+
+def _listed(kind: str, words: Sequence[str]) -> Reason:
+    """A reason whose detail is the question's ``words``, comma-separated."""
+    return Reason(kind, ", ".join(words), tuple(words))
+
+
+def _scattered(words: Sequence[str]) -> Reason:
+    return Reason("subject_scattered", f"no passage holds two of {', '.join(words)}", tuple(words))
+
+
+def _given(reason: Reason | None) -> tuple[Reason, ...]:
+    """A presence judgement's reason (always set when it is not ``ok``)."""
+    return () if reason is None else (reason,)
 
 
 _MISSING_LIST = re.compile(r"\(missing: ([^)]*)\)")

@@ -29,20 +29,18 @@ CJK text has no word boundaries to weigh; its bigrams are left to the coverage r
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from citewise.analysis.named import named_terms
 from citewise.analysis.tokenize import QUESTION_STEMS, is_cjk_char, tokenize
+from citewise.sufficiency.models import Judgement, QuestionTerm, Reason, TermKind, TermProfile
 
 if TYPE_CHECKING:
     from citewise.analysis.question import Question
     from citewise.index.manager import KBIndex
 
-TermKind = Literal["identifier", "name", "word"]
-Verdict = Literal["ok", "partial", "absent"]
 
 #: Words at least this frequent in English (Zipf scale: 5 = once per 100,000 words) are
 #: generic: "send", "several", "response". Rarer words can name a subject.
@@ -109,55 +107,6 @@ _QUESTION = re.compile(
 )
 _LITERAL_CHARS = re.compile(r"[._:\-/]")
 _SURFACE = re.compile(r"[^\s?!,;()\"'“”‘’`]+")
-
-
-@dataclass(frozen=True, slots=True)
-class QuestionTerm:
-    key: str  # the index token (a stem, a literal, a CJK bigram)
-    surface: str  # the question's own word for it
-    kind: TermKind
-    df: int  # chunks of the knowledge base that hold it
-    required: bool
-    #: A common English word no chunk holds ("abroad", "material"): its absence makes an
-    #: answer partial, never insufficient (it may be the attribute asked about).
-    soft: bool = False
-    #: Held by so many chunks that it is the knowledge base's common vocabulary.
-    kb_common: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class TermProfile:
-    """A question's terms, weighed against one knowledge base."""
-
-    terms: tuple[QuestionTerm, ...]
-    #: Labelled numbers ("model 5") that cited text must name in the same form.
-    labels: tuple[str, ...] = ()
-
-    @property
-    def required(self) -> tuple[QuestionTerm, ...]:
-        return tuple(t for t in self.terms if t.required)
-
-    @property
-    def needed(self) -> tuple[str, ...]:
-        """Index tokens of the distinctive terms a complete answer holds (the required,
-        not soft, names and words; identifiers by their tokens)."""
-        out: list[str] = []
-        for t in self.terms:
-            if t.required and not t.soft:
-                out += tokenize(t.key) if t.kind == "identifier" else [t.key]
-        return tuple(dict.fromkeys(out))
-
-    @property
-    def checks(self) -> bool:
-        """Whether :func:`judge` has anything to check."""
-        return bool(self.labels) or any(t.required for t in self.terms)
-
-
-@dataclass(frozen=True, slots=True)
-class Judgement:
-    verdict: Verdict
-    missing: tuple[str, ...]  # surface words
-    reason: str  # "gate:detail", empty when ok
 
 
 @lru_cache(maxsize=1)
@@ -324,9 +273,9 @@ def judge(profile: TermProfile, texts: Iterable[str], *, cited: bool = False) ->
     labels = [x for x in profile.labels if not label_found(x, texts)]
     never = [t.surface for t in missing if t.df == 0 and not t.soft]
     if never:
-        return Judgement("absent", tuple(never), f"subject_absent:{', '.join(never)}")
+        return Judgement("absent", tuple(never), _named("subject_absent", "", never))
     if labels:
-        why = f"near_miss:the passages found do not name {', '.join(labels)}"
+        why = _named("near_miss", "the passages found do not name ", labels)
         return Judgement("absent", tuple(labels), why)
     strict = [t.surface for t in missing if t.kind == "identifier" and not t.soft]
     hard = [t for t in required if not t.soft]
@@ -334,12 +283,17 @@ def judge(profile: TermProfile, texts: Iterable[str], *, cited: bool = False) ->
     off_topic = off_topic and (len(hard) > 1 or hard[0].kind != "word")
     if (strict and not cited) or off_topic:
         words = strict or [t.surface for t in missing]
-        return Judgement("absent", tuple(words), f"subject_missing:{', '.join(words)}")
+        return Judgement("absent", tuple(words), _named("subject_missing", "", words))
     if missing:
         found = tuple(t.surface for t in missing)
         where = "the cited text does not mention" if cited else "not found"
-        return Judgement("partial", found, f"partial_coverage:{where}: {', '.join(found)}")
-    return Judgement("ok", (), "")
+        return Judgement("partial", found, _named("partial_coverage", f"{where}: ", found))
+    return Judgement("ok", (), None)
+
+
+def _named(kind: str, lead: str, words: Sequence[str]) -> Reason:
+    """A reason whose detail ends with the question's ``words``, comma-separated."""
+    return Reason(kind, lead + ", ".join(words), tuple(words))
 
 
 def missing_surface(question: str, stems: Iterable[str]) -> list[str]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from citewise.answer.models import Answer
+from citewise.answer.models import Answer, AnswerTrace
 from citewise.recall.identifiers import clause_refs
 from citewise.store.protocol import Ledger
 from citewise.web.refs import ClauseRef, EditionSource, regulation_ids
@@ -32,7 +32,7 @@ def verify_answer(
         ref = question_reference(str(answer.trace.get("question", "")))
         if ref is not None:
             verifier.check_reference(ref, run)
-        trace = answer.trace | {"web_verification": run.to_json()}
+        trace: AnswerTrace = answer.trace | {"web_verification": run.to_json()}
         return replace(answer, trace=trace), run
     run = verifier.verify(answer.citations, support_by_number(answer.claims), editions)
     by_number = {c.number: c for c in run.checks}
