@@ -271,7 +271,7 @@ def test_a_why_question_carries_no_polarity() -> None:
 
 
 def test_numbers_of_a_legal_or_standards_citation_are_not_figures() -> None:
-    """"12 CFR 1002.4(b)" names a regulation and clause (matched exactly by recall's
+    """ "12 CFR 1002.4(b)" names a regulation and clause (matched exactly by recall's
     identifier route and the edition lookup), so the quoted clause text need not repeat
     "12" or "1002.4"; a real figure in the same question still is one."""
     got = question_constraints("What does 12 CFR 1002.4(b) say about discouragement?")
