@@ -19,6 +19,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,44 @@ def _pct(values: list[float], q: float) -> float:
         return 0.0
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+Record = Callable[[str, float, "httpx.Response | None", str], None]
+
+
+class Tally:
+    """Latencies of successful requests and samples of failed ones, per request kind."""
+
+    def __init__(
+        self, lat: dict[str, list[float]], errors: list[str], lock: threading.Lock
+    ) -> None:
+        self.lat, self.errors, self.lock = lat, errors, lock
+
+    def record(self, kind: str, started: float, resp: httpx.Response | None, err: str) -> None:
+        with self.lock:
+            if resp is not None and resp.status_code < 300:
+                self.lat[kind].append((time.perf_counter() - started) * 1000)
+            else:
+                code = resp.status_code if resp is not None else "-"
+                self.errors.append(f"{kind} {code} {err}"[:200])
+
+
+def ask_and_search(url: str, k: int, stop: float, record: Record) -> None:
+    """Client ``k``: alternate POST /search and /ask over :data:`QUESTIONS` until ``stop``
+    (at least one request, however slow the start)."""
+    with httpx.Client(base_url=url, timeout=120) as cl:
+        i = k
+        while i == k or time.monotonic() < stop:
+            q = QUESTIONS[i % len(QUESTIONS)]
+            kind = "search" if i % 2 == 0 else "ask"
+            body = {"query": q} if kind == "search" else {"question": q}
+            t0 = time.perf_counter()
+            try:
+                resp = cl.post(f"/kb/default/{kind}", json=body)
+                record(kind, t0, resp, "" if resp.status_code < 300 else resp.text)
+            except httpx.HTTPError as exc:
+                record(kind, t0, None, repr(exc))
+            i += 1
 
 
 def _upload_batch(i: int) -> list[tuple[str, tuple[str, bytes, str]]]:
@@ -77,28 +116,11 @@ def run(
                 raise SystemExit(f"seeding failed: {r.status_code} {r.text[:200]}")
         stop = time.monotonic() + seconds
 
-        def record(kind: str, started: float, resp: httpx.Response | None, err: str) -> None:
-            with lock:
-                if resp is not None and resp.status_code < 300:
-                    lat[kind].append((time.perf_counter() - started) * 1000)
-                else:
-                    code = resp.status_code if resp is not None else "-"
-                    errors.append(f"{kind} {code} {err}"[:200])
+        tally = Tally(lat, errors, lock)
+        record = tally.record
 
         def reader(k: int) -> None:
-            with httpx.Client(base_url=url, timeout=120) as cl:
-                i = k
-                while i == k or time.monotonic() < stop:  # every client asks at least once
-                    q = QUESTIONS[i % len(QUESTIONS)]
-                    kind = "search" if i % 2 == 0 else "ask"
-                    body = {"query": q} if kind == "search" else {"question": q}
-                    t0 = time.perf_counter()
-                    try:
-                        resp = cl.post(f"/kb/default/{kind}", json=body)
-                        record(kind, t0, resp, "" if resp.status_code < 300 else resp.text)
-                    except httpx.HTTPError as exc:
-                        record(kind, t0, None, repr(exc))
-                    i += 1
+            ask_and_search(url, k, stop, record)
 
         def uploader() -> None:
             with httpx.Client(base_url=url, timeout=300) as cl:

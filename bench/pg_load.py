@@ -31,24 +31,11 @@ from typing import Any
 
 import httpx
 
+from bench.load import CORPUS, Tally, _pct, ask_and_search
+
 REPO = Path(__file__).resolve().parents[1]
-CORPUS = REPO / "examples" / "corpus"
-QUESTIONS = (
-    "what happens when a sync cursor expires?",
-    "How do I upgrade a Harbor node to 2.4.1?",
-    "What is the default retry limit?",
-    "how long is data retained?",
-    "clause 3.1",
-)
 MAX_SECONDS = 300
 CITEWISE = str(Path(sys.executable).parent / "citewise")
-
-
-def _pct(values: list[float], q: float) -> float:
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def _batch(i: int) -> tuple[list[tuple[str, tuple[str, bytes, str]]], str, str]:
@@ -151,28 +138,10 @@ def _drive(store: str, urls: list[str], seconds: float, clients: int) -> dict[st
     before = _counts(store)
     stop = time.monotonic() + seconds
 
-    def record(kind: str, started: float, resp: httpx.Response | None, err: str) -> None:
-        with lock:
-            if resp is not None and resp.status_code < 300:
-                lat[kind].append((time.perf_counter() - started) * 1000)
-            else:
-                code = resp.status_code if resp is not None else "-"
-                errors.append(f"{kind} {code} {err}"[:200])
+    record = Tally(lat, errors, lock).record
 
     def reader(k: int) -> None:
-        with httpx.Client(base_url=urls[k % len(urls)], timeout=120) as cl:
-            i = k
-            while time.monotonic() < stop:
-                q = QUESTIONS[i % len(QUESTIONS)]
-                kind = "search" if i % 2 == 0 else "ask"
-                body = {"query": q} if kind == "search" else {"question": q}
-                t0 = time.perf_counter()
-                try:
-                    resp = cl.post(f"/kb/default/{kind}", json=body)
-                    record(kind, t0, resp, "" if resp.status_code < 300 else resp.text)
-                except httpx.HTTPError as exc:
-                    record(kind, t0, None, repr(exc))
-                i += 1
+        ask_and_search(urls[k % len(urls)], k, stop, record)
 
     def uploader() -> None:
         with (
