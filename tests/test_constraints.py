@@ -148,6 +148,12 @@ def kb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KnowledgeBase]:
         "enabled, a value outside the range is set to the boundary instead of failing.\n",
         "utf-8",
     )
+    (corpus / "limits.md").write_text(
+        "# Types\n\n## Bounded counters\n\nThe TallyBound type keeps a counter below a "
+        "ceiling.\n\nBoth ends are inclusive unless marked open.\n\nWhen wrap mode is "
+        "enabled, a counter that passes the ceiling starts again from the floor.\n",
+        "utf-8",
+    )
     with Home.open(tmp_path_factory.mktemp("home") / "home") as h:
         assert h.kb().add([corpus]).ok
         yield h.kb()
@@ -282,3 +288,12 @@ def test_numbers_of_a_legal_or_standards_citation_are_not_figures() -> None:
     assert [c.surface for c in got if c.kind == "number"] == []
     got = question_constraints("Did 12 CFR 1002.4 apply to the 35 applications filed in 1999?")
     assert {c.surface for c in got if c.kind == "number"} == {"35", "1999"}
+
+
+
+def test_a_name_may_come_from_the_lead_paragraph_of_its_subsection(kb: KnowledgeBase) -> None:
+    """The subsection's lead paragraph names the type two blocks before the unit that
+    answers ("wrap mode"); a one-level article lends only the block right before."""
+    a = kb.ask("What does wrap mode do for TallyBound?")
+    assert a.outcome == "answered", a.answer
+    assert "starts again from the floor" in a.answer

@@ -18,6 +18,8 @@ from citewise.sufficiency.constraints import UnitGate
 __all__ = ["admission"]
 
 _BLOCKS = frozenset({"paragraph", "list_item", "blockquote"})
+#: How many earlier blocks of its subsection may name a unit's subject.
+SECTION_BLOCKS = 3
 
 
 def admission(
@@ -25,10 +27,12 @@ def admission(
 ) -> Callable[[Candidate], bool]:
     """The ``admit`` test for :func:`citewise.answer.compose.compose`."""
 
-    def blocks_of(c: Candidate) -> tuple[str, str]:
-        """(the block before the unit's own in the same section, the unit's own block).
-        The block before names what "clamp mode" belongs to; before a table it is the
-        table's caption ("A uniform table"), which a row's relation words may use."""
+    def blocks_of(c: Candidate) -> tuple[str, str, str]:
+        """(the block before the unit's own in the same section, every block of the
+        section before the unit's own, the unit's own block). The section's earlier
+        blocks name what "clamp mode" belongs to (its lead paragraph introduces the
+        ``IntRange`` type); before a table the block before is the table's caption ("A
+        uniform table"), which a row's relation words may use."""
         f = c.fragment
         nodes = reader.near(f.path, f.version_id, near.get((f.path, f.version_id), []))
         blocks = sorted(
@@ -37,19 +41,20 @@ def admission(
         )
         for i, n in enumerate(blocks):
             if n.char_start <= c.span.start and c.span.end <= n.char_end:
-                before = blocks[i - 1] if i > 0 else None
-                if before is not None and before.heading_path == n.heading_path:
-                    return before.text, n.text
-                return "", n.text
-        return "", ""
+                same = [b.text for b in blocks[:i] if b.heading_path == n.heading_path]
+                # a subsection's lead paragraph introduces its subject; a one-level page
+                # (an article of paragraphs) lends only the block right before the unit
+                lead = same[-SECTION_BLOCKS:] if len(n.heading_path) >= 2 else same[-1:]
+                return (same[-1] if same else ""), "\n".join(lead), n.text
+        return "", "", ""
 
     def admit(c: Candidate) -> bool:
         if not gate.constraints:
             return True
-        before, own = blocks_of(c)
+        before, section, own = blocks_of(c)
         headings = [*c.fragment.heading_path, *(s.text for s in c.context)]
         if c.kind in ("row", "table"):
             headings.append(before)
-        return gate(c.clean, headings, c.score, f"{before}\n{own}")
+        return gate(c.clean, headings, c.score, f"{section}\n{own}")
 
     return admit
