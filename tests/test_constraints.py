@@ -290,7 +290,6 @@ def test_numbers_of_a_legal_or_standards_citation_are_not_figures() -> None:
     assert {c.surface for c in got if c.kind == "number"} == {"35", "1999"}
 
 
-
 def test_a_name_may_come_from_the_lead_paragraph_of_its_subsection(kb: KnowledgeBase) -> None:
     """The subsection's lead paragraph names the type two blocks before the unit that
     answers ("wrap mode"); a one-level article lends only the block right before."""
