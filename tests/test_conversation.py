@@ -14,6 +14,12 @@ from citewise.errors import UsageError
 from citewise.kb import Home
 
 
+@pytest.fixture(autouse=True)
+def _dense_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are about turns and rewrites, not the dense route (kept out of the model)."""
+    monkeypatch.setenv("CITEWISE_DENSE", "off")
+
+
 @pytest.mark.parametrize(
     ("previous", "follow_up", "rule", "standalone"),
     [

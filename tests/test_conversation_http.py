@@ -11,6 +11,13 @@ from citewise.errors import UsageError
 from citewise.kb import Home
 from tests._server import running_server
 
+
+@pytest.fixture(autouse=True)
+def _dense_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are about turns and rewrites, not the dense route (kept out of the model)."""
+    monkeypatch.setenv("CITEWISE_DENSE", "off")
+
+
 DOC = b"""# Agent
 
 ## Log location
