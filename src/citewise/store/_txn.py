@@ -16,6 +16,27 @@ from contextlib import contextmanager
 from citewise.errors import StoreError
 
 
+@contextmanager
+def _immediate(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One ``BEGIN IMMEDIATE`` transaction on ``conn``: committed when the block ends,
+    rolled back on any exception (an SQLite error is reported as a StoreError)."""
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.Error as exc:
+        raise StoreError(f"Cannot start a write transaction: {exc}.") from exc
+    try:
+        yield conn
+        conn.execute("COMMIT")
+    except sqlite3.Error as exc:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise StoreError(f"Store write failed and was rolled back: {exc}.") from exc
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
 class SQLiteTx:
     _conn: sqlite3.Connection
     _lock: threading.RLock
@@ -27,22 +48,8 @@ class SQLiteTx:
             if self._grouped():
                 yield  # nested: the outer group commits
                 return
-            conn = self._conn
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.Error as exc:
-                raise StoreError(f"Cannot start a write transaction: {exc}.") from exc
-            try:
+            with _immediate(self._conn):
                 yield
-                conn.execute("COMMIT")
-            except sqlite3.Error as exc:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise StoreError(f"Store write failed and was rolled back: {exc}.") from exc
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
 
     def _grouped(self) -> bool:
         """Whether this thread is inside a :meth:`group` (caller holds the lock). Every
@@ -104,19 +111,5 @@ class SQLiteTx:
                 with self._change() as conn:
                     yield conn
                 return
-            conn = self._conn
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.Error as exc:
-                raise StoreError(f"Cannot start a write transaction: {exc}.") from exc
-            try:
+            with _immediate(self._conn) as conn:
                 yield conn
-                conn.execute("COMMIT")
-            except sqlite3.Error as exc:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise StoreError(f"Store write failed and was rolled back: {exc}.") from exc
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
