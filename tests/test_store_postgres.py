@@ -378,3 +378,33 @@ def test_pool_size_setting_is_checked(monkeypatch: pytest.MonkeyPatch, pg_url: s
     store.ingest_document("default", "a.md", *make_doc("default", "a.md", P1))
     assert store.get_kb("default").document_count == 1 and store.integrity_check() == []
     store.close()
+
+
+def test_iter_chunks_is_one_snapshot_read_not_one_per_document(make_pg: StoreFactory) -> None:
+    """A fresh server reads every chunk at start-up: one transaction on one pooled
+    connection streaming the rows (not a query per document), and a document's chunks
+    share one parsed metadata dict (memory per chunk)."""
+    store = make_pg()
+    for i in range(5):
+        raw, parsed = make_doc("default", f"d{i}.md", P1, meta={"tags": [str(i)]})
+        store.ingest_document("default", f"d{i}.md", raw, parsed)
+    pool = store._db.pool  # type: ignore[attr-defined]
+    checkouts: list[int] = []
+    real = pool.connection
+
+    def counting(*args: object, **kwargs: object) -> object:
+        checkouts.append(1)
+        return real(*args, **kwargs)
+
+    pool.connection = counting
+    try:
+        chunks = list(store.iter_chunks("default"))
+    finally:
+        pool.connection = real
+    assert len({c.path for c in chunks}) == 5 and len(chunks) == 5 * len(
+        [c for c in chunks if c.path == "d0.md"]
+    )
+    assert len(checkouts) == 1
+    first = [c for c in chunks if c.path == "d3.md"]
+    assert first[0].metadata == {"tags": ["3"]}
+    assert all(c.metadata is first[0].metadata for c in first)

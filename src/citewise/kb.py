@@ -194,9 +194,19 @@ class KnowledgeBase:
         return self.home.store
 
     # -- ingest -------------------------------------------------------------
-    def add(self, paths: Iterable[str | Path], progress: ProgressFn | None = None) -> AddReport:
+    def add(
+        self,
+        paths: Iterable[str | Path],
+        progress: ProgressFn | None = None,
+        *,
+        index: bool = True,
+    ) -> AddReport:
         """Ingest files and folders, one revision per batch; files are stored in groups
         (group commit: each file whole or absent, see :meth:`Store.group`).
+
+        ``index=False`` stores only: this process's indexes are not brought up to date
+        now (a bulk loader into a shared store need not hold them; any process, this one
+        included, catches up on its next search, by the store's generation).
 
         Files are read and parsed one at a time (memory stays that of one group). Never
         deletes: documents that came from an added folder and are gone from it are listed
@@ -204,7 +214,7 @@ class KnowledgeBase:
         paths = list(paths)
         found = self._walk(paths)
         report = self._store_batch(
-            (self._prepare_one(item) for item in found), len(found), progress
+            (self._prepare_one(item) for item in found), len(found), progress, index=index
         )
         seen = {f.rel_path for f in found}
         folders = [Path(source_of(Path(p))) for p in paths if Path(p).is_dir()]
@@ -246,7 +256,12 @@ class KnowledgeBase:
         return found
 
     def _store_batch(
-        self, prepared: Iterator[PreparedFile], total: int, progress: ProgressFn | None
+        self,
+        prepared: Iterator[PreparedFile],
+        total: int,
+        progress: ProgressFn | None,
+        *,
+        index: bool = True,
     ) -> AddReport:
         results: list[FileResult] = []
         cfg = self.home.settings.ingest
@@ -267,7 +282,7 @@ class KnowledgeBase:
                         progress(result, len(results), total)
         finally:
             revision = self.store.end_batch(self.name)
-        if revision is not None:
+        if revision is not None and index:
             self.home.index(self.name).sync()  # index and embed the new revision now
         return AddReport(
             kb=self.name,

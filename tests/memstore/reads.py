@@ -176,6 +176,15 @@ class MemReads(MemTx):
             nodes = s.contents[v.content].nodes
         return sorted(nodes, key=lambda n: (n.char_start, -n.char_end, n.ordinal))
 
+    def document_bodies(
+        self, kb: str, docs: Sequence[DocumentInfo]
+    ) -> Iterator[tuple[str, list[Node]]]:
+        for d in docs:
+            yield (
+                self.get_document_text(kb, d.doc_id, d.version_id),
+                self.nodes_of_version(kb, d.path, d.version_id),
+            )
+
     def nodes_near(
         self, kb: str, path: str, version_id: int, spans: Sequence[tuple[int, int]]
     ) -> NodeWindow:

@@ -25,6 +25,7 @@ import networkx as nx
 from citewise.graph.extract import EdgeExtractor, extract_document
 from citewise.graph.models import DocExtract, DocInput, Edge, Endpoint, Point, Ref
 from citewise.graph.text import norm_title, slugify, subject_title
+from citewise.ingest.models import Node
 from citewise.store.models import DocumentInfo
 from citewise.store.protocol import Store
 
@@ -374,7 +375,8 @@ def join_graph(
     )
 
 
-def doc_input(store: Store, kb: str, info: DocumentInfo) -> DocInput:
+def doc_input(info: DocumentInfo, text: str, nodes: Sequence[Node]) -> DocInput:
+    """A document's extractor input from its listing, text and nodes."""
     return DocInput(
         doc_id=info.doc_id,
         path=info.path,
@@ -383,8 +385,8 @@ def doc_input(store: Store, kb: str, info: DocumentInfo) -> DocInput:
         title=info.title,
         format=info.format,
         metadata=info.metadata,
-        text=store.get_document_text(kb, info.doc_id, info.version_id),
-        nodes=tuple(store.nodes_of_version(kb, info.path, info.version_id)),
+        text=text,
+        nodes=tuple(nodes),
     )
 
 
@@ -443,13 +445,16 @@ class KBGraph:
         docs = [d for d in self.store.list_documents(self.kb) if not d.deleted]
         cache: dict[tuple[str, str], DocExtract] = {}
         extracted = 0
+        todo = [d for d in docs if (d.doc_id, d.content_sha256) not in self._cache]
+        fresh = zip(todo, self.store.document_bodies(self.kb, todo), strict=True)
+        for d, (text, nodes) in fresh:
+            self._cache[(d.doc_id, d.content_sha256)] = extract_document(
+                doc_input(d, text, nodes), self.extractors
+            )
+            extracted += 1
         for d in docs:
             key = (d.doc_id, d.content_sha256)
-            cached = self._cache.get(key)
-            if cached is None:
-                cached = extract_document(doc_input(self.store, self.kb, d), self.extractors)
-                extracted += 1
-            cache[key] = cached
+            cache[key] = self._cache[key]
         self._cache = cache
         t_extract = time.perf_counter() - started
         chunks = ((c.chunk_id, c.doc_id, c.node_ids) for c in self.store.iter_chunks(self.kb))

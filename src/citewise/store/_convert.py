@@ -179,7 +179,11 @@ def chunk_values(k: Chunk) -> tuple[Any, ...]:
     )
 
 
-def stored_chunk(row: RowLike, kb: str, doc: RowLike) -> StoredChunk:
+def stored_chunk(
+    row: RowLike, kb: str, doc: RowLike, *, metadata: dict[str, Any] | None = None
+) -> StoredChunk:
+    """A chunk row with its document's fields; ``metadata`` (parsed once per document)
+    spares parsing ``doc["metadata_json"]`` again for every chunk."""
     return StoredChunk(
         chunk_id=row["chunk_id"],
         kb=kb,
@@ -195,7 +199,7 @@ def stored_chunk(row: RowLike, kb: str, doc: RowLike) -> StoredChunk:
         line_end=row["line_end"],
         char_start=row["char_start"],
         char_end=row["char_end"],
-        metadata=loads_dict(doc["metadata_json"]),
+        metadata=loads_dict(doc["metadata_json"]) if metadata is None else metadata,
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from citewise.errors import (
@@ -224,6 +224,17 @@ class SQLiteReads(SQLiteTx):
             ):
                 raise VersionNotFound(f"{path!r} has no version {version_id} with content.")
         return [cv.node(r) for r in rows]
+
+    def document_bodies(
+        self, kb: str, docs: Sequence[DocumentInfo]
+    ) -> Iterator[tuple[str, list[Node]]]:
+        """``(text, nodes)`` of each of ``docs``, in order (an embedded file answers the
+        per-document reads quickly, so this is the plain loop)."""
+        for d in docs:
+            yield (
+                self.get_document_text(kb, d.doc_id, d.version_id),
+                self.nodes_of_version(kb, d.path, d.version_id),
+            )
 
     def iter_chunks(self, kb: str) -> Iterator[StoredChunk]:
         """Chunks of the current documents, by path then chunk ordinal."""

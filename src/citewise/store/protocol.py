@@ -214,6 +214,13 @@ class Store(Protocol):
     def nodes_of_version(self, kb: str, path: str, version_id: int) -> list[Node]:
         """The node tree of one version, in document order."""
 
+    def document_bodies(
+        self, kb: str, docs: Sequence[DocumentInfo]
+    ) -> Iterator[tuple[str, list[Node]]]:
+        """``(text, nodes in document order)`` of each of ``docs`` (their ``doc_id`` and
+        ``version_id``), in the order given: the bulk form of :meth:`get_document_text`
+        and :meth:`nodes_of_version`, for building the graph of a whole base."""
+
     def nodes_near(
         self, kb: str, path: str, version_id: int, spans: Sequence[tuple[int, int]]
     ) -> NodeWindow:

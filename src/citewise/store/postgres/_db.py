@@ -119,6 +119,30 @@ class PgTx:
             yield conn
 
     @contextmanager
+    def _stream(self) -> Iterator[Conn]:
+        """A read-only snapshot on a pooled connection of its own, for a generator that
+        yields while it reads: other store calls of this thread meanwhile use their own
+        transactions instead of joining this one. Inside a transaction of this thread
+        the reads join it (they see its writes), as :meth:`_read` does."""
+        held: Conn | None = getattr(self._db.held, "conn", None)
+        if held is not None:
+            yield held
+            return
+        _, psycopg_pool = _modules()
+        try:
+            with self._db.pool.connection() as conn:
+                conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                try:
+                    yield conn
+                finally:
+                    _rollback(conn)  # read only: nothing to commit
+        except psycopg_pool.PoolTimeout as exc:
+            raise StoreError(
+                f"No free PostgreSQL connection for a read within {POOL_WAIT:.0f} s.",
+                hint="Raise CITEWISE_PG_POOL, or the server's max_connections.",
+            ) from exc
+
+    @contextmanager
     def _write(self) -> Iterator[Conn]:
         """One transaction holding the global write lock; rolled back on any exception."""
         with self._txn("BEGIN", "write") as conn:
