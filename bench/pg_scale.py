@@ -194,13 +194,16 @@ def dense(store_url: str) -> dict[str, Any]:
     }
 
 
-def _measure_main(store: str, home: str, what: str) -> None:
-    """The measuring subprocess: one JSON object on its last stdout line."""
+def _measure_main(store: str, home: str, what: str, chunks: str = "0") -> None:
+    """The measuring subprocess: each part's row is appended as soon as it is measured
+    (a run stopped during the dense part keeps the server figures); the parent gets them
+    all as one JSON object on the last stdout line."""
     out: dict[str, Any] = {}
-    if "server" in what:
-        out |= measure(store, Path(home))
-    if "dense" in what:
-        out |= dense(store)
+    for part in ("server", "dense"):
+        if part in what:
+            got = measure(store, Path(home)) if part == "server" else dense(store)
+            _emit({"kind": part, "chunks": int(chunks) or _counts(store)[1]} | got)
+            out |= got
     print(json.dumps(out))
 
 
@@ -252,7 +255,7 @@ class Grower:
         _psql(admin, f'CREATE DATABASE "{name}" TEMPLATE "scale"', autocommit=True)
         copy_s = round(time.perf_counter() - t, 1)
         what = []
-        row: dict[str, Any] = {"kind": "server", "chunks": chunks, "snapshot_copy_s": copy_s}
+        row: dict[str, Any] = {"kind": "step", "chunks": chunks, "snapshot_copy_s": copy_s}
         max_mb = self.args.max_rss_gb * 1024
         if self.rss_per_chunk is not None and self.rss_per_chunk * chunks > max_mb:
             row["server_skipped"] = (
@@ -265,18 +268,23 @@ class Grower:
             what.append("dense")
         else:
             row["dense_skipped"] = f"above --dense-max {self.args.dense_max}"
+        _emit(row)  # the measured rows follow from the measuring process
         if not what:
-            _emit(row)
             _psql(admin, f'DROP DATABASE "{name}"', autocommit=True)
             return
         home = self.base / f"reader{n}"  # an empty index folder: a really fresh server
-        code = (
-            "import sys; from bench.pg_scale import _measure_main; "
-            "_measure_main(sys.argv[1], sys.argv[2], sys.argv[3])"
-        )
+        code = "import sys; from bench.pg_scale import _measure_main; _measure_main(*sys.argv[1:])"
         env = dict(os.environ, CITEWISE_DENSE="off", PYTHONPATH=os.pathsep.join(sys.path))
         proc = subprocess.Popen(
-            [sys.executable, "-c", code, self.cluster.url(name), str(home), ",".join(what)],
+            [
+                sys.executable,
+                "-c",
+                code,
+                self.cluster.url(name),
+                str(home),
+                ",".join(what),
+                f"{chunks}",
+            ],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -294,12 +302,11 @@ class Grower:
         out, err = proc.communicate()
         self.job = None
         if proc.returncode != 0:
-            row["error"] = err[-800:]
+            _emit({"kind": "error", "chunks": row["chunks"], "error": err[-800:]})
         else:
-            row |= json.loads(out.strip().splitlines()[-1])
-            if "server_peak_rss_mb" in row:
-                self.rss_per_chunk = row["server_peak_rss_mb"] / row["chunks"]
-        _emit(row)
+            got = json.loads(out.strip().splitlines()[-1])
+            if "server_peak_rss_mb" in got:
+                self.rss_per_chunk = got["server_peak_rss_mb"] / row["chunks"]
         _psql(self.cluster.url(), f'DROP DATABASE "{name}"', autocommit=True)
 
     def run(self, steps: list[int], deadline: float) -> None:
