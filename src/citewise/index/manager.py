@@ -90,6 +90,10 @@ def text_key(text: str) -> str:
 
 #: Chunks encoded per call while syncing (small corpora are one call, as before).
 ENCODE_GROUP = 1024
+#: Chunks tokenised into the lexical index per step when many arrive at once (a fresh
+#: server's first sync): each step is folded into the merged segment before the next is
+#: tokenised, so the token lists held at once are those of one step, not of the corpus.
+LEXICAL_SLICE = 32_768
 
 
 DenseStatus = Literal["ok", "unavailable", "disabled"]
@@ -344,7 +348,9 @@ class KBIndex(CallerViews):
             gone = [cid for cid in lexical.ids() if cid not in live]
             lexical.remove(gone)
             new = [c for cid, c in live.items() if cid not in lexical]
-            lexical.add((c.chunk_id, c.search_text, c.breadcrumb) for c in new)
+            for start in range(0, len(new), LEXICAL_SLICE):  # bounded build memory
+                part = new[start : start + LEXICAL_SLICE]
+                lexical.add((c.chunk_id, c.search_text, c.breadcrumb) for c in part)
             lexical.prepare()
             vectors, keys, (encoded, reused, enc_secs) = self._sync_vectors(old, live)
             state = IndexState(
