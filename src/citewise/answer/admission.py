@@ -13,9 +13,14 @@ from collections.abc import Callable
 
 from citewise.answer.compose import Candidate
 from citewise.evidence.nodes import NodeReader, Span
-from citewise.sufficiency.constraints import UnitGate
+from citewise.sufficiency.constraints import UnitGate, question_constraints
+from citewise.sufficiency.models import TermProfile
 
-__all__ = ["admission"]
+__all__ = ["UNCONSTRAINED", "admission", "question_gate"]
+
+#: Intents whose units are not checked one by one against the question's constraints: a
+#: procedure's steps and a comparison's sides each name only part of the question.
+UNCONSTRAINED = frozenset({"how_to", "compare"})
 
 _BLOCKS = frozenset({"paragraph", "list_item", "blockquote"})
 #: How many earlier blocks of its subsection may name a unit's subject.
@@ -58,3 +63,10 @@ def admission(
         return gate(c.clean, headings, c.score, f"{section}\n{own}")
 
     return admit
+
+
+def question_gate(question: str, intent: str, profile: TermProfile | None) -> UnitGate:
+    """The unit gate of ``question`` (no constraints for the intents in
+    :data:`UNCONSTRAINED`): the extractive answer and the LLM route's cited evidence are
+    held to the same one."""
+    return UnitGate(() if intent in UNCONSTRAINED else question_constraints(question, profile))
