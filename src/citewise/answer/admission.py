@@ -32,12 +32,14 @@ def admission(
 ) -> Callable[[Candidate], bool]:
     """The ``admit`` test for :func:`citewise.answer.compose.compose`."""
 
-    def blocks_of(c: Candidate) -> tuple[str, str, str]:
+    def blocks_of(c: Candidate) -> tuple[str, str, str, str]:
         """(the block before the unit's own in the same section, every block of the
-        section before the unit's own, the unit's own block). The section's earlier
-        blocks name what "clamp mode" belongs to (its lead paragraph introduces the
-        ``IntRange`` type); before a table the block before is the table's caption ("A
-        uniform table"), which a row's relation words may use."""
+        section before the unit's own, the unit's own block, the subsection's lead
+        paragraph). The section's earlier blocks name what "clamp mode" belongs to (its
+        lead paragraph introduces the ``IntRange`` type); before a table the block before
+        is the table's caption ("A uniform table"), which a row's relation words may use.
+        A subsection's lead paragraph says what the whole subsection is about
+        ("Permissions are implemented as an endpoint decorator"): it is heading context."""
         f = c.fragment
         nodes = reader.near(f.path, f.version_id, near.get((f.path, f.version_id), []))
         blocks = sorted(
@@ -49,15 +51,18 @@ def admission(
                 same = [b.text for b in blocks[:i] if b.heading_path == n.heading_path]
                 # a subsection's lead paragraph introduces its subject; a one-level page
                 # (an article of paragraphs) lends only the block right before the unit
-                lead = same[-SECTION_BLOCKS:] if len(n.heading_path) >= 2 else same[-1:]
-                return (same[-1] if same else ""), "\n".join(lead), n.text
-        return "", "", ""
+                nested = len(n.heading_path) >= 2
+                lead = same[-SECTION_BLOCKS:] if nested else same[-1:]
+                # a "##" section of a page without a "#" title is a subsection too
+                first = same[0] if (nested or c.depth >= 2) and same else ""
+                return (same[-1] if same else ""), "\n".join(lead), n.text, first
+        return "", "", "", ""
 
     def admit(c: Candidate) -> bool:
         if not gate.constraints:
             return True
-        before, section, own = blocks_of(c)
-        headings = [*c.fragment.heading_path, *(s.text for s in c.context)]
+        before, section, own, first = blocks_of(c)
+        headings = [*c.fragment.heading_path, *(s.text for s in c.context), first]
         if c.kind in ("row", "table"):
             headings.append(before)
         return gate(c.clean, headings, c.score, f"{section}\n{own}")
