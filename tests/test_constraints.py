@@ -161,6 +161,12 @@ def kb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KnowledgeBase]:
         "are returned when the scopes are missing.\n",
         "utf-8",
     )
+    (corpus / "exports.md").write_text(  # an introduction of three paragraphs, then code
+        "# Reports\n\n## Export\n\nYou can export the report.\n\nUse the subcommand "
+        "`bundle`.\n\n```console\n$ tool bundle\n```\n\n**Options**:\n\n"
+        "* `--target <file>`: A file to write the report to.\n",
+        "utf-8",
+    )
     (corpus / "fences.md").write_text(  # a one-level article: its first paragraph lends no words
         "# Fences\n\nA fence decorator wraps a handler in a timeout.\n\nFences nest.\n\n"
         "By default 504 responses are returned when the time is up.\n",
@@ -324,3 +330,15 @@ def test_a_relation_word_may_come_from_the_lead_paragraph_of_its_subsection(
     far = kb.ask("Which status code does the fence decorator return when the time is up?")
     assert far.outcome == "insufficient_evidence", far.answer
     assert "504" not in far.answer  # the far sentence never met the relation word
+
+
+def test_a_relation_word_may_come_from_the_introduction_of_its_subsection(
+    kb: KnowledgeBase,
+) -> None:
+    """The "## Export" subsection opens with two paragraphs before its command and options
+    list; the second names the subcommand ("bundle") the question asks about, so an option
+    of the list answers."""
+    a = kb.ask("Which option of the bundle subcommand writes the report to a file?")
+    assert "words" in [c["kind"] for c in a.trace["constraints"]]
+    assert a.outcome == "answered", a.answer
+    assert "--target" in a.answer

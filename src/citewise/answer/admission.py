@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from citewise.answer.compose import Candidate
 from citewise.evidence.nodes import NodeReader, Span
+from citewise.ingest.models import Node
 from citewise.sufficiency.constraints import UnitGate, question_constraints
 from citewise.sufficiency.models import TermProfile
 
@@ -23,6 +24,8 @@ __all__ = ["UNCONSTRAINED", "admission", "question_gate"]
 UNCONSTRAINED = frozenset({"how_to", "compare"})
 
 _BLOCKS = frozenset({"paragraph", "list_item", "blockquote"})
+#: Nodes that hold blocks rather than being one (skipped when reading an introduction).
+_CONTAINERS = frozenset({"document", "section", "page_furniture"})
 #: How many earlier blocks of its subsection may name a unit's subject.
 SECTION_BLOCKS = 3
 
@@ -38,8 +41,8 @@ def admission(
         paragraph). The section's earlier blocks name what "clamp mode" belongs to (its
         lead paragraph introduces the ``IntRange`` type); before a table the block before
         is the table's caption ("A uniform table"), which a row's relation words may use.
-        A subsection's lead paragraph says what the whole subsection is about
-        ("Permissions are implemented as an endpoint decorator"): it is heading context."""
+        A subsection's introduction (:func:`_intro`) says what the whole subsection is
+        about ("Permissions are implemented as an endpoint decorator"): heading context."""
         f = c.fragment
         nodes = reader.near(f.path, f.version_id, near.get((f.path, f.version_id), []))
         blocks = sorted(
@@ -54,8 +57,8 @@ def admission(
                 nested = len(n.heading_path) >= 2
                 lead = same[-SECTION_BLOCKS:] if nested else same[-1:]
                 # a "##" section of a page without a "#" title is a subsection too
-                first = same[0] if (nested or c.depth >= 2) and same else ""
-                return (same[-1] if same else ""), "\n".join(lead), n.text, first
+                intro = _intro(nodes, n) if (nested or c.depth >= 2) else ""
+                return (same[-1] if same else ""), "\n".join(lead), n.text, intro
         return "", "", "", ""
 
     def admit(c: Candidate) -> bool:
@@ -68,6 +71,23 @@ def admission(
         return gate(c.clean, headings, c.score, f"{section}\n{own}")
 
     return admit
+
+
+def _intro(nodes: list[Node], own: Node) -> str:
+    """The introduction of ``own``'s subsection: the paragraphs that open it, up to its
+    first block of another kind (code, list, table) and at most :data:`SECTION_BLOCKS`
+    ("Then you could generate docs ... You can use the subcommand `utils`. And then the
+    subcommand `docs`." before the command and its options list)."""
+    out: list[str] = []
+    for n in sorted(nodes, key=lambda n: (n.char_start, n.char_end)):
+        if n.char_start >= own.char_start or len(out) >= SECTION_BLOCKS:
+            break
+        if n.heading_path != own.heading_path or n.kind in _CONTAINERS:
+            continue
+        if n.kind != "paragraph":
+            break
+        out.append(n.text)
+    return "\n".join(out)
 
 
 def question_gate(question: str, intent: str, profile: TermProfile | None) -> UnitGate:
