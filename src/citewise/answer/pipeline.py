@@ -24,6 +24,7 @@ from citewise.answer.conditions import (
     fragments_under,
     heading_split,
 )
+from citewise.answer.coverage import with_coverage
 from citewise.answer.finish import INSUFFICIENT, finish, human_reason
 from citewise.answer.graph_answer import (
     from_graph,
@@ -278,6 +279,9 @@ def ask(
         chosen = applied.kept
     trace["constraints"] = [asdict(c) for c in gate.constraints]
     trace["unit_scores"] = [round(c.score, 3) for c in chosen]
+    suff, lacking = with_coverage(intent.kind, question, intent.subject, chosen, suff)
+    if lacking:  # a required part of the profile is missing (answer/coverage.py)
+        trace["profile_missing"] = lacking
     if not chosen and gate.failures and found is None:  # relation questions: graph verdict
         suff = Sufficiency("insufficient", "insufficient_evidence", (Reason.parse(gate.refusal()),))
         trace["sufficiency"] = suff.to_json()

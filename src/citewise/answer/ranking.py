@@ -81,9 +81,11 @@ def unit_candidates(
     scorer: Scorer | None,
     weights: dict[str, float],
     anywhere: frozenset[str] = frozenset(),
+    keep: Callable[[str], bool] | None = None,
 ) -> list[Candidate]:
     """``anywhere``: unit kinds offered from anywhere in a fragment's document version (a
-    comparison's table in a sibling section), at the weight of adjacent context."""
+    comparison's table in a sibling section), at the weight of adjacent context; so are
+    units whose text ``keep`` accepts (a profile's part: a how-to's rollback line)."""
     offered: dict[tuple[str, int, int], tuple[Unit, Fragment, int, float]] = {}
     for fi, frag in enumerate(fragments):
         weight = weights.get(frag.role, 0.0)
@@ -95,7 +97,7 @@ def unit_candidates(
         for u in units_of(frag):
             w = weight
             if not _touches(u, ranges):
-                if u.kind not in anywhere:
+                if u.kind not in anywhere and not (keep is not None and keep(u.display)):
                     continue
                 w = min(weight, weights.get("adjacent_context", 0.0))
             if len(u.display) < 3 or contains_orchestration(u.display):
