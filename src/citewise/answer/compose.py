@@ -220,6 +220,8 @@ def _pool(
         pool = [
             c if ok else replace(c, score=0.0) for c, ok in passed if ok or _kept_part(intent, c)
         ]
+    if not any(c.score > 0 or (intent == "how_to" and STEP.match(c.span.text)) for c in pool):
+        return []  # profile parts alone (a rollback line, a consequence) answer nothing
     if intent != "how_to":  # code is quoted by its lead-in, or as a how-to's example
         only = _code_only_literals(question, pool)
         pool = [c for c in pool if c.kind != "code" or c.key in only]
