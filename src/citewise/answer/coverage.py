@@ -27,11 +27,11 @@ from typing import Literal
 from citewise.analysis.tokenize import tokenize
 from citewise.answer.candidate import Candidate
 from citewise.answer.profiles import (
-    CAUSAL,
     CHECK,
     CONSEQUENCE,
     DEFINES,
     FAILURE,
+    MECHANISM,
     PREREQ,
     sides,
 )
@@ -89,7 +89,7 @@ PARTS: dict[str, tuple[Part, ...]] = {
         Part("verification", "how to check the result", "asked", CHECK, _ASK_CHECK),
     ),
     "causal": (
-        Part("mechanism", "why", "asked", CAUSAL, _ASK_WHY),
+        Part("mechanism", "why", "asked", MECHANISM, _ASK_WHY),
         Part("consequence", "what it leads to", "asked", CONSEQUENCE, _ASK_EFFECT),
     ),
     "definition": (Part("defining_sentence", "what it is", "required", DEFINES),),

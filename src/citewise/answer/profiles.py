@@ -16,7 +16,14 @@ import re
 
 from citewise.analysis.tokenize import key_terms, tokenize
 from citewise.answer.candidate import Candidate, diverse, inside
-from citewise.answer.parts import CONSEQUENCE, FAILURE, SIDE_PROCEDURE, failure_handling
+from citewise.answer.parts import (
+    CONSEQUENCE,
+    FAILURE,
+    MECHANISM,
+    SIDE_PROCEDURE,
+    failure_handling,
+    paired,
+)
 from citewise.answer.procedure import PROCEDURE_HEAD
 
 __all__ = [
@@ -25,6 +32,7 @@ __all__ = [
     "CONSEQUENCE",
     "DEFINES",
     "FAILURE",
+    "MECHANISM",
     "PREREQ",
     "STEP",
     "best_section",
@@ -83,25 +91,11 @@ def ranked_by(
 
 
 def causal(pool: list[Candidate], n: int) -> list[Candidate]:
-    """:func:`ranked_by` on :data:`CAUSAL`, then mechanism and consequence together: when
-    the answer holds only one of them, the other from the lead unit's own section (the
-    consequence "As a result, the pump shuts down" after its cause) is added."""
+    """:func:`ranked_by` on :data:`CAUSAL`, then mechanism and consequence together
+    (:func:`citewise.answer.parts.paired`: "As a result, the pump shuts down" right after
+    its cause)."""
     chosen = ranked_by(pool, CAUSAL, n)
-    lead = chosen[0]
-    for cue in (CONSEQUENCE, CAUSAL):
-        if any(cue.search(c.clean) for c in chosen):
-            continue
-        same = [
-            c
-            for c in pool
-            if c not in chosen
-            and c.fragment.doc_id == lead.fragment.doc_id
-            and c.section == lead.section
-            and cue.search(c.clean)
-            and not any(inside(c, o) or inside(o, c) for o in chosen)
-        ]
-        chosen += same[:1]
-    return chosen
+    return chosen + paired(chosen, pool)
 
 
 def clause(refs: list[str], pool: list[Candidate], n: int) -> list[Candidate]:
@@ -230,7 +224,7 @@ def how_to(question: str, pool: list[Candidate], n: int) -> list[Candidate]:
     ][:1]
     checks = closing + [c for c in checks if c.kind != "table"][: 2 - len(closing)]
     failure = failure_handling(question, same_doc, steps, prereq + checks)
-    after = sorted(failure + checks, key=lambda c: c.span.start)
+    after = sorted(failure + checks, key=lambda c: c.span.start) if failure else checks
     kept = len(prereq) + len(steps) + len(closing) + len(failure)
     return (prereq + steps + after)[: max(n, kept)]
 
