@@ -68,9 +68,12 @@ _INSTRUCTION = re.compile(
     r"\b(?:you|we) (?:can|must|should|need to|have to)\b|点击|选择|打开|运行|输入|将|执行",
     re.I | re.M,
 )
+#: A question that asks for the way back ("... and roll back if it fails?"), not one
+#: about a failure itself ("how do I fix a failed upgrade?").
 _ASK_FAILURE = re.compile(
-    r"roll(?:ing)? ?back|revert|undo|\bif (?:it|this|that|the \w+) fails?\b|\bfail(?:s|ed|ure)?\b|"
-    r"回滚|回退|撤销|失败",
+    r"roll(?:ing)? ?back|\brevert|\bundo\b|\bif (?:it|this|that|the \w+(?: \w+)?) fails\b|"
+    r"\bin case of (?:a )?failure\b|回滚|回退|撤销|"
+    r"(?:如果|若|万一)[^，。？?]{0,8}失败|失败(?:时|后)",
     re.I,
 )
 _ASK_CHECK = re.compile(r"\b(?:and|then) (?:verify|check|confirm)\b|并(?:确认|验证|检查)", re.I)
