@@ -66,6 +66,18 @@ def test_how_to_without_a_documented_rollback_is_partial_and_says_which_part(
     assert "roll" not in answer.answer.lower()  # the missing part is reported, not written
 
 
+def test_how_to_asked_to_check_the_result_names_the_missing_check(kb: KnowledgeBase) -> None:
+    missing = kb.ask("How do I install the Tandem relay and check that it started?")
+    assert missing.degradation == "partial_coverage"
+    assert (
+        "partial_coverage:the documents describe the steps but not how to check the result"
+        in _reasons(missing)
+    )
+    present = kb.ask("How do I upgrade the Gizmo server and check the result?")
+    assert present.degradation == "none" and "profile_missing" not in present.trace
+    assert _cited(present, "Check that `gizmo status` reports the new release number")
+
+
 def test_causal_answer_gives_mechanism_and_consequence(kb: KnowledgeBase) -> None:
     answer = kb.ask("Why does the Quill pump overheat?")
     assert answer.outcome == "answered" and answer.degradation == "none"
