@@ -125,6 +125,7 @@ def test_the_parts_table_says_what_each_profile_requires() -> None:
         "verification": "asked",
     }
     assert need["definition"] == {"defining_sentence": "required"}
+    assert need["compare"] == {"side": "required", "side_figures": "required"}
     assert set(need["causal"]) == {"mechanism", "consequence"}
     assert coverage_reason("how_to", "x", ()) is None
     assert missing_parts("definition", "What is x?", []) == ()  # nothing quoted: abstains

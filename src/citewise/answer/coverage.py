@@ -84,6 +84,11 @@ _ASK_EFFECT = re.compile(
     re.I,
 )
 
+#: A figure: a number that is no part of a name ("4 litre", "1,200 rpm"; not "B2").
+_FIGURE = re.compile(r"(?<![\w.-])\d[\d,.]*(?![\w-]*[A-Za-z]\d)")
+#: Any unit (a comparison side is given by a unit that names it).
+_ANY = re.compile(r"\S")
+
 PARTS: dict[str, tuple[Part, ...]] = {
     "how_to": (
         Part("steps", "the steps", "required", _INSTRUCTION),
@@ -94,6 +99,12 @@ PARTS: dict[str, tuple[Part, ...]] = {
     "causal": (
         Part("mechanism", "why", "asked", MECHANISM, _ASK_WHY),
         Part("consequence", "what it leads to", "asked", CONSEQUENCE, _ASK_EFFECT),
+    ),
+    # per side of the comparison (:func:`_compare_missing`): a unit naming it, and its
+    # figures when the other side's units give figures
+    "compare": (
+        Part("side", "each side", "required", _ANY),
+        Part("side_figures", "figures for each side", "required", _FIGURE),
     ),
     "definition": (Part("defining_sentence", "what it is", "required", DEFINES),),
 }
@@ -141,10 +152,6 @@ def _given_words(intent: str, given: list[Part]) -> str:
     if intent == "causal":
         return "why it happens" if any(p.name == "mechanism" for p in given) else "what happens"
     return "the subject"
-
-
-#: A figure: a number that is no part of a name ("4 litre", "1,200 rpm"; not "B2").
-_FIGURE = re.compile(r"(?<![\w.-])\d[\d,.]*(?![\w-]*[A-Za-z]\d)")
 
 
 def _compare_missing(question: str, chosen: list[Candidate]) -> tuple[Missing, ...]:
