@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from citewise.recall.models import SearchFilters, SearchResult
-from citewise.recall.scope import may_read, visible_chunks
+from citewise.recall.scope import in_scope, may_read
 from citewise.sufficiency.models import Reason
 
 if TYPE_CHECKING:
@@ -66,7 +66,7 @@ def classify(
         return Failure("context_assembly")
     own = filters or SearchFilters()
     readable = SearchFilters(principal=own.principal)
-    if not visible_chunks(kb.index.chunks.values(), readable):
+    if not any(in_scope(c, readable) for c in kb.index.chunks.values()):
         why = "the knowledge base holds no indexed text; add documents with `citewise add`"
         return Failure("indexing", Reason("index_empty", why))
     broken = [
