@@ -8,7 +8,7 @@ same payload hash and the same answer without calling any model.
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import TYPE_CHECKING, Any
 
 from citewise.answer.admission import admission, question_gate
@@ -16,6 +16,7 @@ from citewise.answer.candidate import Candidate
 from citewise.answer.citations import cite_claims
 from citewise.answer.clean import clean_sentence
 from citewise.answer.compose import compose, fragment_spans
+from citewise.answer.coverage import with_coverage
 from citewise.answer.finish import finish
 from citewise.answer.markup import strip_markup
 from citewise.answer.models import Answer, AnswerTrace, Claim
@@ -178,6 +179,14 @@ def write_answer(
     if gate.constraints:
         trace["constraints"] = [asdict(c) for c in gate.constraints]
     failed = not any(c.verdict != "notice" for c in kept)
+    said = [  # the kept sentences, each in the section of the item it cites
+        replace(c, section=" ".join(c.fragment.heading_path[-1:]))
+        for c, n in zip(cands, groups, strict=True)
+        if claims[n].kept
+    ]
+    suff, lacking = with_coverage(g.intent.kind, g.question, g.intent.subject, said, suff)
+    if lacking:  # the same profile check as the extractive answer (answer/coverage.py)
+        trace["profile_missing"] = lacking
     failed_why = "no generated sentence passed review" if failed else None
     if refusal is not None:  # every sentence the review kept cites a near miss
         suff = Sufficiency("insufficient", "insufficient_evidence", (Reason.parse(refusal),))
