@@ -33,6 +33,7 @@ from typing import Literal
 
 from citewise.analysis.tokenize import QUESTION_STEMS, tokenize
 from citewise.sufficiency.presence import FILLER, TermProfile, english_zipf, is_question
+from citewise.sufficiency.wordforms import fold, held, tokens
 
 __all__ = ["Constraint", "UnitGate", "question_constraints", "reason", "unmet"]
 
@@ -64,7 +65,9 @@ _NUMBERS = (
 )
 _NUMBER_WORDS = {w: i for i, w in enumerate(_NUMBERS.split(), start=1)}
 #: A figure of the question: "1598", "11th", "3.5", "40,000", "4-cylinder" (the number).
-_FIGURE = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(st|nd|rd|th|s)?(?![\w.]*\d)")
+_FIGURE = re.compile(
+    r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(st|nd|rd|th|['’]?s)?(?![\w.]*\d)"
+)
 #: A number that names a part of a document ("clause 2.3", "§ 4", "cell 2.1") is a
 #: reference: the unit's heading may carry it.
 _REFERENCE = re.compile(
@@ -151,7 +154,7 @@ def _figures(question: str) -> list[Constraint]:
         if any(a <= m.start() < b for a, b in taken):
             continue
         value = m.group(1).replace(",", "")
-        suffix = (m.group(2) or "").lower()
+        suffix = (m.group(2) or "").lower().lstrip("'’")  # "1950's" is "1950s"
         if _REFERENCE.search(question[: m.start()]):  # "clause 2.3": where, not a figure
             out.append(Constraint("name", m.group(0), value))
             continue
@@ -184,9 +187,15 @@ def number_found(c: Constraint, text: str) -> bool:
         return bool(re.search(rf"\b(?:{n}(?:st|nd|rd|th)|{word or '#'})\b", low))
     if mode == "decade":
         start = int(value)
-        return bool(re.search(rf"\b{start}s\b", low)) or any(
-            start <= y < start + 10 for y in _years(text)
-        )
+        if re.search(rf"\b{start}['’]?s\b", low):
+            return True
+        # "the 1700s" is the 18th century: any year in it, or the century by name
+        span = 100 if start % 100 == 0 else 10
+        if span == 100 and number_found(
+            Constraint("number", "", f"{start // 100 + 1}:century"), text
+        ):
+            return True
+        return any(start <= y < start + span for y in _years(text))
     plain = re.compile(rf"(?<![\w.]){re.escape(value)}(?![\w]*\d)")
     if plain.search(text.replace(",", "")):
         return True
@@ -291,18 +300,18 @@ def unmet(
     """The constraints ``text`` (a unit an answer would quote) fails. Its ``headings`` may
     supply a name or a relation word, the ``paragraph`` it sits in a name; neither ever
     supplies a figure, the polarity or the answer type."""
-    held = set(tokenize(text))
-    headed = held.union(*(tokenize(line) for line in headings))
-    around = headed.union(tokenize(paragraph))
+    own = tokens(text)
+    headed = own.union(*(tokens(line) for line in headings))
+    around = headed.union(tokens(paragraph))
     out = []
     for c in constraints:
         if c.kind == "number":
             ok = number_found(c, text)
         elif c.kind == "name":
-            ok = c.key in around or c.surface.lower() in text.lower()
+            ok = held(c.key, around) or fold(c.surface).lower() in fold(text).lower()
         elif c.kind == "words":
             keys = c.key.split()
-            ok = 2 * sum(k in headed for k in keys) >= len(keys)
+            ok = 2 * sum(held(k, headed) for k in keys) >= len(keys)
         elif c.kind == "polarity":
             ok = bool((_NEGATION_T if c.key == "not" else _LEAST_T).search(text))
         elif c.kind == "date":
