@@ -127,8 +127,9 @@ def ask(
     trace["retrieval"] = search_summary(recall)
     conflicts = detect_conflicts(kb, analysed, pack, who, recall.hits)
     stale = stale_paths(kb, pack, who)
-    unknown = _not_conditions(absent_terms(kb, analysed.named_terms, who), analysed.conditions)
     profile = weigh(_without_conditions(analysed), kb.index, who)
+    unknown = _not_conditions(absent_terms(kb, analysed.named_terms, who), analysed.conditions)
+    unknown = tuple(t for t in unknown if t not in profile.respelt)  # "Frensh": "French"
     trace["terms"] = [asdict(t) for t in profile.terms]
     suff = review(
         GateInput(
