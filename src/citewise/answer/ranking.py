@@ -133,12 +133,20 @@ def unit_candidates(
     return sorted(_para_scores(out), key=lambda c: c.order)
 
 
+#: A pronoun sentence's window scores at least this share of its own (both sentences')
+#: relevance: "He came back to Lahore in 1908" answers "What year did Iqbal return to
+#: Lahore?" with the sentence before it, which names Iqbal.
+WINDOW_SHARE = 0.9
+
+
 def _para_scores(found: list[Candidate]) -> list[Candidate]:
     """A short paragraph scores as its best sentence, a little above it (so it is quoted
     whole, with the value in its next sentence), never by the union of its sentences'
     words (a longer unit would otherwise outrank the precise sentence elsewhere). A
     pronoun sentence's window scores as the pronoun sentence, a little above it (so the
-    referent is quoted with it)."""
+    referent is quoted with it), or as both its sentences, a little below them
+    (:data:`WINDOW_SHARE`), whichever is more: the pronoun's referent is named in the
+    sentence before."""
     out = []
     for c in found:
         if c.kind == "window":  # scores as its pronoun sentence, a little above it
@@ -149,8 +157,8 @@ def _para_scores(found: list[Candidate]) -> list[Candidate]:
                 and o.fragment.doc_id == c.fragment.doc_id
                 and o.span.end == c.span.end
             ]
-            if own:
-                c = replace(c, score=own[0] * 1.02)
+            if own:  # or by both its sentences, a little below: the referent is named
+                c = replace(c, score=max(own[0] * 1.02, c.score * WINDOW_SHARE))
         if c.kind == "para":
             inner = [
                 o.score

@@ -20,11 +20,13 @@ documents hold is never a neighbour (authorization before any verdict).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from citewise.analysis.tokenize import tokenize
+from citewise.sufficiency.models import TermProfile
 
-__all__ = ["MIN_LENGTH", "edits", "respell"]
+__all__ = ["MIN_LENGTH", "edits", "respell", "respelt_text"]
 
 MIN_LENGTH = 5
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -57,3 +59,14 @@ def respell(
     if not held:
         return None
     return min(held, key=lambda x: (-x[0], x[1]))[1]
+
+
+def respelt_text(question: str, profile: TermProfile) -> str:
+    """``question`` with each word read as a slip replaced by the knowledge base's token
+    for it ("When was Geegen the emperor?" -> "When was gegeen the emperor?"): what
+    recall searches for, so the passage that spells the word right is found."""
+    out = question
+    for t in profile.terms:
+        if t.asked:
+            out = re.sub(rf"(?<!\w){re.escape(t.surface)}(?!\w)", t.key, out)
+    return out
