@@ -137,6 +137,10 @@ def unit_candidates(
 #: relevance: "He came back to Lahore in 1908" answers "What year did Iqbal return to
 #: Lahore?" with the sentence before it, which names Iqbal.
 WINDOW_SHARE = 0.9
+#: A sentence's sequel (it and the sentence after it) scores a little above the sentence,
+#: as a short paragraph does above its best sentence: the value often sits in the sentence
+#: after the one that names the subject.
+SEQUEL_LIFT = 1.01
 
 
 def _para_scores(found: list[Candidate]) -> list[Candidate]:
@@ -159,6 +163,16 @@ def _para_scores(found: list[Candidate]) -> list[Candidate]:
             ]
             if own:  # or by both its sentences, a little below: the referent is named
                 c = replace(c, score=max(own[0] * 1.02, c.score * WINDOW_SHARE))
+        if c.kind == "sequel":  # as its first sentence, a little above it
+            first = [
+                o.score
+                for o in found
+                if o.kind == "sentence"
+                and o.fragment.doc_id == c.fragment.doc_id
+                and o.span.start == c.span.start
+            ]
+            if first:
+                c = replace(c, score=max(first[0] * SEQUEL_LIFT, c.score * WINDOW_SHARE))
         if c.kind == "para":
             inner = [
                 o.score
@@ -211,7 +225,7 @@ def present(chosen: list[Candidate], intent: str) -> list[Candidate]:
             for o in chosen
         )
         same = any(k.key == c.key for k in kept)
-        if not inside and not same:
+        if not inside and not same and not _shares_sentence(c, kept):
             kept.append(c)
     if intent in ("how_to", "definition", "compare"):
         return kept
@@ -223,4 +237,18 @@ def present(chosen: list[Candidate], intent: str) -> list[Candidate]:
         first.setdefault(d, i)
     return sorted(
         kept, key=lambda c: (-best[c.fragment.doc_id], first[c.fragment.doc_id], c.span.start)
+    )
+
+
+_PAIRS = frozenset({"window", "sequel"})
+
+
+def _shares_sentence(c: Candidate, kept: list[Candidate]) -> bool:
+    """Whether ``c`` overlaps a unit already kept from its document, one of the two being
+    a sentence pair (a window or a sequel): "A. B." and "B. C." never both quote "B."."""
+    return any(
+        k.fragment.doc_id == c.fragment.doc_id
+        and (k.kind in _PAIRS or c.kind in _PAIRS)
+        and max(k.span.start, c.span.start) < min(k.span.end, c.span.end)
+        for k in kept
     )
