@@ -84,3 +84,9 @@ def test_an_absent_subject_is_still_refused(kb: KnowledgeBase) -> None:
     a = kb.ask("When was Zorblax the emperor?")
     assert a.outcome == "insufficient_evidence", a.answer
     assert "Zorblax" in a.answer
+
+
+def test_reasons_name_a_slip_as_the_question_spelt_it(kb: KnowledgeBase) -> None:
+    a = kb.ask("What did Governon Kublai invest in?")  # two passages, scattered
+    assert a.outcome == "insufficient_evidence", a.answer
+    assert "Governon" in a.answer and "governor" not in a.answer
