@@ -82,3 +82,17 @@ def test_the_value_in_the_next_sentence_is_quoted_once() -> None:
     quoted = " ".join(c.clean for c in chosen)
     assert "Cobham-Edmonds thesis" in quoted
     assert quoted.count("This hypothesis is called") == 1  # overlapping pairs: one kept
+
+
+def test_a_unit_a_chosen_pair_quotes_takes_no_place() -> None:
+    from dataclasses import replace
+
+    from citewise.answer.candidate import diverse
+
+    chosen = _compose(_THESIS, "What is the class P often seen as?")
+    pair = next(c for c in chosen if c.kind == "sequel")
+    first = pair.clean.split(". ")[0] + "."
+    alone = replace(pair, span=replace(pair.span, end=pair.span.start + len(first)), clean=first)
+    alone = replace(alone, kind="sentence")
+    other = replace(pair, span=replace(pair.span, start=0, end=5), clean="Cobham studied.")
+    assert diverse([pair, alone, other], 2) == [pair, other]

@@ -39,6 +39,7 @@ def test_real_words_short_words_and_hyphenated_names_are_not_respelt() -> None:
     assert respell("Romr", "romr", lambda t: 9 if t == "rome" else 0, english_zipf) is None
     assert respell("non-Taliban", "non-taliban", df, english_zipf) is None
     assert respell("Zorblax", "zorblax", df, english_zipf) is None  # no neighbour held
+    assert respell("keyring", "keyr", lambda t: 5 if t == "key" else 0, english_zipf) is None
 
 
 def test_the_profile_weighs_a_slip_as_the_word_it_stands_for() -> None:

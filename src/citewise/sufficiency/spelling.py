@@ -8,8 +8,9 @@ word is read as a slip of a knowledge-base word only when nothing else explains 
 * the question's word is not an English word (``wordfreq``: below Zipf 3, the list's
   floor) and no chunk holds it: real words ("hardest", "hollow", "unmodified") are never
   respelt, however close a knowledge-base word is;
-* it is alphabetic, at least :data:`MIN_LENGTH` letters (short slips have too many
-  neighbours), without hyphen or digit ("non-Taliban", "X9" are meant as written);
+* it is alphabetic, at least :data:`MIN_LENGTH` letters, and so are its index token and
+  the neighbour (short slips have too many neighbours: "keyring", indexed as "keyr", is
+  not "key"), without hyphen or digit ("non-Taliban", "X9" are meant as written);
 * one edit of its index token (a letter dropped, added, changed, or two neighbours
   swapped, never the first letter) gives a token the knowledge base holds; of several,
   the one most chunks hold (then the first alphabetically).
@@ -52,10 +53,10 @@ def respell(
     common a word is in English (0 for a word the list does not hold)."""
     if len(word) < MIN_LENGTH or not word.isascii() or not word.isalpha():
         return None
-    if zipf(word) > 0 or not key.isalpha() or tokenize(word) != [key]:
-        return None
+    if zipf(word) > 0 or not key.isalpha() or tokenize(word) != [key] or len(key) < MIN_LENGTH:
+        return None  # "keyring" is indexed as "keyr": too short a stem to respell
     found = [(df(t), t) for t in sorted(edits(key))]
-    held = [(n, t) for n, t in found if n > 0]
+    held = [(n, t) for n, t in found if n > 0 and len(t) >= MIN_LENGTH]
     if not held:
         return None
     return min(held, key=lambda x: (-x[0], x[1]))[1]
