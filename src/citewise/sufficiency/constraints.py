@@ -16,7 +16,8 @@ that unit carries (its section headings, the sentence before a pronoun):
   at least half of them, appear in the unit or its headings: a sentence about the same
   names doing something else does not answer, even beside one that does;
 * **polarity** - a negated or "least" question is answered by a unit that negates or
-  ranks low too, never by the plain statement;
+  ranks low too, never by the plain statement; a negation must stand near a word of the
+  question (:func:`negates`), not negate something else in the sentence;
 * **answer type** - "when did / what year" wants a date in the unit, "how many / how
   much" a quantity.
 
@@ -281,7 +282,8 @@ def question_constraints(
     opening = first.end() if first else 0
     why = question.lstrip().lower().startswith("why")  # the negation is the fact explained
     if neg and not why and not _SUBORDINATE.search(question, opening, max(opening, neg.start())):
-        out.append(Constraint("polarity", neg.group(0), "not"))
+        words = [t for t in tokenize(question) if t not in QUESTION_STEMS and t not in _NEGATED]
+        out.append(Constraint("polarity", neg.group(0), " ".join(["not", *words])))
     m = _LEAST_Q.search(question)
     if m:
         out.append(Constraint("polarity", m.group(0), "least"))
@@ -291,6 +293,30 @@ def question_constraints(
         q = _QUANTITY_Q.search(question)
         out.append(Constraint("quantity", q.group(0) if q else "how many", "quantity"))
     return tuple(out)
+
+
+#: Index tokens of the question's own negation words (never the negated relation).
+_NEGATED = frozenset(tokenize("not never cannot no"))
+#: How near a negation of the unit must stand to a word of the question: that many words
+#: after it ("are not common") or before it ("common ones are not").
+NEGATION_AFTER = 6
+NEGATION_BEFORE = 3
+
+
+def negates(c: Constraint, text: str) -> bool:
+    """Whether ``text`` negates what a negated question asks about: a negation with a word
+    of the question near it ("measures are not common" for "What is not a common
+    measure?"), not a negation of something else in the sentence ("exempt from taxes (but
+    not EU taxes)" for "Who weren't exempt from the Ministry?")."""
+    words = set(c.key.split()[1:])
+    for m in _NEGATION_T.finditer(text):
+        if not words:
+            return True
+        near = text[m.end() :].split()[:NEGATION_AFTER]
+        near += text[: m.start()].split()[-NEGATION_BEFORE:]
+        if any(words.intersection(tokens(w)) for w in near):
+            return True
+    return False
 
 
 def unmet(
@@ -315,7 +341,7 @@ def unmet(
             keys = c.key.split()
             ok = 2 * sum(held(k, headed) for k in keys) >= len(keys)
         elif c.kind == "polarity":
-            ok = bool((_NEGATION_T if c.key == "not" else _LEAST_T).search(text))
+            ok = negates(c, text) if c.key.startswith("not") else bool(_LEAST_T.search(text))
         elif c.kind == "date":
             ok = bool(_DATE_T.search(text))
         else:
