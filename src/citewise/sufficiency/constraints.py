@@ -282,8 +282,8 @@ def question_constraints(
     opening = first.end() if first else 0
     why = question.lstrip().lower().startswith("why")  # the negation is the fact explained
     if neg and not why and not _SUBORDINATE.search(question, opening, max(opening, neg.start())):
-        words = [t for t in tokenize(question) if t not in QUESTION_STEMS and t not in _NEGATED]
-        out.append(Constraint("polarity", neg.group(0), " ".join(["not", *words])))
+        asked = [t for t in tokenize(question) if t not in QUESTION_STEMS and t not in _NEGATED]
+        out.append(Constraint("polarity", neg.group(0), " ".join(["not", *asked])))
     m = _LEAST_Q.search(question)
     if m:
         out.append(Constraint("polarity", m.group(0), "least"))
