@@ -13,7 +13,8 @@ that unit carries (its section headings, the sentence before a pronoun):
 * **names** - the question's distinctive names (weighed by :mod:`presence`: not the
   knowledge base's own everywhere-name) appear in the unit, its headings or its paragraph;
 * **relation** - the question's rare words that the knowledge base holds ("besiege"),
-  at least half of them, appear in the unit or its headings: a sentence about the same
+  at least half of them and one of the rarest (below :data:`RARE_ZIPF`) when it has
+  any, appear in the unit or its headings: a sentence about the same
   names doing something else does not answer, even beside one that does;
 * **polarity** - a negated or "least" question is answered by a unit that negates or
   ranks low too, never by the plain statement; a negation must stand near a word of the
@@ -44,6 +45,10 @@ __all__ = ["Constraint", "UnitGate", "question_constraints", "reason", "unmet"]
 #: at 4.2 (the subject presence cut) SQuAD 2.0 near misses were answered without the
 #: relation; 4.8 refused documentation answers worded another way.
 RELATION_ZIPF = 4.6
+#: Relation words below this frequency are the rare ones ("decorator", "besiege"): when the
+#: question has one, a unit holds at least one of them, besides half of all ("the fence
+#: decorator" is not met by a "Fences" heading alone).
+RARE_ZIPF = 4.2
 
 Kind = Literal["number", "name", "words", "polarity", "date", "quantity"]
 
@@ -274,9 +279,10 @@ def question_constraints(
                 out.append(Constraint("name", t.surface, t.key))
             elif t.kind == "word" and t.df > 0 and not t.kb_common and _relation_word(t.surface):
                 relation.append(t)
-        if relation:  # the relation asked about: half its words at least
+        if relation:  # the relation asked about: half its words at least, one rare one
             words = " ".join(t.surface for t in relation)
-            out.append(Constraint("words", words, " ".join(t.key for t in relation)))
+            keys = [("!" if english_zipf(t.surface) < RARE_ZIPF else "") + t.key for t in relation]
+            out.append(Constraint("words", words, " ".join(keys)))
     neg = _NEGATION_Q.search(question)
     first = re.match(r"\s*\S+", question)
     opening = first.end() if first else 0
@@ -338,8 +344,10 @@ def unmet(
         elif c.kind == "name":
             ok = held(c.key, around) or fold(c.surface).lower() in fold(text).lower()
         elif c.kind == "words":
-            keys = c.key.split()
+            keys = [k.lstrip("!") for k in c.key.split()]
+            rare = [k[1:] for k in c.key.split() if k.startswith("!")]
             ok = 2 * sum(held(k, headed) for k in keys) >= len(keys)
+            ok = ok and (not rare or any(held(k, headed) for k in rare))
         elif c.kind == "polarity":
             ok = negates(c, text) if c.key.startswith("not") else bool(_LEAST_T.search(text))
         elif c.kind == "date":
