@@ -24,7 +24,15 @@ from citewise.recall.editions import (
     hit_clause,
     summary_boosts,
 )
-from citewise.recall.fusion import convex, mmr, rank_term_scale, ranked, rrf
+from citewise.recall.fusion import (
+    FloatArray,
+    Jaccard,
+    convex,
+    mmr_columns,
+    rank_term_scale,
+    ranked,
+    rrf,
+)
 from citewise.recall.identifiers import clause_refs
 from citewise.recall.models import (
     Abstention,
@@ -384,26 +392,17 @@ def _diversify(
         else None
     )
     if vecs is not None:
-        pos = {c: i for i, c in enumerate(pool)}
         sims = vecs @ vecs.T
-
-        def similarity(a: str, b: str) -> float:
-            return float(sims[pos[a], pos[b]])
+        column: Callable[[int], FloatArray] = lambda j: sims[:, j]  # noqa: E731
     else:
-        bags = {c: _token_set(index, c) for c in pool}
-
-        def similarity(a: str, b: str) -> float:
-            shared = len(bags[a] & bags[b])
-            union = len(bags[a]) + len(bags[b]) - shared  # |a | b| without building it
-            return shared / union if union else 0.0
-
-    return mmr(
+        column = Jaccard([_token_set(index, c) for c in pool])
+    return mmr_columns(
         pool,
         fused,
-        similarity,
+        column,
         top_k,
         lam=s.mmr_lambda,
-        group=lambda c: index.chunks[c].doc_id,
+        groups=[index.chunks[c].doc_id for c in pool],
         per_group_cap=s.per_doc_cap,
     )
 

@@ -1,0 +1,175 @@
+"""Per-query shortcuts of ``ask`` (issue 17) give exactly what the walks they replace gave.
+
+Each test compares a fast path with a plain reference (the code it replaced, kept here),
+on hand-picked edge cases and on generated inputs."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from citewise.analysis.tokenize import is_cjk_char
+from citewise.answer.relation import subject_of
+from citewise.graph.build import KnowledgeGraph
+from citewise.graph.models import Point
+from citewise.graph.text import norm_title
+from citewise.recall.fusion import Jaccard, mmr, mmr_columns
+
+
+def _graph(titles: list[str]) -> KnowledgeGraph:
+    points = {}
+    doc_keys = {}
+    for i, title in enumerate(titles):
+        key = f"d{i}"
+        path = f"doc{i % 7}-{i}.md"
+        points[key] = Point(key, "document", title, norm_title(title), key, path, 1, key)
+        doc_keys[path] = key
+    doc_keys["missing.md"] = "gone"  # a document key without a point is skipped
+    return KnowledgeGraph(g=nx.MultiDiGraph(), points=points, doc_keys=doc_keys)
+
+
+def _walk(kg: KnowledgeGraph, question: str) -> Point | None:
+    """The replaced code: every document title tested against the question."""
+    q = norm_title(question)
+
+    def names(title: str) -> bool:
+        if len(title) < 2 or (len(title) < 3 and not any(is_cjk_char(c) for c in title)):
+            return False
+        if any(is_cjk_char(c) for c in title):
+            return title in q
+        return f" {title} " in f" {q} "
+
+    named = [
+        kg.points[k]
+        for k in kg.doc_keys.values()
+        if k in kg.points and names(kg.points[k].norm_title)
+    ]
+    return max(named, key=lambda p: (len(p.norm_title), p.path)) if named else None
+
+
+TITLES = [
+    "Retry policy",
+    "retry",
+    "Policy",
+    "Dead-letter queue",
+    "dead letter",
+    "ab",
+    "x",
+    "重试策略",
+    "策略",
+    "Helix-7 Design",
+    "helix 7",
+    "2.1 Retry Policy",
+    "Vitamin D",
+    "vitamin d deficiency",
+]
+
+
+def test_named_titles_match_the_walk_on_edge_cases() -> None:
+    kg = _graph(TITLES)
+    questions = [
+        "What does the retry policy require?",
+        "What is part of the dead-letter queue?",
+        "dead letter",
+        "What replaced Helix-7 design?",
+        "重试策略需要什么？",
+        "什么策略",
+        "ab cd",
+        "Does vitamin D deficiency cause fractures?",
+        "retrying policies",
+        "",
+        "???",
+        "policy retry policy",
+    ]
+    for q in questions:
+        got, named = subject_of(kg, q, None)
+        assert got == _walk(kg, q), q
+        assert named == (got is not None)
+    # the lookup is built once and kept with the graph
+    assert "named-titles" in kg.memo
+
+
+def test_the_anchor_is_used_when_no_title_is_named() -> None:
+    kg = _graph(TITLES)
+    assert subject_of(kg, "Nothing here matches", "d0") == (kg.points["d0"], False)
+    assert subject_of(kg, "Nothing here matches", "nope") == (None, False)
+
+
+_WORDS = st.sampled_from(["retry", "policy", "dead", "letter", "a", "of", "策略", "重试", "7"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    titles=st.lists(st.lists(_WORDS, min_size=1, max_size=4).map(" ".join), max_size=12),
+    question=st.lists(_WORDS, max_size=10).map(" ".join),
+)
+def test_named_titles_match_the_walk(titles: list[str], question: str) -> None:
+    kg = _graph(titles)
+    got, _ = subject_of(kg, question, None)
+    assert got == _walk(kg, question)
+
+
+_TOKENS = st.frozensets(st.sampled_from("abcdefgh"), max_size=5)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    bags=st.lists(_TOKENS, min_size=1, max_size=14),
+    scores=st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, 0.25]), min_size=14, max_size=14),
+    n=st.integers(0, 16),
+    lam=st.sampled_from([0.0, 0.3, 0.7, 1.0]),
+    cap=st.sampled_from([None, 0, 1, 2]),
+    n_groups=st.integers(1, 4),
+)
+def test_mmr_columns_picks_what_mmr_picks(
+    bags: list[frozenset[str]],
+    scores: list[float],
+    n: int,
+    lam: float,
+    cap: int | None,
+    n_groups: int,
+) -> None:
+    ids = [f"c{i:02d}" for i in range(len(bags))][::-1]  # ids not in candidate order
+    rel = dict(zip(ids, scores, strict=False))  # many ties on purpose
+    group = {c: f"g{i % n_groups}" for i, c in enumerate(ids)}
+    bag = dict(zip(ids, bags, strict=True))
+
+    def jaccard(a: str, b: str) -> float:
+        shared = len(bag[a] & bag[b])
+        union = len(bag[a]) + len(bag[b]) - shared
+        return shared / union if union else 0.0
+
+    want = mmr(ids, rel, jaccard, n, lam=lam, group=group.__getitem__, per_group_cap=cap)
+    got = mmr_columns(
+        ids, rel, Jaccard(bags), n, lam=lam, groups=[group[c] for c in ids], per_group_cap=cap
+    )
+    assert got == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    size=st.integers(1, 30),
+    n=st.integers(1, 12),
+    cap=st.sampled_from([None, 1, 2]),
+)
+def test_mmr_columns_on_vectors_picks_what_mmr_picks(
+    seed: int, size: int, n: int, cap: int | None
+) -> None:
+    rng = np.random.default_rng(seed)
+    vecs = rng.normal(size=(size, 8)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    sims = vecs @ vecs.T
+    ids = [f"v{i:03d}" for i in rng.permutation(size)]
+    pos = {c: i for i, c in enumerate(ids)}
+    rel = {c: float(rng.integers(0, 4)) / 3 for c in ids}
+    groups = [f"d{i % 5}" for i in range(size)]
+
+    def similarity(a: str, b: str) -> float:
+        return float(sims[pos[a], pos[b]])
+
+    want = mmr(ids, rel, similarity, n, group=lambda c: groups[pos[c]], per_group_cap=cap)
+    got = mmr_columns(ids, rel, lambda j: sims[:, j], n, groups=groups, per_group_cap=cap)
+    assert got == want
