@@ -5,6 +5,8 @@ on hand-picked edge cases and on generated inputs."""
 
 from __future__ import annotations
 
+import re
+
 import networkx as nx
 import numpy as np
 from hypothesis import given, settings
@@ -12,6 +14,7 @@ from hypothesis import strategies as st
 
 from citewise.analysis.tokenize import is_cjk_char
 from citewise.answer.relation import subject_of
+from citewise.evidence import sentences
 from citewise.graph.build import KnowledgeGraph
 from citewise.graph.models import Point
 from citewise.graph.text import norm_title
@@ -173,3 +176,115 @@ def test_mmr_columns_on_vectors_picks_what_mmr_picks(
     want = mmr(ids, rel, similarity, n, group=lambda c: groups[pos[c]], per_group_cap=cap)
     got = mmr_columns(ids, rel, lambda j: sims[:, j], n, groups=groups, per_group_cap=cap)
     assert got == want
+
+
+def _old_is_abbreviation(prefix: str) -> bool:
+    m = sentences._TOKEN_BEFORE_DOT.search(prefix)
+    if not m:
+        return False
+    token = m.group(1).lower().strip("*_`")
+    if token in sentences.ABBREVIATIONS:
+        return True
+    return bool(re.fullmatch(r"[a-z]", token) or re.fullmatch(r"(?:[a-z]\.)+[a-z]", token))
+
+
+def _old_sentence_ends(text: str, start: int, end: int, rules: sentences._Rules) -> list[int]:
+    """The replaced scan: every character visited, the prefix searched by a regex."""
+    ends: list[int] = []
+    i = start
+    while i < end:
+        ch = text[i]
+        if ch in rules.hard:
+            j = i + 1
+            while j < end and (text[j] in rules.hard or text[j] in sentences._CLOSERS):
+                j += 1
+            ends.append(j)
+            i = j
+            continue
+        if ch in ".!?":
+            j = i + 1
+            while j < end and (text[j] in ".!?" or text[j] in sentences._CLOSERS):
+                j += 1
+            if j >= end:
+                break
+            if not text[j].isspace():
+                i = j
+                continue
+            k = j
+            while k < end and text[k].isspace():
+                k += 1
+            nxt = text[k] if k < end else ""
+            if ch == "." and j == i + 1 and _old_is_abbreviation(text[start:i]):
+                i = j
+                continue
+            sentence_start = ends[-1] if ends else start
+            if (
+                ch == "."
+                and rules.list_numbers
+                and sentences._is_list_number(text, sentence_start, i)
+            ):
+                i = j
+                continue
+            if nxt and nxt.islower():
+                i = j
+                continue
+            ends.append(j)
+            i = j
+            continue
+        i += 1
+    ends.append(end)
+    return ends
+
+
+_PIECES = st.sampled_from(
+    [
+        "Dr",
+        "e.g",
+        "U.S",
+        "J",
+        "word",
+        "Next",
+        "low",
+        "2",
+        " ",
+        "  ",
+        "\n",
+        "\n\n",
+        ".",
+        "!",
+        "?",
+        "。",
+        "；",
+        '"',
+        "(",
+        "“",
+        ")",
+        "’",
+        "*",
+        "\u00a0",
+        "x",
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(pieces=st.lists(_PIECES, max_size=40), clauses=st.booleans(), numbers=st.booleans())
+def test_sentence_ends_match_the_character_scan(
+    pieces: list[str], clauses: bool, numbers: bool
+) -> None:
+    text = "".join(pieces)
+    rules = sentences._Rules(
+        sentences._CLAUSE_END if clauses else sentences._CJK_END, list_numbers=numbers
+    )
+    for start in {0, min(3, len(text))}:
+        assert sentences._sentence_ends(text, start, len(text), rules) == _old_sentence_ends(
+            text, start, len(text), rules
+        )
+
+
+@settings(max_examples=400, deadline=None)
+@given(pieces=st.lists(_PIECES, max_size=12))
+def test_token_before_a_dot_matches_the_regex(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    m = sentences._TOKEN_BEFORE_DOT.search(text)
+    assert sentences._token_before(text, 0, len(text)) == (m.group(1) if m else None)
