@@ -12,13 +12,14 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citewise.analysis.tokenize import is_cjk_char
+from citewise.analysis.tokenize import has_cjk, is_cjk_char
 from citewise.answer.relation import subject_of
 from citewise.evidence import sentences
 from citewise.graph.build import KnowledgeGraph
 from citewise.graph.models import Point
 from citewise.graph.text import norm_title
 from citewise.recall.fusion import Jaccard, mmr, mmr_columns
+from citewise.recall.search import WordIds
 
 
 def _graph(titles: list[str]) -> KnowledgeGraph:
@@ -138,6 +139,7 @@ def test_mmr_columns_picks_what_mmr_picks(
     rel = dict(zip(ids, scores, strict=False))  # many ties on purpose
     group = {c: f"g{i % n_groups}" for i, c in enumerate(ids)}
     bag = dict(zip(ids, bags, strict=True))
+    vocab = WordIds()
 
     def jaccard(a: str, b: str) -> float:
         shared = len(bag[a] & bag[b])
@@ -146,7 +148,13 @@ def test_mmr_columns_picks_what_mmr_picks(
 
     want = mmr(ids, rel, jaccard, n, lam=lam, group=group.__getitem__, per_group_cap=cap)
     got = mmr_columns(
-        ids, rel, Jaccard(bags), n, lam=lam, groups=[group[c] for c in ids], per_group_cap=cap
+        ids,
+        rel,
+        Jaccard([vocab.of(b) for b in bags]),
+        n,
+        lam=lam,
+        groups=[group[c] for c in ids],
+        per_group_cap=cap,
     )
     assert got == want
 
@@ -288,3 +296,8 @@ def test_token_before_a_dot_matches_the_regex(pieces: list[str]) -> None:
     text = "".join(pieces)
     m = sentences._TOKEN_BEFORE_DOT.search(text)
     assert sentences._token_before(text, 0, len(text)) == (m.group(1) if m else None)
+
+
+@given(st.text(alphabet=st.sampled_from("aZ 1é重の한\u3000\uf900"), max_size=8))
+def test_has_cjk_is_any_cjk_char(text: str) -> None:
+    assert has_cjk(text) == any(is_cjk_char(c) for c in text)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from citewise.analysis.tokenize import is_cjk_char, key_terms, tokenize
+from citewise.analysis.tokenize import has_cjk, key_terms, tokenize
 from citewise.answer.candidate import Candidate
 from citewise.answer.compose import candidates
 from citewise.answer.relation_words import Asked, asked_relation, stated_in_prose, wording
@@ -99,7 +99,7 @@ def _title_lookup(kg: KnowledgeGraph) -> _Titles:
         if k not in kg.points:
             continue
         title = kg.points[k].norm_title
-        cjk = any(is_cjk_char(c) for c in title)
+        cjk = has_cjk(title)
         if len(title) < 2 or (len(title) < 3 and not cjk):
             continue
         parts = title.split(" ")
@@ -118,7 +118,7 @@ def _named_keys(titles: _Titles, q: str) -> list[str]:
     anywhere in it, any other title as whole words (`` title `` within `` q ``)."""
     found: list[tuple[int, str]] = []
     for pos, k, title in titles.others:
-        if title in q if any(is_cjk_char(c) for c in title) else f" {title} " in f" {q} ":
+        if title in q if has_cjk(title) else f" {title} " in f" {q} ":
             found.append((pos, k))
     tokens = q.split(" ")
     if "" in tokens:  # not a normalised question: fall back to the substring test

@@ -20,6 +20,7 @@ import numpy.typing as npt
 RRF_K = 60
 
 FloatArray = npt.NDArray[Any]
+IntArray = npt.NDArray[np.int64]
 
 
 def rrf(
@@ -164,7 +165,7 @@ def mmr_columns(
         if not open_.any():
             break
         tied = np.flatnonzero(open_ & (score == score[open_].max()))
-        best = int(min(tied, key=lambda i: candidates[i]))
+        best = min((int(i) for i in tied), key=lambda i: candidates[i])
         chosen.append(best)
         alive[best] = False
         if groups is not None and per_group_cap is not None:
@@ -177,21 +178,21 @@ def mmr_columns(
 
 class Jaccard:
     """Word-set overlap (|a & b| / |a | b|, 0 for two empty sets) of every bag against
-    one, as :func:`mmr_columns` reads it: ``Jaccard(bags)(j)``."""
+    one, as :func:`mmr_columns` reads it: ``Jaccard(bags)(j)``. A bag is the distinct word
+    ids of one candidate (any integers naming words, the same id for the same word)."""
 
-    def __init__(self, bags: Sequence[frozenset[str]]) -> None:
-        vocab: dict[str, int] = {}
-        self._ids = [
-            np.fromiter((vocab.setdefault(t, len(vocab)) for t in bag), np.intp, len(bag))
-            for bag in bags
-        ]
-        self._has = np.zeros((len(bags), len(vocab)), dtype=bool)
-        for i, ids in enumerate(self._ids):
-            self._has[i, ids] = True
-        self._size = np.array([len(b) for b in bags], dtype=np.int64)
+    def __init__(self, bags: Sequence[IntArray]) -> None:
+        sizes = np.array([len(b) for b in bags], dtype=np.int64)
+        flat = np.concatenate(bags) if bags else np.zeros(0, dtype=np.int64)
+        words, cols = np.unique(flat, return_inverse=True)
+        rows = np.repeat(np.arange(len(bags)), sizes)
+        self._has = np.zeros((len(bags), len(words)), dtype=bool)
+        self._has[rows, cols] = True
+        self._cols = np.split(cols, np.cumsum(sizes)[:-1]) if bags else []
+        self._size = sizes
 
     def __call__(self, j: int) -> FloatArray:
-        shared = self._has[:, self._ids[j]].sum(axis=1)
+        shared = self._has[:, self._cols[j]].sum(axis=1)
         union = self._size + self._size[j] - shared
         out: FloatArray = np.divide(
             shared, union, out=np.zeros(len(union), dtype=np.float64), where=union > 0

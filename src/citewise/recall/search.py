@@ -4,11 +4,14 @@ diversification, abstention and honest per-route diagnostics.
 
 from __future__ import annotations
 
-import sys
+import itertools
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
+
+import numpy as np
 
 from citewise.analysis.question import Question, analyse
 from citewise.analysis.tokenize import is_cjk_char, query_tokens, term_coverage, tokenize
@@ -26,6 +29,7 @@ from citewise.recall.editions import (
 )
 from citewise.recall.fusion import (
     FloatArray,
+    IntArray,
     Jaccard,
     convex,
     mmr_columns,
@@ -395,7 +399,7 @@ def _diversify(
         sims = vecs @ vecs.T
         column: Callable[[int], FloatArray] = lambda j: sims[:, j]  # noqa: E731
     else:
-        column = Jaccard([_token_set(index, c) for c in pool])
+        column = Jaccard([_token_ids(index, c) for c in pool])
     return mmr_columns(
         pool,
         fused,
@@ -411,14 +415,50 @@ def _diversify(
 TOKEN_CACHE = 32768
 
 
-def _token_set(index: KBIndex, chunk_id: str) -> frozenset[str]:
-    """The distinct tokens of a chunk (for MMR's word overlap), kept with the index state."""
+def _token_ids(index: KBIndex, chunk_id: str) -> IntArray:
+    """The distinct tokens of a chunk (for MMR's word overlap) as ids of one vocabulary,
+    both kept with the index state."""
     return index.cached(
-        "mmr-tokens",
+        "mmr-token-ids",
         chunk_id,
-        lambda: frozenset(map(sys.intern, tokenize(index.chunks[chunk_id].search_text))),
+        lambda: _vocabulary(index).of(tokenize(index.chunks[chunk_id].search_text)),
         TOKEN_CACHE,
     )
+
+
+_VOCABULARY_LOCK = threading.Lock()
+
+
+def _vocabulary(index: KBIndex) -> WordIds:
+    """The word ids of one index state: one object, so that ids never mix (made under a
+    lock, kept in a table of its own)."""
+    got = index.lookup("mmr-vocabulary", "")
+    if got is None:
+        with _VOCABULARY_LOCK:
+            got = index.lookup("mmr-vocabulary", "")
+            if got is None:
+                got = WordIds()
+                index.keep("mmr-vocabulary", "", got, 1)
+    assert isinstance(got, WordIds)
+    return got
+
+
+class WordIds:
+    """Integer ids for words, the same id for the same word (ids are unique but may skip
+    numbers when two threads add words at once)."""
+
+    def __init__(self) -> None:
+        self._ids: dict[str, int] = {}
+        self._next = itertools.count()
+
+    def of(self, words: Iterable[str]) -> IntArray:
+        """The ids of the distinct ``words``."""
+        ids = self._ids
+        out = []
+        for w in set(words):
+            got = ids.get(w)
+            out.append(ids.setdefault(w, next(self._next)) if got is None else got)
+        return np.array(out, dtype=np.int64)
 
 
 def _hits(
