@@ -179,20 +179,21 @@ def mmr_columns(
 class Jaccard:
     """Word-set overlap (|a & b| / |a | b|, 0 for two empty sets) of every bag against
     one, as :func:`mmr_columns` reads it: ``Jaccard(bags)(j)``. A bag is the distinct word
-    ids of one candidate (any integers naming words, the same id for the same word)."""
+    ids of one candidate (small non-negative integers naming words, the same id for the
+    same word)."""
 
     def __init__(self, bags: Sequence[IntArray]) -> None:
-        sizes = np.array([len(b) for b in bags], dtype=np.int64)
-        flat = np.concatenate(bags) if bags else np.zeros(0, dtype=np.int64)
-        words, cols = np.unique(flat, return_inverse=True)
-        rows = np.repeat(np.arange(len(bags)), sizes)
-        self._has = np.zeros((len(bags), len(words)), dtype=bool)
-        self._has[rows, cols] = True
-        self._cols = np.split(cols, np.cumsum(sizes)[:-1]) if bags else []
-        self._size = sizes
+        self._bags = bags
+        self._size = np.array([len(b) for b in bags], dtype=np.int64)
+        self._flat = np.concatenate(bags) if bags else np.zeros(0, dtype=np.int64)
+        self._rows = np.repeat(np.arange(len(bags)), self._size)
+        self._member = np.zeros(int(self._flat.max()) + 1 if len(self._flat) else 0, dtype=bool)
 
     def __call__(self, j: int) -> FloatArray:
-        shared = self._has[:, self._cols[j]].sum(axis=1)
+        member = self._member
+        member[self._bags[j]] = True
+        shared = np.bincount(self._rows[member[self._flat]], minlength=len(self._bags))
+        member[self._bags[j]] = False
         union = self._size + self._size[j] - shared
         out: FloatArray = np.divide(
             shared, union, out=np.zeros(len(union), dtype=np.float64), where=union > 0
