@@ -6,9 +6,12 @@ on hand-picked edge cases and on generated inputs."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
+from typing import Any, cast
 
 import networkx as nx
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,8 +21,12 @@ from citewise.evidence import sentences
 from citewise.graph.build import KnowledgeGraph
 from citewise.graph.models import Point
 from citewise.graph.text import norm_title
+from citewise.kb import Home
 from citewise.recall.fusion import Jaccard, mmr, mmr_columns
 from citewise.recall.search import WordIds
+from citewise.store.protocol import Store
+from citewise.store.sqlite import SQLiteStore
+from tests.test_query_cost import CountingStore
 
 
 def _graph(titles: list[str]) -> KnowledgeGraph:
@@ -301,3 +308,47 @@ def test_token_before_a_dot_matches_the_regex(pieces: list[str]) -> None:
 @given(st.text(alphabet=st.sampled_from("aZ 1é重の한\u3000\uf900"), max_size=8))
 def test_has_cjk_is_any_cjk_char(text: str) -> None:
     assert has_cjk(text) == any(is_cjk_char(c) for c in text)
+
+
+def test_version_texts_and_nodes_are_read_once_per_index_state(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Recall, evidence and conflict detection read the same versions: the store is asked
+    once per version and state, and a new version of the file is read afresh."""
+    monkeypatch.setenv("CITEWISE_DENSE", "off")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "coolant-a.md").write_text(
+        "# Coolant datasheet\n\nThe boiling point of the coolant is 106 °C.\n", "utf-8"
+    )
+    (docs / "coolant-b.md").write_text(
+        "# Coolant notes\n\nThe boiling point of the coolant is 112 °C.\n", "utf-8"
+    )
+    counting = CountingStore(SQLiteStore(tmp_path / "home" / "citewise.db"))
+    question = "What is the boiling point of the coolant?"
+    with Home.open(tmp_path / "home", store=cast(Store, counting)) as home:
+        kb = home.kb()
+        assert kb.add([docs]).ok
+        counting.calls.clear()
+        first = kb.ask(question)
+        assert first.outcome == "answered" and first.citations
+        before = dict(counting.calls)
+        counting.calls.clear()
+        again = kb.ask(question)
+        assert _key(again) == _key(first)
+        # the evidence stage still reads (and checks) the text it quotes, and the answer
+        # stage's node reader its nodes; recall and conflict detection use the state's copy
+        assert counting.calls["get_document_text"] < before["get_document_text"]
+        assert counting.calls["nodes_near"] < before["nodes_near"]
+        cited = docs / Path(first.citations[0].path).name
+        cited.write_text(cited.read_text("utf-8").replace("°C", "°C at sea level"), "utf-8")
+        assert kb.add([docs]).ok
+        counting.calls.clear()
+        hits = kb.search("boiling point of the coolant at sea level").hits
+        assert counting.calls["get_document_text"] > 0  # a new state reads afresh
+        assert any("sea level" in h.excerpt for h in hits)
+
+
+def _key(answer: Any) -> tuple[Any, ...]:
+    cites = [(c.path, c.version_id, c.char_start, c.char_end, c.excerpt) for c in answer.citations]
+    return answer.outcome, answer.answer, cites, answer.replay_id

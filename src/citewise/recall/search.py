@@ -476,12 +476,12 @@ def _hits(
         c = index.chunks[cid]
         key = (c.doc_id, c.version_id)
         if key not in texts:
-            texts[key] = index.store.get_document_text(index.kb, c.doc_id, c.version_id)
+            texts[key] = index.version_text(c.doc_id, c.version_id)
         excerpt = texts[key][c.char_start : c.char_end]
         locator = None
         if c.metadata.get("locators"):  # only the nodes around the chunk are read
             span = [(c.char_start, c.char_end)]
-            near = index.store.nodes_near(index.kb, c.path, c.version_id, span).nodes
+            near = index.nodes_near(c.path, c.version_id, span).nodes
             locator = locate(near, c.char_start, c.char_end)
         out.append(
             Hit(
