@@ -197,3 +197,37 @@ def test_wording_uses_the_authors_diagram_label() -> None:
     assert wording(plain, creep, helix, True) == "Thermal creep导致Helix-7。"
     part = Edge("a", "b", "part_of", 1.0, "front_matter", span)
     assert wording(part, helix, creep, False) == "Helix-7 is part of Thermal creep."
+
+
+ZH_OPTICS = Path(__file__).parent / "probes" / "corpus" / "zh" / "光学"
+
+
+def test_graph_show_and_the_chinese_answers_agree(home: Home, tmp_path: Path) -> None:
+    """The same agreement for a Chinese document: front-matter relations and a Mermaid
+    edge labelled 降低, asked in Chinese."""
+    src = tmp_path / "光学"
+    shutil.copytree(ZH_OPTICS, src)
+    kb = home.kb()
+    assert kb.add([src]).ok
+    doc = "光栅模块G-3.md"
+    shown = CliRunner().invoke(
+        _cli(), ["graph", "show", doc, "--home", str(home.settings.home), "--json"]
+    )
+    assert shown.exit_code == 0, shown.output
+    edges = {
+        (e["relation"], e["neighbor"]["title"], e["evidence"]["path"], e["evidence"]["char_start"])
+        for e in json.loads(shown.output)["edges"]
+        if e["origin"] != "containment" and e["evidence"]["path"] == doc
+    }
+    stated = set()
+    for question in (
+        "光栅模块G-3需要什么？",
+        "什么会降低光栅模块G-3的性能？",
+        "光栅模块G-3属于什么？",
+    ):
+        answer = kb.ask(question)
+        assert answer.outcome == "answered", (question, answer.answer)
+        for s in answer.trace["relation"]["statements"]:
+            assert s["text"] in answer.answer
+            stated.add((s["relation"], s["neighbour"], s["edge_path"], s["edge_chars"][0]))
+    assert stated == edges and {r for r, *_ in edges} == {"requires", "causes", "part_of"}

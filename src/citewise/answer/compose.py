@@ -11,11 +11,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from citewise.analysis.tokenize import term_coverage, tokenize
 from citewise.answer.candidate import ROLE_WEIGHT, Candidate, UnitsOf, diverse
 from citewise.answer.clean import clean_sentence
-from citewise.answer.profiles import CAUSAL, STEP, clause, compare, definition, how_to, ranked_by
+from citewise.answer.profiles import (
+    CONSEQUENCE,
+    FAILURE,
+    STEP,
+    causal,
+    clause,
+    compare,
+    definition,
+    how_to,
+)
 from citewise.answer.relevance import Scorer
 from citewise.answer.support import contains_orchestration
 from citewise.evidence.models import TRUNCATION_MARKER, Fragment
@@ -45,6 +55,7 @@ def candidates(
     units_of: UnitsOf | None = None,
     scorer: Scorer | None = None,
     anywhere: frozenset[str] = frozenset(),
+    keep: Callable[[str], bool] | None = None,
 ) -> list[Candidate]:
     """Every unit of every readable fragment, scored by relevance and role.
 
@@ -54,7 +65,7 @@ def candidates(
     if units_of is not None:
         from citewise.answer.ranking import unit_candidates
 
-        return unit_candidates(question, fragments, units_of, scorer, ROLE_WEIGHT, anywhere)
+        return unit_candidates(question, fragments, units_of, scorer, ROLE_WEIGHT, anywhere, keep)
     out: list[Candidate] = []
     seen: set[tuple[str, int, int]] = set()
     for fi, frag in enumerate(fragments):
@@ -199,11 +210,18 @@ def _pool(
             units_of=units_of,
             scorer=scorer,
             anywhere=_ANYWHERE.get(intent, frozenset()),
+            keep=_part_cue(intent),
         )
-        if c.score > 0 or (intent == "how_to" and STEP.match(c.span.text))
+        if c.score > 0 or _kept_part(intent, c)
     ]
-    if admit is not None:
-        pool = [c for c in pool if admit(c)]
+    if admit is not None:  # a profile part the gate refuses stays, unranked (score 0):
+        # the profile takes it only beside an admitted unit of its own section
+        passed = [(c, admit(c)) for c in pool]
+        pool = [
+            c if ok else replace(c, score=0.0) for c, ok in passed if ok or _kept_part(intent, c)
+        ]
+    if not any(c.score > 0 or (intent == "how_to" and STEP.match(c.span.text)) for c in pool):
+        return []  # profile parts alone (a rollback line, a consequence) answer nothing
     if intent != "how_to":  # code is quoted by its lead-in, or as a how-to's example
         only = _code_only_literals(question, pool)
         pool = [c for c in pool if c.kind != "code" or c.key in only]
@@ -211,6 +229,25 @@ def _pool(
         pool = [c for c in pool if c.kind != "table"]
     pool.sort(key=lambda c: (-c.score, c.order))
     return pool
+
+
+#: Units a profile keeps even when they share no word with the question and lie outside
+#: the evidence fragments (in the same document): a how-to's failure handling, a causal
+#: answer's consequence. The profile takes them only beside the procedure or the cause
+#: they belong to (:func:`citewise.answer.profiles.failure_handling`, ``causal``).
+_PART_CUE = {"how_to": FAILURE, "causal": CONSEQUENCE}
+
+
+def _part_cue(intent: str) -> Callable[[str], bool] | None:
+    cue = _PART_CUE.get(intent)
+    return None if cue is None else (lambda text: cue.search(text) is not None)
+
+
+def _kept_part(intent: str, c: Candidate) -> bool:
+    if intent == "how_to" and STEP.match(c.span.text):
+        return True
+    cue = _PART_CUE.get(intent)
+    return cue is not None and bool(cue.search(c.clean))
 
 
 def _by_profile(question: str, intent: str, pool: list[Candidate], limit: int) -> list[Candidate]:
@@ -226,7 +263,7 @@ def _by_profile(question: str, intent: str, pool: list[Candidate], limit: int) -
     if intent == "definition":
         return definition(pool, min(limit, 4))
     if intent == "causal":
-        return ranked_by(pool, CAUSAL, limit)
+        return causal(pool, limit)
     best = pool[0].score
     return diverse([c for c in pool if c.score >= 0.75 * best], min(limit, 3))
 

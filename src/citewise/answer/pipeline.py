@@ -24,6 +24,8 @@ from citewise.answer.conditions import (
     fragments_under,
     heading_split,
 )
+from citewise.answer.coverage import with_coverage
+from citewise.answer.failure import classify
 from citewise.answer.finish import INSUFFICIENT, finish, human_reason
 from citewise.answer.graph_answer import (
     from_graph,
@@ -34,7 +36,7 @@ from citewise.answer.graph_answer import (
     relation_verdict,
     with_relations,
 )
-from citewise.answer.models import Answer, AnswerTrace, FailureStage, new_trace_id
+from citewise.answer.models import Answer, AnswerTrace, new_trace_id
 from citewise.answer.procedure import complete_procedures
 from citewise.answer.ranking import units_reader
 from citewise.answer.relevance import dense_scorer
@@ -42,7 +44,7 @@ from citewise.answer.review import release_review, removed_orchestration
 from citewise.evidence.assemble import assemble
 from citewise.evidence.models import EvidenceConfig, EvidencePack
 from citewise.evidence.nodes import NodeReader, spans_by_version
-from citewise.recall.models import SearchFilters, SearchResult
+from citewise.recall.models import SearchFilters
 from citewise.recall.search import RecallSettings, search, search_summary
 from citewise.sufficiency.conflicts_adapter import detect_conflicts, stale_paths
 from citewise.sufficiency.constraints import UnitGate, question_constraints
@@ -208,9 +210,13 @@ def ask(
     suff, profile = relation_sufficiency(found, suff), relation_profile(found, profile)
     trace["sufficiency"] = suff.to_json()
     if suff.status == "insufficient":
+        failed = classify(kb, question, pack, recall, filters)
+        if failed.reason is not None:
+            suff = replace(suff, reasons=(*suff.reasons, failed.reason))
+            trace["sufficiency"] = suff.to_json()
         missing = "; ".join(suff.reason_texts)
         text = f"{INSUFFICIENT} ({human_reason(suff)})"
-        trace["failure_stage"] = _failure_stage(pack, recall)
+        trace["failure_stage"] = failed.stage
         return Answer(
             outcome="insufficient_evidence",
             answer=text,
@@ -222,7 +228,7 @@ def ask(
             intent=intent.kind,
             kb=kb.name,
             revision=pack.revision,
-            failure_stage=_failure_stage(pack, recall),
+            failure_stage=failed.stage,
             trace=trace | {"missing": missing},
         )
     split = heading_split(
@@ -278,6 +284,9 @@ def ask(
         chosen = applied.kept
     trace["constraints"] = [asdict(c) for c in gate.constraints]
     trace["unit_scores"] = [round(c.score, 3) for c in chosen]
+    suff, lacking = with_coverage(intent.kind, question, intent.subject, chosen, suff)
+    if lacking:  # a required part of the profile is missing (answer/coverage.py)
+        trace["profile_missing"] = lacking
     if not chosen and gate.failures and found is None:  # relation questions: graph verdict
         suff = Sufficiency("insufficient", "insufficient_evidence", (Reason.parse(gate.refusal()),))
         trace["sufficiency"] = suff.to_json()
@@ -395,14 +404,6 @@ def _stale_used(pack: EvidencePack, stale: tuple[str, ...]) -> tuple[str, ...]:
 
 def _rank(s: Sufficiency) -> int:
     return {"insufficient": 0, "borderline": 1, "sufficient": 2}[s.status]
-
-
-def _failure_stage(pack: EvidencePack, recall: SearchResult | None = None) -> FailureStage:
-    if not pack.direct and recall is not None and recall.criterion == "rerank_threshold":
-        return "reranking"  # the reranker scored every candidate under its threshold
-    if any(x.kind == "source_window_unavailable" for x in pack.limitations):
-        return "parsing_source"
-    return "retrieval" if not pack.direct else "context_assembly"
 
 
 def _digest(obj: object) -> str:

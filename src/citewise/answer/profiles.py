@@ -2,10 +2,11 @@
 order.
 
 - definition: what it is (definitional sentences about the subject), key properties, caveats;
-- how_to: prerequisites, ordered steps (document order, step numbers kept), checks;
+- how_to: prerequisites, ordered steps (document order, step numbers kept), failure
+  handling / rollback that follows the procedure, checks;
 - compare: both sides, each with its own evidence, then rows that set them side by side;
-- causal (:func:`ranked_by` with :data:`CAUSAL`): mechanism and consequence sentences
-  ("because", "leads to", "导致"), then support;
+- causal (:func:`causal`): mechanism and consequence sentences ("because", "leads to",
+  "导致"), the consequence the lead's own section states ("As a result, ..."), support;
 - a clause named in the question (:func:`clause`): that clause's own text.
 """
 
@@ -15,21 +16,37 @@ import re
 
 from citewise.analysis.tokenize import key_terms, tokenize
 from citewise.answer.candidate import Candidate, diverse, inside
+from citewise.answer.parts import (
+    CONSEQUENCE,
+    FAILURE,
+    MECHANISM,
+    SIDE_PROCEDURE,
+    failure_handling,
+    paired,
+)
 from citewise.answer.procedure import PROCEDURE_HEAD
 
 __all__ = [
     "CAUSAL",
+    "CHECK",
+    "CONSEQUENCE",
+    "DEFINES",
+    "FAILURE",
+    "MECHANISM",
+    "PREREQ",
     "STEP",
     "best_section",
+    "causal",
     "clause",
     "compare",
     "definition",
     "how_to",
     "ranked_by",
+    "sides",
     "subsection_example",
 ]
 
-_DEFINES = re.compile(r"\b(?:is|are|means|refers to|defined as|stands for)\b|是|指|称为", re.I)
+DEFINES = re.compile(r"\b(?:is|are|means|refers to|defined as|stands for)\b|是|指|称为", re.I)
 #: "X is a/an/the ...": a sentence that says what something is, not what value it has.
 _DEFINES_STRICT = re.compile(
     r"\b(?:is|are) (?:an?|the|one of)\b|\bmeans\b|refers to|defined as|是一|指的是|是指", re.I
@@ -39,14 +56,13 @@ CAUSAL = re.compile(
     r"therefore|consequently|triggers?)\b|因为|由于|导致|造成|因此|所以|引起",
     re.I,
 )
-_CHECK = re.compile(r"\b(?:verify|check|confirm|ensure|make sure)\b|确认|检查|验证", re.I)
+CHECK = re.compile(r"\b(?:verify|check|confirm|ensure|make sure)\b|确认|检查|验证", re.I)
 _CHECK_HEAD = re.compile(r"\b(?:verif\w*|checks?|validat\w*|confirm\w*)\b|确认|检查|验证", re.I)
-_PREREQ = re.compile(r"prerequisite|before you (?:start|begin)|requirements|前提|准备", re.I)
+PREREQ = re.compile(r"prerequisite|before you (?:start|begin)|requirements|前提|准备", re.I)
 STEP = re.compile(r"^\s*(?:\d{1,3}[.)]|step\s+\d+)", re.I)
 _CAVEAT = re.compile(
     r"\b(?:note|warning|caution|only|except|unless|must not|never)\b|注意|警告", re.I
 )
-_SIDE_PROCEDURE = re.compile(r"roll(?:ing)? ?back|revert|undo|troubleshoot|回滚|撤销", re.I)
 #: A sentence that gives the means ("We can do that by passing ...", "you can disable it
 #: with ..."): the answer to "how", even when it shares few words with the question.
 MEANS = re.compile(
@@ -72,6 +88,14 @@ def ranked_by(
     caveats = [c for c in rest if _CAVEAT.search(c.clean)][:1]
     body = diverse(lead + [c for c in rest if c not in caveats], n - len(caveats))
     return body + [c for c in caveats if c not in body]
+
+
+def causal(pool: list[Candidate], n: int) -> list[Candidate]:
+    """:func:`ranked_by` on :data:`CAUSAL`, then mechanism and consequence together
+    (:func:`citewise.answer.parts.paired`: "As a result, the pump shuts down" right after
+    its cause)."""
+    chosen = ranked_by(pool, CAUSAL, n)
+    return chosen + paired(chosen, pool)
 
 
 def clause(refs: list[str], pool: list[Candidate], n: int) -> list[Candidate]:
@@ -102,7 +126,7 @@ def definition(pool: list[Candidate], n: int) -> list[Candidate]:
     defining = defining or [
         c
         for c in pool
-        if c.kind not in ("table", "para") and _DEFINES.search(c.clean) and c.score >= 0.5 * best
+        if c.kind not in ("table", "para") and DEFINES.search(c.clean) and c.score >= 0.5 * best
     ]
     lead = defining[0] if defining else pool[0]
     section = [
@@ -140,14 +164,14 @@ def how_to(question: str, pool: list[Candidate], n: int) -> list[Candidate]:
         head = " ".join(key[1][-1:])
         groups[key] += 1.0 if PROCEDURE_HEAD.search(head) else 0.0
         groups[key] -= (
-            1.0 if _SIDE_PROCEDURE.search(head) and not _SIDE_PROCEDURE.search(question) else 0.0
+            1.0 if SIDE_PROCEDURE.search(head) and not SIDE_PROCEDURE.search(question) else 0.0
         )
     if groups:  # the procedure: the section whose numbered steps match the question best
         doc_id, section = max(groups, key=lambda k: (groups[k], k))
     else:
         doc_id, section = best_section(pool)
     same_doc = [c for c in pool if c.fragment.doc_id == doc_id]
-    prereq = [c for c in same_doc if _PREREQ.search(" ".join(c.fragment.heading_path))]
+    prereq = [c for c in same_doc if PREREQ.search(" ".join(c.fragment.heading_path))]
     prereq = [c for c in prereq if not any(inside(c, o) for o in prereq)][:3]
     # Each step is the opening sentence of its numbered item; details stay in the citation.
     steps = [
@@ -186,11 +210,11 @@ def how_to(question: str, pool: list[Candidate], n: int) -> list[Candidate]:
     checks = [
         c
         for c in same_doc
-        if _CHECK.search(c.clean)
+        if CHECK.search(c.clean)
         and c not in steps + prereq
         and not STEP.match(c.span.text)
         and len(c.clean.split("\n", 1)[0].split()) >= 4  # "Check it:" is no check
-        and not (_SIDE_PROCEDURE.search(c.section) and not _SIDE_PROCEDURE.search(question))
+        and not (SIDE_PROCEDURE.search(c.section) and not SIDE_PROCEDURE.search(question))
     ][:2]
     last = max((c.span.end for c in steps), default=0)
     closing = [  # the closing check: a table in a later "Checks"/"Verify" section
@@ -199,16 +223,19 @@ def how_to(question: str, pool: list[Candidate], n: int) -> list[Candidate]:
         if c.kind == "table" and c.span.start >= last and _CHECK_HEAD.search(c.section)
     ][:1]
     checks = closing + [c for c in checks if c.kind != "table"][: 2 - len(closing)]
-    return (prereq + steps + checks)[: max(n, len(prereq) + len(steps) + len(closing))]
+    failure = failure_handling(question, same_doc, steps, prereq + checks)
+    after = sorted(failure + checks, key=lambda c: c.span.start) if failure else checks
+    kept = len(prereq) + len(steps) + len(closing) + len(failure)
+    return (prereq + steps + after)[: max(n, kept)]
 
 
 def compare(question: str, pool: list[Candidate], n: int) -> list[Candidate]:
     """Each side with its own evidence (sentences naming that side's distinctive terms),
     then sentences that name both."""
-    sides = [s for s in _SIDES.split(_subject(question)) if key_terms(s)][:2]
-    if len(sides) < 2:
+    named = sides(question)
+    if len(named) < 2:
         return diverse(pool, n)
-    a, b = (set(key_terms(x)) for x in sides)
+    a, b = (set(key_terms(x)) for x in named)
     own_terms = [a - b or a, b - a or b]
 
     def names(c: Candidate, terms: set[str]) -> bool:
@@ -226,6 +253,11 @@ def compare(question: str, pool: list[Candidate], n: int) -> list[Candidate]:
         chosen.append(max(tables, key=lambda c: (c.score, -c.span.start)))
     chosen.extend(c for c in diverse([c for c in both if c.kind != "table"], 2) if c not in chosen)
     return chosen[: n + 1] or diverse(pool, n)
+
+
+def sides(question: str) -> list[str]:
+    """The two things a comparison question names ("the Lumen S200", "the Lumen S400")."""
+    return [s.strip() for s in _SIDES.split(_subject(question)) if key_terms(s)][:2]
 
 
 def _subject(question: str) -> str:

@@ -81,9 +81,12 @@ def unit_candidates(
     scorer: Scorer | None,
     weights: dict[str, float],
     anywhere: frozenset[str] = frozenset(),
+    keep: Callable[[str], bool] | None = None,
 ) -> list[Candidate]:
     """``anywhere``: unit kinds offered from anywhere in a fragment's document version (a
-    comparison's table in a sibling section), at the weight of adjacent context."""
+    comparison's table in a sibling section), at the weight of adjacent context; units
+    whose text ``keep`` accepts (a profile's part: a how-to's rollback line) are offered
+    too, unranked (score 0), so only the profile that wants that part takes them."""
     offered: dict[tuple[str, int, int], tuple[Unit, Fragment, int, float]] = {}
     for fi, frag in enumerate(fragments):
         weight = weights.get(frag.role, 0.0)
@@ -95,9 +98,12 @@ def unit_candidates(
         for u in units_of(frag):
             w = weight
             if not _touches(u, ranges):
-                if u.kind not in anywhere:
+                if u.kind in anywhere:
+                    w = min(weight, weights.get("adjacent_context", 0.0))
+                elif keep is not None and keep(u.display):
+                    w = 0.0  # offered unranked: only its profile part takes it
+                else:
                     continue
-                w = min(weight, weights.get("adjacent_context", 0.0))
             if len(u.display) < 3 or contains_orchestration(u.display):
                 continue
             key = (frag.doc_id, u.start, u.end)

@@ -104,6 +104,25 @@ def access_decisions(
     }
 
 
+def _withheld(
+    kb: StageContext, answer: Answer, filters: SearchFilters | None, denied: list[str]
+) -> dict[str, Any]:
+    """The ``access`` event's fields for an answer that found nothing: when documents
+    withheld from the caller would have matched, ``failure_stage: permission_scope`` and
+    their paths. Operator-only (the ledger): the caller's answer reads as if they did not
+    exist (docs/security.md)."""
+    out: dict[str, Any] = {"kb": kb.name, "action": "ask"}
+    if answer.outcome != "insufficient_evidence" or answer.failure_stage != "retrieval":
+        return out
+    from citewise.answer.failure import withheld_matches
+
+    question = str(answer.trace.get("question", ""))
+    found = withheld_matches(kb, question, filters, denied)
+    if found:
+        out |= {"failure_stage": "permission_scope", "withheld_matches": found}
+    return out
+
+
 def record_answer(kb: StageContext, answer: Answer, filters: SearchFilters | None) -> str:
     """Save the answer whole (keyed by its trace id) and its ``answer`` ledger event, plus
     access and route-change events, in one transaction. Returns the answer id."""
@@ -135,7 +154,7 @@ def record_answer(kb: StageContext, answer: Answer, filters: SearchFilters | Non
     extra: list[tuple[str, dict[str, Any]]] = []
     access = access_decisions(kb, filters, _pack_paths(pack))
     if access is not None:
-        extra.append(("access", access | {"kb": kb.name, "action": "ask"}))
+        extra.append(("access", access | _withheld(kb, answer, filters, access["denied"])))
     route = dict(cond["settings"]) | {"routes": (cond["retrieval"] or {}).get("routes", [])}
     last = ledger.last_event("route", kb.name)
     if last is None or {k: last.payload.get(k) for k in route} != route:

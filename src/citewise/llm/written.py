@@ -8,12 +8,14 @@ same payload hash and the same answer without calling any model.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from citewise.answer.candidate import Candidate
 from citewise.answer.citations import cite_claims
 from citewise.answer.clean import clean_sentence
 from citewise.answer.compose import compose, fragment_spans
+from citewise.answer.coverage import with_coverage
 from citewise.answer.finish import finish
 from citewise.answer.markup import strip_markup
 from citewise.answer.models import Answer, AnswerTrace, Claim
@@ -156,6 +158,14 @@ def write_answer(
     trace["claims"] = [c.to_json() for c in claims]
     trace["answer_source"] = source
     failed = not any(c.verdict != "notice" for c in kept)
+    said = [  # the kept sentences, each in the section of the item it cites
+        replace(c, section=" ".join(c.fragment.heading_path[-1:]))
+        for c, n in zip(cands, groups, strict=True)
+        if claims[n].kept
+    ]
+    suff, lacking = with_coverage(g.intent.kind, g.question, g.intent.subject, said, suff)
+    if lacking:  # the same profile check as the extractive answer (answer/coverage.py)
+        trace["profile_missing"] = lacking
     return finish(
         kb,
         g.intent.kind,
