@@ -15,12 +15,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citewise.analysis.tokenize import has_cjk, is_cjk_char
+from citewise.analysis.tokenize import has_cjk, is_cjk_char, tokenize
 from citewise.answer.relation import subject_of
 from citewise.evidence import sentences
 from citewise.graph.build import KnowledgeGraph
 from citewise.graph.models import Point
 from citewise.graph.text import norm_title
+from citewise.index.lexical import LexicalIndex
 from citewise.kb import Home
 from citewise.recall.fusion import Jaccard, mmr, mmr_columns
 from citewise.recall.search import WordIds
@@ -352,3 +353,26 @@ def test_version_texts_and_nodes_are_read_once_per_index_state(
 def _key(answer: Any) -> tuple[Any, ...]:
     cites = [(c.path, c.version_id, c.char_start, c.char_end, c.excerpt) for c in answer.citations]
     return answer.outcome, answer.answer, cites, answer.replay_id
+
+
+_TEXT = st.lists(
+    st.sampled_from(["coolant", "boils", "at", "106", "°C", "v2.4.1", "/etc/x", "the", "Coolant"]),
+    max_size=12,
+).map(" ".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=st.lists(st.tuples(_TEXT, _TEXT), min_size=1, max_size=6), merge=st.booleans())
+def test_text_terms_of_an_indexed_chunk_are_its_tokens(
+    rows: list[tuple[str, str]], merge: bool
+) -> None:
+    """MMR reads a chunk's word set from its lexical row instead of tokenizing it again:
+    the set equals ``tokenize(text)`` however the title repeats its words."""
+    lex = LexicalIndex()
+    lex.add((f"c{i}", text, title) for i, (text, title) in enumerate(rows))
+    if merge:
+        lex.merge()
+    for i, (text, title) in enumerate(rows):
+        got = lex.text_terms(f"c{i}", title)
+        assert got is not None and sorted(got) == sorted(set(tokenize(text)))
+    assert lex.text_terms("absent", "") is None

@@ -421,9 +421,17 @@ def _token_ids(index: KBIndex, chunk_id: str) -> IntArray:
     return index.cached(
         "mmr-token-ids",
         chunk_id,
-        lambda: _vocabulary(index).of(tokenize(index.chunks[chunk_id].search_text)),
+        lambda: _vocabulary(index).of(_words(index, chunk_id)),
         TOKEN_CACHE,
     )
+
+
+def _words(index: KBIndex, chunk_id: str) -> list[str]:
+    """``tokenize(search_text)`` of a chunk as a set: read from the lexical index's row
+    (indexed from the same text), else tokenized."""
+    chunk = index.chunks[chunk_id]
+    got = index.lexical.text_terms(chunk_id, chunk.breadcrumb)
+    return got if got is not None else tokenize(chunk.search_text)
 
 
 _VOCABULARY_LOCK = threading.Lock()
