@@ -154,6 +154,24 @@ def kb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KnowledgeBase]:
         "enabled, a counter that passes the ceiling starts again from the floor.\n",
         "utf-8",
     )
+    (corpus / "guards.md").write_text(  # a page of "##" sections without a "#" title
+        "## Guards\n\nGuards are implemented as an endpoint decorator that checks the "
+        "caller's scopes.\n\n```python\n@guard('admin')\nasync def page(request):\n"
+        "    ...\n```\n\nYou can list one scope or several.\n\nBy default 403 responses "
+        "are returned when the scopes are missing.\n",
+        "utf-8",
+    )
+    (corpus / "exports.md").write_text(  # an introduction of three paragraphs, then code
+        "# Reports\n\n## Export\n\nYou can export the report.\n\nUse the subcommand "
+        "`bundle`.\n\n```console\n$ tool bundle\n```\n\n**Options**:\n\n"
+        "* `--target <file>`: A file to write the report to.\n",
+        "utf-8",
+    )
+    (corpus / "fences.md").write_text(  # a one-level article: its first paragraph lends no words
+        "# Fences\n\nA fence decorator wraps a handler in a timeout.\n\nFences nest.\n\n"
+        "By default 504 responses are returned when the time is up.\n",
+        "utf-8",
+    )
     with Home.open(tmp_path_factory.mktemp("home") / "home") as h:
         assert h.kb().add([corpus]).ok
         yield h.kb()
@@ -296,3 +314,31 @@ def test_a_name_may_come_from_the_lead_paragraph_of_its_subsection(kb: Knowledge
     a = kb.ask("What does wrap mode do for TallyBound?")
     assert a.outcome == "answered", a.answer
     assert "starts again from the floor" in a.answer
+
+
+def test_a_relation_word_may_come_from_the_lead_paragraph_of_its_subsection(
+    kb: KnowledgeBase,
+) -> None:
+    """ "Guards are implemented as an endpoint decorator" opens the "## Guards" section (a
+    page without a "#" title): it says what every later block of the section is about, so
+    the relation word "decorator" of the question is heading context for the 403 sentence.
+    A one-level article's first paragraph is not (the block right before only)."""
+    a = kb.ask("Which status code does the guard decorator return when scopes are missing?")
+    assert [c["kind"] for c in a.trace["constraints"]] == ["words"]
+    assert a.outcome == "answered", a.answer
+    assert "403 responses" in a.answer
+    far = kb.ask("Which status code does the fence decorator return when the time is up?")
+    assert far.outcome == "insufficient_evidence", far.answer
+    assert "504" not in far.answer  # the far sentence never met the relation word
+
+
+def test_a_relation_word_may_come_from_the_introduction_of_its_subsection(
+    kb: KnowledgeBase,
+) -> None:
+    """The "## Export" subsection opens with two paragraphs before its command and options
+    list; the second names the subcommand ("bundle") the question asks about, so an option
+    of the list answers."""
+    a = kb.ask("Which option of the bundle subcommand writes the report to a file?")
+    assert "words" in [c["kind"] for c in a.trace["constraints"]]
+    assert a.outcome == "answered", a.answer
+    assert "--target" in a.answer

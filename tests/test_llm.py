@@ -337,3 +337,27 @@ def test_the_llm_route_is_held_to_the_same_subject_presence_gates(
         refused = kb.ask(q, llm="pres")
         assert refused.outcome == "insufficient_evidence", refused.answer
     assert len(server.calls("generate")) == before  # a near miss never reaches the model
+
+
+def test_the_llm_route_is_held_to_the_question_constraints(
+    kb: KnowledgeBase, server: ScriptedLLM
+) -> None:
+    """A written answer stands only when a sentence cites evidence that meets the question's
+    constraints (the extractive answer's unit gate): a date asked of a text that gives none
+    is refused, whatever the model wrote; a text that gives the figure asked for is kept."""
+    make_route(kb.home, server, "cons", "m1")
+    q = "In which year does the widget warranty begin?"
+    assert kb.ask(q).outcome == "insufficient_evidence"  # the extractive gate refuses it
+    refused = kb.ask(q, llm="cons")
+    assert server.calls("generate"), "the model was asked"
+    assert refused.outcome == "insufficient_evidence", refused.answer
+    assert refused.sufficiency.reasons[0].kind == "constraint_unmet"
+    assert "date" in [c["kind"] for c in refused.trace["constraints"]]
+    assert "(no passage found gives a date)" in refused.answer
+
+    held = kb.ask("How many years does the widget warranty last?", llm="cons")
+    assert held.outcome == "answered", held.answer
+    assert held.trace["answer_source"] == "llm:cons/m1"
+    assert "quantity" in [c["kind"] for c in held.trace["constraints"]]
+    assert "two years" in held.answer  # the cited unit gives the figure: kept
+    assert not citation_problems(kb, held)

@@ -13,11 +13,19 @@ from collections.abc import Callable
 
 from citewise.answer.compose import Candidate
 from citewise.evidence.nodes import NodeReader, Span
-from citewise.sufficiency.constraints import UnitGate
+from citewise.ingest.models import Node
+from citewise.sufficiency.constraints import UnitGate, question_constraints
+from citewise.sufficiency.models import TermProfile
 
-__all__ = ["admission"]
+__all__ = ["UNCONSTRAINED", "admission", "question_gate"]
+
+#: Intents whose units are not checked one by one against the question's constraints: a
+#: procedure's steps and a comparison's sides each name only part of the question.
+UNCONSTRAINED = frozenset({"how_to", "compare"})
 
 _BLOCKS = frozenset({"paragraph", "list_item", "blockquote"})
+#: Nodes that hold blocks rather than being one (skipped when reading an introduction).
+_CONTAINERS = frozenset({"document", "section", "page_furniture"})
 #: How many earlier blocks of its subsection may name a unit's subject.
 SECTION_BLOCKS = 3
 
@@ -27,12 +35,14 @@ def admission(
 ) -> Callable[[Candidate], bool]:
     """The ``admit`` test for :func:`citewise.answer.compose.compose`."""
 
-    def blocks_of(c: Candidate) -> tuple[str, str, str]:
+    def blocks_of(c: Candidate) -> tuple[str, str, str, str]:
         """(the block before the unit's own in the same section, every block of the
-        section before the unit's own, the unit's own block). The section's earlier
-        blocks name what "clamp mode" belongs to (its lead paragraph introduces the
-        ``IntRange`` type); before a table the block before is the table's caption ("A
-        uniform table"), which a row's relation words may use."""
+        section before the unit's own, the unit's own block, the subsection's lead
+        paragraph). The section's earlier blocks name what "clamp mode" belongs to (its
+        lead paragraph introduces the ``IntRange`` type); before a table the block before
+        is the table's caption ("A uniform table"), which a row's relation words may use.
+        A subsection's introduction (:func:`_intro`) says what the whole subsection is
+        about ("Permissions are implemented as an endpoint decorator"): heading context."""
         f = c.fragment
         nodes = reader.near(f.path, f.version_id, near.get((f.path, f.version_id), []))
         blocks = sorted(
@@ -44,17 +54,44 @@ def admission(
                 same = [b.text for b in blocks[:i] if b.heading_path == n.heading_path]
                 # a subsection's lead paragraph introduces its subject; a one-level page
                 # (an article of paragraphs) lends only the block right before the unit
-                lead = same[-SECTION_BLOCKS:] if len(n.heading_path) >= 2 else same[-1:]
-                return (same[-1] if same else ""), "\n".join(lead), n.text
-        return "", "", ""
+                nested = len(n.heading_path) >= 2
+                lead = same[-SECTION_BLOCKS:] if nested else same[-1:]
+                # a "##" section of a page without a "#" title is a subsection too
+                intro = _intro(nodes, n) if (nested or c.depth >= 2) else ""
+                return (same[-1] if same else ""), "\n".join(lead), n.text, intro
+        return "", "", "", ""
 
     def admit(c: Candidate) -> bool:
         if not gate.constraints:
             return True
-        before, section, own = blocks_of(c)
-        headings = [*c.fragment.heading_path, *(s.text for s in c.context)]
+        before, section, own, first = blocks_of(c)
+        headings = [*c.fragment.heading_path, *(s.text for s in c.context), first]
         if c.kind in ("row", "table"):
             headings.append(before)
         return gate(c.clean, headings, c.score, f"{section}\n{own}")
 
     return admit
+
+
+def _intro(nodes: list[Node], own: Node) -> str:
+    """The introduction of ``own``'s subsection: the paragraphs that open it, up to its
+    first block of another kind (code, list, table) and at most :data:`SECTION_BLOCKS`
+    ("Then you could generate docs ... You can use the subcommand `utils`. And then the
+    subcommand `docs`." before the command and its options list)."""
+    out: list[str] = []
+    for n in sorted(nodes, key=lambda n: (n.char_start, n.char_end)):
+        if n.char_start >= own.char_start or len(out) >= SECTION_BLOCKS:
+            break
+        if n.heading_path != own.heading_path or n.kind in _CONTAINERS:
+            continue
+        if n.kind != "paragraph":
+            break
+        out.append(n.text)
+    return "\n".join(out)
+
+
+def question_gate(question: str, intent: str, profile: TermProfile | None) -> UnitGate:
+    """The unit gate of ``question`` (no constraints for the intents in
+    :data:`UNCONSTRAINED`): the extractive answer and the LLM route's cited evidence are
+    held to the same one."""
+    return UnitGate(() if intent in UNCONSTRAINED else question_constraints(question, profile))

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from citewise.analysis.conditions import ConditionSet
 from citewise.analysis.question import Question, analyse
 from citewise.analysis.tokenize import tokenize
-from citewise.answer.admission import admission
+from citewise.answer.admission import admission, question_gate
 from citewise.answer.citations import cite_claims
 from citewise.answer.compose import compose
 from citewise.answer.conditions import (
@@ -47,7 +47,6 @@ from citewise.evidence.nodes import NodeReader, spans_by_version
 from citewise.recall.models import SearchFilters
 from citewise.recall.search import RecallSettings, search, search_summary
 from citewise.sufficiency.conflicts_adapter import detect_conflicts, stale_paths
-from citewise.sufficiency.constraints import UnitGate, question_constraints
 from citewise.sufficiency.gates import GateInput, procedure_mismatch, review
 from citewise.sufficiency.models import Reason, Sufficiency
 from citewise.sufficiency.named import absent_terms
@@ -62,9 +61,6 @@ NON_KB_REPLY = (
     "sentence I give carries a citation you can check. Ask about a topic the documents "
     'cover, for example: "What is ...?" or "How do I ...?"'
 )
-#: Intents whose units are not checked one by one against the question's constraints: a
-#: procedure's steps and a comparison's sides each name only part of the question.
-_UNCONSTRAINED = frozenset({"how_to", "compare"})
 
 
 def ask(
@@ -260,9 +256,7 @@ def ask(
     unit_near = spans_by_version(
         (f.path, f.version_id, f.char_start, f.char_end) for f in fragments
     )
-    gate = UnitGate(
-        () if intent.kind in _UNCONSTRAINED else question_constraints(question, profile)
-    )
+    gate = question_gate(question, intent.kind, profile)
     chosen = compose(
         question,
         intent.kind,

@@ -8,9 +8,10 @@ same payload hash and the same answer without calling any model.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import asdict, replace
 from typing import TYPE_CHECKING, Any
 
+from citewise.answer.admission import admission, question_gate
 from citewise.answer.candidate import Candidate
 from citewise.answer.citations import cite_claims
 from citewise.answer.clean import clean_sentence
@@ -31,8 +32,9 @@ from citewise.ingest.models import Node
 from citewise.llm.frozen import FrozenPayload, _candidates, freeze, minimal_set, unit_items
 from citewise.llm.models import ModelSentence, SetLimits
 from citewise.recall.models import SearchFilters
+from citewise.sufficiency.constraints import UnitGate
 from citewise.sufficiency.gates import GateInput
-from citewise.sufficiency.models import Sufficiency
+from citewise.sufficiency.models import Reason, Sufficiency
 
 if TYPE_CHECKING:
     from citewise.context import StageContext
@@ -60,8 +62,19 @@ def build_payload(
     if g.intent.kind == "how_to":
         # a procedure is sent whole, as one item, so the item limit never cuts steps off
         frags = merge_procedures(frags, nodes_of)
-    # the same answer units and relevance as the extractive answer decide what is required
+    # the same answer units, relevance and constraint gate as the extractive answer
+    # decide what is required (when the gate admits no unit, the model's sentences are
+    # refused after it answers: see write_answer)
+    gate = question_gate(question, g.intent.kind, g.profile)
     lead = compose(
+        question,
+        g.intent.kind,
+        frags,
+        units_of=units_reader(nodes_of),
+        scorer=dense_scorer(kb.index),
+        needed=g.profile.needed if g.profile is not None else (),
+        admit=admission(gate, reader, near),
+    ) or compose(
         question,
         g.intent.kind,
         frags,
@@ -125,6 +138,7 @@ def write_answer(
     )
     units = units_reader(lambda path, vid: reader.near(path, vid, near.get((path, vid), [])))
     shown = [clean_sentence(strip_markup(s.text)) or s.text for s in sentences]
+    evidence: list[list[Candidate]] = [[] for _ in sentences]  # what each sentence cites
     for n, s in enumerate(sentences):
         for item_id in s.items:
             if item_id not in known:
@@ -141,6 +155,9 @@ def write_answer(
                 groups.append(n)
             cands.append(Candidate(frag, span, s.text, 0.0, (n, span.start)))
             groups.append(n)
+            context = (head[0],) if head is not None else ()
+            cited = clean_sentence(strip_markup(span.text)) or span.text
+            evidence[n].append(Candidate(frag, span, cited, 0.0, (n,), context))
     citations, per_cand = cite_claims(kb, cands, conflicts)
     claims: list[Claim] = []
     for n in range(len(sentences)):
@@ -154,9 +171,13 @@ def write_answer(
         claims.append(Claim(text=shown[n], citations=nums, support=0.0, verdict="", kept=True))
     claims += per_cand[len(cands) :]  # conflict notices
     claims = release_review(claims, citations)
+    gate = question_gate(g.question, g.intent.kind, g.profile)
+    refusal = _constraint_refusal(claims, evidence, gate, reader, near)
     kept = [c for c in claims if c.kept]
     trace["claims"] = [c.to_json() for c in claims]
     trace["answer_source"] = source
+    if gate.constraints:
+        trace["constraints"] = [asdict(c) for c in gate.constraints]
     failed = not any(c.verdict != "notice" for c in kept)
     said = [  # the kept sentences, each in the section of the item it cites
         replace(c, section=" ".join(c.fragment.heading_path[-1:]))
@@ -166,6 +187,11 @@ def write_answer(
     suff, lacking = with_coverage(g.intent.kind, g.question, g.intent.subject, said, suff)
     if lacking:  # the same profile check as the extractive answer (answer/coverage.py)
         trace["profile_missing"] = lacking
+    failed_why = "no generated sentence passed review" if failed else None
+    if refusal is not None:  # every sentence the review kept cites a near miss
+        suff = Sufficiency("insufficient", "insufficient_evidence", (Reason.parse(refusal),))
+        trace["sufficiency"] = suff.to_json()
+        failed_why = refusal.partition(":")[2]
     return finish(
         kb,
         g.intent.kind,
@@ -174,6 +200,27 @@ def write_answer(
         claims,
         citations,
         trace,
-        failed_why="no generated sentence passed review" if failed else None,
+        failed_why=failed_why,
         profile=g.profile,
     )
+
+
+def _constraint_refusal(
+    claims: list[Claim],
+    evidence: list[list[Candidate]],
+    gate: UnitGate,
+    reader: NodeReader,
+    near: dict[tuple[str, int], list[tuple[int, int]]],
+) -> str | None:
+    """Why the model's answer fails the question's constraints (``constraint_unmet:...``),
+    or None when it meets them: as the extractive answer quotes only units that meet every
+    constraint, a written answer stands only when one kept sentence cites such a unit (its
+    evidence, read with its headings and blocks, never the model's own words). Other
+    sentences around it may give context, as the model wrote them."""
+    if not gate.constraints:
+        return None
+    admit = admission(gate, reader, near)
+    kept = [n for n, c in enumerate(claims[: len(evidence)]) if c.kept and evidence[n]]
+    if not kept or any(admit(u) for n in kept for u in evidence[n]):
+        return None
+    return gate.refusal() or None
