@@ -316,6 +316,16 @@ def test_a_name_may_come_from_the_lead_paragraph_of_its_subsection(kb: Knowledge
     assert "starts again from the floor" in a.answer
 
 
+def test_a_negation_of_something_else_does_not_meet_a_negated_question() -> None:
+    q = "Who weren't exempt from the Ministry of Justice?"
+    text = "Commissioners are exempt from member state taxes (but not EU taxes)."
+    assert failed(q, text) == ["n't"]
+    assert failed(q, "Judges were not exempt from the Ministry of Justice.") == []
+    q = "What is not an example of a mechanical barrier?"
+    assert failed(q, "All forces except gravity are manifestations of matter.") == ["not"]
+    assert failed(q, "Mucus is not a mechanical barrier but a chemical one.") == []
+
+
 def test_a_relation_word_may_come_from_the_lead_paragraph_of_its_subsection(
     kb: KnowledgeBase,
 ) -> None:

@@ -96,6 +96,11 @@ def is_cjk_char(ch: str) -> bool:
     return len(ch) == 1 and _CJK_RUN.fullmatch(ch) is not None
 
 
+def has_cjk(text: str) -> bool:
+    """True if any character of ``text`` is Han, kana or Hangul (``is_cjk_char``)."""
+    return not text.isascii() and _CJK_RUN.search(text) is not None
+
+
 def normalize(text: str) -> str:
     """NFKC-normalise and lowercase (full-width ASCII becomes ASCII)."""
     return text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).lower()

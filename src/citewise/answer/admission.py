@@ -4,7 +4,10 @@ Each candidate unit is tested with the context it really has: its section headin
 heading it shows, and the block (paragraph, list item, quote) it sits in with the block
 before it in the same section, read from the document version's nodes. Figures, polarity
 and answer type must be in the unit itself; a relation word may come from its headings, a
-name from its headings or those blocks.
+name from its headings or those blocks. A sentence and its sequel are admitted when the
+sentence meets the constraints by itself: the sentence after carries its value on, and
+the two together meet nothing the first does not ("besieged in the 10th century. In the
+11th century they built castles" does not answer who was besieged in the 11th).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from collections.abc import Callable
 
 from citewise.answer.compose import Candidate
 from citewise.evidence.nodes import NodeReader, Span
+from citewise.evidence.sentences import split_sentences
 from citewise.ingest.models import Node
 from citewise.sufficiency.constraints import UnitGate, question_constraints
 from citewise.sufficiency.models import TermProfile
@@ -68,6 +72,9 @@ def admission(
         headings = [*c.fragment.heading_path, *(s.text for s in c.context), first]
         if c.kind in ("row", "table"):
             headings.append(before)
+        if c.kind == "sequel":  # its first sentence meets them alone; the next carries on
+            parts = [s.text for s in split_sentences(c.clean)] or [c.clean]
+            return gate(parts[0], headings, c.score, f"{section}\n{own}")
         return gate(c.clean, headings, c.score, f"{section}\n{own}")
 
     return admit

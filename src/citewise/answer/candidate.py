@@ -45,13 +45,21 @@ class Candidate:
 UnitsOf = Callable[[Fragment], list[Unit]]
 
 
+#: Units that pair a sentence with its neighbour (see citewise.answer.units).
+_PAIRS = frozenset({"window", "sequel"})
+
+
 def diverse(pool: list[Candidate], n: int) -> list[Candidate]:
-    """Best first, skipping near-duplicates of what is already chosen."""
+    """Best first, skipping near-duplicates of what is already chosen and units a chosen
+    sentence pair already quotes whole (a sentence inside its chosen sequel or window takes
+    no place; inside a chosen paragraph it keeps its place, as before)."""
     chosen: list[Candidate] = []
     bags: list[set[str]] = []
     for c in pool:
         bag = set(tokenize(c.clean))
         if any(bag and len(bag & b) / len(bag | b) > 0.8 for b in bags):
+            continue
+        if any(o.kind in _PAIRS and inside(c, o) for o in chosen):
             continue
         chosen.append(c)
         bags.append(bag)

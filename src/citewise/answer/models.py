@@ -146,6 +146,7 @@ class AnswerTrace(TypedDict, total=False):
     rewrite: JSONObject  # a follow-up's standalone rewrite (analysis/followup.py)
     retrieval: JSONObject | None  # recall.search.search_summary; None after a recovery
     terms: list[JSONObject]  # the question's weighed terms (QuestionTerm)
+    respelt: dict[str, str]  # slips read as the knowledge base's words (spelling.py)
     recovery: RecoveryTrace | None
     llm_judge: JudgeTrace
     pack: JSONObject  # EvidencePack.to_json

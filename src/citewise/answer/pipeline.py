@@ -51,6 +51,7 @@ from citewise.sufficiency.gates import GateInput, procedure_mismatch, review
 from citewise.sufficiency.models import Reason, Sufficiency
 from citewise.sufficiency.named import absent_terms
 from citewise.sufficiency.presence import weigh
+from citewise.sufficiency.spelling import respelt_text
 
 if TYPE_CHECKING:
     from citewise.answer.writer import LLMWriter
@@ -111,22 +112,25 @@ def ask(
             trace=trace,
         )
     cfg = EvidenceConfig()
+    profile = weigh(_without_conditions(analysed), kb.index, who)
+    searched = respelt_text(question, profile)  # a slip ("Geegen") searched as spelt in the KB
+    seen = analysed if searched == question else analyse(searched, conditions)
+    if searched != question:
+        trace["respelt"] = {t.surface: t.key for t in profile.terms if t.asked}
     recall = search(
         kb.index,
-        question,
+        searched,
         filters=filters,
         top_k=cfg.top_k,
         settings=RecallSettings(per_doc_cap=cfg.per_doc_cap),
-        question=analysed,
+        question=seen,
     )
-    pack = assemble(
-        kb, question, filters=filters, config=cfg, search_result=recall, question=analysed
-    )
+    pack = assemble(kb, searched, filters=filters, config=cfg, search_result=recall, question=seen)
     trace["retrieval"] = search_summary(recall)
     conflicts = detect_conflicts(kb, analysed, pack, who, recall.hits)
     stale = stale_paths(kb, pack, who)
     unknown = _not_conditions(absent_terms(kb, analysed.named_terms, who), analysed.conditions)
-    profile = weigh(_without_conditions(analysed), kb.index, who)
+    unknown = tuple(t for t in unknown if t not in profile.respelt)  # "Frensh": "French"
     trace["terms"] = [asdict(t) for t in profile.terms]
     suff = review(
         GateInput(
@@ -148,7 +152,7 @@ def ask(
         # One extra assembly pass: read more of the documents. Never a loop.
         wider = EvidenceConfig(top_k=40, adjacent_window=8)
         second = assemble(
-            kb, question, filters=filters, config=wider, profile="deep", question=analysed
+            kb, searched, filters=filters, config=wider, profile="deep", question=seen
         )
         conflicts2 = detect_conflicts(kb, analysed, second, who)
         stale2 = stale_paths(kb, second, who)

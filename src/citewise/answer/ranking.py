@@ -139,12 +139,24 @@ def unit_candidates(
     return sorted(_para_scores(out), key=lambda c: c.order)
 
 
+#: A pronoun sentence's window scores at least this share of its own (both sentences')
+#: relevance: "He came back to Lahore in 1908" answers "What year did Iqbal return to
+#: Lahore?" with the sentence before it, which names Iqbal.
+WINDOW_SHARE = 0.9
+#: A sentence's sequel (it and the sentence after it) scores a little above the sentence,
+#: as a short paragraph does above its best sentence: the value often sits in the sentence
+#: after the one that names the subject.
+SEQUEL_LIFT = 1.01
+
+
 def _para_scores(found: list[Candidate]) -> list[Candidate]:
     """A short paragraph scores as its best sentence, a little above it (so it is quoted
     whole, with the value in its next sentence), never by the union of its sentences'
     words (a longer unit would otherwise outrank the precise sentence elsewhere). A
     pronoun sentence's window scores as the pronoun sentence, a little above it (so the
-    referent is quoted with it)."""
+    referent is quoted with it), or as both its sentences, a little below them
+    (:data:`WINDOW_SHARE`), whichever is more: the pronoun's referent is named in the
+    sentence before."""
     out = []
     for c in found:
         if c.kind == "window":  # scores as its pronoun sentence, a little above it
@@ -155,8 +167,18 @@ def _para_scores(found: list[Candidate]) -> list[Candidate]:
                 and o.fragment.doc_id == c.fragment.doc_id
                 and o.span.end == c.span.end
             ]
-            if own:
-                c = replace(c, score=own[0] * 1.02)
+            if own:  # or by both its sentences, a little below: the referent is named
+                c = replace(c, score=max(own[0] * 1.02, c.score * WINDOW_SHARE))
+        if c.kind == "sequel":  # as its first sentence, a little above it
+            first = [
+                o.score
+                for o in found
+                if o.kind == "sentence"
+                and o.fragment.doc_id == c.fragment.doc_id
+                and o.span.start == c.span.start
+            ]
+            if first:
+                c = replace(c, score=max(first[0] * SEQUEL_LIFT, c.score * WINDOW_SHARE))
         if c.kind == "para":
             inner = [
                 o.score
@@ -209,7 +231,7 @@ def present(chosen: list[Candidate], intent: str) -> list[Candidate]:
             for o in chosen
         )
         same = any(k.key == c.key for k in kept)
-        if not inside and not same:
+        if not inside and not same and not _shares_sentence(c, kept):
             kept.append(c)
     if intent in ("how_to", "definition", "compare"):
         return kept
@@ -221,4 +243,18 @@ def present(chosen: list[Candidate], intent: str) -> list[Candidate]:
         first.setdefault(d, i)
     return sorted(
         kept, key=lambda c: (-best[c.fragment.doc_id], first[c.fragment.doc_id], c.span.start)
+    )
+
+
+_PAIRS = frozenset({"window", "sequel"})
+
+
+def _shares_sentence(c: Candidate, kept: list[Candidate]) -> bool:
+    """Whether ``c`` overlaps a unit already kept from its document, one of the two being
+    a sentence pair (a window or a sequel): "A. B." and "B. C." never both quote "B."."""
+    return any(
+        k.fragment.doc_id == c.fragment.doc_id
+        and (k.kind in _PAIRS or c.kind in _PAIRS)
+        and max(k.span.start, c.span.start) < min(k.span.end, c.span.end)
+        for k in kept
     )

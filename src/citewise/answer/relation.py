@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from citewise.analysis.tokenize import is_cjk_char, key_terms, tokenize
+from citewise.analysis.tokenize import has_cjk, key_terms, tokenize
 from citewise.answer.candidate import Candidate
 from citewise.answer.compose import candidates
 from citewise.answer.relation_words import Asked, asked_relation, stated_in_prose, wording
@@ -69,24 +69,67 @@ def subject_of(
     """The document the question names by title (the longest title it contains) and True,
     else the recall stage's graph anchor and False."""
     q = norm_title(question)
-
-    def names(title: str) -> bool:
-        if len(title) < 2 or (len(title) < 3 and not any(is_cjk_char(c) for c in title)):
-            return False
-        if any(is_cjk_char(c) for c in title):
-            return title in q
-        return f" {title} " in f" {q} "
-
-    named = [
-        kg.points[k]
-        for k in kg.doc_keys.values()
-        if k in kg.points and names(kg.points[k].norm_title)
-    ]
+    named = [kg.points[k] for k in _named_keys(_title_lookup(kg), q)]
     if named:
         return max(named, key=lambda p: (len(p.norm_title), p.path)), True
     if anchor_key and anchor_key in kg.points:
         return kg.points[anchor_key], False
     return None, False
+
+
+@dataclass(frozen=True, slots=True)
+class _Titles:
+    """Document titles a question can name, built once per graph: whole-word titles by
+    their text (looked up by the question's word runs instead of walking every document),
+    CJK titles and any other title as a list checked by substring."""
+
+    words: dict[str, list[tuple[int, str]]]  # title -> (position, key) in doc_keys order
+    longest: int  # words in the longest title of ``words``
+    others: list[tuple[int, str, str]]  # (position, key, title): checked one by one
+
+
+def _title_lookup(kg: KnowledgeGraph) -> _Titles:
+    got = kg.memo.get("named-titles")
+    if isinstance(got, _Titles):
+        return got
+    words: dict[str, list[tuple[int, str]]] = {}
+    others: list[tuple[int, str, str]] = []
+    longest = 0
+    for pos, k in enumerate(kg.doc_keys.values()):
+        if k not in kg.points:
+            continue
+        title = kg.points[k].norm_title
+        cjk = has_cjk(title)
+        if len(title) < 2 or (len(title) < 3 and not cjk):
+            continue
+        parts = title.split(" ")
+        if cjk or "" in parts:
+            others.append((pos, k, title))
+        else:
+            words.setdefault(title, []).append((pos, k))
+            longest = max(longest, len(parts))
+    built = _Titles(words, longest, others)
+    kg.memo["named-titles"] = built
+    return built
+
+
+def _named_keys(titles: _Titles, q: str) -> list[str]:
+    """Keys of the documents whose title ``q`` names, in ``doc_keys`` order: a CJK title
+    anywhere in it, any other title as whole words (`` title `` within `` q ``)."""
+    found: list[tuple[int, str]] = []
+    for pos, k, title in titles.others:
+        if title in q if has_cjk(title) else f" {title} " in f" {q} ":
+            found.append((pos, k))
+    tokens = q.split(" ")
+    if "" in tokens:  # not a normalised question: fall back to the substring test
+        found.extend(
+            hit for t, hits in titles.words.items() if f" {t} " in f" {q} " for hit in hits
+        )
+    else:
+        for i in range(len(tokens)):
+            for j in range(i + 1, min(len(tokens), i + titles.longest) + 1):
+                found.extend(titles.words.get(" ".join(tokens[i:j]), ()))
+    return [k for _, k in sorted(set(found))]
 
 
 def documented(

@@ -13,6 +13,10 @@ the source (so its citation is exact) with a display form for the answer text:
   characters) as a whole, besides its sentences: "X takes a code. By default, code is 0.";
 * ``window`` - a sentence opening with a pronoun ("He", "They", "Its") together with the
   sentence before it, which names the referent (offered besides the sentence alone);
+* ``sequel`` - a sentence of a longer paragraph together with the sentence after it, which
+  often holds the value the first one leads to ("... a mathematical abstraction. This
+  hypothesis is called the Cobham-Edmonds thesis."; offered besides the sentence alone,
+  not where the sentence after opens with a pronoun: that pair is its window);
 * ``item`` - a whole list item or blockquote (up to :data:`ITEM_CAP` characters; longer
   ones are read piece by piece like a paragraph, code blocks inside kept whole);
 * ``lead`` - a lead-in sentence ending in ":" together with the block it introduces: the
@@ -101,7 +105,7 @@ class Unit:
     end: int
     text: str
     display: str
-    kind: str  # sentence | para | window | item | lead | code | row | table
+    kind: str  # sentence | para | window | sequel | item | lead | code | row | table
     heading: Span | None = None
     heading_text: str = ""
     #: A ``lead`` unit's lead-in sentence as shown (relevance weighs it on its own too).
@@ -190,7 +194,7 @@ class _Builder:
         opening = lead_in or first_sentence(display)
         refers = (
             heading is not None
-            and kind in ("sentence", "para", "window", "item", "lead")
+            and kind in ("sentence", "para", "window", "sequel", "item", "lead")
             and refers_back(opening, htext)
         )
         self.out.append(
@@ -299,6 +303,11 @@ class _Builder:
                     if before and not is_lead_in(sentences[i - 1].text):
                         window = f"{before} {shown}"
                         self.add(sentences[i - 1].start, s.end, window, "window", section)
+                if not last and len(sentences) > 3 and not is_lead_in(s.text):
+                    nxt = sentences[i + 1]
+                    after = prose_display(nxt.text)
+                    if after and not is_scaffolding(nxt.text) and not _PRONOUN_FIRST.match(after):
+                        self.add(s.start, nxt.end, f"{shown} {after}", "sequel", section)
         # A short paragraph is also one unit: the value often sits in the sentence after
         # the one that names the subject ("X takes a code. By default, code is 0."); a
         # lead-in whose block could not be carried (an include marker follows) is prose.

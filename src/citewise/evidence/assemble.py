@@ -170,9 +170,11 @@ def _load(index: KBIndex, hits: Sequence[Hit]) -> tuple[dict[DocKey, DocView], d
         if key in views or key in failed:
             continue
         try:
+            # read (and checked against its sha256) here, not from the state's copy:
+            # the evidence stage reports a source it cannot read (CorruptContent)
             text = index.store.get_document_text(index.kb, h.doc_id, h.version_id)
             window = spans[(h.path, h.version_id)]
-            nodes = index.store.nodes_near(index.kb, h.path, h.version_id, window).nodes
+            nodes = index.nodes_near(h.path, h.version_id, window).nodes
         except CitewiseError as exc:
             failed[key] = f"{exc.code}: {exc}"
             continue

@@ -67,7 +67,7 @@ def best_block(
     for _, cid in ranked[:3]:  # the best block of the three best chunks
         chunk = index.chunks[cid]
         span = [(chunk.char_start, chunk.char_end)]
-        nodes = index.store.nodes_near(index.kb, chunk.path, chunk.version_id, span).nodes
+        nodes = index.nodes_near(chunk.path, chunk.version_id, span).nodes
         own = {n.id: n for n in nodes}
         blocks = [own[i] for i in chunk.node_ids if i in own and own[i].kind not in skip]
         for n in blocks:

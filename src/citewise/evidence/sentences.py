@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from citewise.analysis.tokenize import key_terms, tokenize
@@ -107,16 +108,34 @@ def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def _is_abbreviation(prefix: str) -> bool:
-    """True if the token ending right before a ``.`` is an abbreviation or initial."""
-    m = _TOKEN_BEFORE_DOT.search(prefix)
-    if not m:
+_INITIAL = re.compile(r"[a-z]")
+_DOTTED_ABBREVIATION = re.compile(r"(?:[a-z]\.)+[a-z]")
+_NOT_IN_TOKEN = "(\"'[“‘"  # with whitespace: what ends the token before a dot
+
+
+def _token_before(text: str, start: int, end: int) -> str | None:
+    """The token ending right before ``text[end]`` within ``text[start:end]`` (what
+    ``_TOKEN_BEFORE_DOT.search(text[start:end])`` finds, read backwards from ``end``
+    instead of scanning the whole prefix: a ``$`` also matches before one final newline)."""
+    if end > start and text[end - 1] == "\n":
+        end -= 1
+    k = end
+    while k > start and not text[k - 1].isspace() and text[k - 1] not in _NOT_IN_TOKEN:
+        k -= 1
+    return text[k:end] if k < end else None
+
+
+def _is_abbreviation(text: str, start: int, end: int) -> bool:
+    """True if the token ending right before a ``.`` at ``text[end]`` (the sentence began
+    at ``start``) is an abbreviation or initial."""
+    found = _token_before(text, start, end)
+    if found is None:
         return False
-    token = m.group(1).lower().strip("*_`")
+    token = found.lower().strip("*_`")
     if token in ABBREVIATIONS:
         return True
     # Single-letter initial ("J. Smith") or a dotted abbreviation ("e.g", "U.S").
-    return bool(re.fullmatch(r"[a-z]", token) or re.fullmatch(r"(?:[a-z]\.)+[a-z]", token))
+    return bool(_INITIAL.fullmatch(token) or _DOTTED_ABBREVIATION.fullmatch(token))
 
 
 def _is_list_number(text: str, sentence_start: int, dot: int) -> bool:
@@ -124,11 +143,22 @@ def _is_list_number(text: str, sentence_start: int, dot: int) -> bool:
     return text[sentence_start:dot].strip().isdigit()
 
 
+@lru_cache(maxsize=8)
+def _stops(hard: str) -> re.Pattern[str]:
+    """The characters :func:`_sentence_ends` stops at (all others it steps over)."""
+    return re.compile("[" + re.escape(hard + ".!?") + "]")
+
+
 def _sentence_ends(text: str, start: int, end: int, rules: _Rules) -> list[int]:
     """Exclusive end offsets of the sentences inside ``text[start:end]``."""
     ends: list[int] = []
+    stops = _stops(rules.hard)
     i = start
     while i < end:
+        found = stops.search(text, i, end)  # skip to the next character that can end one
+        if found is None:
+            break
+        i = found.start()
         ch = text[i]
         if ch in rules.hard:
             j = i + 1
@@ -150,7 +180,7 @@ def _sentence_ends(text: str, start: int, end: int, rules: _Rules) -> list[int]:
             while k < end and text[k].isspace():
                 k += 1
             nxt = text[k] if k < end else ""
-            if ch == "." and j == i + 1 and _is_abbreviation(text[start:i]):
+            if ch == "." and j == i + 1 and _is_abbreviation(text, start, i):
                 i = j
                 continue
             sentence_start = ends[-1] if ends else start

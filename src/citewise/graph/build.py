@@ -75,6 +75,8 @@ class KnowledgeGraph:
     _linked: dict[str, list[str]] = field(default_factory=dict)
     #: point -> its in-edges, containment ones (from its children) capped at WALK_CHILDREN
     _walk_in: dict[str, list[Edge]] = field(default_factory=dict)
+    #: lookups other stages derive from this graph once (e.g. document titles by words)
+    memo: dict[str, Any] = field(default_factory=dict)
 
     @property
     def edge_count(self) -> int:

@@ -213,6 +213,32 @@ class LexicalIndex:
     def __len__(self) -> int:
         return len(self._where)
 
+    def text_terms(self, chunk_id: str, title: str) -> list[str] | None:
+        """The distinct terms of the text field ``chunk_id`` was indexed with (the set
+        ``tokenize(text)`` gives), read from its stored row instead of tokenizing the text
+        again; ``title`` is the title field it was indexed with. A term of the title counts
+        only when its weight exceeds what the title's own tokens give (weights are whole
+        multiples, exact in float32). None when ``chunk_id`` is not indexed."""
+        slot = self._where.get(chunk_id)
+        if slot is None:
+            return None
+        n_main = len(self._main.chunk_ids)
+        weights: dict[str, float] = {}
+        if slot < n_main:
+            seg = self._main
+            lo, hi = int(seg.doc_ptr[slot]), int(seg.doc_ptr[slot + 1])
+            terms, tfs = seg.doc_term[lo:hi].tolist(), seg.doc_tf[lo:hi].tolist()
+            for term, tf in zip(terms, tfs, strict=True):
+                weights[seg.vocab[term]] = tf
+        else:
+            tokens, ws, _ = self._delta_bags[slot - n_main]
+            for token, w in zip(tokens, ws, strict=True):
+                weights[token] = weights.get(token, 0.0) + w
+        if title and self._title_weight > 0:
+            for token in tokenize(title):
+                weights[token] = weights.get(token, 0.0) - self._title_weight
+        return [t for t, w in weights.items() if w > 0.5]  # body counts are whole numbers
+
     def document_frequency(self, term: str, population: Population | None = None) -> int:
         """How many live chunks hold index token ``term`` (text or heading field); with
         ``population``, only chunks of that caller's readable set count."""

@@ -10,7 +10,7 @@ graph view, so many principals cost no more than the classes they differ in.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
@@ -18,10 +18,11 @@ from citewise.graph.build import KBGraph, KnowledgeGraph
 from citewise.index.lexical import LexicalIndex, Population
 from citewise.ingest.editions import superseded_paths
 from citewise.recall.scope import may_read, revision_view
-from citewise.store.models import StoredChunk
+from citewise.store.models import NodeWindow, StoredChunk
 from citewise.store.protocol import Store
 
 T = TypeVar("T")
+Span = tuple[int, int]
 #: The access keys of a document's metadata, normalised and hashable; () = public.
 AccessClass = tuple[tuple[str, Any], ...]
 
@@ -225,3 +226,36 @@ class CallerViews:
         cached with the graph, per set of readable access classes)."""
         mine = self.classes(principal)
         return self.graph.sync().restricted(mine, lambda meta: access_class(meta) in mine)
+
+    # -- version contents: immutable, so kept with the state by (document, version) ----
+    def version_text(self, doc_id: str, version_id: int) -> str:
+        """``Store.get_document_text`` of one version, kept with this state (recall,
+        evidence and conflict detection read the same versions within one ask)."""
+        key = (doc_id, version_id)
+        got = self.lookup("version-text", key)
+        if isinstance(got, str):
+            return got
+        text = self.store.get_document_text(self.kb, doc_id, version_id)
+        if len(text) <= TEXT_CACHE_CHARS:
+            self.keep("version-text", key, text, TEXT_CACHE)
+        return text
+
+    def nodes_near(self, path: str, version_id: int, spans: Sequence[Span]) -> NodeWindow:
+        """``Store.nodes_near``; a version read whole (small enough) is kept with this
+        state and then serves any spans, as a fresh list."""
+        key = (path, version_id)
+        got = self.lookup("version-nodes", key)
+        if isinstance(got, tuple):
+            return NodeWindow(list(got), True)
+        window = self.store.nodes_near(self.kb, path, version_id, spans)
+        if window.complete and len(window.nodes) <= NODE_CACHE_NODES:
+            self.keep("version-nodes", key, tuple(window.nodes), NODE_CACHE)
+        return window
+
+
+#: Version texts one state keeps, each up to this many characters.
+TEXT_CACHE = 2048
+TEXT_CACHE_CHARS = 1 << 16
+#: Whole versions' nodes one state keeps, each up to this many nodes.
+NODE_CACHE = 2048
+NODE_CACHE_NODES = 256

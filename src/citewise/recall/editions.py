@@ -239,7 +239,7 @@ def hit_clause(index: KBIndex, chunk: StoredChunk, matched: str | None = None) -
     if matched is not None:
         return matched
     span = [(chunk.char_start, chunk.char_end)]
-    nodes = index.store.nodes_near(index.kb, chunk.path, chunk.version_id, span).nodes
+    nodes = index.nodes_near(chunk.path, chunk.version_id, span).nodes
     by_id = {n.id: n for n in nodes}
     for nid in chunk.node_ids:
         n = by_id.get(nid)

@@ -4,11 +4,14 @@ diversification, abstention and honest per-route diagnostics.
 
 from __future__ import annotations
 
-import sys
+import itertools
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
+
+import numpy as np
 
 from citewise.analysis.question import Question, analyse
 from citewise.analysis.tokenize import is_cjk_char, query_tokens, term_coverage, tokenize
@@ -24,7 +27,16 @@ from citewise.recall.editions import (
     hit_clause,
     summary_boosts,
 )
-from citewise.recall.fusion import convex, mmr, rank_term_scale, ranked, rrf
+from citewise.recall.fusion import (
+    FloatArray,
+    IntArray,
+    Jaccard,
+    convex,
+    mmr_columns,
+    rank_term_scale,
+    ranked,
+    rrf,
+)
 from citewise.recall.identifiers import clause_refs
 from citewise.recall.models import (
     Abstention,
@@ -384,26 +396,17 @@ def _diversify(
         else None
     )
     if vecs is not None:
-        pos = {c: i for i, c in enumerate(pool)}
         sims = vecs @ vecs.T
-
-        def similarity(a: str, b: str) -> float:
-            return float(sims[pos[a], pos[b]])
+        column: Callable[[int], FloatArray] = lambda j: sims[:, j]  # noqa: E731
     else:
-        bags = {c: _token_set(index, c) for c in pool}
-
-        def similarity(a: str, b: str) -> float:
-            shared = len(bags[a] & bags[b])
-            union = len(bags[a]) + len(bags[b]) - shared  # |a | b| without building it
-            return shared / union if union else 0.0
-
-    return mmr(
+        column = Jaccard([_token_ids(index, c) for c in pool])
+    return mmr_columns(
         pool,
         fused,
-        similarity,
+        column,
         top_k,
         lam=s.mmr_lambda,
-        group=lambda c: index.chunks[c].doc_id,
+        groups=[index.chunks[c].doc_id for c in pool],
         per_group_cap=s.per_doc_cap,
     )
 
@@ -412,14 +415,58 @@ def _diversify(
 TOKEN_CACHE = 32768
 
 
-def _token_set(index: KBIndex, chunk_id: str) -> frozenset[str]:
-    """The distinct tokens of a chunk (for MMR's word overlap), kept with the index state."""
+def _token_ids(index: KBIndex, chunk_id: str) -> IntArray:
+    """The distinct tokens of a chunk (for MMR's word overlap) as ids of one vocabulary,
+    both kept with the index state."""
     return index.cached(
-        "mmr-tokens",
+        "mmr-token-ids",
         chunk_id,
-        lambda: frozenset(map(sys.intern, tokenize(index.chunks[chunk_id].search_text))),
+        lambda: _vocabulary(index).of(_words(index, chunk_id)),
         TOKEN_CACHE,
     )
+
+
+def _words(index: KBIndex, chunk_id: str) -> list[str]:
+    """``tokenize(search_text)`` of a chunk as a set: read from the lexical index's row
+    (indexed from the same text), else tokenized."""
+    chunk = index.chunks[chunk_id]
+    got = index.lexical.text_terms(chunk_id, chunk.breadcrumb)
+    return got if got is not None else tokenize(chunk.search_text)
+
+
+_VOCABULARY_LOCK = threading.Lock()
+
+
+def _vocabulary(index: KBIndex) -> WordIds:
+    """The word ids of one index state: one object, so that ids never mix (made under a
+    lock, kept in a table of its own)."""
+    got = index.lookup("mmr-vocabulary", "")
+    if got is None:
+        with _VOCABULARY_LOCK:
+            got = index.lookup("mmr-vocabulary", "")
+            if got is None:
+                got = WordIds()
+                index.keep("mmr-vocabulary", "", got, 1)
+    assert isinstance(got, WordIds)
+    return got
+
+
+class WordIds:
+    """Integer ids for words, the same id for the same word (ids are unique but may skip
+    numbers when two threads add words at once)."""
+
+    def __init__(self) -> None:
+        self._ids: dict[str, int] = {}
+        self._next = itertools.count()
+
+    def of(self, words: Iterable[str]) -> IntArray:
+        """The ids of the distinct ``words``."""
+        ids = self._ids
+        out = []
+        for w in set(words):
+            got = ids.get(w)
+            out.append(ids.setdefault(w, next(self._next)) if got is None else got)
+        return np.array(out, dtype=np.int64)
 
 
 def _hits(
@@ -437,12 +484,12 @@ def _hits(
         c = index.chunks[cid]
         key = (c.doc_id, c.version_id)
         if key not in texts:
-            texts[key] = index.store.get_document_text(index.kb, c.doc_id, c.version_id)
+            texts[key] = index.version_text(c.doc_id, c.version_id)
         excerpt = texts[key][c.char_start : c.char_end]
         locator = None
         if c.metadata.get("locators"):  # only the nodes around the chunk are read
             span = [(c.char_start, c.char_end)]
-            near = index.store.nodes_near(index.kb, c.path, c.version_id, span).nodes
+            near = index.nodes_near(c.path, c.version_id, span).nodes
             locator = locate(near, c.char_start, c.char_end)
         out.append(
             Hit(

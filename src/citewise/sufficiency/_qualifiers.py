@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from citewise.analysis import qualifier_words as _words
@@ -101,6 +102,7 @@ _EDITION_YEAR = re.compile(
 )
 
 
+@lru_cache(maxsize=4096)  # headings repeat for every sentence under them
 def qualifiers_in(text: str) -> Qualifiers:
     """Qualifiers stated anywhere in ``text`` (first mention per dimension).
 

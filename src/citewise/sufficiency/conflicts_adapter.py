@@ -128,8 +128,8 @@ def _document_facts(
     got: tuple[Fact, ...] | None = index.lookup("facts", key)
     if got is not None:
         return got
-    text = kb.store.get_document_text(kb.name, frag.doc_id, frag.version_id)
-    window = kb.store.nodes_near(kb.name, path, frag.version_id, spans)
+    text = index.version_text(frag.doc_id, frag.version_id)
+    window = index.nodes_near(path, frag.version_id, spans)
     found = tuple(
         fact
         for start, end, heading in _units(window.nodes)

@@ -137,7 +137,7 @@ def review(g: GateInput) -> Sufficiency:
             (x.reason for x in pack.limitations if x.kind == "insufficient_evidence"),
             "no direct evidence",
         )
-        why = _surface_reason(g.question, why)
+        why = _surface_reason(g, why)
         return Sufficiency(
             "insufficient", "insufficient_evidence", (Reason("no_direct_evidence", why),)
         )
@@ -237,12 +237,19 @@ def _subject_gates(
     """With weighed terms: the distinctive ones must meet in one passage, and a how-to's
     verb must be described when it is itself distinctive (never "send" or "use")."""
     if len(required) >= 2 and g.intent.kind != "compare" and cohesion(required, direct) < 2:
-        return _scattered(missing_surface(g.question, required))
+        return _scattered(_asked_words(g, required))
     action = action_term(g.intent)
     if action and action in required and cohesion((action,), direct) == 0:
         word = missing_surface(g.question, (action,))[0]
         return Reason("action_absent", f"no passage describes '{word}'", (word,))
     return None
+
+
+def _asked_words(g: GateInput, keys: Sequence[str]) -> list[str]:
+    """The question's own words for index tokens ``keys``: a word read as a slip is named as
+    the question spelt it ("Basset", not the documents' "bassett")."""
+    spelt = {t.key: t.surface for t in g.profile.terms if t.asked} if g.profile else {}
+    return [spelt.get(k) or missing_surface(g.question, (k,))[0] for k in keys]
 
 
 def _ratio_gates(g: GateInput, texts: list[str], direct: Sequence[Fragment]) -> Reason | None:
@@ -295,10 +302,11 @@ def _given(reason: Reason | None) -> tuple[Reason, ...]:
 _MISSING_LIST = re.compile(r"\(missing: ([^)]*)\)")
 
 
-def _surface_reason(question: str, why: str) -> str:
-    """A recall reason's "(missing: befor, rai)" in the question's own words."""
+def _surface_reason(g: GateInput, why: str) -> str:
+    """A recall reason's "(missing: befor, rai)" in the question's own words (a slip as
+    the question spelt it: recall searched the documents' spelling)."""
     m = _MISSING_LIST.search(why)
     if not m:
         return why
-    words = ", ".join(missing_surface(question, [w.strip() for w in m.group(1).split(",")]))
+    words = ", ".join(dict.fromkeys(_asked_words(g, [w.strip() for w in m.group(1).split(",")])))
     return f"{why[: m.start()]}(missing: {words}){why[m.end() :]}"

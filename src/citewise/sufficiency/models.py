@@ -86,6 +86,9 @@ class QuestionTerm:
     soft: bool = False
     #: Held by so many chunks that it is the knowledge base's common vocabulary.
     kb_common: bool = False
+    #: The question's own index token when it was read as a slip of ``key`` ("frensh"
+    #: for "french", :mod:`citewise.sufficiency.spelling`); empty otherwise.
+    asked: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +112,11 @@ class TermProfile:
             if t.required and not t.soft:
                 out += tokenize(t.key) if t.kind == "identifier" else [t.key]
         return tuple(dict.fromkeys(out))
+
+    @property
+    def respelt(self) -> frozenset[str]:
+        """The question's index tokens read as slips of a knowledge-base word."""
+        return frozenset(t.asked for t in self.terms if t.asked)
 
     @property
     def checks(self) -> bool:

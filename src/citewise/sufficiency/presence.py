@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 from citewise.analysis.named import named_terms
 from citewise.analysis.tokenize import QUESTION_STEMS, is_cjk_char, tokenize
 from citewise.sufficiency.models import Judgement, QuestionTerm, Reason, TermKind, TermProfile
+from citewise.sufficiency.spelling import respell
 
 if TYPE_CHECKING:
     from citewise.analysis.question import Question
@@ -199,6 +200,11 @@ def profile_terms(
         last = _last_part(QuestionTerm(key, word, kind, 0, True))
         if n == 0 and last:
             n = min(df(t) for t in tokenize(last, literals=False))  # "typer.Abort": "Abort"
+        asked = ""
+        if n == 0 and kind != "identifier":  # "Frensh": a slip of the documents' "French"
+            meant = respell(word, key, df, english_zipf)
+            if meant is not None:
+                asked, key, n = key, meant, df(meant)
         soft = False
         if kind == "identifier":
             required = not key.replace(",", "").isdigit()  # "2", "000": counts, not ids
@@ -214,7 +220,7 @@ def profile_terms(
             soft = True  # "such as ~/Documents": an example, not the subject
         if statement and n == 0 and required:
             soft = True  # a claim to check, not a question about a subject: see below
-        terms.append(QuestionTerm(key, word, kind, n, required or soft, soft, n >= common))
+        terms.append(QuestionTerm(key, word, kind, n, required or soft, soft, n >= common, asked))
     return TermProfile(tuple(terms), labels_in(question))
 
 

@@ -1,0 +1,378 @@
+"""Per-query shortcuts of ``ask`` (issue 17) give exactly what the walks they replace gave.
+
+Each test compares a fast path with a plain reference (the code it replaced, kept here),
+on hand-picked edge cases and on generated inputs."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, cast
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from citewise.analysis.tokenize import has_cjk, is_cjk_char, tokenize
+from citewise.answer.relation import subject_of
+from citewise.evidence import sentences
+from citewise.graph.build import KnowledgeGraph
+from citewise.graph.models import Point
+from citewise.graph.text import norm_title
+from citewise.index.lexical import LexicalIndex
+from citewise.kb import Home
+from citewise.recall.fusion import Jaccard, mmr, mmr_columns
+from citewise.recall.search import WordIds
+from citewise.store.protocol import Store
+from citewise.store.sqlite import SQLiteStore
+from tests.test_query_cost import CountingStore
+
+
+def _graph(titles: list[str]) -> KnowledgeGraph:
+    points = {}
+    doc_keys = {}
+    for i, title in enumerate(titles):
+        key = f"d{i}"
+        path = f"doc{i % 7}-{i}.md"
+        points[key] = Point(key, "document", title, norm_title(title), key, path, 1, key)
+        doc_keys[path] = key
+    doc_keys["missing.md"] = "gone"  # a document key without a point is skipped
+    return KnowledgeGraph(g=nx.MultiDiGraph(), points=points, doc_keys=doc_keys)
+
+
+def _walk(kg: KnowledgeGraph, question: str) -> Point | None:
+    """The replaced code: every document title tested against the question."""
+    q = norm_title(question)
+
+    def names(title: str) -> bool:
+        if len(title) < 2 or (len(title) < 3 and not any(is_cjk_char(c) for c in title)):
+            return False
+        if any(is_cjk_char(c) for c in title):
+            return title in q
+        return f" {title} " in f" {q} "
+
+    named = [
+        kg.points[k]
+        for k in kg.doc_keys.values()
+        if k in kg.points and names(kg.points[k].norm_title)
+    ]
+    return max(named, key=lambda p: (len(p.norm_title), p.path)) if named else None
+
+
+TITLES = [
+    "Retry policy",
+    "retry",
+    "Policy",
+    "Dead-letter queue",
+    "dead letter",
+    "ab",
+    "x",
+    "重试策略",
+    "策略",
+    "Helix-7 Design",
+    "helix 7",
+    "2.1 Retry Policy",
+    "Vitamin D",
+    "vitamin d deficiency",
+]
+
+
+def test_named_titles_match_the_walk_on_edge_cases() -> None:
+    kg = _graph(TITLES)
+    questions = [
+        "What does the retry policy require?",
+        "What is part of the dead-letter queue?",
+        "dead letter",
+        "What replaced Helix-7 design?",
+        "重试策略需要什么？",
+        "什么策略",
+        "ab cd",
+        "Does vitamin D deficiency cause fractures?",
+        "retrying policies",
+        "",
+        "???",
+        "policy retry policy",
+    ]
+    for q in questions:
+        got, named = subject_of(kg, q, None)
+        assert got == _walk(kg, q), q
+        assert named == (got is not None)
+    # the lookup is built once and kept with the graph
+    assert "named-titles" in kg.memo
+
+
+def test_the_anchor_is_used_when_no_title_is_named() -> None:
+    kg = _graph(TITLES)
+    assert subject_of(kg, "Nothing here matches", "d0") == (kg.points["d0"], False)
+    assert subject_of(kg, "Nothing here matches", "nope") == (None, False)
+
+
+_WORDS = st.sampled_from(["retry", "policy", "dead", "letter", "a", "of", "策略", "重试", "7"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    titles=st.lists(st.lists(_WORDS, min_size=1, max_size=4).map(" ".join), max_size=12),
+    question=st.lists(_WORDS, max_size=10).map(" ".join),
+)
+def test_named_titles_match_the_walk(titles: list[str], question: str) -> None:
+    kg = _graph(titles)
+    got, _ = subject_of(kg, question, None)
+    assert got == _walk(kg, question)
+
+
+_TOKENS = st.frozensets(st.sampled_from("abcdefgh"), max_size=5)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    bags=st.lists(_TOKENS, min_size=1, max_size=14),
+    scores=st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, 0.25]), min_size=14, max_size=14),
+    n=st.integers(0, 16),
+    lam=st.sampled_from([0.0, 0.3, 0.7, 1.0]),
+    cap=st.sampled_from([None, 0, 1, 2]),
+    n_groups=st.integers(1, 4),
+)
+def test_mmr_columns_picks_what_mmr_picks(
+    bags: list[frozenset[str]],
+    scores: list[float],
+    n: int,
+    lam: float,
+    cap: int | None,
+    n_groups: int,
+) -> None:
+    ids = [f"c{i:02d}" for i in range(len(bags))][::-1]  # ids not in candidate order
+    rel = dict(zip(ids, scores, strict=False))  # many ties on purpose
+    group = {c: f"g{i % n_groups}" for i, c in enumerate(ids)}
+    bag = dict(zip(ids, bags, strict=True))
+    vocab = WordIds()
+
+    def jaccard(a: str, b: str) -> float:
+        shared = len(bag[a] & bag[b])
+        union = len(bag[a]) + len(bag[b]) - shared
+        return shared / union if union else 0.0
+
+    want = mmr(ids, rel, jaccard, n, lam=lam, group=group.__getitem__, per_group_cap=cap)
+    got = mmr_columns(
+        ids,
+        rel,
+        Jaccard([vocab.of(b) for b in bags]),
+        n,
+        lam=lam,
+        groups=[group[c] for c in ids],
+        per_group_cap=cap,
+    )
+    assert got == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    size=st.integers(1, 30),
+    n=st.integers(1, 12),
+    cap=st.sampled_from([None, 1, 2]),
+)
+def test_mmr_columns_on_vectors_picks_what_mmr_picks(
+    seed: int, size: int, n: int, cap: int | None
+) -> None:
+    rng = np.random.default_rng(seed)
+    vecs = rng.normal(size=(size, 8)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    sims = vecs @ vecs.T
+    ids = [f"v{i:03d}" for i in rng.permutation(size)]
+    pos = {c: i for i, c in enumerate(ids)}
+    rel = {c: float(rng.integers(0, 4)) / 3 for c in ids}
+    groups = [f"d{i % 5}" for i in range(size)]
+
+    def similarity(a: str, b: str) -> float:
+        return float(sims[pos[a], pos[b]])
+
+    want = mmr(ids, rel, similarity, n, group=lambda c: groups[pos[c]], per_group_cap=cap)
+    got = mmr_columns(ids, rel, lambda j: sims[:, j], n, groups=groups, per_group_cap=cap)
+    assert got == want
+
+
+def _old_is_abbreviation(prefix: str) -> bool:
+    m = sentences._TOKEN_BEFORE_DOT.search(prefix)
+    if not m:
+        return False
+    token = m.group(1).lower().strip("*_`")
+    if token in sentences.ABBREVIATIONS:
+        return True
+    return bool(re.fullmatch(r"[a-z]", token) or re.fullmatch(r"(?:[a-z]\.)+[a-z]", token))
+
+
+def _old_sentence_ends(text: str, start: int, end: int, rules: sentences._Rules) -> list[int]:
+    """The replaced scan: every character visited, the prefix searched by a regex."""
+    ends: list[int] = []
+    i = start
+    while i < end:
+        ch = text[i]
+        if ch in rules.hard:
+            j = i + 1
+            while j < end and (text[j] in rules.hard or text[j] in sentences._CLOSERS):
+                j += 1
+            ends.append(j)
+            i = j
+            continue
+        if ch in ".!?":
+            j = i + 1
+            while j < end and (text[j] in ".!?" or text[j] in sentences._CLOSERS):
+                j += 1
+            if j >= end:
+                break
+            if not text[j].isspace():
+                i = j
+                continue
+            k = j
+            while k < end and text[k].isspace():
+                k += 1
+            nxt = text[k] if k < end else ""
+            if ch == "." and j == i + 1 and _old_is_abbreviation(text[start:i]):
+                i = j
+                continue
+            sentence_start = ends[-1] if ends else start
+            if (
+                ch == "."
+                and rules.list_numbers
+                and sentences._is_list_number(text, sentence_start, i)
+            ):
+                i = j
+                continue
+            if nxt and nxt.islower():
+                i = j
+                continue
+            ends.append(j)
+            i = j
+            continue
+        i += 1
+    ends.append(end)
+    return ends
+
+
+_PIECES = st.sampled_from(
+    [
+        "Dr",
+        "e.g",
+        "U.S",
+        "J",
+        "word",
+        "Next",
+        "low",
+        "2",
+        " ",
+        "  ",
+        "\n",
+        "\n\n",
+        ".",
+        "!",
+        "?",
+        "。",
+        "；",
+        '"',
+        "(",
+        "“",
+        ")",
+        "’",
+        "*",
+        "\u00a0",
+        "x",
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(pieces=st.lists(_PIECES, max_size=40), clauses=st.booleans(), numbers=st.booleans())
+def test_sentence_ends_match_the_character_scan(
+    pieces: list[str], clauses: bool, numbers: bool
+) -> None:
+    text = "".join(pieces)
+    rules = sentences._Rules(
+        sentences._CLAUSE_END if clauses else sentences._CJK_END, list_numbers=numbers
+    )
+    for start in {0, min(3, len(text))}:
+        assert sentences._sentence_ends(text, start, len(text), rules) == _old_sentence_ends(
+            text, start, len(text), rules
+        )
+
+
+@settings(max_examples=400, deadline=None)
+@given(pieces=st.lists(_PIECES, max_size=12))
+def test_token_before_a_dot_matches_the_regex(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    m = sentences._TOKEN_BEFORE_DOT.search(text)
+    assert sentences._token_before(text, 0, len(text)) == (m.group(1) if m else None)
+
+
+@given(st.text(alphabet=st.sampled_from("aZ 1é重の한\u3000\uf900"), max_size=8))
+def test_has_cjk_is_any_cjk_char(text: str) -> None:
+    assert has_cjk(text) == any(is_cjk_char(c) for c in text)
+
+
+def test_version_texts_and_nodes_are_read_once_per_index_state(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Recall, evidence and conflict detection read the same versions: the store is asked
+    once per version and state, and a new version of the file is read afresh."""
+    monkeypatch.setenv("CITEWISE_DENSE", "off")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "coolant-a.md").write_text(
+        "# Coolant datasheet\n\nThe boiling point of the coolant is 106 °C.\n", "utf-8"
+    )
+    (docs / "coolant-b.md").write_text(
+        "# Coolant notes\n\nThe boiling point of the coolant is 112 °C.\n", "utf-8"
+    )
+    counting = CountingStore(SQLiteStore(tmp_path / "home" / "citewise.db"))
+    question = "What is the boiling point of the coolant?"
+    with Home.open(tmp_path / "home", store=cast(Store, counting)) as home:
+        kb = home.kb()
+        assert kb.add([docs]).ok
+        counting.calls.clear()
+        first = kb.ask(question)
+        assert first.outcome == "answered" and first.citations
+        before = dict(counting.calls)
+        counting.calls.clear()
+        again = kb.ask(question)
+        assert _key(again) == _key(first)
+        # the evidence stage still reads (and checks) the text it quotes, and the answer
+        # stage's node reader its nodes; recall and conflict detection use the state's copy
+        assert counting.calls["get_document_text"] < before["get_document_text"]
+        assert counting.calls["nodes_near"] < before["nodes_near"]
+        cited = docs / Path(first.citations[0].path).name
+        cited.write_text(cited.read_text("utf-8").replace("°C", "°C at sea level"), "utf-8")
+        assert kb.add([docs]).ok
+        counting.calls.clear()
+        hits = kb.search("boiling point of the coolant at sea level").hits
+        assert counting.calls["get_document_text"] > 0  # a new state reads afresh
+        assert any("sea level" in h.excerpt for h in hits)
+
+
+def _key(answer: Any) -> tuple[Any, ...]:
+    cites = [(c.path, c.version_id, c.char_start, c.char_end, c.excerpt) for c in answer.citations]
+    return answer.outcome, answer.answer, cites, answer.replay_id
+
+
+_TEXT = st.lists(
+    st.sampled_from(["coolant", "boils", "at", "106", "°C", "v2.4.1", "/etc/x", "the", "Coolant"]),
+    max_size=12,
+).map(" ".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=st.lists(st.tuples(_TEXT, _TEXT), min_size=1, max_size=6), merge=st.booleans())
+def test_text_terms_of_an_indexed_chunk_are_its_tokens(
+    rows: list[tuple[str, str]], merge: bool
+) -> None:
+    """MMR reads a chunk's word set from its lexical row instead of tokenizing it again:
+    the set equals ``tokenize(text)`` however the title repeats its words."""
+    lex = LexicalIndex()
+    lex.add((f"c{i}", text, title) for i, (text, title) in enumerate(rows))
+    if merge:
+        lex.merge()
+    for i, (text, title) in enumerate(rows):
+        got = lex.text_terms(f"c{i}", title)
+        assert got is not None and sorted(got) == sorted(set(tokenize(text)))
+    assert lex.text_terms("absent", "") is None
