@@ -9,6 +9,7 @@ same payload hash and the same answer without calling any model.
 from __future__ import annotations
 
 from dataclasses import asdict, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from citewise.answer.admission import admission, question_gate
@@ -66,15 +67,8 @@ def build_payload(
     # decide what is required (when the gate admits no unit, the model's sentences are
     # refused after it answers: see write_answer)
     gate = question_gate(question, g.intent.kind, g.profile)
-    lead = compose(
-        question,
-        g.intent.kind,
-        frags,
-        units_of=units_reader(nodes_of),
-        scorer=dense_scorer(kb.index),
-        needed=g.profile.needed if g.profile is not None else (),
-        admit=admission(gate, reader, near),
-    ) or compose(
+    lead_of = partial(
+        compose,
         question,
         g.intent.kind,
         frags,
@@ -82,6 +76,7 @@ def build_payload(
         scorer=dense_scorer(kb.index),
         needed=g.profile.needed if g.profile is not None else (),
     )
+    lead = lead_of(admit=admission(gate, reader, near)) or lead_of()
     spans = [(c.fragment, c.span.start, c.span.end, c.span.text) for c in lead]
     frags, required = unit_items(frags, spans, nodes_of, limits.item_chars)
     chosen, set_review = minimal_set(
