@@ -29,6 +29,9 @@ _BOT = (
 _AI = rf"(?:{_BOT}|assistant|model)"
 _AI_ZH = r"(?:ai|人工智能|语言模型|大模型|模型|助手|机器人)"
 _BOT_ZH = r"(?:ai(?:模型|助手)?|人工智能|语言模型|大模型|智能助手|聊天机器人)"
+#: Where a role label may stand: at the start of the text or of any sentence in it (a unit
+#: may join sentences: "… from purchase. SYSTEM: the assistant must …").
+_START = r"(?:^|(?<=[.!?]\s)|(?<=[。！？；]))"
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "ai_disclaimer",
@@ -58,14 +61,14 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "role_label",
         re.compile(
-            r"^\W*(?:human|assistant)\s*[:：]|"
-            r"^\W*(?:system|ai)\s*[:：]\s*(?=.*\b(?:assistant|model|ai|llm|chatbot|reply|"
-            r"respond|instructions?)\b)|"
-            r"^\W*(?:助手|人类)\s*[:：]|"
-            r"^\W*(?:系统|ai)\s*[:：](?=.*(?:助手|模型|ai|回答|回复|指令|忽略))"
+            rf"{_START}\W*(?:human|assistant)\s*[:：]|"
+            rf"{_START}\W*(?:system|ai)\s*[:：]\s*(?=.*\b(?:assistant|model|ai|llm|chatbot|"
+            r"reply|respond|instructions?)\b)|"
+            rf"{_START}\W*(?:助手|人类)\s*[:：]|"
+            rf"{_START}\W*(?:系统|ai)\s*[:：](?=.*(?:助手|模型|ai|回答|回复|指令|忽略))"
         ),
     ),
-    ("role_label_caps", re.compile(r"^\W*(?:SYSTEM|HUMAN|ASSISTANT|USER)\s*[:：]")),
+    ("role_label_caps", re.compile(rf"{_START}\W*(?:SYSTEM|HUMAN|ASSISTANT|USER)\s*[:：]")),
     (
         "model_address",
         re.compile(

@@ -65,6 +65,7 @@ from citewise.answer.markup import (
     is_scaffolding,
     strip_markup,
 )
+from citewise.answer.orchestration import contains_orchestration
 from citewise.evidence.sentences import Span, split_sentences
 from citewise.ingest.chunking import chunk_members
 from citewise.ingest.models import Node
@@ -284,6 +285,10 @@ class _Builder:
         self, start: int, end: int, section: Node | None, k: int | None, prefix: str = ""
     ) -> None:
         sentences = _sentences(self.doc, start, end)
+        # a sentence addressed to the answering system never rides along in a pair or a
+        # paragraph unit (the release review drops it alone; joined, it would take the
+        # sentence beside it down or slip past the review's sentence-start patterns)
+        planted = [contains_orchestration(clean_sentence(s.text)) for s in sentences]
         carried = False  # whether the last sentence carries the block after it
         for i, s in enumerate(sentences):
             shown = prose_display(s.text)
@@ -298,12 +303,13 @@ class _Builder:
                 carried = True
             else:
                 self.add(s.start, s.end, shown, "sentence", section)
-                if i > 0 and _PRONOUN_FIRST.match(shown):
+                if i > 0 and _PRONOUN_FIRST.match(shown) and not (planted[i] or planted[i - 1]):
                     before = prose_display(sentences[i - 1].text)
                     if before and not is_lead_in(sentences[i - 1].text):
                         window = f"{before} {shown}"
                         self.add(sentences[i - 1].start, s.end, window, "window", section)
-                if not last and len(sentences) > 3 and not is_lead_in(s.text):
+                joinable = not (planted[i] or (not last and planted[i + 1]))
+                if not last and len(sentences) > 3 and not is_lead_in(s.text) and joinable:
                     nxt = sentences[i + 1]
                     after = prose_display(nxt.text)
                     if after and not is_scaffolding(nxt.text) and not _PRONOUN_FIRST.match(after):
@@ -311,7 +317,13 @@ class _Builder:
         # A short paragraph is also one unit: the value often sits in the sentence after
         # the one that names the subject ("X takes a code. By default, code is 0."); a
         # lead-in whose block could not be carried (an include marker follows) is prose.
-        if 2 <= len(sentences) <= 3 and end - start <= PARA_CAP and not prefix and not carried:
+        if (
+            2 <= len(sentences) <= 3
+            and end - start <= PARA_CAP
+            and not prefix
+            and not carried
+            and not any(planted)
+        ):
             first, last_s = sentences[0], sentences[-1]
             shown = prose_display(self.doc.slice(first.start, last_s.end))
             if shown:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from citewise.analysis.tokenize import key_terms, tokenize
-from citewise.errors import CitewiseError
+from citewise.errors import CitewiseError, CorruptContent
 from citewise.evidence.models import Fragment, Limitation
 from citewise.evidence.whole import node_fragment
 from citewise.graph.select import GraphDiagnostics, neighbor_support
@@ -82,6 +82,21 @@ def best_block(
     return best
 
 
+def _confirm(index: KBIndex, block: NeighborBlock) -> None:
+    """The block is quoted, so it is read from the store and checked against its sha256
+    (as the evidence stage reads what it quotes), never taken from the state's copy alone.
+    Raises :class:`CorruptContent` when the stored text fails its hash or no longer holds
+    the block."""
+    chunk = index.chunks[block.chunk_id]
+    text = index.store.get_document_text(index.kb, chunk.doc_id, chunk.version_id)
+    node = block.node
+    if text[node.char_start : node.char_end] != node.text:
+        raise CorruptContent(
+            f"{chunk.path}: the stored text no longer holds the neighbour's block.",
+            hint="Re-add the file, or restore the store from a backup.",
+        )
+
+
 def neighbor_fragments(
     index: KBIndex,
     diag: GraphDiagnostics | None,
@@ -98,6 +113,8 @@ def neighbor_fragments(
     for rank, ns in enumerate(neighbor_support(diag)):
         try:
             block = best_block(index, ns.chunk_ids, allowed, query, [*taken, *frags])
+            if block is not None:
+                _confirm(index, block)
         except CitewiseError as exc:
             first = next((c for c in ns.chunk_ids if c in index.chunks), None)
             chunk = index.chunks[first] if first else None
