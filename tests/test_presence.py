@@ -202,3 +202,17 @@ def test_adverbs_and_contraction_stems_never_refuse_a_question() -> None:
     assert terms["erroneously"].soft
     q = "Who thought that the session shouldn't be signed?"
     assert "shouldn" not in [t.key for t in profile(q).required]
+
+
+def test_a_follow_up_check_verb_is_a_part_of_the_answer_not_its_subject() -> None:
+    # "verify" is in no chunk: as the subject it would refuse the how-to, but here it asks
+    # for the verification part, which the how-to profile checks (answer/coverage.py)
+    p = profile("How do I sign the session cookie and verify the signature?")
+    verify = next(t for t in p.terms if t.surface == "verify")
+    assert verify.soft and verify.df == 0
+    assert judge(p, ["Sign the session cookie with the secret key."]).verdict != "absent"
+    # the same word as the question's subject is still required
+    subject = next(
+        t for t in profile("How do I verify a Kerberos ticket?").terms if t.surface == "verify"
+    )
+    assert not subject.soft

@@ -97,6 +97,11 @@ REFERENCE_WORDS = frozenset(
 _EXAMPLE = re.compile(
     r"\b(?:such as|for example|for instance|e\.g\.|instead of|rather than)\s+([^,;?]+)", re.I
 )
+#: A follow-up check a how-to asks for ("… and verify the upgrade"): the verb names a part
+#: of the answer (the how-to profile's verification part, answer/coverage.py), not its
+#: subject, so documents that phrase the check otherwise ("Check that …") are no reason to
+#: refuse; the part's own check says when it is missing.
+_CHECK_VERB = re.compile(r"\b(?:and|then)\s+(verify|validate|confirm|check|test)\b", re.I)
 #: A question, not a statement: a question mark, or a question or request word first.
 #: A statement ("Albendazole is used to treat filariasis.") is a claim to check: a word of
 #: it no document holds makes the answer partial, never a refusal on its own.
@@ -182,6 +187,7 @@ def profile_terms(
     named = set(named_terms(question) if named_in is None else named_in)
     statement = not _QUESTION.search(question)
     examples = {t for m in _EXAMPLE.finditer(question) for t in tokenize(m.group(1))}
+    checks = {t for m in _CHECK_VERB.finditer(question) for t in tokenize(m.group(1))}
     keys = [
         k
         for k in dict.fromkeys([*subject, *named])
@@ -218,6 +224,8 @@ def profile_terms(
             soft = n == 0 and (GENERIC_ZIPF <= zipf < ABSENT_ZIPF or _adverb(word))
         if key in examples and required:
             soft = True  # "such as ~/Documents": an example, not the subject
+        if key in checks and kind == "word" and required:
+            soft = True  # "and verify the upgrade": a part of the answer, not its subject
         if statement and n == 0 and required:
             soft = True  # a claim to check, not a question about a subject: see below
         terms.append(QuestionTerm(key, word, kind, n, required or soft, soft, n >= common, asked))
