@@ -6,10 +6,18 @@ It sits below both, so the LLM route never imports the pipeline that calls it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from citewise.answer.models import Answer, AnswerTrace, Citation, Claim, new_trace_id
+from citewise.answer.models import (
+    Answer,
+    AnswerTrace,
+    Citation,
+    Claim,
+    FailureStage,
+    new_trace_id,
+)
 from citewise.evidence.models import EvidencePack
 from citewise.sufficiency.asked import asked_attribute, attribute_cited
 from citewise.sufficiency.compounds import sibling_compound
@@ -71,20 +79,15 @@ def finish(
             suff = replace(suff, degradation=worst, reasons=(*suff.reasons, cited.reason))
     if failed_why is not None:
         trace["failure_stage"] = "citation_verification"
-        return Answer(
-            outcome="insufficient_evidence",
-            answer=f"{INSUFFICIENT} ({failed_why})",
-            citations=(),
-            degradation="insufficient_evidence",
-            sufficiency=replace(suff, status="insufficient", degradation="insufficient_evidence"),
-            replay_id=pack.replay_id,
-            trace_id=new_trace_id(),
-            intent=intent,
-            kb=kb.name,
-            revision=pack.revision,
-            claims=tuple(claims),
-            failure_stage="citation_verification",
-            trace=trace,
+        return refusal(
+            pack,
+            kb.name,
+            intent,
+            replace(suff, status="insufficient", degradation="insufficient_evidence"),
+            f"{INSUFFICIENT} ({failed_why})",
+            "citation_verification",
+            trace,
+            claims,
         )
     used = sorted({n for c in kept for n in c.citations})
     renumber = {old: new for new, old in enumerate(used, start=1)}
@@ -109,6 +112,35 @@ def finish(
         kb=kb.name,
         revision=pack.revision,
         claims=tuple(claims),
+        trace=trace,
+    )
+
+
+def refusal(
+    pack: EvidencePack,
+    kb: str,
+    intent: str,
+    suff: Sufficiency,
+    text: str,
+    stage: FailureStage,
+    trace: AnswerTrace,
+    claims: Sequence[Claim] = (),
+) -> Answer:
+    """The ``insufficient_evidence`` answer: ``text`` and no citations, with the pack's
+    replay id and the failure stage (one shape for every refusal of the pipeline)."""
+    return Answer(
+        outcome="insufficient_evidence",
+        answer=text,
+        citations=(),
+        degradation="insufficient_evidence",
+        sufficiency=suff,
+        replay_id=pack.replay_id,
+        trace_id=new_trace_id(),
+        intent=intent,
+        kb=kb,
+        revision=pack.revision,
+        claims=tuple(claims),
+        failure_stage=stage,
         trace=trace,
     )
 

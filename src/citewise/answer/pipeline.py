@@ -26,7 +26,7 @@ from citewise.answer.conditions import (
 )
 from citewise.answer.coverage import with_coverage
 from citewise.answer.failure import classify
-from citewise.answer.finish import INSUFFICIENT, finish, human_reason
+from citewise.answer.finish import INSUFFICIENT, finish, human_reason, refusal
 from citewise.answer.graph_answer import (
     from_graph,
     relation_claims,
@@ -217,19 +217,8 @@ def ask(
         missing = "; ".join(suff.reason_texts)
         text = f"{INSUFFICIENT} ({human_reason(suff)})"
         trace["failure_stage"] = failed.stage
-        return Answer(
-            outcome="insufficient_evidence",
-            answer=text,
-            citations=(),
-            degradation="insufficient_evidence",
-            sufficiency=suff,
-            replay_id=pack.replay_id,
-            trace_id=new_trace_id(),
-            intent=intent.kind,
-            kb=kb.name,
-            revision=pack.revision,
-            failure_stage=failed.stage,
-            trace=trace | {"missing": missing},
+        return refusal(
+            pack, kb.name, intent.kind, suff, text, failed.stage, trace | {"missing": missing}
         )
     split = heading_split(
         [f.heading_path[-1] for f in pack.direct if f.heading_path], analysed.conditions
@@ -298,21 +287,8 @@ def ask(
     suff, not_documented = relation_verdict(found, kept, citations, suff, trace)
     if not_documented:
         trace["failure_stage"] = "graph_evidence"
-        return Answer(
-            outcome="insufficient_evidence",
-            answer=f"{INSUFFICIENT} ({human_reason(suff)})",
-            citations=(),
-            degradation="insufficient_evidence",
-            sufficiency=suff,
-            replay_id=pack.replay_id,
-            trace_id=new_trace_id(),
-            intent=intent.kind,
-            kb=kb.name,
-            revision=pack.revision,
-            claims=tuple(claims),
-            failure_stage="graph_evidence",
-            trace=trace,
-        )
+        text = f"{INSUFFICIENT} ({human_reason(suff)})"
+        return refusal(pack, kb.name, intent.kind, suff, text, "graph_evidence", trace, claims)
     return finish(
         kb,
         intent.kind,
@@ -377,20 +353,7 @@ def _condition_answer(
     suff = Sufficiency("insufficient", "insufficient_evidence", (reason,))
     trace["sufficiency"] = suff.to_json()
     trace["missing"] = str(reason)
-    return Answer(
-        outcome="insufficient_evidence",
-        answer=text,
-        citations=(),
-        degradation="insufficient_evidence",
-        sufficiency=suff,
-        replay_id=pack.replay_id,
-        trace_id=new_trace_id(),
-        intent=intent,
-        kb=kb.name,
-        revision=pack.revision,
-        failure_stage="context_assembly",
-        trace=trace,
-    )
+    return refusal(pack, kb.name, intent, suff, text, "context_assembly", trace)
 
 
 def _stale_used(pack: EvidencePack, stale: tuple[str, ...]) -> tuple[str, ...]:
