@@ -257,7 +257,9 @@ class Grower:
         what = []
         row: dict[str, Any] = {"kind": "step", "chunks": chunks, "snapshot_copy_s": copy_s}
         max_mb = self.args.max_rss_gb * 1024
-        if self.rss_per_chunk is not None and self.rss_per_chunk * chunks > max_mb:
+        if max_mb <= 0:
+            row["server_skipped"] = "--max-rss-gb 0: ingest only (measure later on --keep)"
+        elif self.rss_per_chunk is not None and self.rss_per_chunk * chunks > max_mb:
             row["server_skipped"] = (
                 f"projected RSS {self.rss_per_chunk * chunks:.0f} MB "
                 f"> --max-rss-gb {self.args.max_rss_gb}"
@@ -362,6 +364,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-minutes", type=float, default=60.0)
     ap.add_argument("--max-rss-gb", type=float, default=8.0)
     ap.add_argument("--dense-max", type=int, default=300_000)
+    ap.add_argument(
+        "--keep",
+        type=Path,
+        default=None,
+        help="grow the cluster in this (new) folder and keep it afterwards, stopped, so a "
+        "later run can measure servers on it (pg_ctl -D DIR/pg/data start)",
+    )
     args = ap.parse_args(argv)
     os.environ["CITEWISE_DENSE"] = "off"
     signal.signal(signal.SIGTERM, _terminate)  # so the cluster is stopped on kill too
@@ -371,7 +380,11 @@ def main(argv: list[str] | None = None) -> int:
     bin_dir = _pgvector_bin() or PG_BIN
     steps = sorted(int(x) for x in args.steps.split(",") if x.strip())
     deadline = time.monotonic() + args.max_minutes * 60
-    base = Path(tempfile.mkdtemp(prefix="citewise-pgscale-"))
+    if args.keep is not None:
+        args.keep.mkdir(parents=True, exist_ok=False)
+        base = args.keep.resolve()
+    else:
+        base = Path(tempfile.mkdtemp(prefix="citewise-pgscale-"))
     os.chmod(base, 0o755)
     try:
         try:
@@ -391,7 +404,8 @@ def main(argv: list[str] | None = None) -> int:
                 timeout=120,
             )
     finally:
-        shutil.rmtree(base, ignore_errors=True)
+        if args.keep is None:
+            shutil.rmtree(base, ignore_errors=True)
     return 0
 
 
