@@ -33,6 +33,7 @@ when PostgreSQL cannot be started.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -108,39 +109,85 @@ def _pct(values: list[float], q: float) -> float:
 
 
 def _emit(row: dict[str, Any]) -> None:
+    """Append ``row`` (with date, load and ``$PG_SCALE_LABEL``) to ``$PG_SCALE_OUT`` or
+    :data:`OUT`, and print it."""
+    if os.environ.get("PG_SCALE_LABEL"):
+        row["label"] = os.environ["PG_SCALE_LABEL"]
     row["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     row["load_avg"] = round(os.getloadavg()[0], 1)
-    RESULTS.mkdir(exist_ok=True)
-    with OUT.open("a", encoding="utf-8") as fh:
+    out = Path(os.environ.get("PG_SCALE_OUT") or OUT)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("a", encoding="utf-8") as fh:
         fh.write(json.dumps(row) + "\n")
     print(json.dumps(row), flush=True)
 
 
+def _rss_mb() -> tuple[float, float]:
+    """(current, peak) resident set of this process in MiB, from /proc (0 elsewhere)."""
+    got = {"VmRSS": 0.0, "VmHWM": 0.0}
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key in got:
+                got[key] = float(value.split()[0]) / 1024
+    return round(got["VmRSS"], 1), round(got["VmHWM"], 1)
+
+
+def _note(msg: str) -> None:
+    """A progress line on stderr (a measurement stopped part-way still says how far it got)."""
+    stamp = time.strftime("%H:%M:%S", time.gmtime())
+    print(f"{stamp} rss {_rss_mb()} MiB: {msg}", file=sys.stderr, flush=True)
+
+
 def measure(store: str, home: Path) -> dict[str, Any]:
-    """Run in a fresh process: open the store as a server would, time the first search
-    (index and graph build), then the lexical route over the fixed queries; peak RSS."""
+    """Run in a fresh process: open the store as a server would and time its start-up in
+    phases (the lexical index and scope data, the knowledge graph, the first search), then
+    the lexical and hybrid modes over the fixed queries with each route's own time (from
+    the search's diagnostics); resident memory after each phase and at peak."""
     import resource
 
     from citewise.kb import Home
 
     queries = Corpus().queries()
+    out: dict[str, Any] = {}
     t0 = time.perf_counter()
     with Home.open(home, store=store) as h:
         kb = h.kb("default")
+        index = h.index("default")
+        t = time.perf_counter()
+        _note("opened; index sync")
+        index.sync()
+        _note("index synced; graph sync")
+        out["start_index_s"] = round(time.perf_counter() - t, 1)
+        out["rss_after_index_mb"] = _rss_mb()[0]
+        t = time.perf_counter()
+        index.graph.sync()
+        out["start_graph_s"] = round(time.perf_counter() - t, 1)
+        out["rss_after_graph_mb"] = _rss_mb()[0]
+        _note(f"graph synced; first search ({out})")
         kb.search(queries[0], top_k=10, mode="lexical")
-        first = time.perf_counter() - t0
-        lat = []
-        for q in queries:
-            t = time.perf_counter()
+        out["first_search_s"] = round(time.perf_counter() - t0, 2)
+        for q in queries:  # warm-up pass, not measured: each mode then meets warm caches
             kb.search(q, top_k=10, mode="lexical")
-            lat.append((time.perf_counter() - t) * 1000)
-    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {
-        "first_search_s": round(first, 2),
-        "lexical_p50_ms": round(_pct(lat, 0.5), 1),
-        "lexical_p95_ms": round(_pct(lat, 0.95), 1),
-        "server_peak_rss_mb": round(rss_mb, 1),
-    }
+        for mode in ("lexical", "hybrid"):
+            lat: list[float] = []
+            routes: dict[str, list[float]] = {}
+            for q in queries:
+                t = time.perf_counter()
+                result = kb.search(q, top_k=10, mode=mode)
+                lat.append((time.perf_counter() - t) * 1000)
+                for d in result.diagnostics:
+                    if d.status == "ok":
+                        routes.setdefault(d.route, []).append(d.ms)
+            _note(f"{mode} queries done")
+            out[f"{mode}_p50_ms"] = round(_pct(lat, 0.5), 1)
+            out[f"{mode}_p95_ms"] = round(_pct(lat, 0.95), 1)
+            for route, ms in sorted(routes.items()):
+                out[f"{mode}_route_{route}_p50_ms"] = round(_pct(ms, 0.5), 1)
+                out[f"{mode}_route_{route}_p95_ms"] = round(_pct(ms, 0.95), 1)
+        out["rss_at_rest_mb"] = _rss_mb()[0]
+    out["server_peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    return out
 
 
 def dense(store_url: str) -> dict[str, Any]:
