@@ -115,3 +115,37 @@ def test_cli_show_and_export(graph_home: Home, tmp_path: Path) -> None:
 
     back = nx.read_graphml(gml)
     assert back.number_of_edges() == len(nl["edges"])
+
+
+def test_index_hands_its_chunk_rows_to_the_graph(
+    graph_home: Home, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server's first search reads the chunks from the store once: the graph takes
+    (chunk, document, nodes) rows from the index state of the same generation, and is the
+    graph it would have built from the store."""
+    fresh = Home.open(graph_home.settings.home)  # a new server process on the same home
+    store = fresh.store
+    reads = []
+    real = store.iter_chunks
+
+    def counted(kb: str):  # type: ignore[no-untyped-def]
+        reads.append(kb)
+        return real(kb)
+
+    monkeypatch.setattr(store, "iter_chunks", counted)
+    index = fresh.index("default")
+    with index.pinned():
+        g = index.graph.sync()
+    assert reads == ["default"]  # the index's read only
+    alone = KBGraph(store, "default").sync()
+    assert g.chunk_point == alone.chunk_point and g.point_chunks == alone.point_chunks
+    assert g.chunk_rows == alone.chunk_rows and g.chunk_rows
+    # a write moves the generation: one read (the index's, on the write's own sync) serves
+    # both, and the rows are the new ones
+    reads.clear()
+    fresh.kb("default").delete("old.md")
+    with index.pinned():
+        g2 = index.graph.sync()
+    assert reads == ["default"]
+    assert g2.chunk_rows == KBGraph(store, "default").sync().chunk_rows
+    assert all(doc != g.doc_keys.get("old.md") for _, doc, _ in g2.chunk_rows)

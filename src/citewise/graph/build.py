@@ -26,7 +26,7 @@ from citewise.graph.extract import EdgeExtractor, extract_document
 from citewise.graph.models import DocExtract, DocInput, Edge, Endpoint, Point, Ref
 from citewise.graph.text import norm_title, slugify, subject_title
 from citewise.ingest.models import Node
-from citewise.store.models import DocumentInfo
+from citewise.store.models import DocumentInfo, StoredChunk
 from citewise.store.protocol import Store
 
 #: Children of one point a graph walk steps down into (see ``walk_in_edges``).
@@ -377,6 +377,18 @@ def join_graph(
     )
 
 
+#: ``(chunk_id, doc_id, node_ids)`` of every current chunk: what the graph needs of chunks.
+ChunkRow = tuple[str, str, tuple[str, ...]]
+#: Given a store generation, the chunk rows of exactly that generation, or None (read them
+#: from the store).
+ChunkRowSource = Callable[[str], Iterable[ChunkRow] | None]
+
+
+def chunk_rows_of(chunks: Iterable[StoredChunk]) -> Iterator[ChunkRow]:
+    """The graph's rows of stored chunks (the objects are shared, not copied)."""
+    return ((c.chunk_id, c.doc_id, c.node_ids) for c in chunks)
+
+
 def doc_input(info: DocumentInfo, text: str, nodes: Sequence[Node]) -> DocInput:
     """A document's extractor input from its listing, text and nodes."""
     return DocInput(
@@ -400,9 +412,19 @@ class KBGraph:
     :meth:`pinned` a thread's :meth:`sync` returns the pinned graph.
     """
 
-    def __init__(self, store: Store, kb: str, *, extractors: Sequence[EdgeExtractor] = ()) -> None:
+    def __init__(
+        self,
+        store: Store,
+        kb: str,
+        *,
+        extractors: Sequence[EdgeExtractor] = (),
+        rows: ChunkRowSource | None = None,
+    ) -> None:
         self.store, self.kb = store, kb
         self.extractors = tuple(extractors)
+        #: Chunk rows an owner already holds for a generation (the KB's index state), so a
+        #: rebuild does not read every chunk from the store a second time.
+        self.rows = rows
         self._cache: dict[tuple[str, str], DocExtract] = {}
         self._graph: KnowledgeGraph | None = None
         self._lock = threading.Lock()
@@ -459,7 +481,8 @@ class KBGraph:
             cache[key] = self._cache[key]
         self._cache = cache
         t_extract = time.perf_counter() - started
-        chunks = ((c.chunk_id, c.doc_id, c.node_ids) for c in self.store.iter_chunks(self.kb))
+        held = self.rows(generation) if self.rows is not None else None
+        chunks = held if held is not None else chunk_rows_of(self.store.iter_chunks(self.kb))
         graph = join_graph(cache.values(), chunks, generation=generation)
         graph.doc_meta = {d.doc_id: d.metadata for d in docs}
         graph.stats = replace(

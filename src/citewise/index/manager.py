@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from citewise.config import RerankConfig
-from citewise.graph.build import KBGraph
+from citewise.graph.build import ChunkRow, KBGraph, chunk_rows_of
 from citewise.index import vector_store
 from citewise.index.embedder import Embedder, Unavailable, precision_of, probe
 from citewise.index.language import EncoderChoice, choose_encoder, read_choice, write_choice
@@ -170,7 +170,9 @@ class KBIndex(CallerViews):
         self._loaded = False
         #: Called with ("embed", chunks done, chunks to encode) while a sync encodes.
         self.progress: Callable[[str, int, int], None] | None = None
-        self.graph = KBGraph(store, kb)  # structural knowledge graph, synced on use
+        # The structural knowledge graph, synced on use; it takes its chunk rows from this
+        # index's state when that state is of the generation it builds.
+        self.graph = KBGraph(store, kb, rows=self._chunk_rows)
         #: Vector searches over at least this many rows go to the store where it can rank.
         self.store_search_min = vector_store.store_search_min()
         #: The rerank stage's model (recall/rerank.py): None when none is configured, or
@@ -231,6 +233,14 @@ class KBIndex(CallerViews):
                 yield state
         finally:
             self._pin.state = None
+
+    def _chunk_rows(self, generation: str) -> Iterator[ChunkRow] | None:
+        """The graph's chunk rows from the latest published state when it is of
+        ``generation`` (else None: the graph reads them from the store)."""
+        state = self._state
+        if not generation or state.generation != generation or not state.revision:
+            return None
+        return chunk_rows_of(state.chunks.values())
 
     # -- dense encoder ----------------------------------------------------------
     def _choose(self, live: dict[str, StoredChunk] | None) -> EmbedderLoader:
