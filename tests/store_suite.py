@@ -362,6 +362,24 @@ class StoreSuite:
         nested = [(c.path, len(list(store.iter_chunks(kb)))) for c in store.iter_chunks(kb)]
         assert nested == [("a.md", 2), ("b.md", 2)]  # store reads while iterating
 
+    def test_chunk_texts_of_any_version(self, store: Store) -> None:
+        kb = "default"
+        raw, parsed = make_doc(kb, "a.md", P1)
+        store.ingest_document(kb, "a.md", raw, parsed)
+        old = list(store.iter_chunks(kb))
+        _add(store, kb, "a.md", P3)  # version 2 replaces the text
+        new = list(store.iter_chunks(kb))
+        keys = [(c.doc_id, c.version_id, c.chunk_id) for c in old + new]
+        got = store.chunk_texts(kb, keys)
+        assert got == {c.chunk_id: c.search_text for c in old + new}  # old ones still read
+        assert [old[0].version_id, new[0].version_id] == [1, 2]
+        assert old[0].search_text != new[0].search_text
+        same_id = {c.chunk_id: c.search_text for c in new if c.chunk_id == old[0].chunk_id}
+        assert store.chunk_texts(kb, [(old[0].doc_id, 2, old[0].chunk_id)]) == same_id
+        assert store.chunk_texts(kb, [("d_none", 1, "c_none")]) == {}
+        store.create_kb("other")
+        assert store.chunk_texts("other", keys) == {}  # another base's chunks are not read
+
     def test_stats(self, store: Store) -> None:
         kb = "default"
         _add(store, kb, "a.md", P1)

@@ -132,6 +132,18 @@ class MemReads(MemTx):
             for a, r, meta in rows
         ]
 
+    def chunk_texts(self, kb: str, keys: Sequence[tuple[str, int, str]]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        with self.read() as s:
+            for doc_id, version_id, chunk_id in keys:
+                doc = s.docs.get(doc_id)
+                v = None if doc is None or doc.kb != kb else s.version(doc_id, version_id)
+                c = None if v is None or v.content is None else s.contents[v.content]
+                for k in c.chunks if c is not None else ():
+                    if k.id == chunk_id:
+                        out[chunk_id] = k.search_text
+        return out
+
     def get_document_text(self, kb: str, doc_id: str, version_id: int) -> str:
         with self.read() as s:
             s.require_kb(kb)

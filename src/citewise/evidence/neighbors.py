@@ -58,10 +58,8 @@ def best_block(
     def matched(text: str) -> int:
         return len(terms & set(tokenize(text)))
 
-    ranked = sorted(
-        enumerate(visible),
-        key=lambda t: (-matched(index.chunks[t[1]].search_text), t[0]),
-    )
+    texts = index.chunk_texts(visible)
+    ranked = sorted(enumerate(visible), key=lambda t: (-matched(texts.get(t[1], "")), t[0]))
     skip = _NOT_EVIDENCE | _NOT_PROSE if prose else _NOT_EVIDENCE
     best: NeighborBlock | None = None
     for _, cid in ranked[:3]:  # the best block of the three best chunks

@@ -22,13 +22,14 @@ import threading
 import time
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from citewise.config import RerankConfig
+from citewise.errors import StoreError
 from citewise.graph.build import ChunkRow, KBGraph, chunk_rows_of
 from citewise.index import vector_store
 from citewise.index.embedder import Embedder, Unavailable, precision_of, probe
@@ -84,6 +85,13 @@ def dense_text(chunk: StoredChunk) -> str:
     return f"{chunk.breadcrumb}\n{chunk.search_text}" if chunk.breadcrumb else chunk.search_text
 
 
+def without_texts(chunks: dict[str, StoredChunk]) -> dict[str, StoredChunk]:
+    """The records an index state keeps: the chunks without their ``search_text`` (read
+    back from the store for the few chunks a search needs, see :meth:`KBIndex.chunk_texts`;
+    held for every chunk it was the largest part of a record)."""
+    return {cid: replace(c, search_text="") for cid, c in chunks.items()}
+
+
 def text_key(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
@@ -94,6 +102,10 @@ ENCODE_GROUP = 1024
 #: server's first sync): each step is folded into the merged segment before the next is
 #: tokenised, so the token lists held at once are those of one step, not of the corpus.
 LEXICAL_SLICE = 32_768
+
+
+#: Chunk texts a KB index keeps after reading them back from the store (see chunk_texts).
+TEXT_CACHE = 4096
 
 
 DenseStatus = Literal["ok", "unavailable", "disabled"]
@@ -173,6 +185,8 @@ class KBIndex(CallerViews):
         # The structural knowledge graph, synced on use; it takes its chunk rows from this
         # index's state when that state is of the generation it builds.
         self.graph = KBGraph(store, kb, rows=self._chunk_rows)
+        self._texts: dict[tuple[str, int, str], str] = {}  # see chunk_texts
+        self._texts_lock = threading.Lock()
         #: Vector searches over at least this many rows go to the store where it can rank.
         self.store_search_min = vector_store.store_search_min()
         #: The rerank stage's model (recall/rerank.py): None when none is configured, or
@@ -233,6 +247,45 @@ class KBIndex(CallerViews):
                 yield state
         finally:
             self._pin.state = None
+
+    def chunk_texts(self, chunk_ids: Collection[str]) -> dict[str, str]:
+        """``search_text`` of chunks of this thread's state, by chunk id, read from the store
+        (the state keeps no texts) for exactly the version each record is of, so a pinned
+        request reads the texts it ranked even after a newer version was stored. Texts are
+        immutable per version: the last :data:`TEXT_CACHE` read are kept."""
+        chunks = self.state.chunks
+        out: dict[str, str] = {}
+        todo: list[tuple[str, int, str]] = []
+        for cid in chunk_ids:
+            c = chunks.get(cid)
+            if c is None:
+                continue
+            key = (c.doc_id, c.version_id, cid)
+            got = c.search_text or self._texts.get(key)
+            if got is None:
+                todo.append(key)
+            else:
+                out[cid] = got
+        if todo:
+            read = self.store.chunk_texts(self.kb, todo)
+            with self._texts_lock:
+                if len(self._texts) + len(read) > TEXT_CACHE:
+                    self._texts.clear()
+                for doc_id, version_id, cid in todo:
+                    if cid in read:
+                        self._texts[(doc_id, version_id, cid)] = out[cid] = read[cid]
+        return out
+
+    def chunk_text(self, chunk_id: str) -> str:
+        """``search_text`` of one chunk of this thread's state (see :meth:`chunk_texts`);
+        :class:`~citewise.errors.StoreError` when the store no longer holds it."""
+        got = self.chunk_texts([chunk_id]).get(chunk_id)
+        if got is None:
+            raise StoreError(
+                f"The text of chunk {chunk_id} is not in the store.",
+                hint="The document was removed meanwhile; search again.",
+            )
+        return got
 
     def _chunk_rows(self, generation: str) -> Iterator[ChunkRow] | None:
         """The graph's chunk rows from the latest published state when it is of
@@ -366,7 +419,7 @@ class KBIndex(CallerViews):
             state = IndexState(
                 generation=generation,
                 revision=revision,
-                chunks=live,
+                chunks=without_texts(live),
                 superseded=superseded_paths((c.path, c.metadata) for c in live.values()),
                 lexical=lexical,
                 vectors=vectors,

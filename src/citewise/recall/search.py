@@ -211,7 +211,7 @@ def search(
         graph_diag = _graph(index, analysed, fused, allowed, s, diags, scale, filters.principal)
         if index.reranker is not None:
             fused, diags[rerank_at] = rerank_pool(
-                index.reranker, query, fused, lambda c: _rerank_text(index, c), index.rerank_config
+                index.reranker, query, fused, _rerank_texts(index, list(fused)), index.rerank_config
             )
             if not fused:
                 threshold = index.rerank_config.threshold
@@ -287,10 +287,19 @@ def _graph(
     return diag
 
 
-def _rerank_text(index: KBIndex, chunk_id: str) -> str:
-    """What the reranker reads of a candidate: its breadcrumb (title, headings) and text."""
-    c = index.chunks[chunk_id]
-    return f"{c.breadcrumb}\n{c.search_text}" if c.breadcrumb else c.search_text
+def _rerank_texts(index: KBIndex, pool: list[str]) -> Callable[[str], str]:
+    """What the reranker reads of a candidate: its breadcrumb (title, headings) and text;
+    the pool's texts are read from the store at the first call (none if it never runs)."""
+    texts: dict[str, str] = {}
+
+    def text_of(chunk_id: str) -> str:
+        if not texts:
+            texts.update(index.chunk_texts(pool))
+        c = index.chunks[chunk_id]
+        text = texts[chunk_id] if chunk_id in texts else index.chunk_text(chunk_id)
+        return f"{c.breadcrumb}\n{text}" if c.breadcrumb else text
+
+    return text_of
 
 
 def _identifier(
@@ -373,7 +382,7 @@ def _criterion(
         return "no_candidates", Abstention(reason, "no_candidates")
     best = ranked(lexical)[0]
     chunk = index.chunks[best]
-    cover = term_coverage(query, [chunk.breadcrumb, chunk.search_text])
+    cover = term_coverage(query, [chunk.breadcrumb, index.chunk_text(best)])
     if cover.ratio < s.lexical_min_coverage and lexical[best] < s.lexical_strong_score:
         missing = ", ".join(cover.missing[:5])
         return "lexical_coverage", Abstention(
@@ -431,7 +440,7 @@ def _words(index: KBIndex, chunk_id: str) -> list[str]:
     (indexed from the same text), else tokenized."""
     chunk = index.chunks[chunk_id]
     got = index.lexical.text_terms(chunk_id, chunk.breadcrumb)
-    return got if got is not None else tokenize(chunk.search_text)
+    return got if got is not None else tokenize(index.chunk_text(chunk_id))
 
 
 _VOCABULARY_LOCK = threading.Lock()

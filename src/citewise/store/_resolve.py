@@ -9,6 +9,7 @@ the recorded hashes first; a mismatch raises CorruptContent, never silent text.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -74,6 +75,27 @@ class SQLResolve:
                 ):
                     problems.append(f"revision {rev['kb']}@{rev['revision']}: hash/count mismatch")
         return problems
+
+    def chunk_texts(self, kb: str, keys: Sequence[tuple[str, int, str]]) -> dict[str, str]:
+        """``search_text`` of the chunks ``(doc_id, version_id, chunk_id)`` by chunk id: one
+        query per document version (a search asks for a few chunks of a few documents)."""
+        wanted: dict[tuple[str, int], list[str]] = {}
+        for doc_id, version_id, chunk_id in keys:
+            wanted.setdefault((doc_id, version_id), []).append(chunk_id)
+        out: dict[str, str] = {}
+        with self._read() as c:
+            for (doc_id, version_id), ids in wanted.items():
+                rows = run(
+                    c,
+                    "SELECT ch.chunk_id, ch.search_text FROM document d "
+                    "JOIN version v ON v.doc_id = d.doc_id "
+                    "JOIN chunk ch ON ch.content_id = v.content_id "
+                    f"WHERE d.kb = ? AND d.doc_id = ? AND v.version_no = ? "
+                    f"AND ch.chunk_id IN ({marks(len(ids))})",
+                    (kb, doc_id, version_id, *ids),
+                ).fetchall()
+                out.update((str(r["chunk_id"]), str(r["search_text"])) for r in rows)
+        return out
 
     # -- citations ----------------------------------------------------------------------
     def resolve(self, citation_id: str) -> ResolvedCitation:

@@ -211,6 +211,10 @@ class Store(Protocol):
     def iter_chunks(self, kb: str) -> Iterator[StoredChunk]:
         """Chunks of the current revision's documents."""
 
+    def chunk_texts(self, kb: str, keys: Sequence[tuple[str, int, str]]) -> dict[str, str]:
+        """``search_text`` of chunks named ``(doc_id, version_id, chunk_id)`` (any stored
+        version, current or not), by chunk id; unknown ones are left out."""
+
     def nodes_of_version(self, kb: str, path: str, version_id: int) -> list[Node]:
         """The node tree of one version, in document order."""
 
