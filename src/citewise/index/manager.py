@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import json
 import threading
 import time
@@ -406,49 +407,61 @@ class KBIndex(CallerViews):
             generation = self.store.generation(self.kb)
             if generation == old.generation and old.chunks:
                 return IndexSyncReport(0, 0, 0, 0, 0.0, time.perf_counter() - started)
-            generation, revision, live = self._read_current(generation)
             lexical = old.lexical.copy()
+            generation, revision, live, added = self._read_current(generation, lexical)
             gone = [cid for cid in lexical.ids() if cid not in live]
             lexical.remove(gone)
-            new = [c for cid, c in live.items() if cid not in lexical]
-            for start in range(0, len(new), LEXICAL_SLICE):  # bounded build memory
-                part = new[start : start + LEXICAL_SLICE]
-                lexical.add((c.chunk_id, c.search_text, c.breadcrumb) for c in part)
             lexical.prepare()
             vectors, keys, (encoded, reused, enc_secs) = self._sync_vectors(old, live)
             state = IndexState(
                 generation=generation,
                 revision=revision,
-                chunks=without_texts(live),
+                chunks=without_texts(live) if self._dense_wanted else live,
                 superseded=superseded_paths((c.path, c.metadata) for c in live.values()),
                 lexical=lexical,
                 vectors=vectors,
                 keys=keys,
             )
             self._state = state  # the one publishing step
-            if generation != old.generation or gone or new or encoded:
+            if generation != old.generation or gone or added or encoded:
                 # Only a cache (checked against the store on load); a concurrent
                 # ``citewise add`` saving the same directory must not fail this sync.
                 with contextlib.suppress(OSError):
                     self._save(state)
         return IndexSyncReport(
-            len(new), len(gone), encoded, reused, enc_secs, time.perf_counter() - started
+            added, len(gone), encoded, reused, enc_secs, time.perf_counter() - started
         )
 
-    def _read_current(self, generation: str) -> tuple[str, int, dict[str, StoredChunk]]:
-        """Revision and chunks of one generation: the reads span several store
-        transactions, so they are repeated when another process committed in between
+    def _read_current(
+        self, generation: str, lexical: LexicalIndex
+    ) -> tuple[str, int, dict[str, StoredChunk], int]:
+        """Revision and chunks of one generation, tokenising the chunks ``lexical`` lacks as
+        they stream in (:data:`LEXICAL_SLICE` at a time), and how many it added. Without a
+        dense route the records keep no text from then on (see :func:`without_texts`), so
+        the texts held at once are one slice's, not the corpus's. The reads span several
+        store transactions, so they are repeated when another process committed in between
         (after three tries the older generation is kept, so the next sync reads again)."""
+        added = 0
         for _ in range(3):
             revision = self.store.get_kb(self.kb).revision
-            live = {c.chunk_id: c for c in self.store.iter_chunks(self.kb)}
+            live: dict[str, StoredChunk] = {}
+            chunks = iter(self.store.iter_chunks(self.kb))
+            while part := list(itertools.islice(chunks, LEXICAL_SLICE)):
+                new = [c for c in part if c.chunk_id not in lexical]
+                if new:
+                    lexical.add((c.chunk_id, c.search_text, c.breadcrumb) for c in new)
+                    added += len(new)
+                if self._dense_wanted:  # the vectors' keys are hashes of the texts
+                    live.update((c.chunk_id, c) for c in part)
+                else:
+                    live.update((c.chunk_id, replace(c, search_text="")) for c in part)
             after = self.store.generation(self.kb)
             if after == generation:
                 break
             generation = after
         else:
             generation = ""
-        return generation, revision, live
+        return generation, revision, live, added
 
     def _memo_table(self) -> dict[object, Any]:
         return self.state.scopes
