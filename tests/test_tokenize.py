@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 
 from citewise.analysis.tokenize import (
@@ -150,3 +152,40 @@ def test_term_coverage_over_several_texts() -> None:
 def test_tokenize_is_pure() -> None:
     text = "Running /api/v2/sync 排查 ISO 9001:2015"
     assert tokenize(text) == tokenize(text)
+
+
+def _reference_words(text: str) -> list[str]:
+    """word_tokens as first written (Unicode regex on NFKC text, one stemmer call)."""
+    import re
+
+    import Stemmer
+
+    from citewise.analysis.tokenize import _CJK_CLASS
+
+    words = re.findall(f"[^\\W_{_CJK_CLASS}]+", unicodedata.normalize("NFKC", text).lower())
+    words = [w for w in words if len(w) >= 2 and w not in LUCENE_ENGLISH_STOPWORDS]
+    return list(Stemmer.Stemmer("english").stemWords(words)) if words else []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Running the RUNNERS' runs: snake_case_id, x-req-id and v1.2.0 at host:8443!",
+        "A_B__c 42 abc123 ÀÉ café naïve Ｆｕｌｌｗｉｄｔｈ 排查指标 résumé running",
+        "\t\nthe of a to in is it 7 77 _ __ -- ",
+        "",
+    ],
+)
+def test_word_tokens_equal_the_unicode_path_and_the_stemmer(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ASCII fast path and the per-process stem memo change no token, also once the
+    memo is full and starts again."""
+    from citewise.analysis import tokenize as tk
+
+    assert word_tokens(text) == _reference_words(text)
+    assert word_tokens(text) == _reference_words(text)  # from the memo now
+    monkeypatch.setattr(tk, "STEM_MEMO", 3)
+    tk._STEMS.clear()
+    assert word_tokens(text * 2) == _reference_words(text * 2)
+    assert word_tokens(text + " zebra") == _reference_words(text + " zebra")  # cleared again

@@ -52,6 +52,7 @@ __all__ = [
     "key_terms",
     "literal_tokens",
     "normalize",
+    "stems",
     "term_coverage",
     "tokenize",
     "word_tokens",
@@ -69,6 +70,7 @@ LUCENE_ENGLISH_STOPWORDS: frozenset[str] = frozenset(
 _CJK_CLASS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
 _WORD = re.compile(f"[^\\W_{_CJK_CLASS}]+")
+_ASCII_WORD = re.compile("[a-z0-9]+")
 
 # Literal patterns.  All but _ACRONYM_NUM run on the lowercased text.
 _SUFFIX = r"(?:\([a-z0-9]{1,4}\))*"  # legal sub-paragraph suffixes: (b)(1)
@@ -108,13 +110,36 @@ def normalize(text: str) -> str:
 
 def word_tokens(text: str, *, stem: bool = True, stopwords: bool = True) -> list[str]:
     """Lowercased, stopword-filtered, stemmed non-CJK words of ``text`` (len ≥ 2)."""
-    words = [w for w in _WORD.findall(normalize(text)) if len(w) >= 2]
+    # The same words either way: on lowercase ASCII text, _WORD matches [a-z0-9] runs.
+    ascii_ = text.isascii()
+    found = _ASCII_WORD.findall(text.lower()) if ascii_ else _WORD.findall(normalize(text))
     if stopwords:
-        words = [w for w in words if w not in LUCENE_ENGLISH_STOPWORDS]
-    if stem and words:
-        stemmed: list[str] = _stemmer().stemWords(words)
-        return stemmed
-    return words
+        words = [w for w in found if len(w) >= 2 and w not in LUCENE_ENGLISH_STOPWORDS]
+    else:
+        words = [w for w in found if len(w) >= 2]
+    return stems(words) if stem else words
+
+
+#: Words whose stems :func:`stems` keeps (a corpus's vocabulary is mostly far smaller);
+#: past it the memo starts again.
+STEM_MEMO = 500_000
+_STEMS: dict[str, str] = {}
+
+
+def stems(words: list[str]) -> list[str]:
+    """The Snowball English stem of each word: memoised per process (tokenising a large
+    corpus meets the same words again and again; a dictionary hit costs far less than the
+    stemmer's own call)."""
+    memo = _STEMS
+    known = [memo.get(w) for w in words]  # each read is atomic: safe beside other threads
+    if None not in known:
+        return known  # type: ignore[return-value]
+    missing = list(dict.fromkeys(w for w, s in zip(words, known, strict=True) if s is None))
+    got = dict(zip(missing, _stemmer().stemWords(missing), strict=True))
+    if len(memo) + len(got) > STEM_MEMO:
+        memo.clear()
+    memo.update(got)
+    return [got[w] if s is None else s for w, s in zip(words, known, strict=True)]
 
 
 def literal_tokens(text: str) -> list[str]:
