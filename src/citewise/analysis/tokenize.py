@@ -131,7 +131,7 @@ def stems(words: list[str]) -> list[str]:
     corpus meets the same words again and again; a dictionary hit costs far less than the
     stemmer's own call)."""
     memo = _STEMS
-    known = [memo.get(w) for w in words]  # each read is atomic: safe beside other threads
+    known = list(map(memo.get, words))  # each read is atomic: safe beside other threads
     if None not in known:
         return known  # type: ignore[return-value]
     missing = list(dict.fromkeys(w for w, s in zip(words, known, strict=True) if s is None))
