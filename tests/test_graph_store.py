@@ -149,3 +149,14 @@ def test_index_hands_its_chunk_rows_to_the_graph(
     assert reads == ["default"]
     assert g2.chunk_rows == KBGraph(store, "default").sync().chunk_rows
     assert all(doc != g.doc_keys.get("old.md") for _, doc, _ in g2.chunk_rows)
+
+
+def test_resolved_edges_are_not_copied(graph_home: Home) -> None:
+    """An edge whose endpoints need no resolving (containment, most of a large graph) is
+    the extract's own object in the assembled graph: no second copy per edge in memory."""
+    g = KBGraph(graph_home.store, "default").sync()
+    own = {id(e) for x in g.sources for e in x.edges}
+    kept = [d["edge"] for _, _, d in g.g.edges(data=True)]
+    plain = [e for e in kept if e.origin == "containment"]
+    assert plain and all(id(e) in own for e in plain)
+    assert any(id(e) not in own for e in kept)  # resolved links are new edges

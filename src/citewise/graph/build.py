@@ -323,7 +323,8 @@ def join_graph(
         if s == t:
             loops += 1
             continue
-        g.add_edge(s, t, key=i, edge=replace(e, source=s, target=t))
+        same = s == e.source and t == e.target  # most edges: no copy
+        g.add_edge(s, t, key=i, edge=e if same else replace(e, source=s, target=t))
     by_doc: dict[str, DocExtract] = {x.doc_id: x for x in xs}
     parent: dict[str, str] = {}
     for x in xs:
