@@ -64,8 +64,8 @@ class RecallSettings:
 
     #: Fusion chosen on the SciFact *train* split (809 queries; docs/benchmarks.md,
     #: "Fusion depth and z-scores"): convex over z-scores, lexical 0.5 / vector 0.5, 300
-    #: candidates per content route (train 0.7387, test 0.7358 with fp32 MiniLM; was
-    #: min-max 0.6 / 0.4 over 100: train 0.7360, test 0.7309). The identifier route's
+    #: candidates per content route (nDCG@10 train 0.7397, test 0.7324 with fp32 MiniLM;
+    #: was min-max 0.6 / 0.4 over 100: train 0.7360, test 0.7309). The identifier route's
     #: weight puts an exact clause match first.
     pool: int = 100  # candidates the graph boost and MMR read from the fused order
     #: Candidates per content route that convex fusion sees (at least ``pool``). When only
@@ -218,9 +218,7 @@ def search(
             if index.chunks[cid].path in described:
                 fused[cid] *= SUMMARY_BOOST
         scale = (
-            rank_term_scale(
-                [r for r in scores if scores[r]], s.weights, RRF_WEIGHTS, s.rrf_k, best
-            )
+            rank_term_scale([r for r in scores if scores[r]], s.weights, RRF_WEIGHTS, s.rrf_k, best)
             if convex_now
             else 1.0
         )
