@@ -16,9 +16,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from citewise import memo
 from citewise.analysis import tokenize as tok
 from citewise.analysis.tokenize import has_cjk, is_cjk_char, tokenize
 from citewise.answer import orchestration as orch
+from citewise.answer.clean import clean_sentence
+from citewise.answer.markup import strip_markup
 from citewise.answer.relation import subject_of
 from citewise.answer.units import Unit, document_units
 from citewise.evidence import sentences
@@ -471,3 +474,33 @@ def test_memoised_orchestration_markers_are_the_plain_scan(text: str) -> None:
     assert orch.orchestration_markers(text) == want
     long = text + " padding" * orch.MEMO_CHARS
     assert orch.orchestration_markers(long) == list(orch._markers(long))
+
+
+_MARKUP = st.sampled_from(
+    [
+        "**bold**",
+        "`code`",
+        "<b>",
+        "</i>",
+        "> ",
+        "- ",
+        "# ",
+        "Note: ",
+        "[a](b)",
+        "&amp;",
+        "x",
+        " ",
+        "\n",
+    ]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(pieces=st.lists(_MARKUP, max_size=12))
+def test_memoised_display_cleaning_is_the_plain_function(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    for fn in (clean_sentence, strip_markup):
+        plain = getattr(fn, "__wrapped__")  # noqa: B009
+        assert fn(text) == plain(text) == fn(text)
+        long = text + " word" * memo.MAX_CHARS
+        assert fn(long) == plain(long)
