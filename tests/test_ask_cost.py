@@ -29,6 +29,7 @@ from citewise.graph.build import KnowledgeGraph
 from citewise.graph.models import Point
 from citewise.graph.text import norm_title
 from citewise.index.lexical import LexicalIndex
+from citewise.index.query_vectors import query_vector
 from citewise.kb import Home
 from citewise.recall.fusion import Jaccard, mmr, mmr_columns
 from citewise.recall.search import WordIds
@@ -504,3 +505,32 @@ def test_memoised_display_cleaning_is_the_plain_function(pieces: list[str]) -> N
         assert fn(text) == plain(text) == fn(text)
         long = text + " word" * memo.MAX_CHARS
         assert fn(long) == plain(long)
+
+
+class _CountingEncoder:
+    """An encoder at the boundary: a deterministic vector per text, calls counted."""
+
+    def __init__(self, fingerprint: str) -> None:
+        self.fingerprint = fingerprint
+        self.calls = 0
+
+    def encode(self, texts: list[str], kind: str = "passage") -> np.ndarray:
+        self.calls += 1
+        out = np.array([[len(t), sum(map(ord, t)) % 97, 1.0] for t in texts], dtype=np.float32)
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+def test_a_query_is_encoded_once_per_encoder() -> None:
+    """Search and the answer's meaning scores encode the same question: the vector is kept
+    by (fingerprint, text), read-only, and equals a fresh encoding."""
+    a, b = _CountingEncoder("enc-a#1"), _CountingEncoder("enc-b#1")
+    question = "How long do refunds take? (speed3 test)"
+    first = query_vector(cast(Any, a), question)
+    again = query_vector(cast(Any, a), question)
+    assert a.calls == 1 and again is first
+    assert np.array_equal(first, a.encode([question], kind="query")[0])
+    assert not first.flags.writeable
+    query_vector(cast(Any, b), question)  # another encoder encodes for itself
+    assert b.calls == 1
+    query_vector(cast(Any, a), question + "?")
+    assert a.calls == 3  # (the direct encode above, and the new text)
