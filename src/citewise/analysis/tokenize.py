@@ -176,8 +176,9 @@ def tokenize(
 #: An answer tokenizes the same sentences, units and headings in several stages (spans,
 #: relevance, coverage, gates) and again for the next question on the same documents:
 #: texts up to this many characters keep their tokens, the last :data:`MEMO_SIZE` of them
-#: (a few MB). Longer texts (whole chunks while indexing) are tokenized each time.
-MEMO_CHARS = 2000
+#: (a few MB). Longer texts (most chunks while indexing, each tokenized once) skip the
+#: memo and its cost.
+MEMO_CHARS = 1000
 MEMO_SIZE = 8192
 
 
