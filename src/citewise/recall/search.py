@@ -63,10 +63,10 @@ class RecallSettings:
     """Defaults are measured on SciFact (train split for weights; see docs/benchmarks.md)."""
 
     #: Fusion chosen on the SciFact *train* split (809 queries; docs/benchmarks.md,
-    #: "Fusion depth and z-scores"): convex over z-scores, lexical 0.5 / vector 0.5, 300
-    #: candidates per content route (nDCG@10 train 0.7397, test 0.7324 with fp32 MiniLM;
-    #: was min-max 0.6 / 0.4 over 100: train 0.7360, test 0.7309). The identifier route's
-    #: weight puts an exact clause match first.
+    #: "Fusion depth, z-scores and feedback"): convex over z-scores, lexical 0.5 / vector
+    #: 0.5, 300 candidates per content route (nDCG@10 train 0.7397, test 0.7324 with fp32
+    #: MiniLM; was min-max 0.6 / 0.4 over 100: train 0.7360, test 0.7309). The identifier
+    #: route's weight puts an exact clause match first.
     pool: int = 100  # candidates the graph boost and MMR read from the fused order
     #: Candidates per content route that convex fusion sees (at least ``pool``). When only
     #: one content route has candidates, rank fusion reads the first ``pool`` of it, so a
