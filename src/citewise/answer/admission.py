@@ -97,8 +97,13 @@ def _intro(nodes: list[Node], own: Node) -> str:
     return "\n".join(out)
 
 
-def question_gate(question: str, intent: str, profile: TermProfile | None) -> UnitGate:
+def question_gate(
+    question: str, intent: str, profile: TermProfile | None, floor: float = 0.0
+) -> UnitGate:
     """The unit gate of ``question`` (no constraints for the intents in
     :data:`UNCONSTRAINED`): the extractive answer and the LLM route's cited evidence are
-    held to the same one."""
-    return UnitGate(() if intent in UNCONSTRAINED else question_constraints(question, profile))
+    held to the same one. ``floor``: the lowest relevance score a unit of a constrained
+    question may have (:data:`citewise.sufficiency.floor.RELEVANCE_FLOOR` for the
+    extractive answer, whose units carry that score)."""
+    constraints = () if intent in UNCONSTRAINED else question_constraints(question, profile)
+    return UnitGate(constraints, question, floor)

@@ -47,6 +47,7 @@ from citewise.evidence.nodes import NodeReader, spans_by_version
 from citewise.recall.models import SearchFilters
 from citewise.recall.search import RecallSettings, search, search_summary
 from citewise.sufficiency.conflicts_adapter import detect_conflicts, stale_paths
+from citewise.sufficiency.floor import RELEVANCE_FLOOR
 from citewise.sufficiency.gates import GateInput, procedure_mismatch, review
 from citewise.sufficiency.models import Reason, Sufficiency
 from citewise.sufficiency.named import absent_terms
@@ -249,7 +250,7 @@ def ask(
     unit_near = spans_by_version(
         (f.path, f.version_id, f.char_start, f.char_end) for f in fragments
     )
-    gate = question_gate(question, intent.kind, profile)
+    gate = question_gate(question, intent.kind, profile, RELEVANCE_FLOOR)
     chosen = compose(
         question,
         intent.kind,

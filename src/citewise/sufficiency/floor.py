@@ -1,0 +1,42 @@
+"""The relevance floor of an answer unit (issue 15 reject sets).
+
+With its own paragraph gone, a question is answered from a sibling paragraph of the same
+article: a sentence that meets the question's constraints (its names, a rare relation
+word, a date) yet shares little else with the question, found late by recall ("When did
+Henry issue the Edict of Nantes?" quoting "... the death of Henry IV, who had protected
+Protestants through the Edict of Nantes"). A unit whose relevance (term overlap with the
+question, blended with meaning when the dense route is on, weighed by its fragment's role
+and recall rank: :mod:`citewise.answer.ranking`) is below :data:`RELEVANCE_FLOOR` is no
+answer. The reason names the question's words the unit does not hold (:func:`unmentioned`).
+
+Tuned on SQuAD 2.0 dev (seed 7): answers holding the gold text scored 0.4 and more but for
+a few partial ones; the sibling-paragraph answers of the reject set from 0.07.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from citewise.analysis.tokenize import QUESTION_STEMS, tokenize
+from citewise.sufficiency.wordforms import held, tokens
+
+__all__ = ["RELEVANCE_FLOOR", "unmentioned"]
+
+#: The lowest relevance score of a unit an answer quotes for a constrained question.
+RELEVANCE_FLOOR = 0.3
+
+_WORD = re.compile(r"[^\s?!,;:()\"“”‘’`]+")
+
+
+def unmentioned(question: str, text: str, headings: Iterable[str] = ()) -> tuple[str, ...]:
+    """The question's own words (as written, in order, once each) that ``text`` and its
+    ``headings`` hold in no form: its key terms, not question or stop words."""
+    present = tokens(text).union(*(tokens(h) for h in headings))
+    out: dict[str, None] = {}
+    for surface in _WORD.findall(question):
+        word = surface.strip(".'’-")
+        keys = [k for k in tokenize(word) if k not in QUESTION_STEMS]
+        if keys and not all(held(k, present) for k in keys):
+            out[word] = None
+    return tuple(out)
