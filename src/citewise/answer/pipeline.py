@@ -44,6 +44,7 @@ from citewise.answer.review import release_review, removed_orchestration
 from citewise.evidence.assemble import assemble
 from citewise.evidence.models import EvidenceConfig, EvidencePack
 from citewise.evidence.nodes import NodeReader, spans_by_version
+from citewise.recall.identifiers import clause_refs
 from citewise.recall.models import SearchFilters
 from citewise.recall.search import RecallSettings, search, search_summary
 from citewise.sufficiency.conflicts_adapter import detect_conflicts, stale_paths
@@ -250,7 +251,10 @@ def ask(
     unit_near = spans_by_version(
         (f.path, f.version_id, f.char_start, f.char_end) for f in fragments
     )
-    gate = question_gate(question, intent.kind, profile, RELEVANCE_FLOOR)
+    # a clause the question names ("What does clause 2.3 say?") is its answer, however
+    # few of the question's words it holds: no relevance floor then
+    floor = 0.0 if clause_refs(question) else RELEVANCE_FLOOR
+    gate = question_gate(question, intent.kind, profile, floor)
     chosen = compose(
         question,
         intent.kind,

@@ -367,6 +367,8 @@ def reason(failures: Sequence[tuple[Constraint, ...]]) -> str:
     what the closest unit lacks."""
     if not failures:
         return ""
+    # a unit's other failures say why it is no answer; its low relevance adds nothing
+    failures = [tuple(c for c in f if c.kind != "relevance") or f for f in failures]
     common = [c for c in failures[0] if all(c in f for f in failures[1:])]
     if common:
         words = " and ".join(dict.fromkeys(_words(c) for c in common))

@@ -19,12 +19,21 @@ import re
 from collections.abc import Iterable
 
 from citewise.analysis.tokenize import QUESTION_STEMS, tokenize
+from citewise.sufficiency.presence import english_zipf
 from citewise.sufficiency.wordforms import held, tokens
 
 __all__ = ["RELEVANCE_FLOOR", "unmentioned"]
 
 #: The lowest relevance score of a unit an answer quotes for a constrained question.
-RELEVANCE_FLOOR = 0.3
+RELEVANCE_FLOOR = 0.4
+
+#: Words at least this frequent in English (Zipf) are function words ("were", "its").
+FUNCTION_ZIPF = 6.0
+#: Less frequent function words, never what a question is about.
+FUNCTION_WORDS = frozenset(
+    "while within about above below after before between during against through among "
+    "upon onto besides despite since until whether each both other such some any".split()
+)
 
 _WORD = re.compile(r"[^\s?!,;:()\"“”‘’`]+")
 
@@ -36,6 +45,8 @@ def unmentioned(question: str, text: str, headings: Iterable[str] = ()) -> tuple
     out: dict[str, None] = {}
     for surface in _WORD.findall(question):
         word = surface.strip(".'’-")
+        if word.lower() in FUNCTION_WORDS or english_zipf(word.lower()) >= FUNCTION_ZIPF:
+            continue  # "were", "its", "have": no word the question is about
         keys = [k for k in tokenize(word) if k not in QUESTION_STEMS]
         if keys and not all(held(k, present) for k in keys):
             out[word] = None
