@@ -32,7 +32,7 @@ FUNCTION_ZIPF = 6.0
 #: Less frequent function words, never what a question is about.
 FUNCTION_WORDS = frozenset(
     "while within about above below after before between during against through among "
-    "upon onto besides despite since until whether each both other such some any".split()
+    "upon onto besides despite since until whether each both other such some any".split()  # noqa: SIM905
 )
 
 _WORD = re.compile(r"[^\s?!,;:()\"“”‘’`]+")
