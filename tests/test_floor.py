@@ -17,6 +17,8 @@ def test_unmentioned_names_the_question_s_words_the_text_lacks_in_any_form() -> 
     assert unmentioned("What was the Norman's major export?", "Horses.", ["Norman exports"]) == (
         "major",
     )
+    # what is left of a contraction ("aren't") names no subject either
+    assert unmentioned("Why aren't the examples visible?", "Examples are hidden.") == ("visible",)
     # function words ("were", "its") are never what the question is about
     q = "Where were interviews held while the parliament was in its temporary building?"
     assert unmentioned(q, "The parliament met in a temporary hall.") == (

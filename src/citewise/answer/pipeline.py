@@ -252,8 +252,9 @@ def ask(
         (f.path, f.version_id, f.char_start, f.char_end) for f in fragments
     )
     # a clause the question names ("What does clause 2.3 say?") is its answer, however
-    # few of the question's words it holds: no relevance floor then
-    floor = 0.0 if clause_refs(question) else RELEVANCE_FLOOR
+    # few of the question's words it holds; a misspelt word ("bouregois") is missing from
+    # every unit as the composer scores the question typed: no relevance floor then
+    floor = 0.0 if clause_refs(question) or searched != question else RELEVANCE_FLOOR
     gate = question_gate(question, intent.kind, profile, floor)
     chosen = compose(
         question,

@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable
 
 from citewise.analysis.tokenize import QUESTION_STEMS, tokenize
-from citewise.sufficiency.presence import english_zipf
+from citewise.sufficiency.presence import FILLER, english_zipf
 from citewise.sufficiency.wordforms import held, tokens
 
 __all__ = ["RELEVANCE_FLOOR", "unmentioned"]
@@ -51,7 +51,7 @@ def unmentioned(question: str, text: str, headings: Iterable[str] = ()) -> tuple
         word = surface.strip(".'’-")
         if word.lower() in FUNCTION_WORDS or english_zipf(word.lower()) >= FUNCTION_ZIPF:
             continue  # "were", "its", "have": no word the question is about
-        keys = [k for k in tokenize(word) if k not in QUESTION_STEMS]
+        keys = [k for k in tokenize(word) if k not in QUESTION_STEMS and k not in FILLER]
         if keys and not all(held(k, present) for k in keys):
             out[word] = None
     return tuple(out)
