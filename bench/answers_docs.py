@@ -60,7 +60,12 @@ WARMUP = "What is this documentation about?"
 
 def load_questions(corpus: str) -> tuple[str, list[Question]]:
     """The corpus folder name and the questions of ``docs_<corpus>.yaml``."""
-    data = yaml.safe_load((QUESTIONS / f"docs_{corpus}.yaml").read_text("utf-8"))
+    return load_question_file(QUESTIONS / f"docs_{corpus}.yaml", corpus)
+
+
+def load_question_file(path: Path, corpus: str) -> tuple[str, list[Question]]:
+    """The corpus folder name and the questions of one question file."""
+    data = yaml.safe_load(path.read_text("utf-8"))
     out: list[Question] = []
     for q in data["questions"]:
         if q.get("format", "md") != "md":
