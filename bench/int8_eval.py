@@ -3,6 +3,7 @@
     python -m bench.int8_eval prepare            # ingest SciFact (dense off), dump chunk texts
     python -m bench.int8_eval encode VARIANT     # encode every chunk + the test queries, cache
     python -m bench.int8_eval score [--hybrid] [VARIANT[/QUERY_VARIANT] ...]
+    python -m bench.int8_eval harvest NAME DB [FINGERPRINT]  # vectors of a product KB's store
 
 The chunks are exactly the texts the product's dense route encodes (``dense_text`` of each
 chunk of the ``citewise eval retrieval`` KB); a document takes its best chunk's cosine, as
@@ -14,8 +15,9 @@ Vectors go to ``~/.cache/citewise/int8-eval/<variant>.{passages,queries}.npy`` w
 ``<variant>.json`` of CPU seconds and peak memory; a variant is encoded once. ``fp32`` is
 the packaged ONNX (fp32 arithmetic), ``int8[-NAME]`` the shipped int8 recipe, and any name
 with ``--model FILE`` an int8 ONNX file built elsewhere (a recipe measured before it
-ships). ``score`` also reads vectors harvested from an earlier product run when they are
-saved under the same names. Speed is per process CPU-second (the machine is shared).
+ships). ``harvest`` copies the passage vectors a ``citewise eval retrieval`` run stored
+(its KB's ``citewise.db``) as ``NAME.passages.npy``: the product's own vectors, scored here
+with any variant's queries. Speed is per process CPU-second (the machine is shared).
 Skips cleanly when the data is absent.
 """
 
@@ -138,6 +140,34 @@ def encode(
     return meta
 
 
+def harvest(name: str, db: Path, fingerprint: str = "") -> dict[str, Any]:
+    """The stored vectors of every chunk text, by text key, from a product KB's store."""
+    import sqlite3
+
+    import numpy as np
+
+    from citewise.index.manager import text_key
+
+    keys = [text_key(r["text"]) for r in _load()["chunks"]]
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        counts = con.execute(
+            "SELECT fingerprint, count(*) FROM dense_vector GROUP BY fingerprint"
+        ).fetchall()
+        fp = fingerprint or max(counts, key=lambda r: r[1])[0]
+        rows = dict(
+            con.execute("SELECT text_key, data FROM dense_vector WHERE fingerprint = ?", (fp,))
+        )
+    finally:
+        con.close()
+    missing = [k for k in keys if k not in rows]
+    if missing:
+        raise SystemExit(f"{len(missing)} of {len(keys)} chunk vectors not stored under {fp}")
+    vecs = np.stack([np.frombuffer(rows[k], dtype="<f4") for k in keys])
+    np.save(CACHE / f"{name}.passages.npy", vecs)
+    return {"name": name, "fingerprint": fp, "chunks": len(keys)}
+
+
 def _from_model(path: Path, threads: int) -> Any:
     """An int8 MiniLM over an ONNX file built elsewhere (to measure a recipe before it ships)."""
     from citewise.index.bert import OnnxBert
@@ -165,6 +195,10 @@ def main(argv: list[str]) -> int:
     enc.add_argument("--threads", type=int, default=1)
     enc.add_argument("--model", default="", help="an int8 ONNX file instead of a recipe")
     enc.add_argument("--limit", type=int, default=None, help="encode the first N chunks only")
+    hv = sub.add_parser("harvest")
+    hv.add_argument("name")
+    hv.add_argument("db", type=Path)
+    hv.add_argument("fingerprint", nargs="?", default="")
     sc = sub.add_parser("score")
     sc.add_argument("variants", nargs="*", default=["fp32"])
     sc.add_argument("--hybrid", action="store_true")
@@ -175,6 +209,8 @@ def main(argv: list[str]) -> int:
     CACHE.mkdir(parents=True, exist_ok=True)
     if args.cmd == "prepare":
         print(json.dumps(prepare()))
+    elif args.cmd == "harvest":
+        print(json.dumps(harvest(args.name, args.db, args.fingerprint)))
     elif args.cmd == "encode":
         print(json.dumps(encode(args.variant, args.threads, args.limit, args.model)))
     else:
