@@ -19,7 +19,7 @@ from citewise.kb import Home, KnowledgeBase
 OFFICE = Path(__file__).parent / "fixtures" / "documents" / "office"
 
 
-def tiny_pdf(lines: list[tuple[float, str]]) -> bytes:
+def tiny_pdf(lines: list[tuple[int, str]]) -> bytes:
     """A one-page PDF (Helvetica 11 pt) with each text line at (72, y)."""
 
     def esc(t: str) -> str:
