@@ -7,8 +7,10 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
+import docx
 import pytest
 
+from citewise.answer.table_rows import absent_row, table_lines
 from citewise.answer.units import document_units
 from citewise.config import IngestConfig
 from citewise.evidence.sentences import split_sentences
@@ -88,7 +90,7 @@ def test_a_pdf_lead_in_carries_the_numbered_list_it_introduces() -> None:
     text, units = _units(tiny_pdf(PAGE))
     leads = [u for u in units if u[0] == "lead"]
     assert len(leads) == 1, units
-    kind, shown, start, end = leads[0]
+    _kind, shown, start, end = leads[0]
     assert shown.startswith("The limitations are based on the following four categories")
     for item in ("Transitory communications", "System caching", "Information location tools"):
         assert item in shown
@@ -135,6 +137,16 @@ def kb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KnowledgeBase]:
         "## Late changes\n\n[Policy change effective March 1, 2014.]\n",
         "utf-8",
     )
+    ducks = docx.Document()
+    ducks.add_heading("Food", level=1)
+    ducks.add_paragraph("Here are some things a duck could eat:")
+    table = ducks.add_table(rows=4, cols=2)
+    for r, (food, cal) in enumerate(
+        [("Food", "Calories per portion"), ("Leaves", "50"), ("Berries", "150"), ("Grain", "200")]
+    ):
+        table.cell(r, 0).text, table.cell(r, 1).text = food, cal
+    ducks.save(str(corpus / "ducks.docx"))
+    (corpus / "lake.md").write_text("# The lake\n\nFish swim in the lake all summer long.\n")
     with Home.open(tmp_path_factory.mktemp("home") / "home") as h:
         assert h.kb().add([corpus]).ok
         yield h.kb()
@@ -157,3 +169,58 @@ def test_a_disagreement_the_answer_does_not_rest_on_is_not_reported(kb: Knowledg
     assert "two years" in answer.answer
     assert answer.degradation != "conflict", answer.answer
     assert "Policy change" not in answer.answer
+
+
+def test_a_table_without_the_asked_row_is_no_answer(kb: KnowledgeBase) -> None:
+    answer = kb.ask("How many calories per portion do fish have?")
+    assert answer.outcome == "insufficient_evidence", answer.answer
+    assert "fish" in answer.answer  # the reason names the word it could not find
+    berries = kb.ask("How many calories per portion do berries have?")
+    assert berries.outcome == "answered" and "150" in berries.answer, berries.answer
+
+
+def test_absent_row_reads_table_claims_only() -> None:
+    table = "Food | Calories per portion\nLeaves | 50\nBerries | 150"
+    asked = [("calori", "calories"), ("portion", "portion"), ("fish", "fish")]
+    assert absent_row(asked, [table]) == ("fish",)
+    assert absent_row([("berri", "berries"), *asked[:2]], [table]) == ()
+    assert absent_row([("mapl", "Maple"), ("cup", "Cups")], ["Maple Leafs | TOR | 13"]) == ()
+    assert absent_row(asked, [table, "Fish are not on the list."]) == ()  # prose claim
+    assert table_lines(table) == (["Food | Calories per portion"], table.splitlines()[1:])
+
+
+@pytest.fixture(scope="module")
+def designs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KnowledgeBase]:
+    mp = pytest.MonkeyPatch()
+    mp.setenv("CITEWISE_DENSE", "off")
+    corpus = tmp_path_factory.mktemp("designs")
+    (corpus / "designs.md").write_text(
+        "# Designs\n\n## Vessel hulls\n\nThe Vessel Hull Design Protection Act creates a new "
+        "form of protection for the design of vessel hulls. It protects original designs of "
+        "useful articles that make them attractive. Once registered, protection lasts ten "
+        "years. A design made public more than one year before the application for "
+        "registration is not protected.\n",
+        "utf-8",
+    )
+    (corpus / "studies.md").write_text(
+        "# Studies\n\nThe Copyright Office is directed to conduct two joint studies with the "
+        "Patent and Trademark Office on the effect of the new rules on authors.\n\n"
+        "Online service providers must designate an agent to receive notices.\n",
+        "utf-8",
+    )
+    with Home.open(tmp_path_factory.mktemp("home") / "home") as h:
+        assert h.kb().add([corpus]).ok
+        yield h.kb()
+    mp.undo()
+
+
+def test_a_how_to_without_steps_about_something_else_is_no_answer(
+    designs: KnowledgeBase,
+) -> None:
+    # no passage gives a step, and what is cited misses part of the question ("hull"):
+    # the passages are next to the question, not an answer to it
+    answer = designs.ask(
+        "How do I register a vessel hull design online with the Patent and Trademark Office?"
+    )
+    assert answer.outcome == "insufficient_evidence", answer.answer
+    assert "hull" in answer.answer

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from citewise.answer.coverage import NO_STEPS
 from citewise.answer.models import (
     Answer,
     AnswerTrace,
@@ -18,6 +19,7 @@ from citewise.answer.models import (
     FailureStage,
     new_trace_id,
 )
+from citewise.answer.table_rows import absent_row, asked_terms
 from citewise.evidence.models import EvidencePack
 from citewise.sufficiency.asked import asked_attribute, attribute_cited
 from citewise.sufficiency.compounds import sibling_compound
@@ -59,6 +61,8 @@ def finish(
         why = Reason("near_miss", said)
     elif attribute and not attribute_cited(attribute, _cited_texts(pack, kept, citations)):
         why = Reason("near_miss", f"the cited text does not say which {attribute} is asked for")
+    if why is None and failed_why is None and kept:
+        why = _row_reason(pack.query, profile, [c.text for c in kept])
     if why is not None:
         suff = Sufficiency("insufficient", "insufficient_evidence", (why,))
         trace["sufficiency"] = suff.to_json()
@@ -66,7 +70,18 @@ def finish(
     if failed_why is None and profile is not None and profile.checks:
         cited = judge(profile, _cited_texts(pack, kept, citations), cited=True)
         trace["cited_presence"] = cited.to_json()
-        if cited.verdict == "absent" and cited.reason is not None:
+        if (
+            cited.verdict == "partial"
+            and cited.reason is not None
+            and _no_steps(intent, suff)
+            and any(t.surface in cited.missing and not t.soft for t in profile.terms)
+        ):
+            # no step of the procedure, and the cited text misses part of what is asked:
+            # the passages are about something next to the question, not an answer to it
+            suff = Sufficiency("insufficient", "insufficient_evidence", (cited.reason,))
+            trace["sufficiency"] = suff.to_json()
+            failed_why = human_reason(suff)
+        elif cited.verdict == "absent" and cited.reason is not None:
             suff = Sufficiency("insufficient", "insufficient_evidence", (cited.reason,))
             trace["sufficiency"] = suff.to_json()
             failed_why = human_reason(suff)
@@ -143,6 +158,26 @@ def refusal(
         failure_stage=stage,
         trace=trace,
     )
+
+
+def _no_steps(intent: str, suff: Sufficiency) -> bool:
+    """A how-to answer whose evidence gives no steps (:data:`coverage.NO_STEPS`)."""
+    return intent == "how_to" and any(
+        r.kind == "partial_coverage" and NO_STEPS in (r.detail or "") for r in suff.reasons
+    )
+
+
+def _row_reason(question: str, profile: TermProfile | None, claims: list[str]) -> Reason | None:
+    """``subject_missing`` when the answer is all table content without the asked row
+    (:func:`citewise.answer.table_rows.absent_row`)."""
+    if profile is not None and profile.terms:
+        asked = [(t.key, t.surface) for t in profile.terms]
+    else:
+        asked = asked_terms(question)
+    missing = absent_row(asked, claims)
+    if not missing:
+        return None
+    return Reason("subject_missing", ", ".join(missing), missing)
 
 
 def _already_partial(suff: Sufficiency, words: tuple[str, ...]) -> bool:
