@@ -4,7 +4,7 @@ which conflicts matter for this question, and which evidence is stale.
 A reported conflict is anchored in the evidence: one of its facts lies in a direct-support
 fragment and concerns the question; the other may be anywhere in the pack's documents
 (block by block, each block's heading path a qualifier source), read only where a block
-shares a word with an anchored subject. Facts of stale editions are left out when a
+holds every word of an anchored subject. Facts of stale editions are left out when a
 current edition exists. A subject with no key terms ("p", "n") never concerns a question.
 """
 
@@ -73,7 +73,7 @@ def detect_conflicts(
     winner or current version). Two facts elsewhere in a document the pack only touches
     ("policy change effective March 1" against "October 1" three hundred pages apart) are
     not the answer's subject and are not reported. The rest of a document is read only
-    where its blocks share a word with an anchored subject, so the cost of a question
+    where a block holds every word of an anchored subject, so the cost of a question
     follows its evidence, not the size of the documents it touches."""
     from citewise.sufficiency.conflicts import find_conflicts, subject_key
 
@@ -86,23 +86,31 @@ def detect_conflicts(
     for f in pack.direct:
         direct.setdefault(f.path, []).append((f.char_start, f.char_end))
     reads: dict[str, tuple[str, list[_Block]]] = {}
+
+    def read(path: str) -> tuple[str, list[_Block]]:
+        if path not in reads:
+            spans = [(f.char_start, f.char_end) for f in pack.fragments if f.path == path]
+            reads[path] = _fact_units(kb, path, docs[path], spans)
+        return reads[path]
+
     anchors: list[Fact] = []
     owner: dict[int, Fragment] = {}
     for path, frag in sorted(docs.items()):
-        spans = [(f.char_start, f.char_end) for f in pack.fragments if f.path == path]
-        text, units = _fact_units(kb, path, frag, spans)
-        reads[path] = (text, units)
-        for fact in _facts_of(text, path, [u for u in units if _touches(u, direct.get(path))]):
+        if path not in direct:
+            continue  # no anchor here: read only when another document anchors a subject
+        text, units = read(path)
+        for fact in _facts_of(text, path, [u for u in units if _touches(u, direct[path])]):
             if _asked(fact, question):
                 anchors.append(fact)
                 owner[id(fact)] = frag
     if not anchors:
         return []  # nothing the answer rests on states a value of the asked subject
     keys = {(subject_key(f.subject, f.attribute), f.attribute) for f in anchors}
-    words = {w for key, _ in keys for w in key.split()}
+    needs = [n for n in (_need(key) for key, _ in keys) if n]
     facts = list(anchors)
-    for path, (text, units) in sorted(reads.items()):
-        rest = [u for u in units if not _touches(u, direct.get(path)) and _shares(text, u, words)]
+    for path in sorted(docs):
+        text, units = read(path)
+        rest = [u for u in units if not _touches(u, direct.get(path)) and _holds(text, u, needs)]
         for fact in _facts_of(text, path, rest):
             if (subject_key(fact.subject, fact.attribute), fact.attribute) in keys:
                 owner[id(fact)] = docs[path]
@@ -140,10 +148,19 @@ def _touches(unit: _Block, spans: list[tuple[int, int]] | None) -> bool:
     return any(unit.start < end and start < unit.end for start, end in spans or ())
 
 
-def _shares(text: str, unit: _Block, words: set[str]) -> bool:
-    """The block (or its heading) holds a word of an anchored subject."""
+def _need(key: str) -> frozenset[str]:
+    """The words a block must hold to state a fact with subject ``key``: the key's words
+    but the canonical synonym ("retry limit" is also said "max attempts")."""
+    from citewise.sufficiency.conflicts import SYNONYMS
+
+    canonical = {w for phrase in set(SYNONYMS.values()) for w in word_tokens(phrase)}
+    return frozenset(w for w in key.split() if w not in canonical)
+
+
+def _holds(text: str, unit: _Block, needs: list[frozenset[str]]) -> bool:
+    """The block (with its heading) holds every word of an anchored subject."""
     held = set(word_tokens(text[unit.start : unit.end])) | set(word_tokens(" ".join(unit.heading)))
-    return bool(held & words)
+    return any(need <= held for need in needs)
 
 
 def _facts_of(text: str, path: str, units: list[_Block]) -> list[Fact]:
