@@ -105,6 +105,11 @@ def test_what_continues_a_sentence_and_what_is_a_list() -> None:
     assert continues("ranges up to 1 inch, the", "Rol-top ranges from")  # an open article
     assert not continues("It is made of steel.", "the next paragraph")  # a closed sentence
     assert not continues("NOTES", "below")  # a heading in capitals
+    assert continues("The FAA estimates that this proposed", "AD affects 73 airplanes.")
+    assert not continues("Costs of Compliance", "The FAA estimates")  # a heading
+    assert not continues("Tightened nut", "Boots aircraft nut")  # a caption
+    assert not continues("Flexloc nut Fiber locknut Elastic stop nut", "Elastic anchor nut")
+    assert not continues("to accommodate a fiber locking collar. This", "Tightened nut")
     assert not continues("the following categories", "1. Transitory communications;")
     assert list_runs(["1. One;", "2. Two;", "and", "3. Three."]) == [(0, 1), (1, 3), (3, 4)]
     assert list_runs(["1. Introduction", "The body starts here."]) is None  # one marker

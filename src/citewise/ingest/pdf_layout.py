@@ -145,8 +145,10 @@ _LIST_MARK = re.compile(r"\s*(?:\d{1,3}[.)]|[•●▪◦‣∙·–-])\s+\S")
 def continues(before: str, after: str) -> bool:
     """True when the paragraph ``after`` finishes a sentence ``before`` left open: ``before``
     ends without closing punctuation in a lower-case word or a comma, and ``after`` opens
-    in lower case or ``before`` ends in a word no sentence ends with ("... The wing type
-    that is" / "the most common ranges ..."). A list after a lead-in is a block of its own."""
+    in lower case, or ``before`` ends in a word no sentence ends with ("... The wing type
+    that is" / "the most common ranges ..."), or its last line is running prose ("The FAA
+    estimates that this proposed" / "AD affects 73 airplanes"). A list after a lead-in is a
+    block of its own."""
     tail, head = before.rstrip(), after.lstrip()
     if not tail or not head or _LIST_MARK.match(head):
         return False
@@ -154,7 +156,19 @@ def continues(before: str, after: str) -> bool:
     last = words[-1] if words else ""
     if not (tail[-1] == "," or (tail[-1].isalpha() and tail[-1].islower())):
         return False
-    return head[0].islower() or last.lower() in _OPEN_ENDINGS
+    return head[0].islower() or last.lower() in _OPEN_ENDINGS or _prose_line(tail)
+
+
+def _prose_line(tail: str) -> bool:
+    """The sentence the last line ends in reads as running prose (four words or more, most
+    in lower case, a function word among them: "The FAA estimates that this proposed"), not
+    a heading ("Costs of Compliance"), a caption ("Flexloc nut Fiber locknut Elastic stop
+    nut") or a last word after a full stop ("... collar. This"): the sentence goes on
+    whatever the next paragraph opens with."""
+    clause = re.split(r"[.!?:;]\s", tail.rsplit("\n", 1)[-1])[-1]
+    words = re.findall(r"[A-Za-z][\w'-]*", clause)
+    function = any(w in _OPEN_ENDINGS or w in ("this", "these", "those") for w in words)
+    return len(words) >= 4 and function and 2 * sum(w[0].islower() for w in words) > len(words)
 
 
 def list_runs(texts: list[str]) -> list[tuple[int, int]] | None:
