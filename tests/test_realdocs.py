@@ -229,3 +229,26 @@ def test_a_how_to_without_steps_about_something_else_is_no_answer(
     )
     assert answer.outcome == "insufficient_evidence", answer.answer
     assert "hull" in answer.answer
+
+
+def test_a_pdf_lead_in_with_its_list_is_cited_on_its_own_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CITEWISE_DENSE", "off")
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "t.pdf").write_bytes(tiny_pdf(PAGE))
+    with Home.open(tmp_path / "home") as h:
+        kb = h.kb()
+        assert kb.add([tmp_path / "c"]).ok
+        answer = kb.ask(
+            "Which four categories of conduct by a service provider are the limitations based on?"
+        )
+        assert "Information location tools" in answer.answer, answer.answer
+        first = answer.citations[0]
+        text = kb.store.get_document_text(kb.name, first.doc_id, first.version_id)
+        for c in answer.citations:
+            assert text[c.char_start : c.char_end] == c.excerpt
+            # the lines are the excerpt's own, not those of the block it starts in
+            assert c.line_start == text[: c.char_start].count("\n") + 1
+            assert c.line_end == text[: c.char_end].count("\n") + 1
+            assert c.id.endswith(f":{c.char_start}-{c.char_end}")
