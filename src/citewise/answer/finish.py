@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from citewise.analysis.tokenize import tokenize
 from citewise.answer.coverage import NO_STEPS
 from citewise.answer.models import (
     Answer,
@@ -24,7 +25,7 @@ from citewise.evidence.models import EvidencePack
 from citewise.sufficiency.asked import asked_attribute, attribute_cited
 from citewise.sufficiency.compounds import sibling_compound
 from citewise.sufficiency.models import Reason, Sufficiency, TermProfile
-from citewise.sufficiency.presence import judge
+from citewise.sufficiency.presence import ABSENT_ZIPF, english_zipf, judge
 
 if TYPE_CHECKING:
     from citewise.context import StageContext
@@ -70,15 +71,16 @@ def finish(
     if failed_why is None and profile is not None and profile.checks:
         cited = judge(profile, _cited_texts(pack, kept, citations), cited=True)
         trace["cited_presence"] = cited.to_json()
-        if (
-            cited.verdict == "partial"
-            and cited.reason is not None
-            and _no_steps(intent, suff)
-            and any(t.surface in cited.missing and not t.soft for t in profile.terms)
-        ):
+        beside = (
+            _beside(profile, _cited_texts(pack, kept, citations)) if _no_steps(intent, suff) else ()
+        )
+        if beside:
             # no step of the procedure, and the cited text misses part of what is asked:
             # the passages are about something next to the question, not an answer to it
-            suff = Sufficiency("insufficient", "insufficient_evidence", (cited.reason,))
+            why = Reason(
+                "partial_coverage", "the cited text does not mention: " + ", ".join(beside), beside
+            )
+            suff = Sufficiency("insufficient", "insufficient_evidence", (why,))
             trace["sufficiency"] = suff.to_json()
             failed_why = human_reason(suff)
         elif cited.verdict == "absent" and cited.reason is not None:
@@ -167,6 +169,19 @@ def _no_steps(intent: str, suff: Sufficiency) -> bool:
     )
 
 
+def _beside(profile: TermProfile, texts: list[str]) -> tuple[str, ...]:
+    """The question's content words (known to the knowledge base, not function words) that
+    ``texts`` do not hold: what a how-to without steps was asked about and does not cite."""
+    held: set[str] = set()
+    for t in texts:
+        held.update(tokenize(t))
+    return tuple(
+        t.surface
+        for t in profile.terms
+        if t.key not in held and t.df > 0 and not t.soft and english_zipf(t.surface) < ABSENT_ZIPF
+    )
+
+
 def _row_reason(question: str, profile: TermProfile | None, claims: list[str]) -> Reason | None:
     """``subject_missing`` when the answer is all table content without the asked row
     (:func:`citewise.answer.table_rows.absent_row`)."""
@@ -174,6 +189,7 @@ def _row_reason(question: str, profile: TermProfile | None, claims: list[str]) -
         asked = [(t.key, t.surface) for t in profile.terms]
     else:
         asked = asked_terms(question)
+    asked = [(k, w) for k, w in asked if english_zipf(w) < ABSENT_ZIPF]  # not "have", "many"
     missing = absent_row(asked, claims)
     if not missing:
         return None
