@@ -182,6 +182,8 @@ def test_a_table_without_the_asked_row_is_no_answer(kb: KnowledgeBase) -> None:
     assert "fish" in answer.answer  # the reason names the word it could not find
     berries = kb.ask("How many calories per portion do berries have?")
     assert berries.outcome == "answered" and "150" in berries.answer, berries.answer
+    # the answer shows "Calories per portion": no reason may say calories were not found
+    assert not any("calories" in r for r in berries.sufficiency.reason_texts), berries
 
 
 def test_absent_row_reads_table_claims_only() -> None:

@@ -68,6 +68,8 @@ def finish(
         suff = Sufficiency("insufficient", "insufficient_evidence", (why,))
         trace["sufficiency"] = suff.to_json()
         failed_why = human_reason(suff)
+    if failed_why is None and kept:
+        suff = _truthful(suff, _cited_texts(pack, kept, citations))
     if failed_why is None and profile is not None and profile.checks:
         cited = judge(profile, _cited_texts(pack, kept, citations), cited=True)
         trace["cited_presence"] = cited.to_json()
@@ -167,6 +169,31 @@ def _no_steps(intent: str, suff: Sufficiency) -> bool:
     return intent == "how_to" and any(
         r.kind == "partial_coverage" and NO_STEPS in (r.detail or "") for r in suff.reasons
     )
+
+
+def _truthful(suff: Sufficiency, texts: list[str]) -> Sufficiency:
+    """``suff`` without the evidence gate's "not found: X" reasons whose words the cited
+    text does hold (a table's header row the gate read without: "not found: calories"
+    under an answer showing "Calories per portion"); a reason must be true of the answer."""
+    held: set[str] = set()
+    for t in texts:
+        held.update(tokenize(t))
+
+    def untrue(r: Reason) -> bool:
+        return (
+            r.kind == "partial_coverage"
+            and bool(r.words)
+            and all(k in held for w in r.words for k in tokenize(w))
+        )
+
+    kept = tuple(r for r in suff.reasons if not untrue(r))
+    if len(kept) == len(suff.reasons):
+        return suff
+    still = any(r.kind == "partial_coverage" for r in kept)
+    degradation = (
+        "none" if suff.degradation == "partial_coverage" and not still else suff.degradation
+    )
+    return replace(suff, reasons=kept, degradation=degradation)
 
 
 def _beside(profile: TermProfile, texts: list[str]) -> tuple[str, ...]:
