@@ -194,6 +194,8 @@ def test_absent_row_reads_table_claims_only() -> None:
     assert absent_row([("mapl", "Maple"), ("cup", "Cups")], ["Maple Leafs | TOR | 13"]) == ()
     assert absent_row(asked, [table, "Fish are not on the list."]) == ()  # prose claim
     assert table_lines(table) == (["Food | Calories per portion"], table.splitlines()[1:])
+    code = "```bash\n_FOO_COMPLETE=fish_source foo | source\n```"
+    assert absent_row([("enabl", "enable"), ("program", "program")], [code]) == ()
 
 
 @pytest.fixture(scope="module")

@@ -21,8 +21,11 @@ __all__ = ["absent_row", "asked_terms", "table_lines"]
 
 def table_lines(text: str) -> tuple[list[str], list[str]]:
     """``(header, data)`` rows of one claim's text: lines shown as table cells; a claim of
-    two or more such lines opens with its header row, a single one is a data row."""
-    rows = [ln for ln in text.splitlines() if ln.count(" | ") >= 1]
+    two or more such lines opens with its header row, a single one is a data row. A claim
+    that quotes code has none (a pipe in a command is no cell border)."""
+    if "```" in text or "~~~" in text:
+        return [], []  # code ("cmd | grep", a shell pipe) is no table
+    rows = [ln for ln in text.splitlines() if " | " in ln and not ln[:1].isspace()]
     if len(rows) >= 2:
         return rows[:1], rows[1:]
     return [], rows
