@@ -184,6 +184,7 @@ def test_a_table_without_the_asked_row_is_no_answer(kb: KnowledgeBase) -> None:
     assert berries.outcome == "answered" and "150" in berries.answer, berries.answer
     # the answer shows "Calories per portion": no reason may say calories were not found
     assert not any("calories" in r for r in berries.sufficiency.reason_texts), berries
+    assert berries.degradation == "none", berries  # no degradation left without a reason
 
 
 def test_absent_row_reads_table_claims_only() -> None:

@@ -193,7 +193,9 @@ def _truthful(suff: Sufficiency, texts: list[str]) -> Sufficiency:
     degradation = (
         "none" if suff.degradation == "partial_coverage" and not still else suff.degradation
     )
-    return replace(suff, reasons=kept, degradation=degradation)
+    # borderline for that reason alone: nothing is left that makes the answer borderline
+    status = "sufficient" if suff.status == "borderline" and not kept else suff.status
+    return replace(suff, status=status, reasons=kept, degradation=degradation)
 
 
 def _beside(profile: TermProfile, texts: list[str]) -> tuple[str, ...]:
