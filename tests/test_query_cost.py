@@ -126,18 +126,23 @@ def _reads_per_ask(tmp_path: Path, fillers: int) -> tuple[int, int, Counter[str]
         counting.rows.clear()
         steps[0] = 0
         outcomes = [str(getattr(run(), "outcome", "")) for run in asks]
+        outcomes.append(home.index("default").dense.status)  # the route each size ran
         return counting.reads(), steps[0], counting.calls + counting.rows, outcomes
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("dense", ["off", pytest.param("on", marks=pytest.mark.model)])
 def test_store_reads_per_ask_do_not_grow_with_the_corpus(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dense: str
 ) -> None:
-    monkeypatch.setenv("CITEWISE_DENSE", "off")
+    """Dense on too: the query vector, the vector ranking and the answer units' meaning
+    scores read nothing from the store per ask (vectors are loaded with the state)."""
+    monkeypatch.setenv("CITEWISE_DENSE", dense)
     small, small_steps, small_by, small_out = _reads_per_ask(tmp_path, 40)
     large, large_steps, large_by, large_out = _reads_per_ask(tmp_path, 200)
     assert small_out == large_out  # the same answers, so the same evidence is read
     assert "answered" in small_out
+    assert small_out[-1] == ("ok" if dense == "on" else "disabled")
     assert large == small, f"reads grew with the corpus: {small_by} -> {large_by}"
     assert large_steps <= small_steps * 1.2, f"SQLite work grew: {small_steps} -> {large_steps}"
 

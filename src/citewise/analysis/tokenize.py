@@ -1,7 +1,8 @@
 """Tokenization for the lexical (BM25) route.
 
 Everything here is a pure function of its input: the same text always gives the
-same tokens, no state is kept between calls (PyStemmer's word cache aside).
+same tokens; the only state kept between calls is a cache of results (PyStemmer's word
+cache, and :func:`tokenize`'s memo of short texts).
 
 A text becomes a bag of *index tokens* made of three kinds:
 
@@ -165,7 +166,28 @@ def tokenize(
 
     The order carries no meaning (BM25 treats the result as a bag); the options
     exist for measurement and should stay at their defaults in the product.
+    Texts up to :data:`MEMO_CHARS` characters are memoised (a fresh list each call).
     """
+    if len(text) <= MEMO_CHARS:
+        return list(_memo_tokens(text, stem, stopwords, literals))
+    return _tokens(text, stem, stopwords, literals)
+
+
+#: An answer tokenizes the same sentences, units and headings in several stages (spans,
+#: relevance, coverage, gates) and again for the next question on the same documents:
+#: texts up to this many characters keep their tokens, the last :data:`MEMO_SIZE` of them
+#: (a few MB). Longer texts (most chunks while indexing, each tokenized once) skip the
+#: memo and its cost.
+MEMO_CHARS = 1000
+MEMO_SIZE = 8192
+
+
+@lru_cache(maxsize=MEMO_SIZE)
+def _memo_tokens(text: str, stem: bool, stopwords: bool, literals: bool) -> tuple[str, ...]:
+    return tuple(_tokens(text, stem, stopwords, literals))
+
+
+def _tokens(text: str, stem: bool, stopwords: bool, literals: bool) -> list[str]:
     tokens = content_tokens(text, stem=stem, stopwords=stopwords)
     if literals:
         tokens.extend(literal_tokens(text))

@@ -10,6 +10,8 @@ from __future__ import annotations
 import html
 import re
 
+from citewise.memo import text_memo
+
 __all__ = ["MARKUP", "clean_sentence", "strip_html"]
 
 _QUOTE_PREFIX = re.compile(r"^(?:[ \t]*>[ \t]?)+")
@@ -30,6 +32,7 @@ _ENTITY = re.compile(r"&(?:#\d+|#x[0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);")
 _ADMONITION = re.compile(r"^\[!(?:note|tip|warning|caution|important)\][ \t]*", re.IGNORECASE)
 
 
+@text_memo
 def clean_sentence(text: str) -> str:
     """Display form of a quoted unit: source scaffolding removed, wording kept.
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from citewise.memo import text_memo
+
 __all__ = [
     "ADMONITION_LINE",
     "DIRECTIVE_FENCE",
@@ -66,6 +68,7 @@ def admonition_title(line: str) -> str | None:
     return (m.group(2) or "").strip()
 
 
+@text_memo
 def strip_markup(text: str) -> str:
     """``text`` without documentation markup: admonition heads (a custom title is kept
     as a label), roles (their text kept), targets, include markers, directive option

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 
 __all__ = ["contains_orchestration", "orchestration_markers", "redact_orchestration"]
@@ -139,6 +140,17 @@ def _asks_for_secret(low: str) -> bool:
 
 def orchestration_markers(text: str) -> list[str]:
     """Names of the orchestration patterns found in ``text`` (empty if none)."""
+    return list(_memo(text) if len(text) <= MEMO_CHARS else _markers(text))
+
+
+#: Every unit and sentence an answer may quote is checked, for each question that reads
+#: its document: the markers of the last :data:`MEMO_SIZE` texts up to :data:`MEMO_CHARS`
+#: characters are kept (a pure function of the text).
+MEMO_SIZE = 8192
+MEMO_CHARS = 4000
+
+
+def _markers(text: str) -> tuple[str, ...]:
     norm = _norm(text).strip()
     low = norm.lower()
     hits: list[str] = []
@@ -148,7 +160,10 @@ def orchestration_markers(text: str) -> list[str]:
             hits.append(shown)
     if _asks_for_secret(low):
         hits.append("credential_request")
-    return hits
+    return tuple(hits)
+
+
+_memo = lru_cache(maxsize=MEMO_SIZE)(_markers)
 
 
 def contains_orchestration(text: str) -> bool:

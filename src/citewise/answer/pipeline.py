@@ -38,9 +38,9 @@ from citewise.answer.graph_answer import (
 )
 from citewise.answer.models import Answer, AnswerTrace, new_trace_id
 from citewise.answer.procedure import complete_procedures
-from citewise.answer.ranking import units_reader
 from citewise.answer.relevance import dense_scorer
 from citewise.answer.review import release_review, removed_orchestration
+from citewise.answer.unit_cache import units_of_fragments, version_units
 from citewise.evidence.assemble import assemble
 from citewise.evidence.models import EvidenceConfig, EvidencePack
 from citewise.evidence.nodes import NodeReader, spans_by_version
@@ -254,9 +254,7 @@ def ask(
         question,
         intent.kind,
         fragments,
-        units_of=units_reader(
-            lambda path, vid: unit_reader.near(path, vid, unit_near[(path, vid)])
-        ),
+        units_of=units_of_fragments(version_units(kb.index, unit_reader, unit_near)),
         scorer=dense_scorer(kb.index),
         needed=profile.needed,
         admit=admission(gate, unit_reader, unit_near),

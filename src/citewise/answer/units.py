@@ -178,6 +178,7 @@ class _Builder:
             if n.parent_id is not None:
                 self.children.setdefault(n.parent_id, []).append(n)
         self.members = chunk_members(nodes)
+        self._headings: dict[str, tuple[Span | None, str]] = {}  # per section node id
         self.out: list[Unit] = []
 
     def add(
@@ -191,7 +192,7 @@ class _Builder:
     ) -> None:
         if not display.strip() or end <= start:
             return
-        heading, htext = _heading_of(section)
+        heading, htext = self._heading(section)
         opening = lead_in or first_sentence(display)
         refers = (
             heading is not None
@@ -212,6 +213,15 @@ class _Builder:
                 heading,
             )
         )
+
+    def _heading(self, section: Node | None) -> tuple[Span | None, str]:
+        """:func:`_heading_of`, once per section (every unit under it asks)."""
+        if section is None:
+            return None, ""
+        got = self._headings.get(section.id)
+        if got is None:
+            got = self._headings[section.id] = _heading_of(section)
+        return got
 
     # -- the block that a lead-in introduces ------------------------------------------
     def _block_after(self, k: int) -> tuple[int, str] | None:

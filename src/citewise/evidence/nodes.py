@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from citewise.ingest.models import Node
+from citewise.store.models import NodeWindow
 from citewise.store.protocol import Store
 
 Span = tuple[int, int]
@@ -24,13 +25,17 @@ class NodeReader:
         self._whole: dict[tuple[str, int], list[Node]] = {}
 
     def near(self, path: str, version_id: int, spans: Sequence[Span]) -> list[Node]:
+        return self.window(path, version_id, spans).nodes
+
+    def window(self, path: str, version_id: int, spans: Sequence[Span]) -> NodeWindow:
+        """:meth:`near` with whether the nodes are the whole version."""
         whole = self._whole.get((path, version_id))
         if whole is not None:
-            return whole
+            return NodeWindow(whole, True)
         window = self.store.nodes_near(self.kb, path, version_id, spans)
         if window.complete:
             self._whole[(path, version_id)] = window.nodes
-        return window.nodes
+        return window
 
 
 def spans_by_version(

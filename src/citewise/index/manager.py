@@ -34,6 +34,7 @@ from citewise.index import vector_store
 from citewise.index.embedder import Embedder, Unavailable, precision_of, probe
 from citewise.index.language import EncoderChoice, choose_encoder, read_choice, write_choice
 from citewise.index.lexical import LexicalIndex
+from citewise.index.query_vectors import query_vector
 from citewise.index.vector_store import keep_vectors, stored_vectors
 from citewise.index.vectors import VectorHit, VectorIndex
 from citewise.index.views import CallerViews
@@ -278,7 +279,7 @@ class KBIndex(CallerViews):
 
     def embed_query(self, query: str) -> np.ndarray | None:
         emb = self._ensure_embedder()
-        return None if emb is None else emb.encode([query], kind="query")[0]
+        return None if emb is None else query_vector(emb, query)
 
     def search_vectors(
         self, qvec: np.ndarray, k: int, allowed: Collection[str] | None = None

@@ -2,8 +2,9 @@
 
 - Reciprocal rank fusion: Cormack, Clarke and Büttcher, "Reciprocal Rank Fusion outperforms
   Condorcet and individual Rank Learning Methods", SIGIR 2009 (k = 60).
-- Convex combination of min-max normalised scores: Bruch, Gai and Ingber, "An Analysis of
-  Fusion Functions for Hybrid Retrieval", ACM TOIS 2023.
+- Convex combination of normalised scores (min-max, or z-score shifted to start at 0):
+  Bruch, Gai and Ingber, "An Analysis of Fusion Functions for Hybrid Retrieval", ACM TOIS
+  2023.
 - Maximal marginal relevance: Carbonell and Goldstein, SIGIR 1998.
 
 Ties are broken by id so that results are deterministic.
@@ -12,12 +13,14 @@ Ties are broken by id so that results are deterministic.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
 RRF_K = 60
+
+Normalisation = Literal["minmax", "zscore"]
 
 FloatArray = npt.NDArray[Any]
 IntArray = npt.NDArray[np.int64]
@@ -47,15 +50,32 @@ def minmax(scores: Mapping[str, float]) -> dict[str, float]:
     return {d: (s - lo) / (hi - lo) for d, s in scores.items()}
 
 
+def zscore(scores: Mapping[str, float]) -> dict[str, float]:
+    """``(s - min) / std``: the z-score shifted so that the route's lowest candidate gets 0
+    (the same order and gaps as the z-score; never negative, so factors such as the stale
+    edition's keep their meaning). A constant list maps to 1.0 for every member."""
+    if not scores:
+        return {}
+    values = np.fromiter(scores.values(), dtype=np.float64, count=len(scores))
+    spread = float(values.std())
+    if spread <= 1e-12:
+        return dict.fromkeys(scores, 1.0)
+    lo = float(values.min())
+    return {d: (s - lo) / spread for d, s in scores.items()}
+
+
 def convex(
     scores: Mapping[str, Mapping[str, float]],
     weights: Mapping[str, float] | None = None,
+    norm: Normalisation = "minmax",
 ) -> dict[str, float]:
-    """``sum_r w_r * minmax(s_r)(d)``; a candidate missing from a route gets 0 there."""
+    """``sum_r w_r * norm(s_r)(d)``; a candidate missing from a route gets 0 there (the
+    route's lowest normalised score)."""
+    scale = minmax if norm == "minmax" else zscore
     fused: dict[str, float] = {}
     for route, route_scores in scores.items():
         w = 1.0 if weights is None else weights.get(route, 1.0)
-        for doc, s in minmax(route_scores).items():
+        for doc, s in scale(route_scores).items():
             fused[doc] = fused.get(doc, 0.0) + w * s
     return fused
 
@@ -65,16 +85,18 @@ def rank_term_scale(
     convex_weights: Mapping[str, float],
     rrf_weights: Mapping[str, float],
     k: int,
+    best: float | None = None,
 ) -> float:
     """Factor that puts a term measured on the RRF scale onto the convex scale.
 
     An RRF-style bonus such as the graph boost (``w / (k + rank)``) is tuned as a share of
     the best score RRF can give (``sum_r w_r / (k + 1)``). Under convex fusion the best
     score is ``sum_r w_r`` over min-max normalised routes, so the same share is kept by
-    multiplying with the ratio of the two maxima over the routes that ran.
+    multiplying with the ratio of the two maxima over the routes that ran. Z-scores have
+    no fixed maximum: ``best`` (the best fused score of this query) stands in for it.
     """
     rrf_top = sum(rrf_weights.get(r, 1.0) for r in routes) / (k + 1)
-    convex_top = sum(convex_weights.get(r, 1.0) for r in routes)
+    convex_top = sum(convex_weights.get(r, 1.0) for r in routes) if best is None else best
     return convex_top / rrf_top if rrf_top > 0 else 1.0
 
 

@@ -8,7 +8,7 @@ import itertools
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -31,6 +31,7 @@ from citewise.recall.fusion import (
     FloatArray,
     IntArray,
     Jaccard,
+    Normalisation,
     convex,
     mmr_columns,
     rank_term_scale,
@@ -61,10 +62,17 @@ RRF_WEIGHTS = {"identifier": 4.0, "lexical": 2.0, "vector": 1.0}
 class RecallSettings:
     """Defaults are measured on SciFact (train split for weights; see docs/benchmarks.md)."""
 
-    #: Fusion chosen on the SciFact *train* split (809 queries): convex, lexical 0.6 /
-    #: vector 0.4, pool 100 (train 0.7360, test 0.7309; docs/benchmarks.md). The identifier
+    #: Fusion chosen on the SciFact *train* split (809 queries; docs/benchmarks.md,
+    #: "Fusion depth, z-scores and feedback"): convex over z-scores, lexical 0.5 / vector
+    #: 0.5, 300 candidates per content route (nDCG@10 train 0.7397, test 0.7324 with fp32
+    #: MiniLM; was min-max 0.6 / 0.4 over 100: train 0.7360, test 0.7309). The identifier
     #: route's weight puts an exact clause match first.
-    pool: int = 100  # candidates per route
+    pool: int = 100  # candidates the graph boost and MMR read from the fused order
+    #: Candidates per content route that convex fusion sees (at least ``pool``). When only
+    #: one content route has candidates, rank fusion reads the first ``pool`` of it, so a
+    #: dense-off search ranks exactly as with ``depth == pool``.
+    depth: int = 300
+    normalisation: Normalisation = "zscore"
     #: Cosine thresholds per encoder, (any vector hit, a vector hit with no lexical
     #: candidate): encoders' cosines run on different scales (USE's lower than MiniLM's;
     #: docs/benchmarks.md). Keyed by :func:`encoder_key`. MiniLM's re-chosen on SciFact
@@ -87,7 +95,7 @@ class RecallSettings:
     fusion: Literal["rrf", "convex"] = "convex"
     rrf_k: int = 60
     weights: dict[str, float] = field(
-        default_factory=lambda: {"identifier": 2.0, "lexical": 0.6, "vector": 0.4}
+        default_factory=lambda: {"identifier": 2.0, "lexical": 0.5, "vector": 0.5}
     )
     #: Superseded editions (stale status, or the target of a supersedes relation) keep this
     #: share of their fused score, so a current edition outranks them (they stay findable).
@@ -187,7 +195,14 @@ def search(
         # vector candidate) the rank-based RRF keeps the graph boost on its measured scale.
         two_routes = bool(scores.get("lexical")) and bool(scores.get("vector"))
         convex_now = s.fusion == "convex" and two_routes
-        fused = convex(scores, s.weights) if convex_now else rrf(rankings, RRF_WEIGHTS, s.rrf_k)
+        if not convex_now:  # rank fusion reads the first `pool` of each route
+            _cut(scores, rankings, diags, s.pool)
+        fused = (
+            convex(scores, s.weights, s.normalisation)
+            if convex_now
+            else rrf(rankings, RRF_WEIGHTS, s.rrf_k)
+        )
+        best = max(fused.values()) if convex_now and s.normalisation == "zscore" else None
         superseded = index.superseded_for(filters.principal)
         for cid in fused:
             if index.chunks[cid].path in superseded:
@@ -203,7 +218,7 @@ def search(
             if index.chunks[cid].path in described:
                 fused[cid] *= SUMMARY_BOOST
         scale = (
-            rank_term_scale([r for r in scores if scores[r]], s.weights, RRF_WEIGHTS, s.rrf_k)
+            rank_term_scale([r for r in scores if scores[r]], s.weights, RRF_WEIGHTS, s.rrf_k, best)
             if convex_now
             else 1.0
         )
@@ -244,6 +259,22 @@ def search(
         editions=eds.info,
         edition_scope=eds,
     )
+
+
+def _cut(
+    scores: dict[str, dict[str, float]],
+    rankings: dict[str, list[str]],
+    diags: list[RouteDiagnostic],
+    n: int,
+) -> None:
+    """Keep the first ``n`` candidates of each content route (and say so in its
+    diagnostic): what rank fusion reads, the same as a route that fetched only ``n``."""
+    for name in ("lexical", "vector"):
+        if name in rankings and len(rankings[name]) > n:
+            rankings[name] = rankings[name][:n]
+            scores[name] = {c: scores[name][c] for c in rankings[name]}
+            at = next(i for i, d in enumerate(diags) if d.route == name)
+            diags[at] = replace(diags[at], candidates=n)
 
 
 def _graph(
@@ -317,7 +348,7 @@ def _lexical(
     tokens = query_tokens(query)
     hits = index.lexical.search_tokens(
         tokens,
-        k=s.pool,
+        k=max(s.pool, s.depth),
         allowed=None if everything else allowed,
         population=index.population(principal),
     )
@@ -340,7 +371,7 @@ def _vector(
             SKIP + (f"{index.embedder.name} is English-only; this query is mostly CJK text"),
         )
     everything = len(allowed) == len(index.chunks)
-    hits = index.search_vectors(qvec, s.pool, None if everything else allowed)
+    hits = index.search_vectors(qvec, max(s.pool, s.depth), None if everything else allowed)
     return ({h.id: float(h.score) for h in hits if h.score >= threshold}, threshold, "")
 
 
