@@ -76,6 +76,8 @@ def admission(
         # the relevance floor reads a unit with its section as the relation words do: an
         # option item whose subsection names the subcommand asked about is not far off
         deeper = [*c.fragment.heading_path[1:], *(s.text for s in c.context), first]
+        if c.kind in ("row", "table"):
+            deeper.append(before)  # a row is read under its table's header row
         score = max(c.score, gate.floor) if _lifted(gate.question, c.clean, deeper) else c.score
         if c.kind == "sequel":  # its first sentence meets them alone; the next carries on
             parts = [s.text for s in split_sentences(c.clean)] or [c.clean]
