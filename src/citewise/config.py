@@ -170,7 +170,8 @@ class Settings:
     #: Dense encoder: ``auto`` (each KB chooses once by content: mostly-CJK text gets
     #: ``use``, else ``minilm``; recorded in the KB's index directory), ``minilm`` (bundled,
     #: English) or ``use`` (multilingual) for every KB; ``CITEWISE_ENCODER`` sets it.
-    #: ``CITEWISE_ENCODER_INT8=on`` lets MiniLM run in int8 (see index/minilm.py).
+    #: MiniLM runs in int8 where the CPU supports it; ``CITEWISE_ENCODER_INT8=off`` keeps fp32
+    #: (see index/minilm.py).
     encoder: str = "auto"
     #: The rerank stage; off by default (no cross-encoder ships offline; docs/benchmarks.md).
     rerank: RerankConfig = field(default_factory=RerankConfig)

@@ -19,6 +19,7 @@ from citewise.evidence.nodes import NodeReader, Span
 from citewise.evidence.sentences import split_sentences
 from citewise.ingest.models import Node
 from citewise.sufficiency.constraints import UnitGate, question_constraints
+from citewise.sufficiency.floor import unmentioned
 from citewise.sufficiency.models import TermProfile
 
 __all__ = ["UNCONSTRAINED", "admission", "question_gate"]
@@ -72,12 +73,26 @@ def admission(
         headings = [*c.fragment.heading_path, *(s.text for s in c.context), first]
         if c.kind in ("row", "table"):
             headings.append(before)
+        # the relevance floor reads a unit with its section as the relation words do: an
+        # option item whose subsection names the subcommand asked about is not far off
+        deeper = [*c.fragment.heading_path[1:], *(s.text for s in c.context), first]
+        if c.kind in ("row", "table"):
+            deeper.append(before)  # a row is read under its table's header row
+        score = max(c.score, gate.floor) if _lifted(gate.question, c.clean, deeper) else c.score
         if c.kind == "sequel":  # its first sentence meets them alone; the next carries on
             parts = [s.text for s in split_sentences(c.clean)] or [c.clean]
-            return gate(parts[0], headings, c.score, f"{section}\n{own}")
-        return gate(c.clean, headings, c.score, f"{section}\n{own}")
+            return gate(parts[0], headings, score, f"{section}\n{own}")
+        return gate(c.clean, headings, score, f"{section}\n{own}")
 
     return admit
+
+
+def _lifted(question: str, text: str, deeper: list[str]) -> bool:
+    """Whether the unit's section below the document title (its subsection headings and
+    introduction) holds a word of ``question`` that ``text`` lacks."""
+    if not question or not any(deeper):
+        return False
+    return len(unmentioned(question, text, deeper)) < len(unmentioned(question, text))
 
 
 def _intro(nodes: list[Node], own: Node) -> str:
@@ -97,8 +112,13 @@ def _intro(nodes: list[Node], own: Node) -> str:
     return "\n".join(out)
 
 
-def question_gate(question: str, intent: str, profile: TermProfile | None) -> UnitGate:
+def question_gate(
+    question: str, intent: str, profile: TermProfile | None, floor: float = 0.0
+) -> UnitGate:
     """The unit gate of ``question`` (no constraints for the intents in
     :data:`UNCONSTRAINED`): the extractive answer and the LLM route's cited evidence are
-    held to the same one."""
-    return UnitGate(() if intent in UNCONSTRAINED else question_constraints(question, profile))
+    held to the same one. ``floor``: the lowest relevance score a unit of a constrained
+    question may have (:data:`citewise.sufficiency.floor.RELEVANCE_FLOOR` for the
+    extractive answer, whose units carry that score)."""
+    constraints = () if intent in UNCONSTRAINED else question_constraints(question, profile)
+    return UnitGate(constraints, question, floor)

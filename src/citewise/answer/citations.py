@@ -104,6 +104,10 @@ def cite_claims(
 
 
 def _smallest_containing(nodes: list[Node], start: int, end: int) -> Node | None:
+    """The smallest node below the document that holds ``[start, end)``, else the document
+    node (a lead-in with the list after it in a PDF without sections spans two blocks with
+    no section around them: its lines and span id come from the document, never from the
+    fragment's own block)."""
     best: Node | None = None
     for n in nodes:
         if (
@@ -113,4 +117,13 @@ def _smallest_containing(nodes: list[Node], start: int, end: int) -> Node | None
             and (best is None or n.char_end - n.char_start < best.char_end - best.char_start)
         ):
             best = n
+    if best is None:
+        best = next(
+            (
+                n
+                for n in nodes
+                if n.kind == "document" and n.char_start <= start <= end <= n.char_end
+            ),
+            None,
+        )
     return best

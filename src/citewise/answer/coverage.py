@@ -37,9 +37,20 @@ from citewise.answer.profiles import (
 )
 from citewise.sufficiency.models import Reason, Sufficiency
 
-__all__ = ["PARTS", "Missing", "Part", "coverage_reason", "missing_parts", "with_coverage"]
+__all__ = [
+    "NO_STEPS",
+    "PARTS",
+    "Missing",
+    "Part",
+    "coverage_reason",
+    "missing_parts",
+    "with_coverage",
+]
 
 Need = Literal["required", "optional", "asked"]
+
+#: The end of the reason of a how-to answer whose evidence gives no steps.
+NO_STEPS = "but do not give the steps"
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,7 +198,7 @@ def coverage_reason(intent: str, subject: str, missing: tuple[Missing, ...]) -> 
     if intent == "how_to":
         said = f"the documents describe {m.given} but not {m.label}"
         if m.part == "steps":
-            said = f"the documents mention {subject or 'this'} but do not give the steps"
+            said = f"the documents mention {subject or 'this'} {NO_STEPS}"
     elif intent == "causal":
         said = f"the documents say {m.given} but not {m.label}"
     elif intent == "compare":

@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from citewise.analysis.tokenize import tokenize
+from citewise.answer.coverage import NO_STEPS
 from citewise.answer.models import (
     Answer,
     AnswerTrace,
@@ -18,11 +20,12 @@ from citewise.answer.models import (
     FailureStage,
     new_trace_id,
 )
+from citewise.answer.table_rows import absent_row, asked_terms
 from citewise.evidence.models import EvidencePack
 from citewise.sufficiency.asked import asked_attribute, attribute_cited
 from citewise.sufficiency.compounds import sibling_compound
 from citewise.sufficiency.models import Reason, Sufficiency, TermProfile
-from citewise.sufficiency.presence import judge
+from citewise.sufficiency.presence import ABSENT_ZIPF, english_zipf, judge
 
 if TYPE_CHECKING:
     from citewise.context import StageContext
@@ -59,14 +62,30 @@ def finish(
         why = Reason("near_miss", said)
     elif attribute and not attribute_cited(attribute, _cited_texts(pack, kept, citations)):
         why = Reason("near_miss", f"the cited text does not say which {attribute} is asked for")
+    if why is None and failed_why is None and kept:
+        why = _row_reason(pack.query, profile, [c.text for c in kept])
     if why is not None:
         suff = Sufficiency("insufficient", "insufficient_evidence", (why,))
         trace["sufficiency"] = suff.to_json()
         failed_why = human_reason(suff)
+    if failed_why is None and kept:
+        suff = _truthful(suff, _cited_texts(pack, kept, citations))
     if failed_why is None and profile is not None and profile.checks:
         cited = judge(profile, _cited_texts(pack, kept, citations), cited=True)
         trace["cited_presence"] = cited.to_json()
-        if cited.verdict == "absent" and cited.reason is not None:
+        beside = (
+            _beside(profile, _cited_texts(pack, kept, citations)) if _no_steps(intent, suff) else ()
+        )
+        if beside:
+            # no step of the procedure, and the cited text misses part of what is asked:
+            # the passages are about something next to the question, not an answer to it
+            why = Reason(
+                "partial_coverage", "the cited text does not mention: " + ", ".join(beside), beside
+            )
+            suff = Sufficiency("insufficient", "insufficient_evidence", (why,))
+            trace["sufficiency"] = suff.to_json()
+            failed_why = human_reason(suff)
+        elif cited.verdict == "absent" and cited.reason is not None:
             suff = Sufficiency("insufficient", "insufficient_evidence", (cited.reason,))
             trace["sufficiency"] = suff.to_json()
             failed_why = human_reason(suff)
@@ -143,6 +162,67 @@ def refusal(
         failure_stage=stage,
         trace=trace,
     )
+
+
+def _no_steps(intent: str, suff: Sufficiency) -> bool:
+    """A how-to answer whose evidence gives no steps (:data:`coverage.NO_STEPS`)."""
+    return intent == "how_to" and any(
+        r.kind == "partial_coverage" and NO_STEPS in (r.detail or "") for r in suff.reasons
+    )
+
+
+def _truthful(suff: Sufficiency, texts: list[str]) -> Sufficiency:
+    """``suff`` without the evidence gate's "not found: X" reasons whose words the cited
+    text does hold (a table's header row the gate read without: "not found: calories"
+    under an answer showing "Calories per portion"); a reason must be true of the answer."""
+    held: set[str] = set()
+    for t in texts:
+        held.update(tokenize(t))
+
+    def untrue(r: Reason) -> bool:
+        return (
+            r.kind == "partial_coverage"
+            and bool(r.words)
+            and all(k in held for w in r.words for k in tokenize(w))
+        )
+
+    kept = tuple(r for r in suff.reasons if not untrue(r))
+    if len(kept) == len(suff.reasons):
+        return suff
+    still = any(r.kind == "partial_coverage" for r in kept)
+    degradation = (
+        "none" if suff.degradation == "partial_coverage" and not still else suff.degradation
+    )
+    # borderline for that reason alone: nothing is left that makes the answer borderline
+    status = "sufficient" if suff.status == "borderline" and not kept else suff.status
+    return replace(suff, status=status, reasons=kept, degradation=degradation)
+
+
+def _beside(profile: TermProfile, texts: list[str]) -> tuple[str, ...]:
+    """The question's content words (known to the knowledge base, not function words) that
+    ``texts`` do not hold: what a how-to without steps was asked about and does not cite."""
+    held: set[str] = set()
+    for t in texts:
+        held.update(tokenize(t))
+    return tuple(
+        t.surface
+        for t in profile.terms
+        if t.key not in held and t.df > 0 and not t.soft and english_zipf(t.surface) < ABSENT_ZIPF
+    )
+
+
+def _row_reason(question: str, profile: TermProfile | None, claims: list[str]) -> Reason | None:
+    """``subject_missing`` when the answer is all table content without the asked row
+    (:func:`citewise.answer.table_rows.absent_row`)."""
+    if profile is not None and profile.terms:
+        asked = [(t.key, t.surface) for t in profile.terms]
+    else:
+        asked = asked_terms(question)
+    asked = [(k, w) for k, w in asked if english_zipf(w) < ABSENT_ZIPF]  # not "have", "many"
+    missing = absent_row(asked, claims)
+    if not missing:
+        return None
+    return Reason("subject_missing", ", ".join(missing), missing)
 
 
 def _already_partial(suff: Sufficiency, words: tuple[str, ...]) -> bool:

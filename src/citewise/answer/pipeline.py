@@ -44,9 +44,11 @@ from citewise.answer.unit_cache import units_of_fragments, version_units
 from citewise.evidence.assemble import assemble
 from citewise.evidence.models import EvidenceConfig, EvidencePack
 from citewise.evidence.nodes import NodeReader, spans_by_version
+from citewise.recall.identifiers import clause_refs
 from citewise.recall.models import SearchFilters
 from citewise.recall.search import RecallSettings, search, search_summary
 from citewise.sufficiency.conflicts_adapter import detect_conflicts, stale_paths
+from citewise.sufficiency.floor import RELEVANCE_FLOOR
 from citewise.sufficiency.gates import GateInput, procedure_mismatch, review
 from citewise.sufficiency.models import Reason, Sufficiency
 from citewise.sufficiency.named import absent_terms
@@ -249,7 +251,11 @@ def ask(
     unit_near = spans_by_version(
         (f.path, f.version_id, f.char_start, f.char_end) for f in fragments
     )
-    gate = question_gate(question, intent.kind, profile)
+    # a clause the question names ("What does clause 2.3 say?") is its answer, however
+    # few of the question's words it holds; a misspelt word ("bouregois") is missing from
+    # every unit as the composer scores the question typed: no relevance floor then
+    floor = 0.0 if clause_refs(question) or searched != question else RELEVANCE_FLOOR
+    gate = question_gate(question, intent.kind, profile, floor)
     chosen = compose(
         question,
         intent.kind,

@@ -40,6 +40,7 @@ from functools import lru_cache
 from typing import Literal
 
 from citewise.analysis.tokenize import key_terms, tokenize
+from citewise.ingest.pdf_layout import continues
 
 __all__ = [
     "ABBREVIATIONS",
@@ -229,6 +230,20 @@ def _list_item_end(text: str, lines: list[tuple[int, int]], i: int, indent: int)
     return j
 
 
+def _continued(text: str, lines: list[tuple[int, int]], i: int, para_start: int | None) -> bool:
+    """True when the blank line ``i`` inside one node's text cuts a sentence (a PDF
+    paragraph the parser joined across a figure or a fraction): the text before it ends
+    open and the next line finishes it (see :func:`pdf_layout.continues`)."""
+    if para_start is None:
+        return False
+    j = i + 1
+    while j < len(lines) and not text[lines[j][0] : lines[j][1]].strip():
+        j += 1
+    if j >= len(lines):
+        return False
+    return continues(text[para_start : lines[i - 1][1]], text[lines[j][0] : lines[j][1]])
+
+
 def split_sentences(
     text: str, base_offset: int = 0, *, blocks: bool = True, clauses: bool = False
 ) -> list[Span]:
@@ -260,7 +275,8 @@ def split_sentences(
         ls, le = lines[i]
         line = text[ls:le]
         if not line.strip():
-            flush()
+            if blocks or not _continued(text, lines, i, para_start):
+                flush()
             i += 1
             continue
         if blocks and _TABLE_ROW.match(line):

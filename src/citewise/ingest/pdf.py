@@ -208,6 +208,7 @@ def _parse_pdf(pdf: pdfium.PdfDocument, name: str, budget: ParseBudget) -> Extra
             "OCR on the file first (e.g. ocrmypdf) and add the result.",
         )
     _mark_furniture(text, paras)
+    paras = _joined(text, paras)
     metadata: dict[str, Any] = {"pages": pages}
     if ocr_pages:
         metadata["ocr_pages"] = ocr_pages
@@ -251,7 +252,43 @@ def _mark_furniture(text: str, paras: list[_Para]) -> None:
             ps[-1].furniture = "footer"
 
 
-def _raw_node(text: str, p: _Para) -> RawNode:
+def _joined(text: str, paras: list[_Para]) -> list[_Para]:
+    """Paragraphs with each one that only finishes the sentence before it on its page
+    (a figure, a fraction or a column cut the sentence, see :func:`pdf_layout.continues`)
+    joined to that one: one node spans both, the blank line between them stays in the
+    text (offsets and lines do not move)."""
+    out: list[_Para] = []
+    for p in paras:
+        q = out[-1] if out else None
+        if (
+            q is not None
+            and q.page == p.page
+            and not (q.furniture or p.furniture)
+            and q.ocr is None
+            and p.ocr is None
+            and lay.continues(text[q.lines[-1][0] : q.lines[-1][1]], text[p.start : p.end])
+        ):
+            out[-1] = _Para(q.page, q.start, p.end, q.page_start, [*q.lines, *p.lines])
+        else:
+            out.append(p)
+    return out
+
+
+def _items(text: str, p: _Para) -> list[_Para] | None:
+    """A paragraph printed as a numbered or bulleted list, split into its items (each
+    with its own lines and boxes), or None when it is not one."""
+    if p.furniture:
+        return None
+    runs = lay.list_runs([text[s:e] for s, e, _ in p.lines])
+    if runs is None:
+        return None
+    return [
+        _Para(p.page, p.lines[a][0], p.lines[b - 1][1], p.page_start, p.lines[a:b], ocr=p.ocr)
+        for a, b in runs
+    ]
+
+
+def _raw_node(text: str, p: _Para, kind: NodeKind = "paragraph") -> RawNode:
     locator = {
         "page": p.page,
         "page_char_start": p.start - p.page_start,
@@ -264,7 +301,6 @@ def _raw_node(text: str, p: _Para) -> RawNode:
         "locator": locator,
         "line_boxes": [[s, e, *box] for s, e, box in p.lines],
     }
-    kind: NodeKind = "paragraph"
     if p.furniture:
         attrs["furniture"] = p.furniture
         kind = "page_furniture"
@@ -283,5 +319,11 @@ def _tree(text: str, paras: list[_Para], outline: list[tuple[int, str, int]]) ->
         if match is not None and not p.furniture:
             pending.remove(match)
             items.append(Heading(match[0], p.start, p.end, match[1]))
-        items.append(node)
+            items.append(node)
+            continue
+        listed = _items(text, p)
+        if listed is None:
+            items.append(node)
+        else:  # a list is its items, so a lead-in before it carries them
+            items.extend(_raw_node(text, item, "list_item") for item in listed)
     return nest_sections(text, items)

@@ -132,6 +132,56 @@ def paragraphs(lines: list[Line]) -> list[list[Line]]:
     return out
 
 
+#: Words a printed sentence cannot end with: a paragraph whose last line ends in one
+#: was cut by the layout (a figure, a fraction, a column break), not by the author.
+_OPEN_WORDS = (
+    "a an the of to and or nor but that which who whose is are was were be been has have "
+    "had with for from in on at by as than into onto upon its their his her our your"
+)
+_OPEN_ENDINGS = frozenset(_OPEN_WORDS.split())
+_LIST_MARK = re.compile(r"\s*(?:\d{1,3}[.)]|[•●▪◦‣∙·–-])\s+\S")
+
+
+def continues(before: str, after: str) -> bool:
+    """True when the paragraph ``after`` finishes a sentence ``before`` left open: ``before``
+    ends without closing punctuation in a lower-case word or a comma, and ``after`` opens
+    in lower case, or ``before`` ends in a word no sentence ends with ("... The wing type
+    that is" / "the most common ranges ..."), or its last line is running prose ("The FAA
+    estimates that this proposed" / "AD affects 73 airplanes"). A list after a lead-in is a
+    block of its own."""
+    tail, head = before.rstrip(), after.lstrip()
+    if not tail or not head or _LIST_MARK.match(head):
+        return False
+    words = re.findall(r"[A-Za-z]+|\S$", tail)
+    last = words[-1] if words else ""
+    if not (tail[-1] == "," or (tail[-1].isalpha() and tail[-1].islower())):
+        return False
+    return head[0].islower() or last.lower() in _OPEN_ENDINGS or _prose_line(tail)
+
+
+def _prose_line(tail: str) -> bool:
+    """The sentence the last line ends in reads as running prose (four words or more, most
+    in lower case, a function word among them: "The FAA estimates that this proposed"), not
+    a heading ("Costs of Compliance"), a caption ("Flexloc nut Fiber locknut Elastic stop
+    nut") or a last word after a full stop ("... collar. This"): the sentence goes on
+    whatever the next paragraph opens with."""
+    clause = re.split(r"[.!?:;]\s", tail.rsplit("\n", 1)[-1])[-1]
+    words = re.findall(r"[A-Za-z][\w'-]*", clause)
+    function = any(w in _OPEN_ENDINGS or w in ("this", "these", "those") for w in words)
+    return len(words) >= 4 and function and 2 * sum(w[0].islower() for w in words) > len(words)
+
+
+def list_runs(texts: list[str]) -> list[tuple[int, int]] | None:
+    """The items of a paragraph printed as a numbered or bulleted list, as ``[first,
+    last)`` line ranges (a line without a marker continues the item before it: "and",
+    a wrapped item), or None when the paragraph is not a list (its first line has no
+    marker, or fewer than two lines do)."""
+    marks = [i for i, t in enumerate(texts) if _LIST_MARK.match(t)]
+    if len(marks) < 2 or marks[0] != 0:
+        return None
+    return [(a, b) for a, b in itertools.pairwise([*marks, len(texts)])]
+
+
 def search_form(text: str) -> str:
     """The text as search sees it: ligatures unfolded (NFKC: "ﬁ" -> "fi"), words split
     by a line-end hyphen joined, whitespace collapsed. Excerpts keep the exact text."""

@@ -62,17 +62,19 @@ RRF_WEIGHTS = {"identifier": 4.0, "lexical": 2.0, "vector": 1.0}
 class RecallSettings:
     """Defaults are measured on SciFact (train split for weights; see docs/benchmarks.md)."""
 
-    #: Fusion chosen on the SciFact *train* split (809 queries; docs/benchmarks.md,
-    #: "Fusion depth, z-scores and feedback"): convex over z-scores, lexical 0.5 / vector
-    #: 0.5, 300 candidates per content route (nDCG@10 train 0.7397, test 0.7324 with fp32
-    #: MiniLM; was min-max 0.6 / 0.4 over 100: train 0.7360, test 0.7309). The identifier
-    #: route's weight puts an exact clause match first.
+    #: Fusion chosen on the SciFact *train* split (809 queries): convex over min-max
+    #: scores, lexical 0.6 / vector 0.4, 100 candidates per content route (train 0.7360,
+    #: test 0.7309 fp32). The z-score fusion over 300 candidates (``normalisation="zscore"``,
+    #: ``depth=300``, weights 0.5 / 0.5: train 0.7397, test 0.7324) is measured and offered
+    #: but not the default: it moved one documentation answer to the wrong page (ty-024,
+    #: docs/benchmarks.md "Fusion depth, z-scores and feedback"). The identifier route's
+    #: weight puts an exact clause match first.
     pool: int = 100  # candidates the graph boost and MMR read from the fused order
     #: Candidates per content route that convex fusion sees (at least ``pool``). When only
     #: one content route has candidates, rank fusion reads the first ``pool`` of it, so a
     #: dense-off search ranks exactly as with ``depth == pool``.
-    depth: int = 300
-    normalisation: Normalisation = "zscore"
+    depth: int = 100
+    normalisation: Normalisation = "minmax"
     #: Cosine thresholds per encoder, (any vector hit, a vector hit with no lexical
     #: candidate): encoders' cosines run on different scales (USE's lower than MiniLM's;
     #: docs/benchmarks.md). Keyed by :func:`encoder_key`. MiniLM's re-chosen on SciFact
@@ -95,7 +97,7 @@ class RecallSettings:
     fusion: Literal["rrf", "convex"] = "convex"
     rrf_k: int = 60
     weights: dict[str, float] = field(
-        default_factory=lambda: {"identifier": 2.0, "lexical": 0.5, "vector": 0.5}
+        default_factory=lambda: {"identifier": 2.0, "lexical": 0.6, "vector": 0.4}
     )
     #: Superseded editions (stale status, or the target of a supersedes relation) keep this
     #: share of their fused score, so a current edition outranks them (they stay findable).

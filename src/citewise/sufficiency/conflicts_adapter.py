@@ -1,25 +1,25 @@
 """Bridges the pure fact/conflict rules to a knowledge base: which documents to read,
 which conflicts matter for this question, and which evidence is stale.
 
-Facts are read from the full text of every document the pack draws on (so an appendix far
-from the matched span still counts), block by block with each block's heading path as a
-qualifier source. Facts of stale editions are left out when a current edition exists.
-A conflict matters when its subject shares a key term with the question (a subject with no
-key terms, such as "p" or "n", never does).
+A reported conflict is anchored in the evidence: one of its facts lies in a direct-support
+fragment and concerns the question; the other may be anywhere in the pack's documents
+(block by block, each block's heading path a qualifier source), read only where a block
+holds every word of an anchored subject. Facts of stale editions are left out when a
+current edition exists. A subject with no key terms ("p", "n") never concerns a question.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from dataclasses import replace
+from typing import TYPE_CHECKING, NamedTuple
 
-from citewise.analysis.tokenize import key_terms, term_coverage
+from citewise.analysis.tokenize import key_terms, term_coverage, word_tokens
 from citewise.evidence.augment import hit_fragment
 from citewise.evidence.models import EvidencePack, Fragment
 from citewise.ingest.models import BLOCK_KINDS, Node
 from citewise.recall.models import Hit
-from citewise.sufficiency._numbers import concerns_question
 from citewise.sufficiency.models import ConflictNote, ConflictSide
 
 if TYPE_CHECKING:
@@ -63,27 +63,130 @@ def detect_conflicts(
     principal: str | None = None,
     hits: Sequence[Hit] = (),
 ) -> list[ConflictNote]:
-    """Conflicts among the facts of the pack's documents that concern ``question``. The
-    chunks of the best recall ``hits`` from documents the pack left out (segment selection
-    keeps few documents) are read for entity-valued facts only (:data:`ENTITY_KINDS`): a
-    second source naming another winner or current version is a disagreement the answer
-    owes the reader, whichever document evidence selection preferred."""
-    from citewise.sufficiency.conflicts import find_conflicts
-    from citewise.sufficiency.facts import extract_facts
+    """Conflicts that concern ``question`` and touch the evidence the answer rests on.
+
+    A conflict is anchored: one of its two facts lies inside a direct-support fragment of
+    the pack and its subject is something the question asks about (:func:`_asked`);
+    the other fact may sit anywhere in the pack's documents (an appendix far below the
+    matched span) or, for entity-valued facts (:data:`ENTITY_KINDS`), in the chunks of the
+    best recall ``hits`` from documents the pack left out (a second source naming another
+    winner or current version). Two facts elsewhere in a document the pack only touches
+    ("policy change effective March 1" against "October 1" three hundred pages apart) are
+    not the answer's subject and are not reported. The rest of a document is read only
+    where a block holds every word of an anchored subject, so the cost of a question
+    follows its evidence, not the size of the documents it touches."""
+    from citewise.sufficiency.conflicts import find_conflicts, subject_key
 
     stale = set(stale_paths(kb, pack, principal))
     docs: dict[str, Fragment] = {}
     for f in pack.fragments:
         if f.path not in stale:
             docs.setdefault(f.path, f)
-    facts: list[Fact] = []
+    direct: dict[str, list[tuple[int, int]]] = {}
+    for f in pack.direct:
+        direct.setdefault(f.path, []).append((f.char_start, f.char_end))
+    reads: dict[str, tuple[str, list[_Block]]] = {}
+
+    def read(path: str) -> tuple[str, list[_Block]]:
+        if path not in reads:
+            spans = [(f.char_start, f.char_end) for f in pack.fragments if f.path == path]
+            reads[path] = _fact_units(kb, path, docs[path], spans)
+        return reads[path]
+
+    anchors: list[Fact] = []
     owner: dict[int, Fragment] = {}
     for path, frag in sorted(docs.items()):
-        spans = [(f.char_start, f.char_end) for f in pack.fragments if f.path == path]
-        whole = _document_facts(kb, path, frag, spans)
-        for fact in whole:
-            owner[id(fact)] = frag
-        facts.extend(whole)
+        if path not in direct:
+            continue  # no anchor here: read only when another document anchors a subject
+        text, units = read(path)
+        for fact in _facts_of(text, path, [u for u in units if _touches(u, direct[path])]):
+            if _asked(fact, question):
+                anchors.append(fact)
+                owner[id(fact)] = frag
+    if not anchors:
+        return []  # nothing the answer rests on states a value of the asked subject
+    keys = {(subject_key(f.subject, f.attribute), f.attribute) for f in anchors}
+    needs = [n for n in (_need(key) for key, _ in keys) if n]
+    facts = list(anchors)
+    for path in sorted(docs):
+        text, units = read(path)
+        rest = [u for u in units if not _touches(u, direct.get(path)) and _holds(text, u, needs)]
+        for fact in _facts_of(text, path, rest):
+            if (subject_key(fact.subject, fact.attribute), fact.attribute) in keys:
+                owner[id(fact)] = docs[path]
+                facts.append(fact)
+    facts.extend(_entity_facts(hits, docs, stale, owner))
+    anchored = {id(f) for f in anchors}
+    notes: list[ConflictNote] = []
+    for c in find_conflicts(facts):
+        pair = (c.a, c.b)
+        if id(c.a) not in anchored and id(c.b) not in anchored:
+            continue  # neither side is in the evidence the answer rests on
+        sides = tuple(_side(owner[id(p)], p) for p in pair)
+        sentence = (
+            f"The sources disagree on {c.a.subject}: {sides[0].fragment.path} gives "
+            f"{p_raw(c.a)} and {sides[1].fragment.path} gives {p_raw(c.b)}."
+        )
+        notes.append(ConflictNote(c.a.subject, c.a.attribute, sentence, sides, c.reason))
+    return notes
+
+
+def _asked(fact: Fact, question: Question) -> bool:
+    """The fact's subject is what the question asks about: at least half of its key terms
+    are in the question, or it holds a name or identifier the question relies on. One
+    shared common word ("effect" in "policy change effective" for "When does the
+    prohibition take effect?") is not the asked subject."""
+    subject = set(key_terms(fact.subject))
+    if not subject:
+        return False  # "p", "n", "there": cannot be shown to be what is asked
+    if term_coverage(fact.subject, question.text).ratio >= 0.5:
+        return True
+    return bool(subject & set(key_terms(" ".join(question.named_terms))))
+
+
+def _touches(unit: _Block, spans: list[tuple[int, int]] | None) -> bool:
+    return any(unit.start < end and start < unit.end for start, end in spans or ())
+
+
+def _need(key: str) -> frozenset[str]:
+    """The words a block must hold to state a fact with subject ``key``: the key's words
+    but the canonical synonym ("retry limit" is also said "max attempts")."""
+    from citewise.sufficiency.conflicts import SYNONYMS
+
+    canonical = {w for phrase in set(SYNONYMS.values()) for w in word_tokens(phrase)}
+    return frozenset(w for w in key.split() if w not in canonical)
+
+
+def _holds(text: str, unit: _Block, needs: list[frozenset[str]]) -> bool:
+    """The block (with its heading) holds every word of an anchored subject."""
+    held = set(word_tokens(text[unit.start : unit.end])) | set(word_tokens(" ".join(unit.heading)))
+    return any(need <= held for need in needs)
+
+
+def _facts_of(text: str, path: str, units: list[_Block]) -> list[Fact]:
+    """The facts of ``units``; the facts of one table are one group (its rows enumerate
+    cases, and two tables of one document each state their own), also where the format
+    gives no Markdown header row for the fact reader to see."""
+    from citewise.sufficiency.facts import extract_facts
+
+    out: list[Fact] = []
+    for u in units:
+        found = extract_facts(
+            text[u.start : u.end], base_offset=u.start, heading_path=u.heading, doc_path=path
+        )
+        if u.kind == "table":
+            found = [f if f.group >= 0 else replace(f, group=u.start) for f in found]
+        out.extend(found)
+    return out
+
+
+def _entity_facts(
+    hits: Sequence[Hit], docs: dict[str, Fragment], stale: set[str], owner: dict[int, Fragment]
+) -> list[Fact]:
+    """Entity-valued facts of the best recall hits from documents the pack left out."""
+    from citewise.sufficiency.facts import extract_facts
+
+    out: list[Fact] = []
     for h in hits[:EXTRA_HITS]:
         if h.path in docs or h.path in stale or not ENTITY_CUE.search(h.excerpt):
             continue
@@ -94,52 +197,19 @@ def detect_conflicts(
         for fact in found:
             if fact.attribute in ENTITY_KINDS:
                 owner[id(fact)] = frag
-                facts.append(fact)
-    terms = set(question.key_terms)
-    notes: list[ConflictNote] = []
-    for c in find_conflicts(facts):
-        pair = (c.a, c.b)
-        subject_terms = set(key_terms(c.a.subject)) | set(key_terms(c.b.subject))
-        coverage = term_coverage(c.a.subject, question.text).ratio
-        if not concerns_question(subject_terms, terms, coverage):
-            continue  # a disagreement about something the question does not ask about
-        sides = tuple(_side(owner[id(p)], p) for p in pair)
-        sentence = (
-            f"The sources disagree on {c.a.subject}: {sides[0].fragment.path} gives "
-            f"{p_raw(c.a)} and {sides[1].fragment.path} gives {p_raw(c.b)}."
-        )
-        notes.append(ConflictNote(c.a.subject, c.a.attribute, sentence, sides, c.reason))
-    return notes
+                out.append(fact)
+    return out
 
 
-#: Documents versions whose facts one index state keeps (see ``CallerViews.cached``).
-FACT_CACHE = 4096
-
-
-def _document_facts(
+def _fact_units(
     kb: StageContext, path: str, frag: Fragment, spans: list[tuple[int, int]]
-) -> tuple[Fact, ...]:
-    """The facts of one document version, block by block. A version's facts depend on its
-    content only, so they are kept with the index state when its nodes were read whole."""
-    from citewise.sufficiency.facts import extract_facts
-
+) -> tuple[str, list[_Block]]:
+    """One document version's text and its fact-bearing blocks around ``spans`` (the
+    whole version when it is small, see ``nodes_near``)."""
     index = kb.index
-    key = (frag.doc_id, frag.version_id)
-    got: tuple[Fact, ...] | None = index.lookup("facts", key)
-    if got is not None:
-        return got
     text = index.version_text(frag.doc_id, frag.version_id)
     window = index.nodes_near(path, frag.version_id, spans)
-    found = tuple(
-        fact
-        for start, end, heading in _units(window.nodes)
-        for fact in extract_facts(
-            text[start:end], base_offset=start, heading_path=heading, doc_path=path
-        )
-    )
-    if window.complete:
-        index.keep("facts", key, found, FACT_CACHE)
-    return found
+    return text, _units(window.nodes)
 
 
 def _hit_fragment(h: Hit) -> Fragment:
@@ -147,20 +217,29 @@ def _hit_fragment(h: Hit) -> Fragment:
     return hit_fragment(h, role="conflict", reason="conflict_source", rank=float(h.rank))
 
 
-def _units(nodes: list[Node]) -> list[tuple[int, int, tuple[str, ...]]]:
+class _Block(NamedTuple):
+    """A fact-bearing range of a document: one block, or the items of one list."""
+
+    start: int
+    end: int
+    heading: tuple[str, ...]
+    kind: str
+
+
+def _units(nodes: list[Node]) -> list[_Block]:
     """Fact-bearing ranges: each block, with the items of one list read as one unit (the
     options of a list are alternatives, not contradicting facts)."""
-    units: list[tuple[int, int, tuple[str, ...]]] = []
+    units: list[_Block] = []
     last_kind = ""
     for n in nodes:
         if n.kind not in FACT_KINDS:
             continue
-        if units and n.char_end <= units[-1][1]:
+        if units and n.char_end <= units[-1].end:
             continue  # nested inside the current unit (a sub-item, a paragraph in an item)
-        if n.kind == last_kind == "list_item" and n.heading_path == units[-1][2]:
-            units[-1] = (units[-1][0], n.char_end, n.heading_path)
+        if n.kind == last_kind == "list_item" and n.heading_path == units[-1].heading:
+            units[-1] = units[-1]._replace(end=n.char_end)
         else:
-            units.append((n.char_start, n.char_end, n.heading_path))
+            units.append(_Block(n.char_start, n.char_end, n.heading_path, n.kind))
         last_kind = n.kind
     return units
 

@@ -20,7 +20,8 @@ that unit carries (its section headings, the sentence before a pronoun):
   ranks low too, never by the plain statement; a negation must stand near a word of the
   question (:func:`negates`), not negate something else in the sentence;
 * **answer type** - "when did / what year" wants a date in the unit, "how many / how
-  much" a quantity.
+  much" a count, other than the question's own figures (:mod:`answer_type`: not any
+  digit, and a date's year is no count).
 
 Statements (claims to check, such as SciFact's) carry no constraints: a claim is
 checked as a whole, not answered by a unit.
@@ -34,6 +35,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from citewise.analysis.tokenize import QUESTION_STEMS, tokenize
+from citewise.sufficiency.answer_type import figures_of, gives_date, gives_quantity
+from citewise.sufficiency.floor import unmentioned
 from citewise.sufficiency.presence import FILLER, TermProfile, english_zipf, is_question
 from citewise.sufficiency.wordforms import fold, held, tokens
 
@@ -50,7 +53,7 @@ RELATION_ZIPF = 4.6
 #: decorator" is not met by a "Fences" heading alone).
 RARE_ZIPF = 4.2
 
-Kind = Literal["number", "name", "words", "polarity", "date", "quantity"]
+Kind = Literal["number", "name", "words", "polarity", "date", "quantity", "relevance"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,17 +119,6 @@ _DATE_Q = re.compile(
 _QUANTITY_Q = re.compile(
     r"\bhow (?:many|much|long|old|far|large|big|tall|high|often|fast|wide|deep)\b|"
     r"\bwhat (?:percentage|percent|proportion|fraction|share|number|amount)\b",
-    re.I,
-)
-_MONTHS = (
-    "january february march april may june july august september october november december "
-    "jan feb mar apr jun jul aug sep sept oct nov dec"
-)
-_DATE_T = re.compile(
-    r"\d|\b(?:"
-    + "|".join(_MONTHS.split())
-    + r"|century|centuries|decade|decades|millennium|bc|bce|ad|ce|spring|summer|autumn|fall|"
-    r"winter|reign|era|ago|today|yesterday|" + "|".join(_ORDINAL_WORDS) + r")\b",
     re.I,
 )
 _QUANTITY_T = re.compile(  # not "one": "one of the largest" gives no figure
@@ -293,11 +285,14 @@ def question_constraints(
     m = _LEAST_Q.search(question)
     if m:
         out.append(Constraint("polarity", m.group(0), "least"))
+    own = ",".join(figures_of(question))  # the question's own figures answer nothing
     if _DATE_Q.search(question):
-        out.append(Constraint("date", "when", "date"))
+        out.append(Constraint("date", "when", f"date:{own}"))
     elif _QUANTITY_Q.search(question):
         q = _QUANTITY_Q.search(question)
-        out.append(Constraint("quantity", q.group(0) if q else "how many", "quantity"))
+        said = q.group(0) if q else "how many"
+        count = said.lower().split()[-1] in ("many", "much")  # a count: no year, no clock
+        out.append(Constraint("quantity", said, f"{'count' if count else 'quantity'}:{own}"))
     return tuple(out)
 
 
@@ -351,12 +346,19 @@ def unmet(
         elif c.kind == "polarity":
             ok = negates(c, text) if c.key.startswith("not") else bool(_LEAST_T.search(text))
         elif c.kind == "date":
-            ok = bool(_DATE_T.search(text))
+            ok = gives_date(text, _asked(c))
+        elif c.key.startswith("count"):
+            ok = gives_quantity(text, _asked(c))
         else:
             ok = bool(_QUANTITY_T.search(text))
         if not ok:
             out.append(c)
     return tuple(out)
+
+
+def _asked(c: Constraint) -> list[str]:
+    """The question's own figures an answer-type constraint carries ("date:1598")."""
+    return [v for v in c.key.partition(":")[2].split(",") if v]
 
 
 def reason(failures: Sequence[tuple[Constraint, ...]]) -> str:
@@ -365,6 +367,8 @@ def reason(failures: Sequence[tuple[Constraint, ...]]) -> str:
     what the closest unit lacks."""
     if not failures:
         return ""
+    # a unit's other failures say why it is no answer; its low relevance adds nothing
+    failures = [tuple(c for c in f if c.kind != "relevance") or f for f in failures]
     common = [c for c in failures[0] if all(c in f for f in failures[1:])]
     if common:
         words = " and ".join(dict.fromkeys(_words(c) for c in common))
@@ -374,6 +378,8 @@ def reason(failures: Sequence[tuple[Constraint, ...]]) -> str:
 
 
 def _words(c: Constraint) -> str:
+    if c.kind == "relevance":
+        return f"mentions {_either(c.surface)}" if c.surface else "is close enough"
     if c.kind == "number" or c.kind == "name":
         return f"mentions {c.surface}"
     if c.kind == "words":
@@ -392,7 +398,17 @@ def _relation(c: Constraint, verb: str) -> str:
     return f"{verb} half of: {', '.join(words)}"
 
 
+def _either(words: str) -> str:
+    """ "issue, Edict or Nantes": each of the words (a unit lacking them lacks every one)."""
+    parts = words.split()
+    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} or {parts[-1]}"
+
+
 def _lacks(c: Constraint) -> str:
+    if c.kind == "relevance":
+        if c.surface:
+            return f"does not mention {_either(c.surface)}"
+        return "matches the question too weakly"
     if c.kind in ("number", "name"):
         return f"does not mention {c.surface}"
     if c.kind == "words":
@@ -409,8 +425,14 @@ class UnitGate:
     every constraint (with its headings as context for names); each refusal is recorded,
     so a question whose every unit failed is refused with :func:`reason`."""
 
-    def __init__(self, constraints: Sequence[Constraint]) -> None:
+    def __init__(
+        self, constraints: Sequence[Constraint], question: str = "", floor: float = 0.0
+    ) -> None:
         self.constraints = tuple(constraints)
+        #: Units scored below ``floor`` fail too (:mod:`citewise.sufficiency.floor`); the
+        #: reason then names the ``question``'s words they lack.
+        self.question = question
+        self.floor = floor
         self._failed: list[tuple[float, int, tuple[Constraint, ...]]] = []
 
     def __call__(
@@ -418,7 +440,11 @@ class UnitGate:
     ) -> bool:
         if not self.constraints:
             return True
+        headings = list(headings)
         failed = unmet(self.constraints, text, headings, paragraph)
+        if score < self.floor:
+            lacking = " ".join(unmentioned(self.question, text, headings))
+            failed = (*failed, Constraint("relevance", lacking, "relevance"))
         if failed:
             self._failed.append((-score, len(self._failed), failed))
         return not failed
