@@ -147,28 +147,31 @@ def run_corpus(corpus: str, qs: list[Question], root: Path, tmp: Path) -> dict[s
                         "problem": chk.problem,
                     }
                 )
-            located = [Location(c.path, c.line_start, c.line_end) for c in ans.citations]
-            g = grade(q, ans.outcome, ans.answer, located)
-            rows.append(
-                {
-                    "id": q.id,
-                    "corpus": corpus,
-                    "profile": q.profile,
-                    "answerable": q.answerable,
-                    "label": g.label,
-                    "outcome": ans.outcome,
-                    "degradation": ans.degradation,
-                    "located": g.located,
-                    "missing": list(g.missing),
-                    "question": q.question,
-                    "expected": [asdict(e) for e in q.expected],
-                    "answer": ans.answer,
-                    "reasons": list(ans.sufficiency.reason_texts),
-                    "citations": cites,
-                    "ms": round(ms, 1),
-                }
-            )
+            rows.append(answer_row(q, ans, cites, ms))
     return {"files": n_files, "failed_files": failed, "build_s": round(build_s, 1), "rows": rows}
+
+
+def answer_row(q: Question, ans: Any, cites: list[dict[str, Any]], ms: float) -> dict[str, Any]:
+    """One graded question as a result row (``ans`` is the product's answer)."""
+    located = [Location(c.path, c.line_start, c.line_end) for c in ans.citations]
+    g = grade(q, ans.outcome, ans.answer, located)
+    return {
+        "id": q.id,
+        "corpus": q.corpus,
+        "profile": q.profile,
+        "answerable": q.answerable,
+        "label": g.label,
+        "outcome": ans.outcome,
+        "degradation": ans.degradation,
+        "located": g.located,
+        "missing": list(g.missing),
+        "question": q.question,
+        "expected": [asdict(e) for e in q.expected],
+        "answer": ans.answer,
+        "reasons": list(ans.sufficiency.reason_texts),
+        "citations": cites,
+        "ms": round(ms, 1),
+    }
 
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:

@@ -30,13 +30,20 @@ import shutil
 import sys
 import tempfile
 import time
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from bench._beir import data_root
-from bench._grading import Location, Question, check_citation, grade
-from bench.answers_docs import QUESTIONS, RESULTS, load_question_file, selected, summarise, table
+from bench._grading import Question, check_citation
+from bench.answers_docs import (
+    QUESTIONS,
+    RESULTS,
+    answer_row,
+    load_question_file,
+    selected,
+    summarise,
+    table,
+)
 
 SKIP = {"SOURCE.md", "linn.txt"}
 WARMUP = "What are these documents about?"
@@ -96,27 +103,7 @@ def run(qs: list[Question], root: Path, tmp: Path) -> dict[str, Any]:
             ans = kb.ask(q.question)
             ms = 1000 * (time.perf_counter() - t1)
             cites = [_citation(kb, c) for c in ans.citations]
-            located = [Location(c.path, c.line_start, c.line_end) for c in ans.citations]
-            g = grade(q, ans.outcome, ans.answer, located)
-            rows.append(
-                {
-                    "id": q.id,
-                    "corpus": "documents",
-                    "profile": q.profile,
-                    "answerable": q.answerable,
-                    "label": g.label,
-                    "outcome": ans.outcome,
-                    "degradation": ans.degradation,
-                    "located": g.located,
-                    "missing": list(g.missing),
-                    "question": q.question,
-                    "expected": [asdict(e) for e in q.expected],
-                    "answer": ans.answer,
-                    "reasons": list(ans.sufficiency.reason_texts),
-                    "citations": cites,
-                    "ms": round(ms, 1),
-                }
-            )
+            rows.append(answer_row(q, ans, cites, ms))
     return {"files": n_files, "failed_files": failed, "build_s": round(build_s, 1), "rows": rows}
 
 
