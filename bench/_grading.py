@@ -20,7 +20,7 @@ import re
 import string
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 Label = Literal[
     "right", "partial", "miscited", "wrong_abstention", "correct_abstention", "overreach"
@@ -141,6 +141,20 @@ def check_citation(
             False, f"lines {line_start}-{line_end} but the offsets are on {first}-{last}"
         )
     return CitationCheck(True)
+
+
+def check_cited(source: str, cited: Any) -> CitationCheck:
+    """:func:`check_citation` for one of the product's citations (its offsets, lines,
+    excerpt and hash)."""
+    return check_citation(
+        source,
+        char_start=cited.char_start,
+        char_end=cited.char_end,
+        line_start=cited.line_start,
+        line_end=cited.line_end,
+        excerpt=cited.excerpt,
+        sha256=cited.sha256,
+    )
 
 
 def squad_normalize(text: str) -> str:

@@ -47,7 +47,7 @@ from bench._grading import (
     LABELS,
     Location,
     Question,
-    check_citation,
+    check_cited,
     grade,
     percentile,
 )
@@ -129,15 +129,7 @@ def run_corpus(corpus: str, qs: list[Question], root: Path, tmp: Path) -> dict[s
             ms = 1000 * (time.perf_counter() - t1)
             cites: list[dict[str, Any]] = []
             for c in ans.citations:
-                chk = check_citation(
-                    _source_text(root / c.path),
-                    char_start=c.char_start,
-                    char_end=c.char_end,
-                    line_start=c.line_start,
-                    line_end=c.line_end,
-                    excerpt=c.excerpt,
-                    sha256=c.sha256,
-                )
+                chk = check_cited(_source_text(root / c.path), c)
                 cites.append(
                     {
                         "path": c.path,
@@ -172,6 +164,32 @@ def answer_row(q: Question, ans: Any, cites: list[dict[str, Any]], ms: float) ->
         "citations": cites,
         "ms": round(ms, 1),
     }
+
+
+def write_results(
+    out: Path,
+    rows: list[dict[str, Any]],
+    benchmark: str,
+    dense: str,
+    load0: tuple[float, float, float],
+    **extra: Any,
+) -> dict[str, Any]:
+    """Write one JSON line per question to ``out`` and the run's summary beside it
+    (``<out>.summary.json``: date, machine, load at start and end, ``extra``); return the
+    summary."""
+    with out.open("w", encoding="utf-8") as fh:
+        for r in rows:
+            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+    meta = {
+        "benchmark": benchmark,
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "dense": dense,
+        "machine": {"arch": platform.machine(), "cpus": os.cpu_count()},
+        "loadavg_start_end": [round(load0[0], 2), round(os.getloadavg()[0], 2)],
+        **extra,
+    }
+    out.with_suffix(".summary.json").write_text(json.dumps(meta, indent=2) + "\n", "utf-8")
+    return meta
 
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -267,19 +285,9 @@ def main(argv: list[str] | None = None) -> int:
     RESULTS.mkdir(parents=True, exist_ok=True)
     suffix = "" if not ids and not args.corpus else "_subset"
     out = RESULTS / f"answers_docs_{dense}{suffix}.jsonl"
-    with out.open("w", encoding="utf-8") as fh:
-        for r in all_rows:
-            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
-    meta = {
-        "benchmark": "answers_docs",
-        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "dense": dense,
-        "machine": {"arch": platform.machine(), "cpus": os.cpu_count()},
-        "loadavg_start_end": [round(load0[0], 2), round(os.getloadavg()[0], 2)],
-        "builds": builds,
-        "summaries": summaries,
-    }
-    out.with_suffix(".summary.json").write_text(json.dumps(meta, indent=2) + "\n", "utf-8")
+    meta = write_results(
+        out, all_rows, "answers_docs", dense, load0, builds=builds, summaries=summaries
+    )
     if args.json:
         print(json.dumps(meta, indent=2))
     else:

@@ -25,7 +25,6 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before any numpy import
 
 import argparse
 import json
-import platform
 import shutil
 import sys
 import tempfile
@@ -34,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from bench._beir import data_root
-from bench._grading import Question, check_citation
+from bench._grading import Question, check_cited
 from bench.answers_docs import (
     QUESTIONS,
     RESULTS,
@@ -43,6 +42,7 @@ from bench.answers_docs import (
     selected,
     summarise,
     table,
+    write_results,
 )
 
 SKIP = {"SOURCE.md", "linn.txt"}
@@ -62,15 +62,7 @@ def copy_documents(src: Path, dst: Path) -> int:
 
 def _citation(kb: Any, c: Any) -> dict[str, Any]:
     text = kb.store.get_document_text(kb.name, c.doc_id, c.version_id)
-    chk = check_citation(
-        text,
-        char_start=c.char_start,
-        char_end=c.char_end,
-        line_start=c.line_start,
-        line_end=c.line_end,
-        excerpt=c.excerpt,
-        sha256=c.sha256,
-    )
+    chk = check_cited(text, c)
     needs_locator = Path(c.path).suffix.lower() not in (".md", ".txt", ".rst")
     problem = chk.problem or (
         "no locator into the original file" if needs_locator and not c.locator else ""
@@ -127,19 +119,15 @@ def main(argv: list[str] | None = None) -> int:
     summaries = {"documents": summarise(res["rows"])}
     RESULTS.mkdir(parents=True, exist_ok=True)
     out = RESULTS / f"answers_documents_{dense}.jsonl"
-    with out.open("w", encoding="utf-8") as fh:
-        for r in res["rows"]:
-            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
-    meta = {
-        "benchmark": "answers_documents",
-        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "dense": dense,
-        "machine": {"arch": platform.machine(), "cpus": os.cpu_count()},
-        "loadavg_start_end": [round(load0[0], 2), round(os.getloadavg()[0], 2)],
-        "build": {k: v for k, v in res.items() if k != "rows"},
-        "summaries": summaries,
-    }
-    out.with_suffix(".summary.json").write_text(json.dumps(meta, indent=2) + "\n", "utf-8")
+    meta = write_results(
+        out,
+        res["rows"],
+        "answers_documents",
+        dense,
+        load0,
+        build={k: v for k, v in res.items() if k != "rows"},
+        summaries=summaries,
+    )
     if args.json:
         print(json.dumps(meta, indent=2))
     else:

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from bench._beir import data_root
-from bench._grading import check_citation, gold_in_answer, percentile
+from bench._grading import check_cited, gold_in_answer, percentile
 
 SEED = 15
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -110,16 +110,7 @@ def ask_all(
             ans = kb.ask(text)
             ms = 1000 * (time.perf_counter() - t1)
             exact = [
-                check_citation(
-                    (folder / c.path).read_text("utf-8"),
-                    char_start=c.char_start,
-                    char_end=c.char_end,
-                    line_start=c.line_start,
-                    line_end=c.line_end,
-                    excerpt=c.excerpt,
-                    sha256=c.sha256,
-                ).exact
-                for c in ans.citations
+                check_cited((folder / c.path).read_text("utf-8"), c).exact for c in ans.citations
             ]
             rows.append(
                 {
