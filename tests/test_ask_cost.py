@@ -534,3 +534,16 @@ def test_a_query_is_encoded_once_per_encoder() -> None:
     assert b.calls == 1
     query_vector(cast(Any, a), question + "?")
     assert a.calls == 3  # (the direct encode above, and the new text)
+
+
+def test_kept_block_facts_are_the_facts_extracted_from_the_block() -> None:
+    from citewise.sufficiency.conflicts_adapter import _block_facts
+    from citewise.sufficiency.facts import extract_facts
+
+    block = "The pump runs at 40 rpm.\n\n| model | weight |\n|---|---|\n| A1 | 12 kg |\n"
+    for _ in range(2):  # computed, then kept
+        kept = _block_facts(block, 120, ("Pumps", "Speed"), "pumps.md")
+        assert list(kept) == extract_facts(
+            block, base_offset=120, heading_path=("Pumps", "Speed"), doc_path="pumps.md"
+        )
+    assert kept, "the block states facts"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
 from citewise.analysis.tokenize import key_terms, term_coverage, word_tokens
@@ -167,17 +168,23 @@ def _facts_of(text: str, path: str, units: list[_Block]) -> list[Fact]:
     """The facts of ``units``; the facts of one table are one group (its rows enumerate
     cases, and two tables of one document each state their own), also where the format
     gives no Markdown header row for the fact reader to see."""
-    from citewise.sufficiency.facts import extract_facts
-
     out: list[Fact] = []
     for u in units:
-        found = extract_facts(
-            text[u.start : u.end], base_offset=u.start, heading_path=u.heading, doc_path=path
-        )
+        found = list(_block_facts(text[u.start : u.end], u.start, tuple(u.heading), path))
         if u.kind == "table":
             found = [f if f.group >= 0 else replace(f, group=u.start) for f in found]
         out.extend(found)
     return out
+
+
+@lru_cache(maxsize=4096)
+def _block_facts(block: str, start: int, heading: tuple[str, ...], path: str) -> tuple[Fact, ...]:
+    """The facts of one block of a document version, kept per process: a pure function of
+    its arguments (facts are frozen), and the next question on the same documents reads
+    the same blocks (the per-version facts cache this replaced kept whole documents)."""
+    from citewise.sufficiency.facts import extract_facts
+
+    return tuple(extract_facts(block, base_offset=start, heading_path=heading, doc_path=path))
 
 
 def _entity_facts(
