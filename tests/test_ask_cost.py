@@ -32,6 +32,7 @@ from citewise.index.lexical import LexicalIndex
 from citewise.index.query_vectors import query_vector
 from citewise.kb import Home
 from citewise.recall.fusion import Jaccard, mmr, mmr_columns
+from citewise.recall.models import SearchFilters
 from citewise.recall.search import WordIds
 from citewise.store import _near
 from citewise.store.protocol import Store
@@ -547,3 +548,45 @@ def test_kept_block_facts_are_the_facts_extracted_from_the_block() -> None:
             block, base_offset=120, heading_path=("Pumps", "Speed"), doc_path="pumps.md"
         )
     assert kept, "the block states facts"
+
+
+class _CountingChunks(dict[str, Any]):
+    """A state's chunk records, counting every walk over them."""
+
+    walks = 0
+
+    def values(self) -> Any:
+        type(self).walks += 1
+        return super().values()
+
+    def items(self) -> Any:
+        type(self).walks += 1
+        return super().items()
+
+    def __iter__(self) -> Any:
+        type(self).walks += 1
+        return super().__iter__()
+
+
+def test_an_ask_walks_no_chunk_list_once_the_state_is_warm(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The versions with locators (evidence) and the restricted documents (the answer's
+    access event) are kept with the index state: a second question walks no chunk list."""
+    from tests.test_query_cost import QUESTIONS, _corpus
+
+    monkeypatch.setenv("CITEWISE_DENSE", "off")
+    docs = _corpus(tmp_path, 3)
+    with Home.open(tmp_path / "home") as home:
+        kb = home.kb()
+        assert kb.add([docs]).ok
+        staff = SearchFilters(principal="staff")
+        first = [kb.ask(q) for q in QUESTIONS] + [kb.ask(QUESTIONS[3], filters=staff)]
+        state = home.index("default").state
+        state.chunks = _CountingChunks(state.chunks)
+        _CountingChunks.walks = 0
+        again = [kb.ask(q) for q in QUESTIONS] + [kb.ask(QUESTIONS[3], filters=staff)]
+        assert _CountingChunks.walks == 0
+        assert [_key(a) for a in again] == [_key(a) for a in first]
+        access = kb.context.store.ledger.last_event("access", "default")
+        assert access is not None and access.payload["allowed"] == ["secret.md"]

@@ -22,6 +22,7 @@ that find them (answer/pipeline.py, llm/, answer/finish.py).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from citewise.answer.models import FailureStage
     from citewise.context import StageContext
     from citewise.evidence.models import EvidencePack
+    from citewise.store.models import StoredChunk
 
 __all__ = ["Failure", "classify", "withheld_matches"]
 
@@ -66,7 +68,11 @@ def classify(
         return Failure("context_assembly")
     own = filters or SearchFilters()
     readable = SearchFilters(principal=own.principal)
-    if not any(in_scope(c, readable) for c in kb.index.chunks.values()):
+    index = kb.index
+    if not index.memo(
+        ("any-readable", own.principal),
+        lambda: any(in_scope(c, readable) for c in index.chunks.values()),
+    ):
         why = "the knowledge base holds no indexed text; add documents with `citewise add`"
         return Failure("indexing", Reason("index_empty", why))
     broken = [
@@ -100,11 +106,11 @@ def withheld_matches(
         return []
     own = filters or SearchFilters()
     hidden = set(denied)
-    names: set[str] = set()
-    for c in kb.index.chunks.values():
-        if c.path in hidden and not may_read(c.metadata, own.principal):
-            access = c.metadata.get("access")
-            names.update([access] if isinstance(access, str) else map(str, access or ()))
+    index = kb.index
+    names = index.memo(
+        ("withheld-names", own.principal, tuple(sorted(hidden))),
+        lambda: _access_names(index.chunks.values(), hidden, own.principal),
+    )
     from citewise.recall.search import search
 
     found: set[str] = set()
@@ -112,3 +118,16 @@ def withheld_matches(
         result = search(kb.index, question, filters=replace(own, principal=name))
         found.update(h.path for h in result.hits if h.path in hidden)
     return sorted(found)
+
+
+def _access_names(
+    chunks: Iterable[StoredChunk], hidden: set[str], principal: str | None
+) -> frozenset[str]:
+    """The ``access`` names of the ``hidden`` documents ``principal`` may not read: a walk
+    over every chunk, kept with the index state by the caller."""
+    names: set[str] = set()
+    for c in chunks:
+        if c.path in hidden and not may_read(c.metadata, principal):
+            access = c.metadata.get("access")
+            names.update([access] if isinstance(access, str) else map(str, access or ()))
+    return frozenset(names)

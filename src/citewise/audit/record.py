@@ -17,6 +17,7 @@ from citewise.evidence.models import EvidenceConfig, EvidencePack
 from citewise.recall.models import SearchFilters, SearchResult, filters_json
 from citewise.recall.scope import may_read
 from citewise.recall.search import RecallSettings, search, search_summary
+from citewise.store.models import StoredChunk
 from citewise.store.protocol import Store
 
 if TYPE_CHECKING:
@@ -88,20 +89,32 @@ def access_decisions(
     withheld from it before ranking (denied). None when the KB restricts nothing.
     ``redacted`` is part of the format; nothing redacts text today."""
     index = kb.index
-    restricted: dict[str, dict[str, Any]] = {}
-    for c in index.chunks.values():
-        if c.metadata.get("access") and c.path not in restricted:
-            restricted[c.path] = c.metadata
+    restricted = index.memo("restricted-paths", lambda: _restricted(index.chunks.values()))
     if not restricted:
         return None
     principal = filters.principal if filters else None
+    denied = index.memo(
+        ("restricted-denied", principal),
+        lambda: tuple(sorted(p for p, m in restricted if not may_read(m, principal))),
+    )
     read = set(read_paths)
     return {
         "principal": principal,
-        "allowed": sorted(p for p in restricted if p in read),
-        "denied": sorted(p for p, m in restricted.items() if not may_read(m, principal)),
+        "allowed": sorted(p for p, _ in restricted if p in read),
+        "denied": list(denied),
         "redacted": [],
     }
+
+
+def _restricted(chunks: Iterable[StoredChunk]) -> tuple[tuple[str, Mapping[str, Any]], ...]:
+    """(path, metadata) of every restricted document (front-matter ``access:``), first
+    chunk's metadata per path: a walk over every chunk, so the caller keeps it with the
+    index state (it depends on the chunks' metadata alone)."""
+    restricted: dict[str, Mapping[str, Any]] = {}
+    for c in chunks:
+        if c.metadata.get("access") and c.path not in restricted:
+            restricted[c.path] = c.metadata
+    return tuple(restricted.items())
 
 
 def _withheld(

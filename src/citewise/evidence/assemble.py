@@ -188,9 +188,9 @@ def _load(index: KBIndex, hits: Sequence[Hit]) -> tuple[dict[DocKey, DocView], d
 def _with_locators(index: KBIndex, frags: list[Fragment]) -> list[Fragment]:
     """Each fragment with the locator of its exact characters (documents whose nodes
     carry locators only; see ingest/locator.py), from the nodes around it."""
-    located = {
-        (c.doc_id, c.version_id) for c in index.chunks.values() if c.metadata.get("locators")
-    }
+    located = index.memo("located-versions", lambda: _located(index))
+    if not located:
+        return frags
     reader = NodeReader(index.store, index.kb)
     out = []
     for f in frags:
@@ -200,6 +200,14 @@ def _with_locators(index: KBIndex, frags: list[Fragment]) -> list[Fragment]:
         near = reader.near(f.path, f.version_id, [(f.char_start, f.char_end)])
         out.append(dataclasses.replace(f, locator=locate(near, f.char_start, f.char_end)))
     return out
+
+
+def _located(index: KBIndex) -> frozenset[tuple[str, int]]:
+    """The versions whose nodes carry locators: a walk over every chunk, so kept with the
+    index state (it depends on the chunks' metadata alone), not repeated per question."""
+    return frozenset(
+        (c.doc_id, c.version_id) for c in index.chunks.values() if c.metadata.get("locators")
+    )
 
 
 def _with_editions(index: KBIndex, result: SearchResult, frags: list[Fragment]) -> list[Fragment]:
