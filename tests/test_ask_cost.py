@@ -590,3 +590,252 @@ def test_an_ask_walks_no_chunk_list_once_the_state_is_warm(
         assert [_key(a) for a in again] == [_key(a) for a in first]
         access = kb.context.store.ledger.last_event("access", "default")
         assert access is not None and access.payload["allowed"] == ["secret.md"]
+
+
+# -- fact extraction: the value scan before its prefilters, and prefix checks ----------
+
+
+def _old_values(s: str, masked: list[tuple[int, int]]) -> list[Any]:
+    """The replaced scan: every pattern on every sentence, the whole text before each
+    number searched."""
+    from citewise.sufficiency import _values as V
+    from citewise.sufficiency._numbers import (
+        SCI_NOTATION,
+        is_compound_modifier,
+        is_label_number,
+        is_year,
+        sci_value,
+    )
+
+    cands: list[Any] = []
+    for m in V._URL.finditer(s):
+        v = m.group(0).rstrip(".,;:")
+        cands.append(V._Value("endpoint", v, m.start(), m.start() + len(v), 0))
+    for m in V._WIN_PATH.finditer(s):
+        v = m.group(0).rstrip(".,;:")
+        cands.append(V._Value("location", v, m.start(), m.start() + len(v), 0))
+    for m in V._PATH.finditer(s):
+        path = m.group(2).rstrip(".,;:")
+        if len(path) < 2 or (path.count("/") == 1 and path.endswith("/")):
+            continue
+        method = m.group(1)
+        kind = V._path_kind(method, path, s)
+        v = f"{method.upper()} {path}" if method else path
+        start = m.start(1) if method else m.start(2)
+        cands.append(V._Value(kind, v, start, m.start(2) + len(path), 0))
+    for m in V._DATE.finditer(s):
+        g = m.groups()
+        if g[0]:
+            y, mo, d = g[0], g[1], g[2]
+        elif g[3]:
+            y, mo, d = g[5], str(V._month(g[3])), g[4]
+        elif g[6]:
+            y, mo, d = g[8], str(V._month(g[7])), g[6]
+        else:
+            y, mo, d = g[9], g[10], g[11]
+        if not (1 <= int(mo) <= 12 and 1 <= int(d) <= 31):
+            continue
+        cands.append(V._Value("date", f"{int(y):04d}-{int(mo):02d}-{int(d):02d}", *m.span(), 1))
+    for m in V._SEMVER.finditer(s):
+        cands.append(V._Value("version", m.group(1), m.start(), m.end(), 1))
+    for m in V._STATUS.finditer(s):
+        cands.append(V._Value("status_code", m.group(1), m.start(1), m.end(1), 2))
+    for m in V._PORT.finditer(s):
+        cands.append(V._Value("port", m.group(1), m.start(1), m.end(1), 2))
+    for m in V._QUANTITY.finditer(s):
+        q = V._quantity(m)
+        if q:
+            cands.append(q)
+    for m in V._STATE.finditer(s):
+        word = (m.group(1) or m.group(2) or m.group(3)).lower()
+        on = word in ("enabled", "turned on", "switched on", "on", "true", "启用", "开启")
+        if re.search(r"(?:\bnot|n't|\bnever|未|不|没有?)\s*(?:be\s+|been\s+)?$", s[: m.start()]):
+            on = not on
+        grp = 1 if m.group(1) else 2 if m.group(2) else 3
+        cands.append(
+            V._Value("state", "enabled" if on else "disabled", m.start(grp), m.end(grp), 4)
+        )
+    for m in V._PROTOCOL.finditer(s):
+        v = m.group(1).lower()
+        cands.append(V._Value("protocol", V._PROTOCOL_CANON.get(v, v), m.start(), m.end(), 5))
+    for m in V._FORMAT.finditer(s):
+        v = m.group(1).lower()
+        cands.append(V._Value("format", V._FORMAT_CANON.get(v, v), m.start(), m.end(), 5))
+    for m in V._ENGINE.finditer(s):
+        v = m.group(1).lower()
+        cands.append(V._Value("engine", V._ENGINE_CANON.get(v, v), m.start(), m.end(), 5))
+    for m in V._OWNER.finditer(s):
+        ov = V._OWNER_VALUE.match(s, m.end())
+        if ov:
+            raw = ov.group(1).rstrip(".,;:")
+            if raw:
+                start = ov.start(1)
+                cands.append(V._Value("owner", raw.lower(), start, start + len(raw), 1))
+    for m in SCI_NOTATION.finditer(s):
+        cands.append(V._Value("count", sci_value(m), m.start(), m.end(), 2))
+    for m in V._PLAIN_NUMBER.finditer(s):
+        before = s[: m.start()]
+        if V._NUMBER_NOT_VALUE.search(before) or is_label_number(before):
+            continue
+        if is_year(m.group(1), before, s[m.end() :]) or is_compound_modifier(s[m.end() :]):
+            continue
+        cands.append(V._Value("count", V._fmt(V._num(m.group(1))), m.start(1), m.end(1), 9))
+    return V._chosen(cands, masked)
+
+
+def _pattern_words() -> list[str]:
+    """Every alternative written in the value and relation patterns, as plain text (so a
+    word or phrase added to a pattern is generated here too), in three cases."""
+    from citewise.sufficiency import _relations as R
+    from citewise.sufficiency import _values as V
+
+    pats = [V._STATE, V._PROTOCOL, V._FORMAT, V._ENGINE, V._OWNER, V._STATUS, V._PORT]
+    pats += [R._PASSIVE, R._ACTIVE_WIN, R._WINNER_OF]
+    found = set()
+    for p in pats:
+        plain = re.sub(r"\\[bsd][+*]?|\(\?:|\(\?P<\w+>|[()?+*^$]|\[[^\]]*\]", " ", p.pattern)
+        for alt in plain.split("|"):
+            alt = " ".join(alt.split())
+            if alt and re.search(r"[A-Za-z\u4e00-\u9fff]", alt):
+                found |= {alt, alt.upper(), alt.lower()}
+    return sorted(found)
+
+
+#: End-anchored phrases before a number, some with long whitespace inside.
+_BEFORE_PHRASES = [
+    "defaults to approximately", "set to at least", "p less than", "P  greater \n\n than",
+    "postnatal   day", "et al.,", "1995 and", "is not been", "was never", "requires",
+    "these", "in version", "greater" + " " * 40 + "than", "figure", "#", "§",
+]  # fmt: skip
+
+
+_FACT_PIECES = st.one_of(
+    st.sampled_from(_pattern_words()),
+    st.sampled_from(
+        [
+            "3", "2019", "1.5", "4.2.1", "v2", "10 ms", "30–90 s", "512 MiB", "95%", "port",
+            "8080", "HTTP 503", "/api/v1/sync", "/etc/x.conf", "C:\\x\\y", "https://a.b/c",
+            "(", ")", "[", "]", ",", ";", ".", "=", ":", "<", "≤", "et al.,", "week", "type",
+            "not", "never", "is", "the", "by", "of", "won", "Team Red", "Ann Li", "set to",
+            "defaults to", "approximately", "at least", "İ", "ı", "ſ", "K", "启用", "端口为",
+            "负责人是", "状态码", "冠军是", "x__y", "**", "`", "March 5, 2024", "2024-03-05",
+            "1.5 × 10−4", "-day", "4,5-bis", "n = 150", "P < 0.05", "among the",
+        ]
+    ),
+    st.sampled_from(_BEFORE_PHRASES),
+    st.text(alphabet=" \t\n", min_size=1, max_size=3),
+    st.just(" " * 70),
+    st.just("a" * 40),
+)  # fmt: skip
+
+
+@settings(max_examples=500, deadline=None)
+@given(pieces=st.lists(_FACT_PIECES, max_size=40), seps=st.lists(st.sampled_from([" ", ""])))
+def test_value_scan_with_prefilters_finds_what_every_pattern_finds(
+    pieces: list[str], seps: list[str]
+) -> None:
+    from citewise.sufficiency._values import values
+
+    s = "".join(p + (seps[i] if i < len(seps) else " ") for i, p in enumerate(pieces))
+    masked = [(0, 4)] if len(s) > 8 else []
+    assert values(s, masked) == _old_values(s, masked)
+    assert values(s, []) == _old_values(s, [])
+
+
+@settings(max_examples=300, deadline=None)
+@given(pieces=st.lists(_FACT_PIECES, max_size=40), seps=st.lists(st.sampled_from([" ", ""])))
+def test_relation_prefilter_finds_what_the_patterns_find(
+    pieces: list[str], seps: list[str]
+) -> None:
+    from citewise.sufficiency import _relations as R
+
+    s = "".join(p + (seps[i] if i < len(seps) else " ") for i, p in enumerate(pieces))
+    old = [
+        (m.group("subj"), R._PASSIVE_VERBS[m.group("verb")], *m.span("ent"))
+        for m in R._PASSIVE.finditer(s)
+    ]
+    old += [
+        (m.group("subj"), "winner", *m.span("ent"))
+        for p in (R._ACTIVE_WIN, R._WINNER_OF)
+        for m in p.finditer(s)
+    ]
+    if not s.isascii():
+        old += [
+            (
+                m.group("subj") or m.group("subj2"),
+                "winner",
+                *m.span("ent" if m.group("ent") else "ent2"),
+            )
+            for m in R._ZH_WINNER.finditer(s)
+        ]
+    assert R.relations_in(s) == old
+
+
+def _before_patterns() -> list[re.Pattern[str]]:
+    from citewise.sufficiency import _numbers as N
+    from citewise.sufficiency import _qualifiers as Q
+    from citewise.sufficiency import _values as V
+
+    return [
+        V._NUMBER_NOT_VALUE,
+        N._LABEL_NOUNS,
+        N._YEAR_BEFORE,
+        N._BOUND,
+        N._DETERMINED,
+        N._LINKED,
+        Q._LINK_BEFORE,
+        V._NOT_BEFORE,
+    ]
+
+
+@settings(max_examples=400, deadline=None)
+@given(pieces=st.lists(_FACT_PIECES, max_size=60), data=st.data())
+def test_tails_search_what_the_whole_prefix_searches(pieces: list[str], data: Any) -> None:
+    """Each end-anchored check sees the same match in the bounded tail as in everything
+    before the position (whitespace runs and long words included)."""
+    from citewise.sufficiency._numbers import Tails
+
+    s = " ".join(pieces) + " 7"
+    tails = Tails(s)
+    ends = [len(s) - 1, data.draw(st.integers(0, len(s)))]
+    ends += [m.start() for m in re.finditer(r"\d", s)]
+    for end in ends:
+        start = data.draw(st.integers(0, end))
+        for pattern in _before_patterns():
+            for a in (0, start):
+                old = pattern.search(s[a:end]) is not None
+                assert (pattern.search(tails.before(end, a)) is not None) == old, pattern.pattern
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="([)]ab ", max_size=60))
+def test_bracket_depths_are_in_brackets_at_every_position(text: str) -> None:
+    from citewise.sufficiency._numbers import bracket_depths, in_brackets
+
+    depths = bracket_depths(text)
+    assert [d > 0 for d in depths] == [in_brackets(text, i) for i in range(len(text) + 1)]
+
+
+def test_every_pattern_word_passes_the_prefilters() -> None:
+    """Each alternative of each keyword pattern, alone in a sentence, is found as before."""
+    from citewise.sufficiency import _relations as R
+    from citewise.sufficiency._values import values
+
+    for w in _pattern_words():
+        for s in (f"The store is {w} 8080 here.", f"{w} Team Red", f"Cup {w} Ann Li.", w):
+            assert values(s, []) == _old_values(s, []), s
+            assert (
+                R.relations_in(s)
+                == [
+                    *(
+                        (m.group("subj"), R._PASSIVE_VERBS[m.group("verb")], *m.span("ent"))
+                        for m in R._PASSIVE.finditer(s)
+                    ),
+                    *(
+                        (m.group("subj"), "winner", *m.span("ent"))
+                        for p in (R._ACTIVE_WIN, R._WINNER_OF)
+                        for m in p.finditer(s)
+                    ),
+                ]
+                or not s.isascii()
+            ), s

@@ -10,9 +10,13 @@ SciFact tally that motivated them is in ``docs/benchmarks.md`` (Answers on SciFa
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 __all__ = [
     "SCI_NOTATION",
+    "TAIL",
+    "Tails",
+    "bracket_depths",
     "concerns_question",
     "framing_condition",
     "in_brackets",
@@ -25,6 +29,55 @@ __all__ = [
     "is_year",
     "sci_value",
 ]
+
+#: Non-space characters a match of an end-anchored check of the text before a value holds
+#: at most (``_LINKED``'s "defaults to approximately" holds 23; every such pattern is
+#: words and symbols with whitespace between, nothing unbounded).
+TAIL = 32
+#: Below this many characters the text before a value is passed whole (cheaper than
+#: finding its tail).
+_SHORT = 4 * TAIL
+_NONSPACE = re.compile(r"\S")
+
+
+class Tails:
+    """The text before positions of one sentence, cut to what an end-anchored check (a
+    pattern ending in ``\\s*$`` whose matches hold at most :data:`TAIL` non-space
+    characters) can see: its last ``TAIL`` non-space characters and the one before them (a
+    match cannot start there, but ``\\b`` reads it). ``pattern.search(tails.before(e, s))``
+    is ``pattern.search(text[s:e])`` for such patterns, and the checks of each number cost
+    the same in a long sentence as in a short one (the whole prefix was scanned before)."""
+
+    __slots__ = ("_marks", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._marks: list[int] | None = None  # offsets of the non-space characters
+
+    def before(self, end: int, start: int = 0) -> str:
+        """``text[start:end]``, or its tail when longer than any check can match."""
+        if end - start <= _SHORT:
+            return self.text[start:end]
+        if self._marks is None:
+            self._marks = [m.start() for m in _NONSPACE.finditer(self.text)]
+        k = bisect_left(self._marks, end)  # non-space characters before ``end``
+        cut = self._marks[k - TAIL - 1] if k > TAIL else start
+        return self.text[max(start, cut) : end]
+
+
+def bracket_depths(text: str) -> list[int]:
+    """``depths[pos]``: how many "(" / "[" are open before ``pos`` (as :func:`in_brackets`
+    counts them), for every ``pos`` from 0 to ``len(text)``, in one pass."""
+    depths = [0] * (len(text) + 1)
+    depth = 0
+    for i, ch in enumerate(text):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]" and depth:
+            depth -= 1
+        depths[i + 1] = depth
+    return depths
+
 
 #: Statistic symbols and abbreviations ("P = 0.02", "n = 150", "OR 1.2", "r = 0.38").
 _STATISTIC = re.compile(

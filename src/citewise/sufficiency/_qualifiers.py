@@ -10,6 +10,7 @@ from typing import Literal
 
 from citewise.analysis import qualifier_words as _words
 from citewise.sufficiency._model import Qualifiers, TimeScope
+from citewise.sufficiency._numbers import Tails
 
 # --------------------------------------------------------------------------- qualifiers
 # The environment and platform vocabulary is shared with questions (analysis.conditions).
@@ -84,8 +85,9 @@ def _mentions(s: str) -> list[_Mention]:
     for m in _PLATFORM.finditer(s):
         v = m.group(1).lower()
         out.append(_Mention("platform", _PLATFORM_CANON.get(v, v), m.start(), m.end()))
+    tails = Tails(s)
     for m in _VERSION_QUAL.finditer(s):
-        if not m.group(1) and _LINK_BEFORE.search(s[: m.start()]):
+        if not m.group(1) and _LINK_BEFORE.search(tails.before(m.start())):
             continue  # "requires version 2.4.1": a value, not a scope
         v = next(g for g in m.groups() if g)
         out.append(_Mention("version", v.lower().lstrip("v"), m.start(), m.end()))

@@ -56,19 +56,26 @@ _ZH_WINNER = re.compile(
 )
 
 
+_WORD = re.compile(r"\w+")
+_WIN_WORDS = frozenset({"won", "wins"})
+_WINNER_WORDS = frozenset({"winner", "winners", "champion", "champions"})
+
+
 def _norm(phrase: str) -> str:
     return " ".join(phrase.lower().split()).strip(" .,;:")
 
 
-def relation_facts(
-    span: Span, base: Qualifiers, doc_path: str, heading: tuple[str, ...]
-) -> list[Fact]:
-    """Entity-valued facts of one sentence (see the module docstring)."""
-    s = span.text
-    found: list[tuple[str, str, int, int]] = []  # subject, attribute, value start, end
-    for m in _PASSIVE.finditer(s):
-        found.append((m.group("subj"), _PASSIVE_VERBS[m.group("verb")], *m.span("ent")))
-    for pat in (_ACTIVE_WIN, _WINNER_OF):
+def relations_in(s: str) -> list[tuple[str, str, int, int]]:
+    """(subject, attribute, value start, value end) of each relation pattern's match in
+    ``s``; a pattern runs only when ``s`` holds its verb or noun as a whole word."""
+    found: list[tuple[str, str, int, int]] = []
+    runs = set(_WORD.findall(s))
+    if "by" in runs and not runs.isdisjoint(_PASSIVE_VERBS):
+        for m in _PASSIVE.finditer(s):
+            found.append((m.group("subj"), _PASSIVE_VERBS[m.group("verb")], *m.span("ent")))
+    for pat, cue in ((_ACTIVE_WIN, _WIN_WORDS), (_WINNER_OF, _WINNER_WORDS)):
+        if runs.isdisjoint(cue) or (pat is _WINNER_OF and "of" not in runs):
+            continue
         for m in pat.finditer(s):
             found.append((m.group("subj"), "winner", *m.span("ent")))
     if not s.isascii():
@@ -76,9 +83,17 @@ def relation_facts(
             ent = "ent" if m.group("ent") else "ent2"
             subj = m.group("subj") or m.group("subj2")
             found.append((subj, "winner", *m.span(ent)))
+    return found
+
+
+def relation_facts(
+    span: Span, base: Qualifiers, doc_path: str, heading: tuple[str, ...]
+) -> list[Fact]:
+    """Entity-valued facts of one sentence (see the module docstring)."""
+    s = span.text
     facts: list[Fact] = []
     seen: set[tuple[str, str]] = set()
-    for subject, attribute, a, b in found:
+    for subject, attribute, a, b in relations_in(s):
         value = _norm(s[a:b])
         key = (_norm(subject), attribute)
         if not value or not key[0] or key in seen or value == key[0]:

@@ -15,13 +15,14 @@ from decimal import Decimal, InvalidOperation
 
 from citewise.sufficiency._numbers import (
     SCI_NOTATION,
+    Tails,
     is_compound_modifier,
     is_label_number,
     is_year,
     sci_value,
 )
 
-__all__ = ["PATH", "Value", "path_kind", "values"]
+__all__ = ["PATH", "Value", "candidates", "chosen", "path_kind", "values"]
 
 
 def _words(text: str) -> tuple[str, ...]:
@@ -92,6 +93,8 @@ _STATUS = re.compile(
     r"\bresponds? with|\berror code|状态码)\s*(?:is\s+|of\s+|:\s*|为\s*)?([1-5]\d\d)\b",
     re.IGNORECASE,
 )
+#: Every match of ``_STATUS`` holds one of these (case-blind).
+_STATUS_CUES = ("http", "status", "response code", "return", "respond", "error code", "状态码")
 _SEMVER = re.compile(r"(?<![\w./\-])v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)(?![\w.]*\d)")
 _MONTHS = {
     m: i + 1
@@ -205,24 +208,142 @@ def _path_kind(method: str | None, path: str, clause: str) -> str:
     return "location"
 
 
+#: Patterns that match only where the text holds a digit (every alternative has ``\\d``).
+_DIGIT = re.compile(r"\d")
+_WORD = re.compile(r"\w+")
+#: The only characters outside ASCII that ``re.IGNORECASE`` matches to ASCII letters.
+_CASE_SPECIAL = frozenset("İıſK")
+#: Words one of which (a whole ``\\w+`` run; lower-cased for the case-blind patterns) every
+#: match of the pattern holds, and the CJK words that may stand in for them. Kept in step
+#: with the patterns above (tests/test_ask_cost.py checks every word of each pattern).
+_TRIGGERS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
+    "state": (
+        frozenset(_words("enabled disabled turned switched on off true false")),
+        ("启用", "禁用", "开启", "关闭"),
+    ),
+    "protocol": (
+        frozenset(
+            _words(
+                "HTTP HTTPS gRPC GRPC WebSocket WebSockets MQTT AMQP TCP UDP GraphQL REST SOAP "
+                "QUIC SFTP FTP SSH"
+            )
+        ),
+        (),
+    ),
+    "format": (
+        frozenset(
+            _words(
+                "json ndjson yaml yml xml csv toml protobuf protocol messagepack msgpack avro "
+                "parquet"
+            )
+        ),
+        (),
+    ),
+    "engine": (
+        frozenset(
+            _words(
+                "sqlite sqlite3 postgresql postgres mysql mariadb redis mongodb elasticsearch "
+                "opensearch kafka rabbitmq dynamodb cassandra rocksdb leveldb etcd clickhouse "
+                "duckdb sql"
+            )
+        ),
+        (),
+    ),
+    "owner": (frozenset(_words("owned maintained managed owner ownership")), ("负责人", "归属")),
+}
+
+
+def _may_hold(s: str) -> set[str]:
+    """The keyword patterns (:data:`_TRIGGERS`) that can match in ``s``: all of them when
+    ``s`` holds a character the case-blind match folds differently from ``str.lower``."""
+    if _CASE_SPECIAL.intersection(s):
+        return set(_TRIGGERS)
+    runs = set(_WORD.findall(s))
+    low = {w.lower() for w in runs}
+    out = set()
+    for name, (words, cjk) in _TRIGGERS.items():
+        seen = runs if name == "protocol" else low  # _PROTOCOL alone is case-sensitive
+        if not words.isdisjoint(seen) or any(w in s for w in cjk):
+            out.add(name)
+    return out
+
+
+_NOT_BEFORE = re.compile(r"(?:\bnot|n't|\bnever|未|不|没有?)\s*(?:be\s+|been\s+)?$")
+
+
 def _values(s: str, masked: list[tuple[int, int]]) -> list[_Value]:
     """Typed values in ``s``, non-overlapping, earliest first."""
+    return _chosen(_candidates(s), masked)
+
+
+def _candidates(s: str) -> list[_Value]:
+    """Every typed value any pattern finds in ``s`` (overlapping; :func:`_chosen` picks).
+    A pattern that needs a digit, a slash or a backslash is not run on text without one,
+    and the text before a number is read only as far as its checks can match
+    (:class:`~citewise.sufficiency._numbers.Tails`)."""
     cands: list[_Value] = []
-    for m in _URL.finditer(s):
-        v = m.group(0).rstrip(".,;:")
-        cands.append(_Value("endpoint", v, m.start(), m.start() + len(v), 0))
-    for m in _WIN_PATH.finditer(s):
-        v = m.group(0).rstrip(".,;:")
-        cands.append(_Value("location", v, m.start(), m.start() + len(v), 0))
-    for m in _PATH.finditer(s):
-        path = m.group(2).rstrip(".,;:")
-        if len(path) < 2 or (path.count("/") == 1 and path.endswith("/")):
-            continue
-        method = m.group(1)
-        kind = _path_kind(method, path, s)
-        v = f"{method.upper()} {path}" if method else path
-        start = m.start(1) if method else m.start(2)
-        cands.append(_Value(kind, v, start, m.start(2) + len(path), 0))
+    digits = _DIGIT.search(s) is not None
+    if "://" in s:
+        for m in _URL.finditer(s):
+            v = m.group(0).rstrip(".,;:")
+            cands.append(_Value("endpoint", v, m.start(), m.start() + len(v), 0))
+    if "\\" in s:
+        for m in _WIN_PATH.finditer(s):
+            v = m.group(0).rstrip(".,;:")
+            cands.append(_Value("location", v, m.start(), m.start() + len(v), 0))
+    if "/" in s:
+        for m in _PATH.finditer(s):
+            path = m.group(2).rstrip(".,;:")
+            if len(path) < 2 or (path.count("/") == 1 and path.endswith("/")):
+                continue
+            method = m.group(1)
+            kind = _path_kind(method, path, s)
+            v = f"{method.upper()} {path}" if method else path
+            start = m.start(1) if method else m.start(2)
+            cands.append(_Value(kind, v, start, m.start(2) + len(path), 0))
+    if digits:
+        _digit_values(s, cands)
+    tails = Tails(s)
+    hold = _may_hold(s)
+    for m in _STATE.finditer(s) if "state" in hold else ():
+        word = (m.group(1) or m.group(2) or m.group(3)).lower()
+        on = word in ("enabled", "turned on", "switched on", "on", "true", "启用", "开启")
+        if _NOT_BEFORE.search(tails.before(m.start())):
+            on = not on  # "is not enabled" states disabled
+        grp = 1 if m.group(1) else 2 if m.group(2) else 3
+        cands.append(_Value("state", "enabled" if on else "disabled", m.start(grp), m.end(grp), 4))
+    for m in _PROTOCOL.finditer(s) if "protocol" in hold else ():
+        v = m.group(1).lower()
+        cands.append(_Value("protocol", _PROTOCOL_CANON.get(v, v), m.start(), m.end(), 5))
+    for m in _FORMAT.finditer(s) if "format" in hold else ():
+        v = m.group(1).lower()
+        cands.append(_Value("format", _FORMAT_CANON.get(v, v), m.start(), m.end(), 5))
+    for m in _ENGINE.finditer(s) if "engine" in hold else ():
+        v = m.group(1).lower()
+        cands.append(_Value("engine", _ENGINE_CANON.get(v, v), m.start(), m.end(), 5))
+    for m in _OWNER.finditer(s) if "owner" in hold else ():
+        ov = _OWNER_VALUE.match(s, m.end())
+        if ov:
+            raw = ov.group(1).rstrip(".,;:")
+            if raw:
+                start = ov.start(1)
+                cands.append(_Value("owner", raw.lower(), start, start + len(raw), 1))
+    if digits:
+        for m in SCI_NOTATION.finditer(s):
+            cands.append(_Value("count", sci_value(m), m.start(), m.end(), 2))
+        for m in _PLAIN_NUMBER.finditer(s):
+            before = tails.before(m.start())
+            if _NUMBER_NOT_VALUE.search(before) or is_label_number(before):
+                continue
+            after = s[m.end() :]
+            if is_year(m.group(1), before, after) or is_compound_modifier(after):
+                continue
+            cands.append(_Value("count", _fmt(_num(m.group(1))), m.start(1), m.end(1), 9))
+    return cands
+
+
+def _digit_values(s: str, cands: list[_Value]) -> None:
+    """Dates, versions, status codes, ports and quantities (each needs a digit)."""
     for m in _DATE.finditer(s):
         g = m.groups()
         if g[0]:
@@ -238,46 +359,22 @@ def _values(s: str, masked: list[tuple[int, int]]) -> list[_Value]:
         cands.append(_Value("date", f"{int(y):04d}-{int(mo):02d}-{int(d):02d}", *m.span(), 1))
     for m in _SEMVER.finditer(s):
         cands.append(_Value("version", m.group(1), m.start(), m.end(), 1))
-    for m in _STATUS.finditer(s):
-        cands.append(_Value("status_code", m.group(1), m.start(1), m.end(1), 2))
-    for m in _PORT.finditer(s):
-        cands.append(_Value("port", m.group(1), m.start(1), m.end(1), 2))
+    low = s.lower()
+    if _CASE_SPECIAL.intersection(s) or any(w in low for w in _STATUS_CUES):
+        for m in _STATUS.finditer(s):
+            cands.append(_Value("status_code", m.group(1), m.start(1), m.end(1), 2))
+    if _CASE_SPECIAL.intersection(s) or "port" in low or "端口" in s:
+        for m in _PORT.finditer(s):
+            cands.append(_Value("port", m.group(1), m.start(1), m.end(1), 2))
     for m in _QUANTITY.finditer(s):
         q = _quantity(m)
         if q:
             cands.append(q)
-    for m in _STATE.finditer(s):
-        word = (m.group(1) or m.group(2) or m.group(3)).lower()
-        on = word in ("enabled", "turned on", "switched on", "on", "true", "启用", "开启")
-        if re.search(r"(?:\bnot|n't|\bnever|未|不|没有?)\s*(?:be\s+|been\s+)?$", s[: m.start()]):
-            on = not on  # "is not enabled" states disabled
-        grp = 1 if m.group(1) else 2 if m.group(2) else 3
-        cands.append(_Value("state", "enabled" if on else "disabled", m.start(grp), m.end(grp), 4))
-    for m in _PROTOCOL.finditer(s):
-        v = m.group(1).lower()
-        cands.append(_Value("protocol", _PROTOCOL_CANON.get(v, v), m.start(), m.end(), 5))
-    for m in _FORMAT.finditer(s):
-        v = m.group(1).lower()
-        cands.append(_Value("format", _FORMAT_CANON.get(v, v), m.start(), m.end(), 5))
-    for m in _ENGINE.finditer(s):
-        v = m.group(1).lower()
-        cands.append(_Value("engine", _ENGINE_CANON.get(v, v), m.start(), m.end(), 5))
-    for m in _OWNER.finditer(s):
-        ov = _OWNER_VALUE.match(s, m.end())
-        if ov:
-            raw = ov.group(1).rstrip(".,;:")
-            if raw:
-                start = ov.start(1)
-                cands.append(_Value("owner", raw.lower(), start, start + len(raw), 1))
-    for m in SCI_NOTATION.finditer(s):
-        cands.append(_Value("count", sci_value(m), m.start(), m.end(), 2))
-    for m in _PLAIN_NUMBER.finditer(s):
-        before = s[: m.start()]
-        if _NUMBER_NOT_VALUE.search(before) or is_label_number(before):
-            continue
-        if is_year(m.group(1), before, s[m.end() :]) or is_compound_modifier(s[m.end() :]):
-            continue
-        cands.append(_Value("count", _fmt(_num(m.group(1))), m.start(1), m.end(1), 9))
+
+
+def _chosen(cands: list[_Value], masked: list[tuple[int, int]]) -> list[_Value]:
+    """The candidates kept: by priority, then length, then position; none inside
+    ``masked`` or overlapping one kept before it; earliest first."""
 
     def blocked(v: _Value) -> bool:
         return any(a < v.end and v.start < b for a, b in masked)
@@ -303,3 +400,5 @@ PATH = _PATH
 Value = _Value
 path_kind = _path_kind
 values = _values
+candidates = _candidates
+chosen = _chosen

@@ -69,8 +69,9 @@ from dataclasses import replace
 from citewise.evidence.sentences import Span, split_sentences
 from citewise.sufficiency._model import Fact, Qualifiers, TimeScope, _mask, _words
 from citewise.sufficiency._numbers import (
+    Tails,
+    bracket_depths,
     framing_condition,
-    in_brackets,
     is_bound,
     is_confidence_level,
     is_statistic_label,
@@ -81,7 +82,8 @@ from citewise.sufficiency._relations import relation_facts
 from citewise.sufficiency._subjects import _PRONOUN, _subject_for
 from citewise.sufficiency._tables import _cells, _row_facts
 from citewise.sufficiency._values import Value as _Value
-from citewise.sufficiency._values import values as _values
+from citewise.sufficiency._values import candidates as value_candidates
+from citewise.sufficiency._values import chosen as chosen_values
 
 __all__ = ["Fact", "Qualifiers", "TimeScope", "extract_facts", "qualifiers_in"]
 
@@ -117,9 +119,14 @@ def _sentence_facts(
     span: Span, base: Qualifiers, prev_subject: str | None, doc_path: str, heading: tuple[str, ...]
 ) -> list[Fact]:
     s = _mask(span.text)
+    found = value_candidates(s)
+    if not found:
+        return []  # no value, no fact (the rest below only qualifies values)
     mentions = _mentions(s)
     masked = [(m.start, m.end) for m in mentions if m.dim == "version"]
-    values = _values(s, masked)
+    values = chosen_values(found, masked)
+    tails = Tails(s)
+    depths: list[int] | None = None
     facts: list[Fact] = []
     subject_prev = prev_subject
     clauses = _clauses(s)
@@ -139,8 +146,10 @@ def _sentence_facts(
             if clause[0] <= m.start and m.end <= clause[1]
         ]
         subject = _subject_for(s[clause[0] : clause[1]], rel, rel_vals, rel_mentions)
-        if subject is None and in_brackets(s, value.start) and not rel_mentions:
-            continue  # "(95% CI 1.26 to 2.23)", "(n = 53)": annotations of the value before
+        if subject is None and not rel_mentions:
+            depths = bracket_depths(s) if depths is None else depths
+            if depths[value.start] > 0:
+                continue  # "(95% CI 1.26 to 2.23)", "(n = 53)": annotations of the value before
         if subject is None or subject == _PRONOUN:
             # Empty phrase: continue this sentence's subject; a pronoun may also
             # refer to the previous sentence's last subject.
@@ -155,12 +164,14 @@ def _sentence_facts(
         if _is_bare_number_noise(subject) and value.kind in ("count", "duration", "endpoint"):
             continue
         if value.kind in _NUMERIC_KINDS and (
-            is_statistic_label(subject) or is_bound(s[clause[0] : value.start])
+            is_statistic_label(subject) or is_bound(tails.before(value.start, clause[0]))
         ):
             continue  # "P < 0.05", "n = 150", "CD4 ≤500": statistics and bounds, not values
         if value.kind == "percent" and is_confidence_level(s[value.end :]):
             continue  # the 95 of "95% CI" is a convention, not a proportion
-        if value.kind == "count" and is_unlinked_count(s[clause[0] : value.start], s[value.end :]):
+        if value.kind == "count" and is_unlinked_count(
+            tails.before(value.start, clause[0]), s[value.end :]
+        ):
             continue  # "the 6846 women": a number inside a noun phrase states no value
         if value.kind == "status_code":
             # Status codes are conditional ("503 when overloaded"): the condition
