@@ -388,6 +388,35 @@ def test_text_terms_of_an_indexed_chunk_are_its_tokens(
     assert lex.text_terms("absent", "") is None
 
 
+@settings(max_examples=150, deadline=None)
+@given(
+    rows=st.lists(st.tuples(_TEXT, _TEXT), min_size=1, max_size=6),
+    later=st.lists(st.tuples(_TEXT, _TEXT), max_size=3),
+)
+def test_mmr_term_ids_name_the_words_text_terms_gives(
+    rows: list[tuple[str, str]], later: list[tuple[str, str]]
+) -> None:
+    """A merged chunk's MMR word ids are read from the segment's term ids; with the
+    vocabulary seeded by that segment's terms they name the same words as the string path
+    (``text_terms`` then word ids), so the word overlaps MMR computes are unchanged."""
+    lex = LexicalIndex()
+    lex.add((f"c{i}", text, title) for i, (text, title) in enumerate(rows))
+    lex.merge()
+    lex.add((f"d{i}", text, title) for i, (text, title) in enumerate(later))  # delta
+    vocab = lex.main_vocabulary()
+    words = WordIds(vocab)
+    for cid, (text, title) in [(f"c{i}", r) for i, r in enumerate(rows)] + [
+        (f"d{i}", r) for i, r in enumerate(later)
+    ]:
+        by_string = words.of(lex.text_terms(cid, title) or [])
+        got = lex.text_term_ids(cid, title)
+        if cid.startswith("d"):
+            assert got is None
+            continue
+        assert got is not None and sorted(got.tolist()) == sorted(by_string.tolist())
+        assert {vocab[i] for i in got.tolist()} == set(tokenize(text))
+
+
 _ANSWERS = Path(__file__).parent / "fixtures" / "answers"
 
 

@@ -239,6 +239,28 @@ class LexicalIndex:
                 weights[token] = weights.get(token, 0.0) - self._title_weight
         return [t for t, w in weights.items() if w > 0.5]  # body counts are whole numbers
 
+    def main_vocabulary(self) -> list[str]:
+        """The terms of the merged segment, by id (the ids :meth:`text_term_ids` gives)."""
+        return self._main.vocab
+
+    def text_term_ids(self, chunk_id: str, title: str) -> npt.NDArray[np.int64] | None:
+        """:meth:`text_terms` as ids of :meth:`main_vocabulary`, read from the merged
+        segment's arrays without building strings; None when ``chunk_id`` is not in the
+        merged segment (the caller then uses :meth:`text_terms`)."""
+        slot = self._where.get(chunk_id)
+        seg = self._main
+        if slot is None or slot >= len(seg.chunk_ids):
+            return None
+        lo, hi = int(seg.doc_ptr[slot]), int(seg.doc_ptr[slot + 1])
+        terms = seg.doc_term[lo:hi].astype(np.int64)
+        weights = seg.doc_tf[lo:hi].astype(np.float64)
+        if title and self._title_weight > 0:
+            for token in tokenize(title):  # as text_terms: one subtraction per occurrence
+                tid = seg.term_id.get(token)
+                if tid is not None:
+                    weights[terms == tid] -= self._title_weight
+        return np.unique(terms[weights > 0.5])
+
     def document_frequency(self, term: str, population: Population | None = None) -> int:
         """How many live chunks hold index token ``term`` (text or heading field); with
         ``population``, only chunks of that caller's readable set count."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
@@ -460,12 +460,16 @@ TOKEN_CACHE = 32768
 def _token_ids(index: KBIndex, chunk_id: str) -> IntArray:
     """The distinct tokens of a chunk (for MMR's word overlap) as ids of one vocabulary,
     both kept with the index state."""
-    return index.cached(
-        "mmr-token-ids",
-        chunk_id,
-        lambda: _vocabulary(index).of(_words(index, chunk_id)),
-        TOKEN_CACHE,
-    )
+    return index.cached("mmr-token-ids", chunk_id, lambda: _ids(index, chunk_id), TOKEN_CACHE)
+
+
+def _ids(index: KBIndex, chunk_id: str) -> IntArray:
+    """A chunk of the lexical index's merged segment: its term ids there (the vocabulary
+    is seeded with that segment's terms, so they are its word ids); else its words."""
+    vocabulary = _vocabulary(index)
+    chunk = index.chunks[chunk_id]
+    got = index.lexical.text_term_ids(chunk_id, chunk.breadcrumb)
+    return got if got is not None else vocabulary.of(_words(index, chunk_id))
 
 
 def _words(index: KBIndex, chunk_id: str) -> list[str]:
@@ -487,7 +491,7 @@ def _vocabulary(index: KBIndex) -> WordIds:
         with _VOCABULARY_LOCK:
             got = index.lookup("mmr-vocabulary", "")
             if got is None:
-                got = WordIds()
+                got = WordIds(index.lexical.main_vocabulary())
                 index.keep("mmr-vocabulary", "", got, 1)
     assert isinstance(got, WordIds)
     return got
@@ -497,9 +501,10 @@ class WordIds:
     """Integer ids for words, the same id for the same word (ids are unique but may skip
     numbers when two threads add words at once)."""
 
-    def __init__(self) -> None:
-        self._ids: dict[str, int] = {}
-        self._next = itertools.count()
+    def __init__(self, seed: Sequence[str] = ()) -> None:
+        """``seed``: distinct words given the ids 0, 1, 2… in their order."""
+        self._ids: dict[str, int] = {w: i for i, w in enumerate(seed)}
+        self._next = itertools.count(len(self._ids))
 
     def of(self, words: Iterable[str]) -> IntArray:
         """The ids of the distinct ``words``."""
