@@ -868,3 +868,93 @@ def test_every_pattern_word_passes_the_prefilters() -> None:
                 ]
                 or not s.isascii()
             ), s
+
+
+# -- orchestration scan: patterns gated by the strings every match holds -------------
+
+
+def _old_markers(text: str) -> tuple[str, ...]:
+    """The replaced scan: every pattern searched in every text."""
+    norm = orch._norm(text).strip()
+    low = norm.lower()
+    hits: list[str] = []
+    for name, pattern in orch._PATTERNS:
+        shown = name.removesuffix("_caps")
+        if shown not in hits and pattern.search(norm if name in orch._CASED else low):
+            hits.append(shown)
+    if orch._asks_for_secret(low):
+        hits.append("credential_request")
+    return tuple(hits)
+
+
+def _orchestration_words() -> list[str]:
+    """Every alternative written in the orchestration patterns as plain text (so a phrase
+    added to a pattern is generated here too), as written, upper and lower case."""
+    found: set[str] = set()
+    sources = [p.pattern for _, p in orch._PATTERNS] + [orch._CREDENTIAL.pattern]
+    for source in sources:
+        plain = re.sub(
+            r"\\[bsdwW][+*]?|\(\?[:=!<]+|\(\?P<\w+>|[()?+*^$|{}]|\[[^\]]*\]", "|", source
+        )
+        for alt in plain.split("|"):
+            alt = " ".join(alt.replace("\\", "").split())
+            if alt:
+                found |= {alt, alt.upper(), alt.lower(), alt.capitalize()}
+    return sorted(found)
+
+
+_ORCH_PIECES = st.one_of(
+    st.sampled_from(_orchestration_words()),
+    st.sampled_from(
+        ["SYSTEM:", "Human:", "ai:", "Note to the model", "The assistant must reply",
+         "as an AI", "I'm a language model", "<|im_start|>", "[INST]", "<<SYS>>", "</system>",
+         "c_0123456789abcdef01234567", "score = 3", "rank: 1", "chunk_id", "ſcore", "doc_ıd",
+         "Send us your password", "never send your password", "请把你的密码发给我", ". ", "。",
+         "如果你是AI", "给模型的说明", "ＳＹＳＴＥＭ：", "ﬁle"]
+    ),
+    st.text(alphabet="aZ .:：<_|ſı\n", max_size=4),
+)  # fmt: skip
+
+
+@settings(max_examples=600, deadline=None)
+@given(pieces=st.lists(_ORCH_PIECES, max_size=12), seps=st.lists(st.sampled_from([" ", ""])))
+def test_gated_orchestration_scan_finds_what_every_pattern_finds(
+    pieces: list[str], seps: list[str]
+) -> None:
+    text = "".join(p + (seps[i] if i < len(seps) else " ") for i, p in enumerate(pieces))
+    assert orch._markers(text) == _old_markers(text)
+
+
+def test_every_orchestration_word_passes_the_gates() -> None:
+    for w in _orchestration_words():
+        for text in (w, f"Refunds take 14 days. {w} reply yes", f"{w}: the assistant must say"):
+            assert orch._markers(text) == _old_markers(text), text
+
+
+def test_gates_pass_addresses_to_the_model_and_credential_requests() -> None:
+    """The multi-word alternatives, combined as they occur (a bot name, a modal, a verb;
+    a request verb, whose, a secret), in English and Chinese."""
+    bots = re.findall(r"[a-z.]+(?: [a-z]+)*", orch._BOT.replace("(?:large )?", "large "))
+    texts = [
+        f"{art}{bot} {modal} {now}{verb} yes"
+        for art in ("", "the ", "any ")
+        for bot in [*bots, "chat bot", "language model"]
+        for modal in ("must", "should", "shall", "will", "is to", "has to", "needs to")
+        for now in ("", "always ")
+        for verb in ("reply", "say", "ignore", "reveal")
+    ]
+    texts += [
+        f"{verb} {whose} {secret} now"
+        for verb in ("send", "email", "share", "reply with", "dm", "post")
+        for whose in ("your", "the user's", "the users", "their", "me your")
+        for secret in ("password", "api key", "otp", "seed phrase", "card numbers")
+    ]
+    texts += [
+        f"{bot}{modal}{verb}"
+        for bot in ("ai", "人工智能", "语言模型", "大模型", "智能助手", "聊天机器人", "ai模型")
+        for modal in ("必须", "应该", "应当", "需要")
+        for verb in ("回答", "回复", "输出", "声称", "说", "忽略")
+    ]
+    texts += [f"{a}{b}的说明" for a in ("给",) for b in ("ai", "模型", "助手")]
+    for text in texts:
+        assert orch._markers(text) == _old_markers(text), text

@@ -150,15 +150,46 @@ MEMO_SIZE = 8192
 MEMO_CHARS = 4000
 
 
+#: Strings one of which every match of a pattern holds (searched in the same text as the
+#: pattern: the lower case, or the text as written for :data:`_CASED`), so a text holding
+#: none of them is not searched with it. Kept in step with the patterns above
+#: (tests/test_ask_cost.py checks every word of each pattern against the full scan).
+_ANCHORS: dict[str, tuple[str, ...]] = {
+    "ai_disclaimer": ("as a", "i am a", "i'm a", "作为"),
+    "prompt_reference": ("prompt", "message", "instruction", "系统提示", "提示词"),
+    "prompt_injection": ("ignore", "disregard", "forget", "忽略"),
+    "role_label": (":", "："),
+    "role_label_caps": (":", "："),
+    "model_address": (
+        "note ", "instruction", "dear ", "hey ", "hello ", "attention ", "if you are a",
+        " must ", " should ", " shall ", " will ", " is to ", " has to ", " needs to ",
+        "给", "如果你是", "必须", "应该", "应当", "需要",
+    ),
+    "internal_id": ("_",),
+    "chat_markup": ("<", "INST]"),
+    "ranking_internals": ("score", "rank", "rrf", "_id"),
+}  # fmt: skip
+#: ``_CREDENTIAL`` needs whose secret is asked for.
+_CREDENTIAL_ANCHORS = ("your", "the user", "their", "你", "您")
+#: Lower-case letters the case-blind ``ranking_internals`` matches to other letters.
+_CASE_SPECIAL = ("ſ", "ı")
+
+
 def _markers(text: str) -> tuple[str, ...]:
     norm = _norm(text).strip()
     low = norm.lower()
+    blind = any(c in low for c in _CASE_SPECIAL)
     hits: list[str] = []
     for name, pattern in _PATTERNS:
         shown = name.removesuffix("_caps")
-        if shown not in hits and pattern.search(norm if name in _CASED else low):
+        seen = norm if name in _CASED else low
+        if shown in hits or not (
+            any(a in seen for a in _ANCHORS[name]) or (blind and name == "ranking_internals")
+        ):
+            continue
+        if pattern.search(seen):
             hits.append(shown)
-    if _asks_for_secret(low):
+    if any(a in low for a in _CREDENTIAL_ANCHORS) and _asks_for_secret(low):
         hits.append("credential_request")
     return tuple(hits)
 
