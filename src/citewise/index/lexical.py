@@ -252,14 +252,13 @@ class LexicalIndex:
         if slot is None or slot >= len(seg.chunk_ids):
             return None
         lo, hi = int(seg.doc_ptr[slot]), int(seg.doc_ptr[slot + 1])
-        terms = seg.doc_term[lo:hi].astype(np.int64)
-        weights = seg.doc_tf[lo:hi].astype(np.float64)
+        weights = dict(zip(seg.doc_term[lo:hi].tolist(), seg.doc_tf[lo:hi].tolist(), strict=True))
         if title and self._title_weight > 0:
             for token in tokenize(title):  # as text_terms: one subtraction per occurrence
                 tid = seg.term_id.get(token)
-                if tid is not None:
-                    weights[terms == tid] -= self._title_weight
-        return np.unique(terms[weights > 0.5])
+                if tid is not None and tid in weights:
+                    weights[tid] -= self._title_weight
+        return np.array(sorted(t for t, w in weights.items() if w > 0.5), dtype=np.int64)
 
     def document_frequency(self, term: str, population: Population | None = None) -> int:
         """How many live chunks hold index token ``term`` (text or heading field); with
