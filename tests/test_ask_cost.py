@@ -749,6 +749,8 @@ _FACT_PIECES = st.one_of(
             "defaults to", "approximately", "at least", "İ", "ı", "ſ", "K", "启用", "端口为",
             "负责人是", "状态码", "冠军是", "x__y", "**", "`", "March 5, 2024", "2024-03-05",
             "1.5 × 10−4", "-day", "4,5-bis", "n = 150", "P < 0.05", "among the",
+            "5 Sep 2023", "Sept. 5, 2023", "2019年3月5日", "Jan. 3, 2020", "2021/12/31",
+            "MAY 1 1999", "1.2.3-rc.1", "v10.4.2", "2024 -", "ſep 5, 2020", "Aprıl 5, 2020",
         ]
     ),
     st.sampled_from(_BEFORE_PHRASES),

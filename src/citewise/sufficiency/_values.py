@@ -342,9 +342,21 @@ def _candidates(s: str) -> list[_Value]:
     return cands
 
 
+#: A numeric date needs four digits and a separator, or 年; the others a month's name.
+_DATE_CUE = re.compile(r"\d{4}[-/]|年")
+_MONTH_WORDS = frozenset(_MONTH_ALT.split("|"))
+
+
+def _may_date(s: str) -> bool:
+    """Whether ``_DATE`` can match in ``s`` (a month name counts as a whole ``\\w`` run)."""
+    if _DATE_CUE.search(s) or _CASE_SPECIAL.intersection(s):
+        return True
+    return any(w.lower() in _MONTH_WORDS for w in _WORD.findall(s))
+
+
 def _digit_values(s: str, cands: list[_Value]) -> None:
     """Dates, versions, status codes, ports and quantities (each needs a digit)."""
-    for m in _DATE.finditer(s):
+    for m in _DATE.finditer(s) if _may_date(s) else ():
         g = m.groups()
         if g[0]:
             y, mo, d = g[0], g[1], g[2]
@@ -357,7 +369,7 @@ def _digit_values(s: str, cands: list[_Value]) -> None:
         if not (1 <= int(mo) <= 12 and 1 <= int(d) <= 31):
             continue
         cands.append(_Value("date", f"{int(y):04d}-{int(mo):02d}-{int(d):02d}", *m.span(), 1))
-    for m in _SEMVER.finditer(s):
+    for m in _SEMVER.finditer(s) if s.count(".") >= 2 else ():
         cands.append(_Value("version", m.group(1), m.start(), m.end(), 1))
     low = s.lower()
     if _CASE_SPECIAL.intersection(s) or any(w in low for w in _STATUS_CUES):
