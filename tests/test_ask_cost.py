@@ -459,6 +459,7 @@ def test_kept_answer_units_are_the_units_cut_from_the_store(
         near_again = counting.calls["nodes_near"]
         counting.calls.clear()
         index._memo_table().pop(("table", "answer-units"), None)  # as before the cache
+        kept = index._memo_table().pop(("table", "version-nodes"), None)  # and the nodes
         cold = [_key(kb.ask(q)) for q in questions]
         assert cold == first
         if window:
@@ -466,6 +467,12 @@ def test_kept_answer_units_are_the_units_cut_from_the_store(
         else:
             assert counting.calls["nodes_near"] > near_again
         assert index.lookup("answer-units", ("nowhere.md", 1)) is None
+        if not window:  # units cut again from the nodes the state keeps: no store read
+            assert kept
+            index._memo_table().pop(("table", "answer-units"), None)
+            counting.calls.clear()
+            assert [_key(kb.ask(q)) for q in questions] == first
+            assert counting.calls["nodes_near"] == 0
 
 
 @settings(max_examples=300, deadline=None)

@@ -41,7 +41,7 @@ def cite_claims(
     """
     citations: list[Citation] = []
     claims: list[Claim] = []
-    reader = NodeReader(kb.store, kb.name)
+    reader = NodeReader(kb.store, kb.name, kept=kb.index.kept_nodes)
     by_key: dict[tuple[str, int, int], int] = {}
 
     def cite(frag: Fragment, start: int, end: int, excerpt: str, role: CitationRole) -> int:

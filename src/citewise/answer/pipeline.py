@@ -198,7 +198,7 @@ def ask(
             return _condition_answer(kb, analysed.conditions, applied, pack, intent.kind, trace)
     if intent.kind == "how_to" and suff.status != "insufficient":
         before = len(fragments)
-        reader = NodeReader(kb.store, kb.name)
+        reader = NodeReader(kb.store, kb.name, kept=kb.index.kept_nodes)
         near = spans_by_version((f.path, f.version_id, f.char_start, f.char_end) for f in fragments)
         fragments = complete_procedures(
             fragments, lambda path, vid: reader.near(path, vid, near[(path, vid)])
@@ -247,7 +247,7 @@ def ask(
         if generated is not None:
             return generated
     trace["removed_orchestration"] = removed_orchestration(fragments)
-    unit_reader = NodeReader(kb.store, kb.name)
+    unit_reader = NodeReader(kb.store, kb.name, kept=kb.index.kept_nodes)
     unit_near = spans_by_version(
         (f.path, f.version_id, f.char_start, f.char_end) for f in fragments
     )

@@ -7,7 +7,7 @@ store returned whole (an ordinary document) is kept and reused for the rest of t
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from citewise.ingest.models import Node
 from citewise.store.models import NodeWindow
@@ -16,12 +16,19 @@ from citewise.store.protocol import Store
 Span = tuple[int, int]
 
 
-class NodeReader:
-    """``reader.near(path, version_id, spans)`` for one KB during one query."""
+#: A version's whole nodes kept elsewhere (the index state's copy), or None.
+Kept = Callable[[str, int], list[Node] | None]
 
-    def __init__(self, store: Store, kb: str) -> None:
+
+class NodeReader:
+    """``reader.near(path, version_id, spans)`` for one KB during one query. ``kept``
+    (the index state's :meth:`~citewise.index.views.CallerViews.kept_nodes`) is asked
+    first: a version another stage of the query read whole is not read again."""
+
+    def __init__(self, store: Store, kb: str, kept: Kept | None = None) -> None:
         self.store = store
         self.kb = kb
+        self._kept = kept
         self._whole: dict[tuple[str, int], list[Node]] = {}
 
     def near(self, path: str, version_id: int, spans: Sequence[Span]) -> list[Node]:
@@ -30,6 +37,10 @@ class NodeReader:
     def window(self, path: str, version_id: int, spans: Sequence[Span]) -> NodeWindow:
         """:meth:`near` with whether the nodes are the whole version."""
         whole = self._whole.get((path, version_id))
+        if whole is None and self._kept is not None:
+            whole = self._kept(path, version_id)
+            if whole is not None:
+                self._whole[(path, version_id)] = whole
         if whole is not None:
             return NodeWindow(whole, True)
         window = self.store.nodes_near(self.kb, path, version_id, spans)

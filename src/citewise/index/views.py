@@ -17,6 +17,7 @@ from typing import Any, TypeVar, cast
 from citewise.graph.build import KBGraph, KnowledgeGraph
 from citewise.index.lexical import LexicalIndex, Population
 from citewise.ingest.editions import superseded_paths
+from citewise.ingest.models import Node
 from citewise.recall.scope import may_read, revision_view
 from citewise.store.models import NodeWindow, StoredChunk
 from citewise.store.protocol import Store
@@ -239,6 +240,11 @@ class CallerViews:
         if len(text) <= TEXT_CACHE_CHARS:
             self.keep("version-text", key, text, TEXT_CACHE)
         return text
+
+    def kept_nodes(self, path: str, version_id: int) -> list[Node] | None:
+        """The version's nodes when this state keeps them whole (a fresh list), else None."""
+        got = self.lookup("version-nodes", (path, version_id))
+        return list(got) if isinstance(got, tuple) else None
 
     def nodes_near(self, path: str, version_id: int, spans: Sequence[Span]) -> NodeWindow:
         """``Store.nodes_near``; a version read whole (small enough) is kept with this
