@@ -967,3 +967,22 @@ def test_gates_pass_addresses_to_the_model_and_credential_requests() -> None:
     texts += [f"{a}{b}的说明" for a in ("给",) for b in ("ai", "模型", "助手")]
     for text in texts:
         assert orch._markers(text) == _old_markers(text), text
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    pieces=st.lists(
+        st.sampled_from(
+            ["on Linux", "in staging", "version 2.4", "as of 1 July 2023", "in the EU",
+             "for macOS", "prod", "2024年3月", "Windows", "the", "x", " ", "\n", "v3"]
+        ),
+        max_size=10,
+    )
+)  # fmt: skip
+def test_memoised_conditions_are_the_plain_reading(pieces: list[str]) -> None:
+    from citewise.analysis.conditions import conditions_in
+
+    text = " ".join(pieces)
+    plain = conditions_in.__wrapped__(text)  # type: ignore[attr-defined]
+    assert conditions_in(text) == plain and conditions_in(text) == plain
+    assert hash(plain) == hash(conditions_in(text))  # frozen: safe to share

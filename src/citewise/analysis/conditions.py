@@ -26,6 +26,7 @@ from citewise.analysis.qualifier_words import (
     PLATFORM_CANON,
     PLATFORM_NAMES,
 )
+from citewise.memo import text_memo
 
 __all__ = [
     "Condition",
@@ -192,8 +193,10 @@ def _found(text: str) -> Iterable[tuple[int, Condition]]:
         yield m.start(), Condition("region", _REGIONS[v.lower()], m.group(0))
 
 
+@text_memo  # the answer stage reads each candidate's section heading again per candidate
 def conditions_in(text: str) -> ConditionSet:
-    """The conditions ``text`` states, in text order (one per kind and value)."""
+    """The conditions ``text`` states, in text order (one per kind and value); a pure
+    function of the text with a frozen result, so short texts' results are kept."""
     seen: set[tuple[str, str]] = set()
     out: list[Condition] = []
     for _, c in sorted(_found(text), key=lambda x: x[0]):
