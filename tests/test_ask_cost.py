@@ -986,3 +986,27 @@ def test_memoised_conditions_are_the_plain_reading(pieces: list[str]) -> None:
     plain = conditions_in.__wrapped__(text)  # type: ignore[attr-defined]
     assert conditions_in(text) == plain and conditions_in(text) == plain
     assert hash(plain) == hash(conditions_in(text))  # frozen: safe to share
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    terms=st.lists(
+        st.sampled_from(
+            ["coolant", "boil", "1.2", "v2.4", "/etc/x", "a-b", "rfc 7231", "§1.2", "重",
+             "重要", "106", "c", "x_y"]
+        ),
+        max_size=5,
+    ),
+    text=st.text(alphabet=st.sampled_from("aZ 1.2/-:重要§(b)_\n\u00a0Ⅻ é"), max_size=40)
+    | st.sampled_from(["The coolant boils at 106 °C (v2.4, /etc/x).", "RFC 7231 § 1.2 a-b"]),
+)  # fmt: skip
+def test_held_terms_are_the_terms_in_the_texts_tokens(terms: list[str], text: str) -> None:
+    """Alphanumeric terms are looked up among the text's words alone: the same terms as
+    among all its tokens (literal tokens always hold another character)."""
+    present = set(tokenize(text))
+    assert sentences.held_terms(terms, text) == [t for t in terms if t in present]
+    assert all(
+        not tok.isalnum()
+        for tok in tokenize(text)
+        if tok not in set(tok_ for tok_ in sentences.content_tokens(text))
+    )

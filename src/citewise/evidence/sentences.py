@@ -39,8 +39,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from citewise.analysis.tokenize import key_terms, tokenize
+from citewise.analysis.tokenize import content_tokens, key_terms, tokenize
 from citewise.ingest.pdf_layout import continues
+from citewise.memo import text_memo
 
 __all__ = [
     "ABBREVIATIONS",
@@ -311,9 +312,20 @@ def coverage(terms: list[str], text: str) -> int:
 
 
 def held_terms(terms: list[str], text: str) -> list[str]:
-    """The ``terms`` (from :func:`key_terms`) that occur in ``text``."""
+    """The ``terms`` (from :func:`key_terms`) that occur in ``text``. Terms that are all
+    letters and digits are looked up among the text's words alone: a literal token (a
+    version, path, compound, section or "acronym number") always holds another character,
+    so its patterns need not run."""
+    if all(t.isalnum() for t in terms):
+        words = _words(text)
+        return [t for t in terms if t in words]
     present = set(tokenize(text))
     return [t for t in terms if t in present]
+
+
+@text_memo
+def _words(text: str) -> frozenset[str]:
+    return frozenset(content_tokens(text))
 
 
 def query_terms(query: str) -> list[str]:
