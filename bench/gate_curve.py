@@ -7,7 +7,13 @@ claims), the features the gate may use are read from the product's own lexical i
 
 * ``coverage``: share of the query's key terms in the best lexical chunk (today's gate);
 * ``weighted``: the same share weighted by each term's idf (a rare term counts more);
-* ``score``: the best chunk's BM25 score.
+* ``score``: the best chunk's BM25 score;
+* ``standout``: how far the best score stands above the next nine (a share of it).
+
+The documentation question sets (``bench/questions/docs_*.yaml``, Markdown corpora under
+``docs-corpora``) add answerable questions from another domain (each on a dense-off KB of
+its own corpus; their unanswerable ones are counted as refused or not), since a gate
+chosen on SciFact alone could refuse them.
 
 For each rule and threshold the share of answerable queries kept (and of those whose
 relevant document the index ranks in its top 10) is printed against the share of
@@ -76,6 +82,8 @@ def docs_rows(root: Path, tmp: Path) -> dict[str, list[Row]]:
         if not src.is_dir():
             continue
         files = tmp / "src" / doc["corpus"]
+        if not any(src.rglob("*.md")):  # e.g. requests' docs are reStructuredText
+            continue
         for f in sorted(src.rglob("*.md")):
             (files / f.relative_to(src)).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(f, files / f.relative_to(src))
