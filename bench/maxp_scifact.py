@@ -52,8 +52,14 @@ def _kb(cache: Path | None) -> Any:
     return prepare_kb(data, cache=cache, encoder="minilm", dense=True)
 
 
-def encode(cache: Path | None) -> dict[str, Any]:
-    """Every window of every multi-window chunk, encoded alone, cached by chunk id."""
+def _dir(width: int) -> Path:
+    return CACHE if not width else CACHE / f"w{width}"
+
+
+def encode(cache: Path | None, width: int = 0) -> dict[str, Any]:
+    """Every window of every multi-window chunk, encoded alone, cached by chunk id; with
+    ``width`` (tokens per window, specials included; a quarter shared), every window of
+    every chunk at that width instead of the encoder's own."""
     from citewise.index.manager import dense_text
     from citewise.index.minilm import MiniLMEmbedder
 
@@ -63,6 +69,8 @@ def encode(cache: Path | None) -> dict[str, Any]:
         index.sync()
         emb = index.embedder
         assert isinstance(emb, MiniLMEmbedder), emb
+        if width:
+            emb.settings = replace(emb.settings, max_seq_len=width, window_overlap=width // 4)
         ids = sorted(index.chunks)
         texts = index.chunk_texts(ids)
         owner: list[int] = []
@@ -70,7 +78,7 @@ def encode(cache: Path | None) -> dict[str, Any]:
         for n, cid in enumerate(ids):
             c = index.chunks[cid]
             wins = emb.windows(dense_text(replace(c, search_text=texts[cid])))
-            if len(wins) > 1:
+            if len(wins) > 1 or width:
                 segs.extend(wins)
                 owner.extend([n] * len(wins))
         _log(f"{len(segs)} windows of {len(set(owner))} multi-window chunks ({emb.name})")
@@ -80,9 +88,10 @@ def encode(cache: Path | None) -> dict[str, Any]:
             parts.append(emb.encode_segments(segs[i : i + 500]))
             _log(f"{i + len(parts[-1])}/{len(segs)}")
         cpu = time.process_time() - cpu
-        CACHE.mkdir(parents=True, exist_ok=True)
-        np.save(CACHE / "windows.npy", np.vstack(parts))
-        np.save(CACHE / "owner.npy", np.asarray(owner, dtype=np.int64))
+        out = _dir(width)
+        out.mkdir(parents=True, exist_ok=True)
+        np.save(out / "windows.npy", np.vstack(parts))
+        np.save(out / "owner.npy", np.asarray(owner, dtype=np.int64))
         meta = {
             "fingerprint": emb.fingerprint,
             "chunks": ids,
@@ -92,17 +101,19 @@ def encode(cache: Path | None) -> dict[str, Any]:
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "load": os.getloadavg(),
         }
-        (CACHE / "meta.json").write_text(json.dumps(meta), "utf-8")
+        (out / "meta.json").write_text(json.dumps(meta), "utf-8")
         return {k: v for k, v in meta.items() if k != "chunks"}
     finally:
         home.close()
 
 
-def window_scores(qvec: np.ndarray, mean_vec: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def window_scores(
+    qvec: np.ndarray, mean_vec: np.ndarray, width: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
     """(mean, max) cosine of every claim (rows of ``qvec``) to every chunk."""
-    meta = json.loads((CACHE / "meta.json").read_text("utf-8"))
-    wins = np.load(CACHE / "windows.npy").astype(np.float64)
-    owner = np.load(CACHE / "owner.npy")
+    meta = json.loads((_dir(width) / "meta.json").read_text("utf-8"))
+    wins = np.load(_dir(width) / "windows.npy").astype(np.float64)
+    owner = np.load(_dir(width) / "owner.npy")
     mean = qvec @ mean_vec.T
     best = mean.copy()
     multi = np.unique(owner)
@@ -115,7 +126,7 @@ def window_scores(qvec: np.ndarray, mean_vec: np.ndarray) -> tuple[np.ndarray, n
     return mean, best
 
 
-def score(cache: Path | None, prf: bool = False) -> dict[str, Any]:
+def score(cache: Path | None, prf: bool = False, width: int = 0) -> dict[str, Any]:
     from bench.fusion_scifact import Fusion, fuse, load, ndcg, rm3
 
     routes, qrels, docs, vectors, bags, term_scores = load(cache)
@@ -123,7 +134,7 @@ def score(cache: Path | None, prf: bool = False) -> dict[str, Any]:
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "load": os.getloadavg(),
     }
-    scored = {s: window_scores(r.qvec, vectors) for s, r in routes.items()}
+    scored = {s: window_scores(r.qvec, vectors, width) for s, r in routes.items()}
     tr, te = routes["train"], routes["test"]
     shipped = Fusion("minmax", 100, 0.6)
 
@@ -196,12 +207,16 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("cmd", choices=("encode", "score"))
     ap.add_argument("--prf", action="store_true", help="BM25 feedback on the best setting")
+    ap.add_argument("--width", type=int, default=0, help="tokens per window (default: own)")
     ap.add_argument("--cache", type=Path, default=None, help="eval cache (default: the CLI's)")
     args = ap.parse_args(argv)
     if not (data_root() / "beir-scifact" / "queries.jsonl").exists():
         print("skipped: no SciFact data", file=sys.stderr)
         return 0
-    res = encode(args.cache) if args.cmd == "encode" else score(args.cache, args.prf)
+    if args.cmd == "encode":
+        res = encode(args.cache, args.width)
+    else:
+        res = score(args.cache, args.prf, args.width)
     print(json.dumps(res, indent=1))
     return 0
 
