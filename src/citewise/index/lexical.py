@@ -25,7 +25,7 @@ import copy
 import json
 import os
 import shutil
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -239,12 +239,12 @@ class LexicalIndex:
                 weights[token] = weights.get(token, 0.0) - self._title_weight
         return [t for t, w in weights.items() if w > 0.5]  # body counts are whole numbers
 
-    def main_vocabulary(self) -> list[str]:
-        """The terms of the merged segment, by id (the ids :meth:`text_term_ids` gives)."""
-        return self._main.vocab
+    def main_term_ids(self) -> Mapping[str, int]:
+        """The merged segment's term -> id (the ids :meth:`text_term_ids` gives); read only."""
+        return self._main.term_id
 
     def text_term_ids(self, chunk_id: str, title: str) -> npt.NDArray[np.int64] | None:
-        """:meth:`text_terms` as ids of :meth:`main_vocabulary`, read from the merged
+        """:meth:`text_terms` as ids of :meth:`main_term_ids`, read from the merged
         segment's arrays without building strings; None when ``chunk_id`` is not in the
         merged segment (the caller then uses :meth:`text_terms`)."""
         slot = self._where.get(chunk_id)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
@@ -491,7 +491,7 @@ def _vocabulary(index: KBIndex) -> WordIds:
         with _VOCABULARY_LOCK:
             got = index.lookup("mmr-vocabulary", "")
             if got is None:
-                got = WordIds(index.lexical.main_vocabulary())
+                got = WordIds(index.lexical.main_term_ids())
                 index.keep("mmr-vocabulary", "", got, 1)
     assert isinstance(got, WordIds)
     return got
@@ -501,18 +501,24 @@ class WordIds:
     """Integer ids for words, the same id for the same word (ids are unique but may skip
     numbers when two threads add words at once)."""
 
-    def __init__(self, seed: Sequence[str] = ()) -> None:
-        """``seed``: distinct words given the ids 0, 1, 2… in their order."""
-        self._ids: dict[str, int] = {w: i for i, w in enumerate(seed)}
-        self._next = itertools.count(len(self._ids))
+    def __init__(self, base: Mapping[str, int] | None = None) -> None:
+        """``base``: ids some words already have (the lexical index's merged-segment term
+        ids, read, not copied: distinct ids from 0); other words get ids after them."""
+        self._base: Mapping[str, int] = base if base is not None else {}
+        self._ids: dict[str, int] = {}
+        self._next = itertools.count(len(self._base))
 
     def of(self, words: Iterable[str]) -> IntArray:
         """The ids of the distinct ``words``."""
-        ids = self._ids
+        base, ids = self._base, self._ids
         out = []
         for w in set(words):
-            got = ids.get(w)
-            out.append(ids.setdefault(w, next(self._next)) if got is None else got)
+            got = base.get(w)
+            if got is None:
+                got = ids.get(w)
+                if got is None:
+                    got = ids.setdefault(w, next(self._next))
+            out.append(got)
         return np.array(out, dtype=np.int64)
 
 
