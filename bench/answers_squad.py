@@ -120,6 +120,7 @@ def ask_all(
                     "reasons": list(ans.sufficiency.reason_texts),
                     "citations": len(exact),
                     "citations_exact": sum(exact),
+                    "excerpts": [c.excerpt for c in ans.citations],
                     "ms": round(ms, 1),
                 }
             )

@@ -16,7 +16,7 @@ from citewise.analysis.question import Question, analyse
 from citewise.analysis.tokenize import tokenize
 from citewise.answer.admission import admission, question_gate
 from citewise.answer.citations import cite_claims
-from citewise.answer.compose import compose
+from citewise.answer.compose import Candidate, compose
 from citewise.answer.conditions import (
     ConditionOutcome,
     apply_conditions,
@@ -36,6 +36,7 @@ from citewise.answer.graph_answer import (
     relation_verdict,
     with_relations,
 )
+from citewise.answer.meaning import checked, meaning_check, meaning_reason
 from citewise.answer.models import Answer, AnswerTrace, new_trace_id
 from citewise.answer.procedure import complete_procedures
 from citewise.answer.relevance import dense_scorer
@@ -275,6 +276,27 @@ def ask(
         chosen = applied.kept
     trace["constraints"] = [asdict(c) for c in gate.constraints]
     trace["unit_scores"] = [round(c.score, 3) for c in chosen]
+    if checked(question, intent.kind, bool(gate.constraints)) and found is None and chosen:
+        # the quoted units must answer by meaning, not only share the words (meaning.py);
+        # a misspelt word is read as the knowledge base spells it
+        meaning = meaning_check(searched, [c.clean for c in sorted(chosen, key=_best)])
+        if meaning is not None:
+            trace["meaning"] = meaning.to_json()
+        if meaning is not None and not meaning.passed:
+            why = Reason("constraint_unmet", meaning_reason(question))
+            suff = Sufficiency("insufficient", "insufficient_evidence", (why,))
+            trace["sufficiency"] = suff.to_json()
+            return finish(
+                kb,
+                intent.kind,
+                pack,
+                suff,
+                [],
+                [],
+                trace,
+                failed_why=human_reason(suff),
+                profile=None,
+            )
     suff, lacking = with_coverage(intent.kind, question, intent.subject, chosen, suff)
     if lacking:  # a required part of the profile is missing (answer/coverage.py)
         trace["profile_missing"] = lacking
@@ -365,6 +387,10 @@ def _stale_used(pack: EvidencePack, stale: tuple[str, ...]) -> tuple[str, ...]:
     left once they are set aside (they are then set aside from the answer)."""
     current = [f for f in pack.direct if f.path not in stale]
     return () if current else stale
+
+
+def _best(c: Candidate) -> tuple[float, tuple[int, ...]]:
+    return (-c.score, tuple(c.order))
 
 
 def _rank(s: Sufficiency) -> int:

