@@ -16,6 +16,7 @@ from citewise.answer.meaning import (
     meaning_reason,
     passes,
     shipped_model_dir,
+    with_heading,
 )
 
 needs_model = pytest.mark.skipif(
@@ -51,6 +52,29 @@ def test_an_answer_passes_when_any_unit_reaches_the_floor() -> None:
     assert passes([-3.0, MEANING_FLOOR])
     assert not passes([-3.0, MEANING_FLOOR - 0.01])
     assert not passes([])
+
+
+def test_a_unit_is_read_under_its_subsection_heading_not_the_page_title() -> None:
+    unit = "On Unix the splitting happens on every colon."
+    assert with_heading(unit, "Multiple Options from Environment Values", 2) == (
+        "Multiple Options from Environment Values. " + unit
+    )
+    assert with_heading(unit, "Options:", 3) == "Options. " + unit
+    assert with_heading(unit, "Yuan dynasty", 1) == unit  # an article's title
+    assert with_heading(unit, "", 2) == unit
+
+
+@needs_model
+def test_a_documentation_sentence_passes_under_its_heading() -> None:
+    q = "How does Click split an environment variable into multiple values for Path options?"
+    unit = (
+        "File and Path types split according to the operating system's path rules: on "
+        "Unix systems on every colon, on Windows on every semicolon."
+    )
+    alone = meaning_check(q, [unit])
+    headed = meaning_check(q, [with_heading(unit, "Multiple Options from Environment Values", 2)])
+    assert alone is not None and headed is not None
+    assert headed.passed and headed.scores[0] > alone.scores[0]
 
 
 def test_the_reason_is_the_question_in_its_own_words() -> None:

@@ -44,6 +44,7 @@ __all__ = [
     "meaning_check",
     "meaning_reason",
     "shipped_model_dir",
+    "with_heading",
 ]
 
 #: The lowest cross-encoder log-odds of the best quoted unit. Chosen on SQuAD 2.0 dev,
@@ -135,6 +136,14 @@ def checked(question: str, intent: str, constrained: bool) -> bool:
     if intent in UNCHECKED or clause_refs(question):
         return False
     return constrained or bool(_WH.search(question))
+
+
+def with_heading(text: str, section: str, depth: int) -> str:
+    """The unit as the model reads it: under its subsection heading (level 2 or deeper),
+    which documentation sentences lean on ("Multiple Options from Environment Values. The
+    default implementation for all types is to split on whitespace. ..."); a page title
+    (an article's "# Yuan dynasty") adds nothing a sentence does not say."""
+    return f"{section.strip().rstrip('.:')}. {text}" if section.strip() and depth >= 2 else text
 
 
 def passes(scores: Sequence[float], floor: float = MEANING_FLOOR) -> bool:

@@ -36,7 +36,7 @@ from citewise.answer.graph_answer import (
     relation_verdict,
     with_relations,
 )
-from citewise.answer.meaning import checked, meaning_check, meaning_reason
+from citewise.answer.meaning import checked, meaning_check, meaning_reason, with_heading
 from citewise.answer.models import Answer, AnswerTrace, new_trace_id
 from citewise.answer.procedure import complete_procedures
 from citewise.answer.relevance import dense_scorer
@@ -279,7 +279,8 @@ def ask(
     if checked(question, intent.kind, bool(gate.constraints)) and found is None and chosen:
         # the quoted units must answer by meaning, not only share the words (meaning.py);
         # a misspelt word is read as the knowledge base spells it
-        meaning = meaning_check(searched, [c.clean for c in sorted(chosen, key=_best)])
+        units = [with_heading(c.clean, c.section, c.depth) for c in sorted(chosen, key=_best)]
+        meaning = meaning_check(searched, units)
         if meaning is not None:
             trace["meaning"] = meaning.to_json()
         if meaning is not None and not meaning.passed:
