@@ -11,6 +11,8 @@ import pytest
 
 from citewise.answer.meaning import (
     MEANING_FLOOR,
+    asks,
+    checked,
     english,
     meaning_check,
     meaning_reason,
@@ -46,6 +48,18 @@ def test_english_reads_letters_not_punctuation() -> None:
     assert english("When did Temür Khan rule?")  # one accented letter
     assert not english("中医是如何传播的？")
     assert not english("1998?")  # no letters: nothing to read
+
+
+def test_questions_are_checked_claims_procedures_and_named_clauses_are_not() -> None:
+    assert asks("How did Chinese medicine spread?")
+    assert asks("The business allowed private companies to do what ")
+    assert asks("What did Davies want to build ")
+    assert not asks("Albendazole, which is cheap, is used to treat filariasis.")
+    assert checked("Who applies European Union law?", "factoid", constrained=False)
+    assert checked("Albendazole treats filariasis in adults.", "factoid", constrained=True)
+    assert not checked("Albendazole, which is cheap, treats filariasis.", "factoid", False)
+    assert not checked("How do I install the extra?", "how_to", constrained=True)
+    assert not checked("What does clause 2.3 say?", "factoid", constrained=True)
 
 
 def test_an_answer_passes_when_any_unit_reaches_the_floor() -> None:

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MEANING_FLOOR",
     "MeaningCheck",
+    "asks",
     "checked",
     "english",
     "meaning_check",
@@ -125,17 +126,29 @@ def english(question: str) -> bool:
 
 #: Intents whose answers are not one statement: a procedure's steps, a comparison's sides.
 UNCHECKED = frozenset({"how_to", "compare"})
-_WH = re.compile(r"\b(?:who|whom|whose|what|when|where|which|why|how)\b", re.I)
+_WH = re.compile(r"who|whom|whose|what|when|where|which|why|how", re.I)
+_WORD = re.compile(r"[A-Za-z]+")
 
 
 def checked(question: str, intent: str, constrained: bool) -> bool:
     """Whether the answer to ``question`` gets the check: a question whose units the
-    constraints test (:mod:`citewise.sufficiency.constraints`), or one asking with a
-    wh-word; never a clause it names (the clause is the answer), a claim to verify (a
+    constraints test (:mod:`citewise.sufficiency.constraints`), or any other question
+    (:func:`asks`); never a clause it names (the clause is the answer), a claim to verify (a
     statement, no question) or a procedure or comparison (:data:`UNCHECKED`)."""
     if intent in UNCHECKED or clause_refs(question):
         return False
-    return constrained or bool(_WH.search(question))
+    return constrained or asks(question)
+
+
+def asks(text: str) -> bool:
+    """Whether ``text`` is a question: it ends with a question mark, or opens or closes
+    with a wh-word ("The business allowed companies to do what"); a claim is none."""
+    words = _WORD.findall(text)
+    if text.rstrip().endswith(("?", "？")):
+        return True
+    return bool(words) and (
+        _WH.fullmatch(words[0]) is not None or _WH.fullmatch(words[-1]) is not None
+    )
 
 
 def with_heading(text: str, section: str, depth: int) -> str:
