@@ -17,6 +17,8 @@ from citewise.answer.meaning import (
     meaning_check,
     meaning_reason,
     passes,
+    readings,
+    sentence_before,
     shipped_model_dir,
     with_heading,
 )
@@ -89,6 +91,20 @@ def test_a_documentation_sentence_passes_under_its_heading() -> None:
     headed = meaning_check(q, [with_heading(unit, "Multiple Options from Environment Values", 2)])
     assert alone is not None and headed is not None
     assert headed.passed and headed.scores[0] > alone.scores[0]
+
+
+def test_a_unit_is_also_read_with_the_sentence_before_it_in_its_paragraph() -> None:
+    text = "Intro line.\n\nThe centers opened in 1980. They lost money. Sales fell."
+    at = 1000  # the fragment's offset in the document
+    unit = text.index("They lost")
+    assert sentence_before(text, at, at + unit) == "The centers opened in 1980."
+    assert sentence_before(text, at, at + text.index("The centers")) == ""  # opens it
+    assert sentence_before(text, at, at) == ""
+    assert readings("They lost money.", "The centers opened.") == [
+        "They lost money.",
+        "The centers opened. They lost money.",
+    ]
+    assert readings("They lost money.", "") == ["They lost money."]
 
 
 def test_the_reason_is_the_question_in_its_own_words() -> None:

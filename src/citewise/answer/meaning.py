@@ -33,9 +33,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from citewise.evidence.models import TRUNCATION_MARKER as TRUNCATION
+from citewise.evidence.sentences import split_sentences
 from citewise.recall.identifiers import clause_refs
 
 if TYPE_CHECKING:
+    from citewise.answer.candidate import Candidate
     from citewise.recall.rerank_onnx import OnnxCrossEncoder
 
 __all__ = [
@@ -46,7 +49,10 @@ __all__ = [
     "english",
     "meaning_check",
     "meaning_reason",
+    "readings",
+    "sentence_before",
     "shipped_model_dir",
+    "unit_readings",
     "with_heading",
 ]
 
@@ -54,7 +60,7 @@ __all__ = [
 #: seed 7 (docs/benchmarks.md): of 68 answers holding the gold text none had its best unit
 #: below 2.0 but one question with a misspelt name (which gets no check); of the 57
 #: reject-set answers without the gold text 31 had none at 1.0 or more.
-MEANING_FLOOR = 1.0
+MEANING_FLOOR = 2.0
 #: Tokens of one (question, unit) pair; a quoted unit rarely needs more.
 MAX_TOKENS = 256
 #: Seconds the check may take; past it the answer stands (the check is then skipped).
@@ -159,6 +165,36 @@ def asks(text: str) -> bool:
     return bool(words) and (
         _WH.fullmatch(words[0]) is not None or _WH.fullmatch(words[-1]) is not None
     )
+
+
+def sentence_before(text: str, offset: int, start: int) -> str:
+    """The sentence before the unit at ``start`` in its own paragraph, read from the
+    fragment ``text`` that begins at document ``offset`` ("" when the unit opens its
+    paragraph or the fragment): what "They" and "this system" in the unit refer to."""
+    cut = start - offset
+    if cut <= 0 or cut > len(text):
+        return ""
+    head = text[:cut]
+    para = head[head.rfind("\n\n") + 2 :] if "\n\n" in head else head
+    if TRUNCATION in para:
+        return ""
+    sentences = [s.text.strip() for s in split_sentences(para) if s.text.strip()]
+    return sentences[-1] if sentences else ""
+
+
+def readings(unit: str, before: str) -> list[str]:
+    """What the model reads for one unit: the unit alone, then with its sentence before."""
+    return [unit, f"{before} {unit}"] if before else [unit]
+
+
+def unit_readings(chosen: Sequence[Candidate]) -> list[str]:
+    """The texts the check reads for the chosen units, best-scored unit first: each alone,
+    then with the sentence before it in its paragraph, under its subsection heading."""
+    out: list[str] = []
+    for c in sorted(chosen, key=lambda c: (-c.score, c.order)):
+        before = sentence_before(c.fragment.text, c.fragment.char_start, c.span.start)
+        out.extend(with_heading(t, c.section, c.depth) for t in readings(c.clean, before))
+    return out
 
 
 def with_heading(text: str, section: str, depth: int) -> str:

@@ -16,7 +16,7 @@ from citewise.analysis.question import Question, analyse
 from citewise.analysis.tokenize import tokenize
 from citewise.answer.admission import admission, question_gate
 from citewise.answer.citations import cite_claims
-from citewise.answer.compose import Candidate, compose
+from citewise.answer.compose import compose
 from citewise.answer.conditions import (
     ConditionOutcome,
     apply_conditions,
@@ -36,7 +36,7 @@ from citewise.answer.graph_answer import (
     relation_verdict,
     with_relations,
 )
-from citewise.answer.meaning import checked, meaning_check, meaning_reason, with_heading
+from citewise.answer.meaning import checked, meaning_check, meaning_reason, unit_readings
 from citewise.answer.models import Answer, AnswerTrace, new_trace_id
 from citewise.answer.procedure import complete_procedures
 from citewise.answer.relevance import dense_scorer
@@ -279,8 +279,7 @@ def ask(
     if checked(question, intent.kind, bool(gate.constraints)) and found is None and chosen:
         # the quoted units must answer by meaning, not only share the words (meaning.py);
         # a misspelt word is read as the knowledge base spells it
-        units = [with_heading(c.clean, c.section, c.depth) for c in sorted(chosen, key=_best)]
-        meaning = meaning_check(searched, units)
+        meaning = meaning_check(searched, unit_readings(chosen))
         if meaning is not None:
             trace["meaning"] = meaning.to_json()
         if meaning is not None and not meaning.passed:
@@ -388,10 +387,6 @@ def _stale_used(pack: EvidencePack, stale: tuple[str, ...]) -> tuple[str, ...]:
     left once they are set aside (they are then set aside from the answer)."""
     current = [f for f in pack.direct if f.path not in stale]
     return () if current else stale
-
-
-def _best(c: Candidate) -> tuple[float, tuple[int, ...]]:
-    return (-c.score, tuple(c.order))
 
 
 def _rank(s: Sufficiency) -> int:
