@@ -121,6 +121,7 @@ def ask_all(
                     "citations": len(exact),
                     "citations_exact": sum(exact),
                     "excerpts": [c.excerpt for c in ans.citations],
+                    "unit_scores": ans.trace.get("unit_scores", []),
                     "ms": round(ms, 1),
                 }
             )

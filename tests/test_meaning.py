@@ -11,6 +11,7 @@ import pytest
 
 from citewise.answer.meaning import (
     MEANING_FLOOR,
+    SURE,
     asks,
     checked,
     english,
@@ -62,6 +63,9 @@ def test_questions_are_checked_claims_procedures_and_named_clauses_are_not() -> 
     assert not checked("Albendazole, which is cheap, treats filariasis.", "factoid", False)
     assert not checked("How do I install the extra?", "how_to", constrained=True)
     assert not checked("What does clause 2.3 say?", "factoid", constrained=True)
+    # a unit that holds the question's words this well is not read again
+    assert checked("Who applies European Union law?", "factoid", False, best=SURE - 0.01)
+    assert not checked("Who applies European Union law?", "factoid", False, best=SURE)
 
 
 def test_an_answer_passes_when_any_unit_reaches_the_floor() -> None:

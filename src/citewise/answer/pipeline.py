@@ -276,7 +276,8 @@ def ask(
         chosen = applied.kept
     trace["constraints"] = [asdict(c) for c in gate.constraints]
     trace["unit_scores"] = [round(c.score, 3) for c in chosen]
-    if checked(question, intent.kind, bool(gate.constraints)) and found is None and chosen:
+    best = max((c.score for c in chosen), default=0.0)
+    if checked(question, intent.kind, bool(gate.constraints), best) and found is None and chosen:
         # the quoted units must answer by meaning, not only share the words (meaning.py);
         # a misspelt word is read as the knowledge base spells it
         meaning = meaning_check(searched, unit_readings(chosen))
