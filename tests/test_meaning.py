@@ -109,12 +109,6 @@ def test_a_unit_is_also_read_with_the_sentence_before_it_in_its_paragraph() -> N
         "The centers opened. They lost money.",
     ]
     assert readings("They lost money.", "") == ["They lost money."]
-    # each sentence of a longer unit is read alone too
-    assert readings("Few left. They sailed in 1555.", "") == [
-        "Few left. They sailed in 1555.",
-        "Few left.",
-        "They sailed in 1555.",
-    ]
 
 
 def test_the_reason_is_the_question_in_its_own_words() -> None:

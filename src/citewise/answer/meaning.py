@@ -190,13 +190,8 @@ def sentence_before(text: str, offset: int, start: int) -> str:
 
 
 def readings(unit: str, before: str) -> list[str]:
-    """What the model reads for one unit: the unit alone, then each of its sentences when
-    it has several (an answer in a unit's second sentence is diluted by the first: "The
-    first Huguenots sought freedom in Switzerland. A group ... arrived in Brazil in
-    1555"), then the unit with its sentence before."""
-    parts = [s.text.strip() for s in split_sentences(unit) if s.text.strip()]
-    out = [unit, *(parts if len(parts) > 1 else [])]
-    return [*out, f"{before} {unit}"] if before else out
+    """What the model reads for one unit: the unit alone, then with its sentence before."""
+    return [unit, f"{before} {unit}"] if before else [unit]
 
 
 def unit_readings(chosen: Sequence[Candidate]) -> list[str]:
