@@ -46,6 +46,16 @@ The Yuan issued paper money and built roads across the empire.
 """
 
 
+@pytest.fixture(autouse=True)
+def _meaning_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CITEWISE_MEANING", "on")
+
+
+def test_the_check_is_off_unless_turned_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CITEWISE_MEANING")
+    assert meaning_check("How did Chinese medicine spread?", [SIBLING]) is None
+
+
 def test_english_reads_letters_not_punctuation() -> None:
     assert english("How did Chinese medicine spread?")
     assert english("When did Temür Khan rule?")  # one accented letter
@@ -122,7 +132,7 @@ def test_no_check_without_a_model_or_for_another_language(
 ) -> None:
     monkeypatch.setenv("CITEWISE_MEANING", "off")
     assert meaning_check("How did Chinese medicine spread?", [SIBLING]) is None
-    monkeypatch.delenv("CITEWISE_MEANING")
+    monkeypatch.setenv("CITEWISE_MEANING", "on")
     assert meaning_check("中医是如何传播的？", ["中医通过贸易传播。"]) is None
 
 

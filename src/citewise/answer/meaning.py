@@ -14,9 +14,10 @@ An answer to an English question the check applies to (:func:`checked`)
 stands when at least one quoted unit scores :data:`MEANING_FLOOR` or more (log-odds of
 "relevant"); else it is refused with a reason in the question's own words. Units are
 scored best first and scoring stops at the first that passes, so an answer that stands
-costs one pair in most cases. Without the model (the wheel absent,
-``CITEWISE_MEANING=off``) no check runs and answers are as before; ``CITEWISE_MEANING`` set
-to a folder with ``model.onnx`` and ``vocab.txt`` uses that cross-encoder instead.
+costs one pair in most cases. The check is off unless ``CITEWISE_MEANING=on`` (see
+:data:`DEFAULT`); without the model (the wheel absent) no check runs and answers are as
+before; ``CITEWISE_MEANING`` set to a folder with ``model.onnx`` and ``vocab.txt`` uses
+that cross-encoder instead.
 """
 
 from __future__ import annotations
@@ -72,6 +73,11 @@ MAX_TOKENS = 256
 #: Seconds the check may take; past it the answer stands (the check is then skipped).
 TIMEOUT_S = 5.0
 
+#: Off by default: on SQuAD 2.0 dev the check refuses about 2 % of the answers that hold
+#: the gold text (seed 7, 1,000 questions) and 6 of 75 on the reported sample (seed 15),
+#: which the project's targets do not allow; ``CITEWISE_MEANING=on`` turns it on
+#: (docs/benchmarks.md, "The meaning check").
+DEFAULT = "off"
 #: Pair scores kept per process (a question asked again costs nothing).
 CACHE_SIZE = 20_000
 
@@ -117,7 +123,7 @@ def shipped_model_dir() -> Path | None:
 
 
 def _model_dir() -> Path | None:
-    setting = os.environ.get("CITEWISE_MEANING", "on").strip()
+    setting = os.environ.get("CITEWISE_MEANING", DEFAULT).strip()
     if setting.lower() in ("off", "0", "false", "no"):
         return None
     if setting.lower() in ("on", "1", "true", "yes", ""):
