@@ -58,9 +58,9 @@ __all__ = [
 ]
 
 #: The lowest cross-encoder log-odds of the best quoted unit. Chosen on SQuAD 2.0 dev,
-#: seed 7 (docs/benchmarks.md): of 68 answers holding the gold text none had its best unit
-#: below 2.0 but one question with a misspelt name (which gets no check); of the 57
-#: reject-set answers without the gold text 31 had none at 1.0 or more.
+#: seed 7 (docs/benchmarks.md): of 68 answers holding the gold text one had its best unit
+#: below 2.0 (a misspelt name, which the check reads respelt); of the 57 reject-set
+#: answers without the gold text 33 had none at 2.0 or more (30 at 1.0).
 MEANING_FLOOR = 2.0
 #: A best unit this relevant (term overlap, weighed by role and recall rank, as the
 #: composer scores it) is not checked: on SQuAD 2.0 dev seed 7 (1,000 questions) the check
