@@ -12,17 +12,18 @@ the two together meet nothing the first does not ("besieged in the 10th century.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 
 from citewise.answer.compose import Candidate
 from citewise.evidence.nodes import NodeReader, Span
 from citewise.evidence.sentences import split_sentences
 from citewise.ingest.models import Node
-from citewise.sufficiency.constraints import UnitGate, question_constraints
+from citewise.sufficiency.constraints import Constraint, UnitGate, question_constraints
 from citewise.sufficiency.floor import unmentioned
 from citewise.sufficiency.models import TermProfile
 
-__all__ = ["UNCONSTRAINED", "admission", "question_gate"]
+__all__ = ["OPENING_CHARS", "UNCONSTRAINED", "admission", "named_parts", "question_gate"]
 
 #: Intents whose units are not checked one by one against the question's constraints: a
 #: procedure's steps and a comparison's sides each name only part of the question.
@@ -66,10 +67,21 @@ def admission(
                 return (same[-1] if same else ""), "\n".join(lead), n.text, intro
         return "", "", "", ""
 
+    openings: dict[tuple[str, int], str] = {}
+
+    def opening(c: Candidate) -> str:
+        """The opening of the unit's document (:func:`document_opening`), read once."""
+        f = c.fragment
+        key = (f.path, f.version_id)
+        if key not in openings:
+            openings[key] = document_opening(reader.near(f.path, f.version_id, [(0, 0)]))
+        return openings[key]
+
     def admit(c: Candidate) -> bool:
         if not gate.constraints:
             return True
         before, section, own, first = blocks_of(c)
+        own = f"{own}\n{opening(c)}"  # the document's subject names every unit of it
         headings = [*c.fragment.heading_path, *(s.text for s in c.context), first]
         if c.kind in ("row", "table"):
             headings.append(before)
@@ -112,6 +124,87 @@ def _intro(nodes: list[Node], own: Node) -> str:
     return "\n".join(out)
 
 
+#: The opening of a document (its title and first paragraphs, up to this many characters)
+#: names what the whole document is about ("The Digital Millennium Copyright Act (DMCA)
+#: was signed ...", "... applies to all The Boeing Company Model 737-8 and 737-9 (737
+#: MAX) airplanes"): a sentence deep inside it ("Under section 1204 penalties range up to
+#: ...", "this proposed AD affects 73 airplanes") does not repeat the name.
+OPENING_CHARS = 2500
+_OPENING_SKIP = frozenset({"document", "section", "page_furniture"})
+
+
+def document_opening(nodes: Sequence[Node]) -> str:
+    """The text of the blocks that start in the first :data:`OPENING_CHARS` characters of
+    a document version (``nodes`` read around its start), running headers left out."""
+    shown = [
+        n
+        for n in nodes
+        if n.kind not in _OPENING_SKIP and n.char_start < OPENING_CHARS and n.text.strip()
+    ]
+    shown.sort(key=lambda n: (n.char_start, n.char_end))
+    out: list[str] = []
+    end = -1
+    for n in shown:
+        if n.char_start >= end:  # a block once (a table and its rows: the table)
+            out.append(n.text)
+            end = n.char_end
+    return "\n".join(out)
+
+
+_MONTH = re.compile(
+    r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?",
+    re.I,
+)
+#: A figure that is part of a name: "Boeing 737", "737 MAX", "Super Bowl 50" (a
+#: capitalised word before it, or an upper-case word after it).
+_NAME_BEFORE = re.compile(r"\b([A-Z][A-Za-z]+)\s+$")
+_NAME_AFTER = re.compile(r"^\s+[A-Z]{2,}\b")
+_ACRONYM = re.compile(r"[A-Z]{2,}[0-9]*")
+
+
+def _in_name(question: str, c: Constraint) -> bool:
+    """Whether number constraint ``c`` is a figure of a product or event name in
+    ``question`` ("Boeing 737 MAX"), not a quantity, year or date ("November 2015")."""
+    value = c.key
+    if c.kind != "number" or not value.isdigit() or 1000 <= int(value) <= 2199:
+        return False
+    for m in re.finditer(rf"(?<![\w.,]){re.escape(c.surface)}(?![\w]*\d)", question):
+        before = _NAME_BEFORE.search(question[: m.start()])
+        if before and not _MONTH.fullmatch(before.group(1)) and m.start() > before.start() > 0:
+            return True
+        if _NAME_AFTER.match(question[m.end() :]):
+            return True
+    return False
+
+
+def named_parts(question: str, constraints: Sequence[Constraint]) -> tuple[Constraint, ...]:
+    """``constraints`` with the question's names read as names: a figure inside a name
+    ("737" in "Boeing 737 MAX") and an acronym among the relation words ("DMCA", "FAA")
+    are names, which a unit's context (its headings, its paragraph, its document's
+    opening) may supply, as it supplies "Boeing"; the other relation words stay."""
+    out: list[Constraint] = []
+    names: list[Constraint] = []
+    for c in constraints:
+        if _in_name(question, c):
+            names.append(Constraint("name", c.surface, c.key))
+            continue
+        if c.kind == "words" and len(c.surface.split()) == len(c.key.split()):
+            pairs = list(zip(c.surface.split(), c.key.split(), strict=True))
+            acronyms = [(w, k) for w, k in pairs if _ACRONYM.fullmatch(w)]
+            if acronyms:
+                names.extend(Constraint("name", w, k.lstrip("!")) for w, k in acronyms)
+                rest = [(w, k) for w, k in pairs if (w, k) not in acronyms]
+                if rest:
+                    words, keys = zip(*rest, strict=True)
+                    out.append(Constraint("words", " ".join(words), " ".join(keys)))
+                continue
+        out.append(c)
+    known = {(c.kind, c.key) for c in out}
+    out.extend(c for c in names if ("name", c.key) not in known)
+    return tuple(out)
+
+
 def question_gate(
     question: str, intent: str, profile: TermProfile | None, floor: float = 0.0
 ) -> UnitGate:
@@ -121,4 +214,4 @@ def question_gate(
     question may have (:data:`citewise.sufficiency.floor.RELEVANCE_FLOOR` for the
     extractive answer, whose units carry that score)."""
     constraints = () if intent in UNCONSTRAINED else question_constraints(question, profile)
-    return UnitGate(constraints, question, floor)
+    return UnitGate(named_parts(question, constraints), question, floor)

@@ -1,0 +1,120 @@
+"""Issue 15 on real binary documents, second round: a document's subject named in its
+opening only, descriptor words no document holds, and literals cut by a PDF line break."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from citewise.answer.admission import named_parts
+from citewise.answer.support import support_score
+from citewise.kb import Home, KnowledgeBase
+from citewise.sufficiency.constraints import Constraint, question_constraints
+from citewise.sufficiency.descriptors import descriptor_words, soften_descriptors
+from citewise.sufficiency.models import QuestionTerm, TermProfile
+
+FILLER = "\n\n".join(
+    f"Paragraph {w} of the summary discusses the {w} provisions in some detail, "
+    f"with their history and the reasons given for them."
+    for w in ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
+)
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KnowledgeBase]:
+    mp = pytest.MonkeyPatch()
+    mp.setenv("CITEWISE_DENSE", "off")
+    corpus = tmp_path_factory.mktemp("realdocs2")
+    (corpus / "act.txt").write_text(
+        "The Digital Millennium Copyright Act (DMCA) was signed into law on October 28, "
+        f"1998.\n\n{FILLER}\n\nIt is a criminal offense to violate the anti-circumvention "
+        "rules wilfully. Under section 1204 penalties range up to a $500,000 fine or up to "
+        "five years imprisonment for a first offense.\n",
+        "utf-8",
+    )
+    (corpus / "directive.txt").write_text(
+        "SUMMARY: The FAA proposes a new airworthiness directive (AD) for all Boeing 737 MAX "
+        f"airplanes.\n\n{FILLER}\n\nCosts of compliance\n\nThe FAA estimates that this "
+        "proposed AD covers 73 airplanes of U.S. registry.\n",
+        "utf-8",
+    )
+    (corpus / "diary.txt").write_text(
+        "THE SIEGE OF VICKSBURG.\n\nJune 10th. The heat of the sun increases.\n\n"
+        "Last night, on the top of a hill, I have seen as many as three mortar shells "
+        "in the air at once, flying into the city from the river.\n",
+        "utf-8",
+    )
+    with Home.open(tmp_path_factory.mktemp("home") / "home") as h:
+        assert h.kb().add([corpus]).ok
+        yield h.kb()
+    mp.undo()
+
+
+def test_an_acronym_the_document_opens_with_names_its_later_sentences(kb: KnowledgeBase) -> None:
+    answer = kb.ask(
+        "What is the maximum criminal penalty for a first offense under section 1204 of the DMCA?"
+    )
+    assert answer.outcome == "answered", answer.answer
+    assert "$500,000" in answer.answer and "five years" in answer.answer
+
+
+def test_a_model_number_the_document_opens_with_names_its_later_sentences(
+    kb: KnowledgeBase,
+) -> None:
+    answer = kb.ask(
+        "How many airplanes of U.S. registry does the proposed Boeing 737 MAX directive cover?"
+    )
+    assert answer.outcome == "answered", answer.answer
+    assert "73 airplanes" in answer.answer
+    # a sibling model no document names is still refused
+    other = kb.ask(
+        "How many airplanes of U.S. registry does the proposed Boeing 787 directive cover?"
+    )
+    assert other.outcome == "insufficient_evidence", other.answer
+
+
+def test_a_descriptor_word_no_document_holds_is_named_not_refused(kb: KnowledgeBase) -> None:
+    answer = kb.ask("How many mortar shells did the diarist see in the air at once at Vicksburg?")
+    assert answer.outcome == "answered", answer.answer
+    assert "three" in answer.answer
+    assert any("diarist" in r for r in answer.sufficiency.reason_texts), answer.sufficiency
+    # a word that picks out which thing is meant stays the subject
+    absent = kb.ask("What is a castellated mortar shell?")
+    assert absent.outcome == "insufficient_evidence", absent.answer
+
+
+def test_figures_and_acronyms_of_names_are_names() -> None:
+    q = "How many airplanes of U.S. registry does the proposed Boeing 737 MAX directive cover?"
+    got = named_parts(q, question_constraints(q))
+    assert Constraint("name", "737", "737") in got
+    assert not [c for c in got if c.kind == "number"]
+    dated = "How many checks did Texas have in November 2015?"
+    assert [c.key for c in named_parts(dated, question_constraints(dated)) if c.kind == "number"]
+    words = Constraint("words", "penalty offense DMCA", "penalti offens !dmca")
+    out = named_parts("What penalty for an offense under the DMCA?", [words])
+    assert Constraint("words", "penalty offense", "penalti offens") in out
+    assert Constraint("name", "DMCA", "dmca") in out
+
+
+def test_descriptor_words_and_when_they_soften() -> None:
+    assert descriptor_words("How many shells did the diarist see at Vicksburg?") == {"diarist"}
+    assert descriptor_words("What rumour about Johnston reached the camp?") == {"rumour"}
+    assert descriptor_words("What is a castellated nut?") == frozenset()
+    terms = (
+        QuestionTerm("diarist", "diarist", "word", 0, True),
+        QuestionTerm("shell", "shells", "word", 4, True),
+        QuestionTerm("vicksburg", "Vicksburg", "name", 2, True),
+    )
+    q = "How many shells did the diarist see at Vicksburg?"
+    soft = soften_descriptors(q, TermProfile(terms))
+    assert soft.terms[0].soft and not soft.terms[1].soft
+    # no other name: the question's subject may be the word itself
+    alone = TermProfile(terms[:2])
+    assert soften_descriptors(q, alone) == alone
+
+
+def test_a_literal_cut_by_a_line_break_in_the_excerpt_is_supported() -> None:
+    cited = "using the procedures found in 14 CFR\n11.43 and 11.45, by any method"
+    score = support_score("using the procedures found in 14 CFR 11.43 and 11.45", [cited])
+    assert score.verdict == "supported", score
