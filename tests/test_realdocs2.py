@@ -7,11 +7,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from citewise.answer.admission import named_parts
+from citewise.answer.admission import expansions, named_parts
 from citewise.answer.support import support_score
 from citewise.kb import Home, KnowledgeBase
-from citewise.sufficiency.constraints import Constraint, question_constraints
+from citewise.sufficiency.constraints import Constraint, question_constraints, unmet
 from citewise.sufficiency.descriptors import descriptor_words, soften_descriptors
+from citewise.sufficiency.measure import gives_measure
 from citewise.sufficiency.models import QuestionTerm, TermProfile
 
 FILLER = "\n\n".join(
@@ -37,6 +38,15 @@ def kb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KnowledgeBase]:
         "SUMMARY: The FAA proposes a new airworthiness directive (AD) for all Boeing 737 MAX "
         f"airplanes.\n\n{FILLER}\n\nCosts of compliance\n\nThe FAA estimates that this "
         "proposed AD covers 73 airplanes of U.S. registry.\n",
+        "utf-8",
+    )
+    (corpus / "hulls.txt").write_text(
+        "THE DESIGNS ACT\n\nThis summary covers the protection of original designs.\n\n"
+        f"{FILLER}\n\nTitle V of the law, entitled the Vessel Hull Design Protection Act "
+        "(VHDPA), adds a new chapter 13 to Title 17 of the U.S. Code. It creates a new system "
+        "for protecting original designs of certain useful articles.\n\nFor purposes of the "
+        "VHDPA, useful articles are limited to the hulls (including the decks) of vessels no "
+        "longer than 200 feet.\n",
         "utf-8",
     )
     (corpus / "diary.txt").write_text(
@@ -118,3 +128,29 @@ def test_a_literal_cut_by_a_line_break_in_the_excerpt_is_supported() -> None:
     cited = "using the procedures found in 14 CFR\n11.43 and 11.45, by any method"
     score = support_score("using the procedures found in 14 CFR 11.43 and 11.45", [cited])
     assert score.verdict == "supported", score
+
+
+def test_how_long_wants_a_duration_or_length_not_any_figure() -> None:
+    assert gives_measure("permitted to retain for up to six months no more than one copy")
+    assert gives_measure("vessels no longer than 200 feet")
+    assert gives_measure("the Yuan ruled from 1271 to 1368")
+    assert not gives_measure("section 402 of the DMCA amends section 112 of the Copyright Act")
+    q = "For how long could an organization keep an ephemeral recording?"
+    (quantity,) = [c for c in question_constraints(q) if c.kind == "quantity"]
+    assert unmet([quantity], "Section 402 amends section 112 for ephemeral recordings.")
+    assert not unmet([quantity], "It could keep an ephemeral recording for up to six months.")
+    length = "Up to what length of vessel does the Act apply?"
+    assert [c for c in named_parts(length, question_constraints(length)) if c.kind == "quantity"]
+
+
+def test_an_acronym_stands_for_what_its_document_defines() -> None:
+    context = "Title V, entitled the Vessel Hull Design Protection Act (VHDPA), adds a chapter."
+    (got,) = expansions("For purposes of the VHDPA, hulls are limited to 200 feet.", context)
+    assert "Vessel Hull Design Protection Act" in got
+    assert expansions("No acronym here.", context) == []
+
+
+def test_a_sentence_naming_its_subject_by_acronym_answers_how_long(kb: KnowledgeBase) -> None:
+    answer = kb.ask("Up to what length of vessel does the Vessel Hull Design Protection Act apply?")
+    assert answer.outcome == "answered", answer.answer
+    assert "200 feet" in answer.answer

@@ -21,7 +21,9 @@ from citewise.evidence.sentences import split_sentences
 from citewise.ingest.models import Node
 from citewise.sufficiency.constraints import Constraint, UnitGate, question_constraints
 from citewise.sufficiency.floor import unmentioned
+from citewise.sufficiency.measure import MEASURE_Q
 from citewise.sufficiency.models import TermProfile
+from citewise.sufficiency.presence import is_question
 
 __all__ = ["OPENING_CHARS", "UNCONSTRAINED", "admission", "named_parts", "question_gate"]
 
@@ -90,6 +92,7 @@ def admission(
         deeper = [*c.fragment.heading_path[1:], *(s.text for s in c.context), first]
         if c.kind in ("row", "table"):
             deeper.append(before)  # a row is read under its table's header row
+        deeper += expansions(c.clean, f"{section}\n{own}")  # "VHDPA": the Act it stands for
         score = max(c.score, gate.floor) if _lifted(gate.question, c.clean, deeper) else c.score
         if c.kind == "sequel":  # its first sentence meets them alone; the next carries on
             parts = [s.text for s in split_sentences(c.clean)] or [c.clean]
@@ -97,6 +100,21 @@ def admission(
         return gate(c.clean, headings, score, f"{section}\n{own}")
 
     return admit
+
+
+_ACRONYM_USE = re.compile(r"\b[A-Z]{2,}[0-9]*\b")
+
+
+def expansions(text: str, context: str) -> list[str]:
+    """What the acronyms of ``text`` stand for, where ``context`` (the unit's blocks and
+    its document's opening) defines them: "Vessel Hull Design Protection Act (VHDPA)"
+    for a unit that says only "VHDPA". Each is the words right before the acronym's
+    defining parenthesis, up to the end of the clause."""
+    out = []
+    for acronym in dict.fromkeys(_ACRONYM_USE.findall(text)):
+        pat = rf"([^()\n.;:]{{3,90}}?)\s*\(\s*[\"“]?{re.escape(acronym)}[\"”]?\s*\)"
+        out += [m.group(1) for m in re.finditer(pat, context.replace("\n", " "))]
+    return out
 
 
 def _lifted(question: str, text: str, deeper: list[str]) -> bool:
@@ -202,6 +220,10 @@ def named_parts(question: str, constraints: Sequence[Constraint]) -> tuple[Const
         out.append(c)
     known = {(c.kind, c.key) for c in out}
     out.extend(c for c in names if ("name", c.key) not in known)
+    asked = MEASURE_Q.search(question)
+    if asked and is_question(question) and not any(c.kind in ("quantity", "date") for c in out):
+        # "Up to what length ...": a measure, as "how long" asks for one
+        out.append(Constraint("quantity", asked.group(0), "quantity:"))
     return tuple(out)
 
 
