@@ -4,16 +4,21 @@ opening only, descriptor words no document holds, and literals cut by a PDF line
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from citewise.answer.admission import expansions, named_parts
 from citewise.answer.support import support_score
+from citewise.config import IngestConfig
+from citewise.ingest.parse import parse_document
+from citewise.ingest.pdf_table import is_table
 from citewise.kb import Home, KnowledgeBase
 from citewise.sufficiency.constraints import Constraint, question_constraints, unmet
 from citewise.sufficiency.descriptors import descriptor_words, soften_descriptors
 from citewise.sufficiency.measure import gives_measure
 from citewise.sufficiency.models import QuestionTerm, TermProfile
+from tests.test_realdocs import tiny_pdf
 
 FILLER = "\n\n".join(
     f"Paragraph {w} of the summary discusses the {w} provisions in some detail, "
@@ -154,3 +159,56 @@ def test_a_sentence_naming_its_subject_by_acronym_answers_how_long(kb: Knowledge
     answer = kb.ask("Up to what length of vessel does the Vessel Hull Design Protection Act apply?")
     assert answer.outcome == "answered", answer.answer
     assert "200 feet" in answer.answer
+
+
+#: A statistics page: a header, figure rows, and the table's title printed after them.
+TABLE_PAGE = [
+    (720, "State Permit Handgun Long Gun Totals"),
+    (706, "Ohio 9,338 34,878 31,817 81,616"),
+    (692, "Texas 21,550 56,941 51,670 146,982"),
+    (678, "Utah 10,429 4,314 5,857 21,772"),
+    (600, "Firearm Background Checks"),
+    (560, "November - 2015"),
+    (500, "These statistics represent the number of firearm background checks initiated."),
+]
+
+
+def test_a_pdf_paragraph_of_figure_rows_is_a_table_with_its_caption() -> None:
+    assert is_table(["a 1 2 3", "b 4 5 6", "c 7 8 9"])
+    assert not is_table(["Section 1204 penalties range up to a $500,000 fine.", "b 4 5 6"])
+    ex = parse_document(
+        tiny_pdf(TABLE_PAGE), name="t.pdf", kb="k", doc_path="t.pdf", config=IngestConfig()
+    )
+    tables = [n for n in ex.nodes if n.kind == "table"]
+    assert len(tables) == 1
+    table = tables[0]
+    assert "November - 2015" in table.attrs["caption"]
+    assert table.attrs["header_line"].startswith("State Permit")
+    rows = [n for n in ex.nodes if n.kind == "table_row"]
+    assert [ex.text[r.char_start : r.char_end].split()[0] for r in rows] == [
+        "Ohio",
+        "Texas",
+        "Utah",
+    ]
+    assert all(r.text == ex.text[r.char_start : r.char_end] for r in rows)
+    assert "November - 2015" in rows[1].search_text  # recall reads the caption with the row
+
+
+def test_a_pdf_table_row_answers_under_its_caption(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CITEWISE_DENSE", "off")
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "checks.pdf").write_bytes(tiny_pdf(TABLE_PAGE))
+    with Home.open(tmp_path / "home") as h:
+        kb = h.kb()
+        assert kb.add([tmp_path / "c"]).ok
+        answer = kb.ask("How many firearm background checks did Texas have in November 2015?")
+        assert answer.outcome == "answered", answer.answer
+        assert "146,982" in answer.answer
+        cited = answer.citations[0]
+        text = kb.store.get_document_text(kb.name, cited.doc_id, cited.version_id)
+        assert text[cited.char_start : cited.char_end] == cited.excerpt
+        assert cited.excerpt.startswith("Texas")
+        other = kb.ask("How many firearm background checks did Texas have in December 2015?")
+        assert other.outcome == "insufficient_evidence", other.answer

@@ -79,6 +79,15 @@ def admission(
             openings[key] = document_opening(reader.near(f.path, f.version_id, [(0, 0)]))
         return openings[key]
 
+    def caption_of(c: Candidate) -> str:
+        """The caption of the table a row belongs to (PDF tables, :mod:`pdf_table`)."""
+        f = c.fragment
+        nodes = reader.near(f.path, f.version_id, near.get((f.path, f.version_id), []))
+        for n in nodes:
+            if n.kind == "table" and n.char_start <= c.span.start and c.span.end <= n.char_end:
+                return str(n.attrs.get("caption") or "")
+        return ""
+
     def admit(c: Candidate) -> bool:
         if not gate.constraints:
             return True
@@ -92,12 +101,17 @@ def admission(
         deeper = [*c.fragment.heading_path[1:], *(s.text for s in c.context), first]
         if c.kind in ("row", "table"):
             deeper.append(before)  # a row is read under its table's header row
+        caption = caption_of(c) if c.kind == "row" else ""
+        if caption:  # a PDF table's title scopes its rows: "November - 2015"
+            headings.append(caption)
+            deeper.append(caption)
         deeper += expansions(c.clean, f"{section}\n{own}")  # "VHDPA": the Act it stands for
         score = max(c.score, gate.floor) if _lifted(gate.question, c.clean, deeper) else c.score
         if c.kind == "sequel":  # its first sentence meets them alone; the next carries on
             parts = [s.text for s in split_sentences(c.clean)] or [c.clean]
             return gate(parts[0], headings, score, f"{section}\n{own}")
-        return gate(c.clean, headings, score, f"{section}\n{own}")
+        shown = f"{caption}: {c.clean}" if caption else c.clean  # its figures too
+        return gate(shown, headings, score, f"{section}\n{own}")
 
     return admit
 
