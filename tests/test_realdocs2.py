@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from citewise.answer.admission import expansions, named_parts
+from citewise.answer.admission import expansions, named_parts, subject_names
 from citewise.answer.support import support_score
 from citewise.config import IngestConfig
 from citewise.ingest.parse import parse_document
@@ -20,6 +20,13 @@ from citewise.sufficiency.measure import gives_measure
 from citewise.sufficiency.models import QuestionTerm, TermProfile
 from tests.test_realdocs import tiny_pdf
 
+ACT_FILLER = "\n\n".join(
+    f"Title {n} of the DMCA amends the copyright law in its {n} part." for n in range(1, 7)
+)
+AD_FILLER = "\n\n".join(
+    f"Paragraph {n} explains the {n} required action for the Boeing 737 MAX fleet."
+    for n in range(1, 7)
+)
 FILLER = "\n\n".join(
     f"Paragraph {w} of the summary discusses the {w} provisions in some detail, "
     f"with their history and the reasons given for them."
@@ -34,14 +41,16 @@ def kb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KnowledgeBase]:
     corpus = tmp_path_factory.mktemp("realdocs2")
     (corpus / "act.txt").write_text(
         "The Digital Millennium Copyright Act (DMCA) was signed into law on October 28, "
-        f"1998.\n\n{FILLER}\n\nIt is a criminal offense to violate the anti-circumvention "
+        f"1998.\n\n{ACT_FILLER}\n\n{FILLER}\n\n"
+        "It is a criminal offense to violate the anti-circumvention "
         "rules wilfully. Under section 1204 penalties range up to a $500,000 fine or up to "
         "five years imprisonment for a first offense.\n",
         "utf-8",
     )
     (corpus / "directive.txt").write_text(
         "SUMMARY: The FAA proposes a new airworthiness directive (AD) for all Boeing 737 MAX "
-        f"airplanes.\n\n{FILLER}\n\nCosts of compliance\n\nThe FAA estimates that this "
+        f"airplanes.\n\n{AD_FILLER}\n\n{FILLER}\n\n"
+        "Costs of compliance\n\nThe FAA estimates that this "
         "proposed AD covers 73 airplanes of U.S. registry.\n",
         "utf-8",
     )
@@ -56,7 +65,10 @@ def kb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KnowledgeBase]:
     )
     (corpus / "diary.txt").write_text(
         "THE SIEGE OF VICKSBURG.\n\nJune 10th. The heat of the sun increases.\n\n"
-        "Last night, on the top of a hill, I have seen as many as three mortar shells "
+        + "".join(
+            f"June {d}th. Another day of the siege of Vicksburg.\n\n" for d in (11, 12, 13, 14)
+        )
+        + "Last night, on the top of a hill, I have seen as many as three mortar shells "
         "in the air at once, flying into the city from the river.\n",
         "utf-8",
     )
@@ -106,10 +118,14 @@ def test_figures_and_acronyms_of_names_are_names() -> None:
     assert not [c for c in got if c.kind == "number"]
     dated = "How many checks did Texas have in November 2015?"
     assert [c.key for c in named_parts(dated, question_constraints(dated)) if c.kind == "number"]
-    words = Constraint("words", "penalty offense DMCA", "penalti offens !dmca")
-    out = named_parts("What penalty for an offense under the DMCA?", [words])
-    assert Constraint("words", "penalty offense", "penalti offens") in out
-    assert Constraint("name", "DMCA", "dmca") in out
+
+
+def test_a_name_is_its_documents_subject_when_its_opening_names_it_throughout() -> None:
+    opening = "The Digital Millennium Copyright Act (DMCA) was signed into law in 1998."
+    whole = opening + " The DMCA amends the law." * 6 + " Eastern filler words." * 200
+    assert subject_names(["DMCA", "Eastern"], opening, whole) == ["DMCA"]
+    # named in the opening but seldom after it: not what the document is about
+    assert subject_names(["DMCA"], opening, opening + " filler" * 3000) == []
 
 
 def test_descriptor_words_and_when_they_soften() -> None:
