@@ -44,6 +44,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-minutes", type=float, default=90.0)
     ap.add_argument("--db", default="scale")
     ap.add_argument("--log", type=Path, default=None, help="the measuring process's progress")
+    ap.add_argument(
+        "--what",
+        default="server",
+        choices=("server", "dense", "server,dense"),
+        help="server: start-up, lexical and hybrid p50/p95, memory; dense: synthetic vectors "
+        "for every chunk, the pgvector HNSW build and the dense route's p50/p95",
+    )
     args = ap.parse_args(argv)
     sys.path.insert(0, str(REPO))
     from tests.pg import PgCluster, _free_port, _runner
@@ -83,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         env = dict(os.environ, CITEWISE_DENSE="off", PYTHONPATH=os.pathsep.join(sys.path))
         with log_path.open("a", encoding="utf-8") as progress:
             proc = subprocess.Popen(
-                [sys.executable, "-c", code, url, str(home / "home"), "server"],
+                [sys.executable, "-c", code, url, str(home / "home"), args.what],
                 stdout=subprocess.PIPE,
                 stderr=progress,
                 text=True,

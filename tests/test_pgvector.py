@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from citewise.index.manager import _WHOLE_BY_KEY
 from citewise.index.vectors import VectorIndex, vectors_to_bytes
 from citewise.kb import Home
 from citewise.recall.models import SearchFilters
@@ -76,6 +77,9 @@ def test_hnsw_ranks_the_permitted_rows_like_the_in_process_index(
     got = store.search_vectors(FP, vectors_to_bytes(query[None, :])[0], 10, permitted)
     assert [k for k, _ in got] == [h.id for h in want]
     assert np.allclose([s for _, s in got], [h.score for h in want], atol=1e-5)
+    # a set the caller keeps (a dict's keys) is probed as it is, with the same result
+    kept = dict.fromkeys(permitted).keys()
+    assert store.search_vectors(FP, vectors_to_bytes(query[None, :])[0], 10, kept) == got
     assert store.search_vectors(FP, vectors_to_bytes(query[None, :])[0], 10, []) == []
     with psycopg.connect(store.url) as conn:  # type: ignore[attr-defined]
         names = [r[0] for r in conn.execute("SELECT indexname FROM pg_indexes").fetchall()]
@@ -112,7 +116,7 @@ def test_the_vector_route_through_hnsw_is_the_same_and_leaks_nothing(
     those of a corpus without the document he may not read, and equal the in-process
     route's (CITEWISE_PGVECTOR=off)."""
     monkeypatch.setenv("CITEWISE_DENSE", "on")
-    bob = SearchFilters(principal="bob")
+    bob, alice = SearchFilters(principal="bob"), SearchFilters(principal="alice")
     results: dict[str, list[list[tuple[str, float]]]] = {}
     for variant, pgvector in (("without", "on"), ("with", "on"), ("with", "off")):
         monkeypatch.setenv("CITEWISE_PGVECTOR", pgvector)
@@ -130,11 +134,21 @@ def test_the_vector_route_through_hnsw_is_the_same_and_leaks_nothing(
                 [(h.path, h.score) for h in home.kb().search(q, filters=bob, mode="vector").hits]
                 for q in QUERIES
             ]
+            # alice may read every chunk: the grouping kept per index state is used
+            results["all-" + name] = [
+                [(h.path, h.score) for h in home.kb().search(q, filters=alice, mode="vector").hits]
+                for q in QUERIES
+            ]
+            assert _WHOLE_BY_KEY in index.state.scopes
     assert any(results["with-on"]) and HIDDEN not in str(results["with-on"])
     for got, want in zip(results["with-on"], results["without-on"], strict=True):
         assert [p for p, _ in got] == [p for p, _ in want]
         assert np.allclose([s for _, s in got], [s for _, s in want], atol=1e-5)
     for got, want in zip(results["with-on"], results["with-off"], strict=True):
+        assert [p for p, _ in got] == [p for p, _ in want]
+        assert np.allclose([s for _, s in got], [s for _, s in want], atol=1e-5)
+    assert HIDDEN in str(results["all-with-on"])  # alice's search finds it
+    for got, want in zip(results["all-with-on"], results["all-with-off"], strict=True):
         assert [p for p, _ in got] == [p for p, _ in want]
         assert np.allclose([s for _, s in got], [s for _, s in want], atol=1e-5)
 
@@ -160,3 +174,21 @@ def test_migrate_copies_vectors_into_pgvectors_column(tmp_path: Path, pgv_url: s
         assert store.get_vectors(FP, ["m07"]) == {"m07": q}
     finally:
         store.close()
+
+
+@pytest.mark.parametrize("raw", ["lots", "4 GB", "0MB", "-1GB", "4gb'; DROP TABLE chunk; --"])
+def test_a_bad_index_build_memory_is_refused_with_the_fix(
+    raw: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The HNSW build memory goes into a SET statement: only a plain size passes."""
+    from citewise.errors import UsageError
+    from citewise.store.postgres.vectors import INDEX_MEMORY, index_build_memory
+
+    monkeypatch.setenv("CITEWISE_PG_INDEX_MEMORY", raw)
+    with pytest.raises(UsageError, match="CITEWISE_PG_INDEX_MEMORY") as err:
+        index_build_memory()
+    assert "4GB" in (err.value.hint or "")
+    monkeypatch.setenv("CITEWISE_PG_INDEX_MEMORY", "512MB")
+    assert index_build_memory() == "512MB"
+    monkeypatch.delenv("CITEWISE_PG_INDEX_MEMORY")
+    assert index_build_memory() == INDEX_MEMORY

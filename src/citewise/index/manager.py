@@ -108,6 +108,8 @@ LEXICAL_SLICE = 32_768
 
 #: Chunk texts a KB index keeps after reading them back from the store (see chunk_texts).
 TEXT_CACHE = 4096
+#: Key of :func:`vector_store.group_by_key` over a whole state in ``IndexState.scopes``.
+_WHOLE_BY_KEY = ("vector keys", "whole")
 
 
 DenseStatus = Literal["ok", "unavailable", "disabled"]
@@ -354,6 +356,11 @@ class KBIndex(CallerViews):
         state = self.state
         if state.vectors is None:
             return []
+        whole = None
+        if allowed is None and len(state.vectors) >= self.store_search_min:
+            whole = state.scopes.get(_WHOLE_BY_KEY)
+            if whole is None:
+                whole = state.scopes[_WHOLE_BY_KEY] = vector_store.group_by_key(state.keys)
         return vector_store.search(
             self.store,
             self.embedder,
@@ -363,6 +370,7 @@ class KBIndex(CallerViews):
             k,
             allowed,
             store_min=self.store_search_min,
+            whole=whole,
         )
 
     # -- persistence -------------------------------------------------------------

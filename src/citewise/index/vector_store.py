@@ -68,10 +68,12 @@ def search(
     allowed: Collection[str] | None,
     *,
     store_min: int = STORE_SEARCH_MIN,
+    whole: Mapping[str, tuple[str, ...]] | None = None,
 ) -> list[VectorHit]:
     """Top ``k`` chunk ids by inner product among ``allowed`` (every indexed chunk if None):
     in the store (HNSW) for large searches where it can, else in ``vectors``. Either way
-    only the permitted rows are ranked. ``keys``: chunk id -> text key of its vector."""
+    only the permitted rows are ranked. ``keys``: chunk id -> text key of its vector;
+    ``whole``: :func:`group_by_key` of all of ``keys``, when the caller keeps it."""
     rows = len(vectors) if allowed is None else len(allowed)
     if (
         emb is None
@@ -80,20 +82,33 @@ def search(
         or not store.vector_search_ready()
     ):
         return vectors.search(query, k, allowed)
-    by_key: dict[str, list[str]] = {}
+    by_key = (whole if whole is not None else group_by_key(keys)) if allowed is None else None
+    if by_key is None:
+        by_key = group_by_key(keys, allowed)
+    found = store.search_vectors(
+        emb.fingerprint, vectors_to_bytes(query[None, :])[0], k, by_key.keys()
+    )
+    hits = [VectorHit(cid, score) for key, score in found for cid in by_key.get(key, ())]
+    return hits[:k]
+
+
+def group_by_key(
+    keys: Mapping[str, str], allowed: Collection[str] | None = None
+) -> dict[str, tuple[str, ...]]:
+    """Text key -> the chunk ids (sorted) among ``allowed`` (all of ``keys`` if None) whose
+    vector it is. For every chunk of an index state it is computed once per state (see
+    ``KBIndex.search_vectors``): at a million chunks it costs more than the search."""
+    grouped: dict[str, list[str]] = {}
     for cid in keys if allowed is None else allowed:
         key = keys.get(cid)
         if key is not None:
-            by_key.setdefault(key, []).append(cid)
-    found = store.search_vectors(
-        emb.fingerprint, vectors_to_bytes(query[None, :])[0], k, list(by_key)
-    )
-    hits = [VectorHit(cid, score) for key, score in found for cid in sorted(by_key.get(key, ()))]
-    return hits[:k]
+            grouped.setdefault(key, []).append(cid)
+    return {key: tuple(sorted(ids)) for key, ids in grouped.items()}
 
 
 __all__ = [
     "STORE_SEARCH_MIN",
+    "group_by_key",
     "keep_vectors",
     "search",
     "store_search_min",

@@ -15,7 +15,7 @@ ledger appends to commit together use the explicit :meth:`Ledger.transaction`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol, runtime_checkable
 
@@ -143,7 +143,7 @@ class VectorSearch(Protocol):
     def vector_search_ready(self) -> bool: ...
 
     def search_vectors(
-        self, fingerprint: str, query: bytes, k: int, keys: Sequence[str]
+        self, fingerprint: str, query: bytes, k: int, keys: Collection[str]
     ) -> list[tuple[str, float]]:
         """The ``k`` text keys among ``keys`` whose vectors (by ``fingerprint``) have the
         largest inner product with ``query`` (float32 bytes), best first, with it."""
