@@ -156,6 +156,8 @@ def test_how_long_wants_a_duration_or_length_not_any_figure() -> None:
     assert gives_measure("vessels no longer than 200 feet")
     assert gives_measure("the Yuan ruled from 1271 to 1368")
     assert not gives_measure("section 402 of the DMCA amends section 112 of the Copyright Act")
+    assert gives_measure("Sets a maximum time in seconds to cache responses. Defaults to 600.")
+    assert not gives_measure("Section 512 is in effect for seconds.")
     q = "For how long could an organization keep an ephemeral recording?"
     (quantity,) = [c for c in question_constraints(q) if c.kind == "quantity"]
     assert unmet([quantity], "Section 402 amends section 112 for ephemeral recordings.")

@@ -5,13 +5,17 @@ Any figure is no answer to "For how long could an organization keep a recording?
 "section 402 of the DMCA amends section 112" holds figures and no duration, while "retain
 for up to six months" holds one. A *measure* is a number (digits or a number word, or
 "a" / "an") with a unit of time or length after it ("six months", "200 feet", "a
-decade", "5-year", "1,280 km"), or a span of years ("from 1914 to 1918", "1337-1453").
+decade", "5-year", "1,280 km"), a span of years ("from 1914 to 1918", "1337-1453"), or a
+count (not a reference or a year, :func:`answer_type.gives_quantity`) in a unit the text
+names apart ("time in seconds ... Defaults to 600").
 Pure functions; :mod:`citewise.sufficiency.constraints` applies :func:`gives_measure`.
 """
 
 from __future__ import annotations
 
 import re
+
+from citewise.sufficiency.answer_type import gives_quantity
 
 __all__ = ["MEASURE_Q", "asks_measure", "gives_measure"]
 
@@ -40,6 +44,12 @@ def asks_measure(said: str) -> bool:
     return bool(MEASURE_Q.search(said))
 
 
+_UNIT_WORD = re.compile(rf"\b{_UNIT}\b")
+
+
 def gives_measure(text: str) -> bool:
-    """Whether ``text`` holds a duration or length (see the module docstring)."""
-    return bool(_MEASURE.search(text) or _YEAR_SPAN.search(text))
+    """Whether ``text`` holds a duration or length (see the module docstring), or a count
+    with the unit said apart from it ("a maximum time in seconds ... Defaults to 600")."""
+    if _MEASURE.search(text) or _YEAR_SPAN.search(text):
+        return True
+    return bool(_UNIT_WORD.search(text.lower())) and gives_quantity(text)
