@@ -92,10 +92,8 @@ def load(cache: Path | None) -> Loaded:
             qvec[i] = got
         routes[split] = Routes(lex, qvec @ vectors.T, qvec, [d.queries[q] for q in qids], qids)
         _log(f"{split}: {len(qids)} claims read")
-    bags = [
-        Counter(tokenize(f"{index.chunks[c].breadcrumb}\n{index.chunks[c].search_text}"))
-        for c in ids
-    ]
+    texts = index.chunk_texts(ids)  # an index state keeps its chunks without their text
+    bags = [Counter(tokenize(f"{index.chunks[c].breadcrumb}\n{texts[c]}")) for c in ids]
     columns: dict[str, Arr] = {}
 
     def term_scores(term: str) -> Arr:

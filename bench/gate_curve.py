@@ -7,7 +7,13 @@ claims), the features the gate may use are read from the product's own lexical i
 
 * ``coverage``: share of the query's key terms in the best lexical chunk (today's gate);
 * ``weighted``: the same share weighted by each term's idf (a rare term counts more);
-* ``score``: the best chunk's BM25 score.
+* ``score``: the best chunk's BM25 score;
+* ``standout``: how far the best score stands above the next nine (a share of it).
+
+The documentation question sets (``bench/questions/docs_*.yaml``, Markdown corpora under
+``docs-corpora``) add answerable questions from another domain (each on a dense-off KB of
+its own corpus; their unanswerable ones are counted as refused or not), since a gate
+chosen on SciFact alone could refuse them.
 
 For each rule and threshold the share of answerable queries kept (and of those whose
 relevant document the index ranks in its top 10) is printed against the share of
@@ -28,6 +34,7 @@ import math
 import random
 import re
 import sys
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -58,6 +65,41 @@ def off_domain(root: Path) -> dict[str, list[str]]:
     return out
 
 
+def docs_rows(root: Path, tmp: Path) -> dict[str, list[Row]]:
+    """Features of the documentation question sets (bench/questions/docs_*.yaml), each on
+    a dense-off KB of its own corpus's Markdown files; ``rel_top10``: an expected file is
+    among the index's first 10 chunks."""
+    import shutil
+
+    import yaml
+
+    from citewise.kb import Home
+
+    out: dict[str, list[Row]] = {"docs_answerable": [], "docs_unanswerable": []}
+    for spec in sorted((Path(__file__).resolve().parent / "questions").glob("docs_*.yaml")):
+        doc = yaml.safe_load(spec.read_text("utf-8"))
+        src = root / "docs-corpora" / doc["root"]
+        if not src.is_dir():
+            continue
+        files = tmp / "src" / doc["corpus"]
+        if not any(src.rglob("*.md")):  # e.g. requests' docs are reStructuredText
+            continue
+        for f in sorted(src.rglob("*.md")):
+            (files / f.relative_to(src)).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(f, files / f.relative_to(src))
+        home = tmp / f"home-{doc['corpus']}"
+        with Home.open(home) as h:
+            h.kb().add([files])
+        qs = doc["questions"]
+        rows = features(home, [q["question"] for q in qs])
+        for q, r in zip(qs, rows, strict=True):
+            want = {e["file"] for e in q.get("expected") or []}
+            r["rel_top10"] = any(p in want for p in r["paths"])
+            r["id"] = q["id"]
+            out["docs_answerable" if q.get("answerable") else "docs_unanswerable"].append(r)
+    return out
+
+
 def features(home: Path, queries: Sequence[str]) -> list[Row]:
     from citewise.analysis.tokenize import key_terms, query_tokens, term_coverage, tokenize
     from citewise.kb import Home
@@ -72,11 +114,22 @@ def features(home: Path, queries: Sequence[str]) -> list[Row]:
             hits = lex.search_tokens(query_tokens(q), k=10)
             hits = [x for x in hits if x.score > 0]
             if not hits:
-                rows.append({"coverage": 0.0, "weighted": 0.0, "score": 0.0, "top10": []})
+                rows.append(
+                    {
+                        "coverage": 0.0,
+                        "weighted": 0.0,
+                        "score": 0.0,
+                        "standout": 0.0,
+                        "top10": [],
+                        "paths": [],
+                        "scores": [],
+                    }
+                )
                 continue
             chunk = index.chunks[hits[0].chunk_id]
-            cover = term_coverage(q, [chunk.breadcrumb, chunk.search_text])
-            present = set(tokenize(chunk.breadcrumb)) | set(tokenize(chunk.search_text))
+            text = index.chunk_text(hits[0].chunk_id)  # the state keeps chunks without text
+            cover = term_coverage(q, [chunk.breadcrumb, text])
+            present = set(tokenize(chunk.breadcrumb)) | set(tokenize(text))
             terms = key_terms(q)
             idf = {
                 t: math.log(1 + (n - (df := lex.document_frequency(t)) + 0.5) / (df + 0.5))
@@ -88,34 +141,83 @@ def features(home: Path, queries: Sequence[str]) -> list[Row]:
                     "coverage": cover.ratio,
                     "weighted": sum(v for t, v in idf.items() if t in present) / total,
                     "score": float(hits[0].score),
+                    "standout": standout([x.score for x in hits]),
                     "top10": [Path(index.chunks[x.chunk_id].path).stem for x in hits],
+                    "paths": [index.chunks[x.chunk_id].path for x in hits],
+                    "scores": [round(float(x.score), 4) for x in hits],
+                    "terms": {t: [lex.document_frequency(t), t in present] for t in terms},
                 }
             )
     return rows
 
 
+def standout(scores: Sequence[float]) -> float:
+    """How far the best BM25 score stands above the mean of the next (up to) nine, as a
+    share of the best: 0 when the first ten are level. Unlike the raw score it does not
+    grow with the corpus's idf."""
+    if len(scores) < 2 or scores[0] <= 0:
+        return 0.0
+    rest = scores[1:10]
+    return float((scores[0] - sum(rest) / len(rest)) / scores[0])
+
+
 Rule = Callable[[Row, float], bool]  # True: the gate lets the query through
+
+
+def _shipped(r: Row) -> bool:
+    return bool(r["coverage"] >= 0.34 or r["score"] >= 6.0)
+
+
 RULES: dict[str, tuple[Rule, list[float]]] = {
     "coverage": (lambda r, t: r["coverage"] >= t, [0.0, 0.1, 0.2, 0.25, 0.3, 0.34, 0.4, 0.5]),
     "weighted": (lambda r, t: r["weighted"] >= t, [0.1, 0.2, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6]),
     "score": (lambda r, t: r["score"] >= t, [2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 15.0, 20.0]),
+    "coverage >= 0.34 or score >=": (
+        lambda r, t: r["coverage"] >= 0.34 or r["score"] >= t,
+        [4.0, 5.0, 5.5, 6.0, 7.0, 8.0],
+    ),
+    "shipped or standout >=": (
+        lambda r, t: _shipped(r) or r["standout"] >= t,
+        [0.25, 0.3, 0.35, 0.4, 0.5, 0.6],
+    ),
+    "shipped or coverage >= 0.25 and standout >=": (
+        lambda r, t: _shipped(r) or (r["coverage"] >= 0.25 and r["standout"] >= t),
+        [0.2, 0.3, 0.4, 0.5],
+    ),
 }
 
 
-def curve(ans: list[Row], off: dict[str, list[Row]]) -> list[Row]:
+def _share(rows: list[Row], keep: Callable[[Row], bool]) -> float | None:
+    return round(sum(1 for r in rows if keep(r)) / len(rows), 4) if rows else None
+
+
+def curve(ans: list[Row], off: dict[str, list[Row]], docs: dict[str, list[Row]]) -> list[Row]:
+    """Per rule and threshold: shares of answerable queries kept (all, and those whose
+    relevant document the index ranks in its top 10) and of off-domain ones refused."""
     out = []
+    good = [r for r in ans if r["rel_top10"]]
+    docs_ans = docs.get("docs_answerable", [])
+    docs_good = [r for r in docs_ans if r["rel_top10"]]
     for name, (rule, grid) in RULES.items():
         for t in grid:
-            kept = [r for r in ans if rule(r, t)]
-            good = [r for r in ans if r["rel_top10"]]
+
+            def keep(r: Row, rule: Rule = rule, t: float = t) -> bool:
+                return rule(r, t)
+
             row: Row = {
                 "rule": name,
                 "threshold": t,
-                "answerable_kept": round(len(kept) / len(ans), 4),
-                "ranked_well_kept": round(sum(1 for r in good if rule(r, t)) / len(good), 4),
+                "answerable_kept": _share(ans, keep),
+                "ranked_well_kept": _share(good, keep),
+                "docs_kept": _share(docs_ans, keep),
+                "docs_ranked_well_kept": _share(docs_good, keep),
             }
             for src, rows in off.items():
-                row[f"{src}_refused"] = round(sum(1 for r in rows if not rule(r, t)) / len(rows), 4)
+                row[f"{src}_refused"] = round(1 - (_share(rows, keep) or 0.0), 4)
+            if docs.get("docs_unanswerable"):
+                row["docs_unanswerable_refused"] = round(
+                    1 - (_share(docs["docs_unanswerable"], keep) or 0.0), 4
+                )
             out.append(row)
     return out
 
@@ -143,9 +245,11 @@ def main() -> int:
     for q, r in zip(qids, ans, strict=True):
         r["rel_top10"] = any(d in qrels[q] for d in r["top10"])
     off = {src: features(args.home, qs) for src, qs in off_domain(root).items()}
-    res = {"split": args.split, "answerable": len(ans), "curve": curve(ans, off)}
+    with tempfile.TemporaryDirectory() as tmp:
+        docs = docs_rows(root, Path(tmp))
+    res = {"split": args.split, "answerable": len(ans), "curve": curve(ans, off, docs)}
     if args.json:
-        res["rows"] = {"answerable": ans, **off}
+        res["rows"] = {"answerable": ans, **off, **docs}
         args.json.write_text(json.dumps(res), "utf-8")
     cols = list(res["curve"][0])
     print("| " + " | ".join(cols) + " |\n|" + "---|" * len(cols))
