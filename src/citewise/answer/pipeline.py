@@ -49,6 +49,7 @@ from citewise.recall.identifiers import clause_refs
 from citewise.recall.models import SearchFilters
 from citewise.recall.search import RecallSettings, search, search_summary
 from citewise.sufficiency.conflicts_adapter import detect_conflicts, stale_paths
+from citewise.sufficiency.descriptors import soften_descriptors
 from citewise.sufficiency.floor import RELEVANCE_FLOOR
 from citewise.sufficiency.gates import GateInput, procedure_mismatch, review
 from citewise.sufficiency.models import Reason, Sufficiency
@@ -116,6 +117,7 @@ def ask(
         )
     cfg = EvidenceConfig()
     profile = weigh(_without_conditions(analysed), kb.index, who)
+    profile = soften_descriptors(question, profile)  # "the diarist": not the subject
     searched = respelt_text(question, profile)  # a slip ("Geegen") searched as spelt in the KB
     seen = analysed if searched == question else analyse(searched, conditions)
     if searched != question:
