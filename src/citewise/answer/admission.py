@@ -12,17 +12,20 @@ the two together meet nothing the first does not ("besieged in the 10th century.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 
 from citewise.answer.compose import Candidate
 from citewise.evidence.nodes import NodeReader, Span
 from citewise.evidence.sentences import split_sentences
 from citewise.ingest.models import Node
-from citewise.sufficiency.constraints import UnitGate, question_constraints
+from citewise.sufficiency.constraints import Constraint, UnitGate, question_constraints
 from citewise.sufficiency.floor import unmentioned
+from citewise.sufficiency.measure import MEASURE_Q
 from citewise.sufficiency.models import TermProfile
+from citewise.sufficiency.presence import is_question
 
-__all__ = ["UNCONSTRAINED", "admission", "question_gate"]
+__all__ = ["OPENING_CHARS", "UNCONSTRAINED", "admission", "named_parts", "question_gate"]
 
 #: Intents whose units are not checked one by one against the question's constraints: a
 #: procedure's steps and a comparison's sides each name only part of the question.
@@ -66,11 +69,36 @@ def admission(
                 return (same[-1] if same else ""), "\n".join(lead), n.text, intro
         return "", "", "", ""
 
+    asked = _asked_names(gate.constraints)
+    subjects: dict[tuple[str, int], tuple[str, str]] = {}
+
+    def subject(c: Candidate) -> tuple[str, str]:
+        """(the opening of the unit's document, the question's names that are its
+        subject: :func:`subject_names`), read once per document version."""
+        f = c.fragment
+        key = (f.path, f.version_id)
+        if key not in subjects:
+            opening = document_opening(reader.near(f.path, f.version_id, [(0, 0)]))
+            whole = reader.store.get_document_text(reader.kb, f.doc_id, f.version_id)
+            subjects[key] = (opening, " ".join(subject_names(asked, opening, whole)))
+        return subjects[key]
+
+    def caption_of(c: Candidate) -> str:
+        """The caption of the table a row belongs to (PDF tables, :mod:`pdf_table`)."""
+        f = c.fragment
+        nodes = reader.near(f.path, f.version_id, near.get((f.path, f.version_id), []))
+        for n in nodes:
+            if n.kind == "table" and n.char_start <= c.span.start and c.span.end <= n.char_end:
+                return str(n.attrs.get("caption") or "")
+        return ""
+
     def admit(c: Candidate) -> bool:
         if not gate.constraints:
             return True
         before, section, own, first = blocks_of(c)
-        headings = [*c.fragment.heading_path, *(s.text for s in c.context), first]
+        opening, names = subject(c) if asked else ("", "")
+        # the document's subject (named in its opening, all through it) names each unit
+        headings = [*c.fragment.heading_path, *(s.text for s in c.context), first, names]
         if c.kind in ("row", "table"):
             headings.append(before)
         # the relevance floor reads a unit with its section as the relation words do: an
@@ -78,13 +106,34 @@ def admission(
         deeper = [*c.fragment.heading_path[1:], *(s.text for s in c.context), first]
         if c.kind in ("row", "table"):
             deeper.append(before)  # a row is read under its table's header row
+        caption = caption_of(c) if c.kind == "row" else ""
+        if caption:  # a PDF table's title scopes its rows: "November - 2015"
+            headings.append(caption)
+            deeper.append(caption)
+        deeper += expansions(c.clean, f"{section}\n{own}\n{opening}")  # "VHDPA": the Act
         score = max(c.score, gate.floor) if _lifted(gate.question, c.clean, deeper) else c.score
         if c.kind == "sequel":  # its first sentence meets them alone; the next carries on
             parts = [s.text for s in split_sentences(c.clean)] or [c.clean]
             return gate(parts[0], headings, score, f"{section}\n{own}")
-        return gate(c.clean, headings, score, f"{section}\n{own}")
+        shown = f"{caption}: {c.clean}" if caption else c.clean  # its figures too
+        return gate(shown, headings, score, f"{section}\n{own}")
 
     return admit
+
+
+_ACRONYM_USE = re.compile(r"\b[A-Z]{2,}[0-9]*\b")
+
+
+def expansions(text: str, context: str) -> list[str]:
+    """What the acronyms of ``text`` stand for, where ``context`` (the unit's blocks and
+    its document's opening) defines them: "Vessel Hull Design Protection Act (VHDPA)"
+    for a unit that says only "VHDPA". Each is the words right before the acronym's
+    defining parenthesis, up to the end of the clause."""
+    out = []
+    for acronym in dict.fromkeys(_ACRONYM_USE.findall(text)):
+        pat = rf"([^()\n.;:]{{3,90}}?)\s*\(\s*[\"“]?{re.escape(acronym)}[\"”]?\s*\)"
+        out += [m.group(1) for m in re.finditer(pat, context.replace("\n", " "))]
+    return out
 
 
 def _lifted(question: str, text: str, deeper: list[str]) -> bool:
@@ -112,6 +161,109 @@ def _intro(nodes: list[Node], own: Node) -> str:
     return "\n".join(out)
 
 
+#: The opening of a document (its title and first paragraphs, up to this many characters)
+#: names what the whole document is about ("The Digital Millennium Copyright Act (DMCA)
+#: was signed ...", "... applies to all The Boeing Company Model 737-8 and 737-9 (737
+#: MAX) airplanes"): a sentence deep inside it ("Under section 1204 penalties range up to
+#: ...", "this proposed AD affects 73 airplanes") does not repeat the name.
+OPENING_CHARS = 2500
+_OPENING_SKIP = frozenset({"document", "section", "page_furniture"})
+
+
+def document_opening(nodes: Sequence[Node]) -> str:
+    """The text of the blocks that start in the first :data:`OPENING_CHARS` characters of
+    a document version (``nodes`` read around its start), running headers left out."""
+    shown = [
+        n
+        for n in nodes
+        if n.kind not in _OPENING_SKIP and n.char_start < OPENING_CHARS and n.text.strip()
+    ]
+    shown.sort(key=lambda n: (n.char_start, n.char_end))
+    out: list[str] = []
+    end = -1
+    for n in shown:
+        if n.char_start >= end:  # a block once (a table and its rows: the table)
+            out.append(n.text)
+            end = n.char_end
+    return "\n".join(out)
+
+
+#: A name is its document's subject when the document's opening names it and the whole
+#: document mentions it at least this often (times, and times per 1,000 words): "DMCA"
+#: 28 times in 6,695 words, "Boeing" 37 and "737" 50 times in 8,945.
+SUBJECT_MIN = 5
+SUBJECT_PER_1000 = 2.0
+
+
+def _asked_names(constraints: Sequence[Constraint]) -> tuple[str, ...]:
+    """The names a unit must hold (name constraints, upper-case relation words)."""
+    out = [c.surface for c in constraints if c.kind == "name"]
+    for c in constraints:
+        if c.kind == "words":
+            out += [w for w in c.surface.split() if _ACRONYM.fullmatch(w)]
+    return tuple(dict.fromkeys(out))
+
+
+def subject_names(names: Sequence[str], opening: str, whole: str) -> list[str]:
+    """The ``names`` that are a document's subject: its ``opening`` names them and its
+    ``whole`` text mentions them at least :data:`SUBJECT_MIN` times and
+    :data:`SUBJECT_PER_1000` times per 1,000 words."""
+    need = max(SUBJECT_MIN, SUBJECT_PER_1000 * len(whole.split()) / 1000)
+    out = []
+    for name in names:
+        pat = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", re.I)
+        if pat.search(opening) and len(pat.findall(whole)) >= need:
+            out.append(name)
+    return out
+
+
+_MONTH = re.compile(
+    r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?",
+    re.I,
+)
+#: A figure that is part of a name: "Boeing 737", "737 MAX", "Super Bowl 50" (a
+#: capitalised word before it, or an upper-case word after it).
+_NAME_BEFORE = re.compile(r"\b([A-Z][A-Za-z]+)\s+$")
+_NAME_AFTER = re.compile(r"^\s+[A-Z]{2,}\b")
+_ACRONYM = re.compile(r"[A-Z]{2,}[0-9]*")
+
+
+def _in_name(question: str, c: Constraint) -> bool:
+    """Whether number constraint ``c`` is a figure of a product or event name in
+    ``question`` ("Boeing 737 MAX"), not a quantity, year or date ("November 2015")."""
+    value = c.key
+    if c.kind != "number" or not value.isdigit() or 1000 <= int(value) <= 2199:
+        return False
+    for m in re.finditer(rf"(?<![\w.,]){re.escape(c.surface)}(?![\w]*\d)", question):
+        before = _NAME_BEFORE.search(question[: m.start()])
+        if before and not _MONTH.fullmatch(before.group(1)) and m.start() > before.start() > 0:
+            return True
+        if _NAME_AFTER.match(question[m.end() :]):
+            return True
+    return False
+
+
+def named_parts(question: str, constraints: Sequence[Constraint]) -> tuple[Constraint, ...]:
+    """``constraints`` with a figure inside a name ("737" in "Boeing 737 MAX") read as a
+    name, which a unit's context (its headings, its paragraph, its document's subject)
+    may supply, as it supplies "Boeing"; and "up to what length" asking for a measure."""
+    out: list[Constraint] = []
+    names: list[Constraint] = []
+    for c in constraints:
+        if _in_name(question, c):
+            names.append(Constraint("name", c.surface, c.key))
+            continue
+        out.append(c)
+    known = {(c.kind, c.key) for c in out}
+    out.extend(c for c in names if ("name", c.key) not in known)
+    asked = MEASURE_Q.search(question)
+    if asked and is_question(question) and not any(c.kind in ("quantity", "date") for c in out):
+        # "Up to what length ...": a measure, as "how long" asks for one
+        out.append(Constraint("quantity", asked.group(0), "quantity:"))
+    return tuple(out)
+
+
 def question_gate(
     question: str, intent: str, profile: TermProfile | None, floor: float = 0.0
 ) -> UnitGate:
@@ -121,4 +273,4 @@ def question_gate(
     question may have (:data:`citewise.sufficiency.floor.RELEVANCE_FLOOR` for the
     extractive answer, whose units carry that score)."""
     constraints = () if intent in UNCONSTRAINED else question_constraints(question, profile)
-    return UnitGate(constraints, question, floor)
+    return UnitGate(named_parts(question, constraints), question, floor)

@@ -159,6 +159,7 @@ class AnswerTrace(TypedDict, total=False):
     removed_orchestration: list[JSONObject]
     constraints: list[JSONObject]  # the question's constraints (sufficiency/constraints.py)
     unit_scores: list[float]  # the chosen answer units' scores
+    meaning: JSONObject  # the meaning check of the quoted units (answer/meaning.py)
     profile_missing: list[str]  # required profile parts the answer lacks (answer/coverage.py)
     claims: list[ClaimJSON]
     relation: JSONObject  # a relation question's statements and graph gate (answer/graph_answer.py)

@@ -36,6 +36,7 @@ from citewise.answer.graph_answer import (
     relation_verdict,
     with_relations,
 )
+from citewise.answer.meaning import checked, meaning_check, meaning_reason, unit_readings
 from citewise.answer.models import Answer, AnswerTrace, new_trace_id
 from citewise.answer.procedure import complete_procedures
 from citewise.answer.relevance import dense_scorer
@@ -48,6 +49,7 @@ from citewise.recall.identifiers import clause_refs
 from citewise.recall.models import SearchFilters
 from citewise.recall.search import RecallSettings, search, search_summary
 from citewise.sufficiency.conflicts_adapter import detect_conflicts, stale_paths
+from citewise.sufficiency.descriptors import soften_descriptors
 from citewise.sufficiency.floor import RELEVANCE_FLOOR
 from citewise.sufficiency.gates import GateInput, procedure_mismatch, review
 from citewise.sufficiency.models import Reason, Sufficiency
@@ -115,6 +117,7 @@ def ask(
         )
     cfg = EvidenceConfig()
     profile = weigh(_without_conditions(analysed), kb.index, who)
+    profile = soften_descriptors(question, profile)  # "the diarist": not the subject
     searched = respelt_text(question, profile)  # a slip ("Geegen") searched as spelt in the KB
     seen = analysed if searched == question else analyse(searched, conditions)
     if searched != question:
@@ -275,6 +278,28 @@ def ask(
         chosen = applied.kept
     trace["constraints"] = [asdict(c) for c in gate.constraints]
     trace["unit_scores"] = [round(c.score, 3) for c in chosen]
+    best = max((c.score for c in chosen), default=0.0)
+    if checked(question, intent.kind, bool(gate.constraints), best) and found is None and chosen:
+        # the quoted units must answer by meaning, not only share the words (meaning.py);
+        # a misspelt word is read as the knowledge base spells it
+        meaning = meaning_check(searched, unit_readings(chosen))
+        if meaning is not None:
+            trace["meaning"] = meaning.to_json()
+        if meaning is not None and not meaning.passed:
+            why = Reason("constraint_unmet", meaning_reason(question))
+            suff = Sufficiency("insufficient", "insufficient_evidence", (why,))
+            trace["sufficiency"] = suff.to_json()
+            return finish(
+                kb,
+                intent.kind,
+                pack,
+                suff,
+                [],
+                [],
+                trace,
+                failed_why=human_reason(suff),
+                profile=None,
+            )
     suff, lacking = with_coverage(intent.kind, question, intent.subject, chosen, suff)
     if lacking:  # a required part of the profile is missing (answer/coverage.py)
         trace["profile_missing"] = lacking

@@ -118,7 +118,9 @@ def support_score(sentence: str, cited_texts: str | Iterable[str]) -> SupportSco
     present_literals: set[str] = set()
     for text in cited:
         present_tokens.update(tokenize(text))
-        present_literals.update(_literals(text))
+        # a PDF line break inside a literal phrase ("14 CFR\n11.43"): the sentence shows
+        # it on one line, so the excerpt's literals are read with its lines joined too
+        present_literals.update(_literals(text), _literals(" ".join(text.split())))
 
     literals = tuple(_literals(sentence))
     lit_set = set(literals)

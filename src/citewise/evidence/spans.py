@@ -65,7 +65,7 @@ def select_spans(
     weighted: list[float] = []
     for unit in units:
         for node, s, e in node_pieces(view, unit):
-            held = held_terms(terms, view.text[s:e]) if terms else []
+            held = held_terms(terms, _with_caption(node, view.text[s:e])) if terms else []
             pieces.append((-len(held), len(pieces), node, unit, s, e))
             weighted.append(sum(weights.get(t, 1.0) for t in held) if weights else len(held))
     if not pieces:
@@ -99,6 +99,13 @@ def select_spans(
             spans.append(SupportSpan(node, unit, s, e, -negcov, reason))
         last_order = order
     return spans
+
+
+def _with_caption(node: Node, text: str) -> str:
+    """A table row's text with its table's caption (a PDF table's title, which the page
+    prints apart from the rows: "November - 2015"): what the row's figures are of."""
+    caption = node.attrs.get("caption") if node.kind == "table_row" else None
+    return f"{caption}\n{text}" if caption else text
 
 
 def _by_new_terms(

@@ -25,7 +25,7 @@ import pypdfium2.raw as pdfium_c
 
 from citewise.errors import BrokenFile, Encrypted, NeedsOCR
 from citewise.ingest import pdf_layout as lay
-from citewise.ingest import pdf_ocr
+from citewise.ingest import pdf_ocr, pdf_table
 from citewise.ingest.extracted import Extracted
 from citewise.ingest.limits import ParseBudget, limit_error
 from citewise.ingest.models import NodeKind
@@ -309,10 +309,15 @@ def _raw_node(text: str, p: _Para, kind: NodeKind = "paragraph") -> RawNode:
 
 def _tree(text: str, paras: list[_Para], outline: list[tuple[int, str, int]]) -> list[RawNode]:
     """Paragraphs, nested under the outline's bookmarks where a bookmark's title is found
-    as (the start of) a paragraph on its page; unmatched bookmarks are left out."""
+    as (the start of) a paragraph on its page; unmatched bookmarks are left out. A
+    paragraph of figure rows is a table (:mod:`citewise.ingest.pdf_table`)."""
     items: list[Heading | RawNode] = []
     pending = list(outline)
-    for p in paras:
+    for i, p in enumerate(paras):
+        table = None if p.furniture else pdf_table.table_node(text, paras, i, _raw_node)
+        if table is not None:
+            items.append(table)
+            continue
         node = _raw_node(text, p)
         key = " ".join(text[p.start : p.end].split()).lower()
         match = next((o for o in pending if o[2] == p.page and key.startswith(o[1].lower())), None)

