@@ -32,15 +32,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.encoder_speed import _rss_mb
+
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "citewise" / "int8-eval"
-
-
-def _rss_mb() -> float:
-    with open("/proc/self/status", encoding="utf-8") as fh:
-        for line in fh:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
 
 
 def _root() -> Path:

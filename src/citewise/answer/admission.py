@@ -12,6 +12,7 @@ the two together meet nothing the first does not ("besieged in the 10th century.
 
 from __future__ import annotations
 
+import calendar
 import re
 from collections.abc import Callable, Sequence
 
@@ -200,7 +201,7 @@ def _asked_names(constraints: Sequence[Constraint]) -> tuple[str, ...]:
     out = [c.surface for c in constraints if c.kind == "name"]
     for c in constraints:
         if c.kind == "words":
-            out += [w for w in c.surface.split() if _ACRONYM.fullmatch(w)]
+            out += [w for w in c.surface.split() if _ACRONYM_USE.fullmatch(w)]
     return tuple(dict.fromkeys(out))
 
 
@@ -217,16 +218,14 @@ def subject_names(names: Sequence[str], opening: str, whole: str) -> list[str]:
     return out
 
 
-_MONTH = re.compile(
-    r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-    r"sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?",
-    re.I,
+#: Month names and their abbreviations ("November 2015" is a date, not a name).
+_MONTH_WORDS = frozenset(
+    m.lower() for m in (*calendar.month_name, *calendar.month_abbr, "Sept") if m
 )
 #: A figure that is part of a name: "Boeing 737", "737 MAX", "Super Bowl 50" (a
 #: capitalised word before it, or an upper-case word after it).
 _NAME_BEFORE = re.compile(r"\b([A-Z][A-Za-z]+)\s+$")
 _NAME_AFTER = re.compile(r"^\s+[A-Z]{2,}\b")
-_ACRONYM = re.compile(r"[A-Z]{2,}[0-9]*")
 
 
 def _in_name(question: str, c: Constraint) -> bool:
@@ -237,7 +236,8 @@ def _in_name(question: str, c: Constraint) -> bool:
         return False
     for m in re.finditer(rf"(?<![\w.,]){re.escape(c.surface)}(?![\w]*\d)", question):
         before = _NAME_BEFORE.search(question[: m.start()])
-        if before and not _MONTH.fullmatch(before.group(1)) and m.start() > before.start() > 0:
+        month = before is not None and before.group(1).lower() in _MONTH_WORDS
+        if before and not month and m.start() > before.start() > 0:
             return True
         if _NAME_AFTER.match(question[m.end() :]):
             return True

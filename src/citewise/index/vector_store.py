@@ -82,9 +82,7 @@ def search(
         or not store.vector_search_ready()
     ):
         return vectors.search(query, k, allowed)
-    by_key = (whole if whole is not None else group_by_key(keys)) if allowed is None else None
-    if by_key is None:
-        by_key = group_by_key(keys, allowed)
+    by_key = whole if allowed is None and whole is not None else group_by_key(keys, allowed)
     found = store.search_vectors(
         emb.fingerprint, vectors_to_bytes(query[None, :])[0], k, by_key.keys()
     )
