@@ -16,7 +16,7 @@ from citewise.analysis.question import Question, analyse
 from citewise.analysis.tokenize import tokenize
 from citewise.answer.admission import admission, question_gate
 from citewise.answer.citations import cite_claims
-from citewise.answer.compose import compose
+from citewise.answer.compose import compose_ranked
 from citewise.answer.conditions import (
     ConditionOutcome,
     apply_conditions,
@@ -36,7 +36,15 @@ from citewise.answer.graph_answer import (
     relation_verdict,
     with_relations,
 )
-from citewise.answer.meaning import checked, meaning_check, meaning_reason, unit_readings
+from citewise.answer.meaning import (
+    checked,
+    english,
+    meaning_check,
+    meaning_reason,
+    meaning_status,
+    unit_readings,
+)
+from citewise.answer.meaning_choice import RESCUE_FLOOR, recover, rescuable, rescue
 from citewise.answer.models import Answer, AnswerTrace, new_trace_id
 from citewise.answer.procedure import complete_procedures
 from citewise.answer.relevance import dense_scorer
@@ -58,8 +66,11 @@ from citewise.sufficiency.presence import weigh
 from citewise.sufficiency.spelling import respelt_text
 
 if TYPE_CHECKING:
+    from citewise.answer.candidate import Candidate
     from citewise.answer.writer import LLMWriter
     from citewise.context import StageContext
+    from citewise.evidence.models import Fragment
+    from citewise.sufficiency.models import ConflictNote
 
 NON_KB_REPLY = (
     "Hello! I answer questions from the documents in this knowledge base, and every "
@@ -214,6 +225,13 @@ def ask(
     found = relation_pass(kb, question, pack, recall.graph, filters)  # relation questions
     suff, profile = relation_sufficiency(found, suff), relation_profile(found, profile)
     trace["sufficiency"] = suff.to_json()
+    if suff.status == "insufficient" and found is None:
+        named = bool(unknown or profile.labels) or any(
+            t.kind != "word" and t.df == 0 for t in profile.terms
+        )  # a name, identifier or labelled number no document holds: never overturned
+        saved = _rescued(kb, question, searched, intent.kind, fragments, suff, named, trace)
+        if saved is not None:  # a passage answers by meaning what the words missed
+            return _answer(kb, intent.kind, pack, suff, saved, conflicts, trace)
     if suff.status == "insufficient":
         failed = classify(kb, question, pack, recall, filters)
         if failed.reason is not None:
@@ -259,7 +277,7 @@ def ask(
     # every unit as the composer scores the question typed: no relevance floor then
     floor = 0.0 if clause_refs(question) or searched != question else RELEVANCE_FLOOR
     gate = question_gate(question, intent.kind, profile, floor)
-    chosen = compose(
+    chosen, ranked = compose_ranked(
         question,
         intent.kind,
         fragments,
@@ -285,7 +303,13 @@ def ask(
         meaning = meaning_check(searched, unit_readings(chosen))
         if meaning is not None:
             trace["meaning"] = meaning.to_json()
-        if meaning is not None and not meaning.passed:
+        elif english(searched) and meaning_status()["status"] == "unavailable":
+            trace["meaning"] = meaning_status()  # on, but no model: answered unchecked
+        recovered = None if meaning is None or meaning.passed else recover(searched, chosen, ranked)
+        if recovered is not None:  # the next candidates by meaning (meaning_choice.py)
+            trace["meaning"] = trace.get("meaning", {}) | {"recovery": recovered.to_json()}
+            chosen = list(recovered.chosen) or chosen
+        if meaning is not None and not meaning.passed and not (recovered and recovered.chosen):
             why = Reason("constraint_unmet", meaning_reason(question))
             suff = Sufficiency("insufficient", "insufficient_evidence", (why,))
             trace["sufficiency"] = suff.to_json()
@@ -329,6 +353,57 @@ def ask(
         failed_why=None if kept else "no sentence passed review",
         profile=profile,
     )
+
+
+def _rescued(
+    kb: StageContext,
+    question: str,
+    searched: str,
+    intent: str,
+    fragments: list[Fragment],
+    suff: Sufficiency,
+    names_absent: bool,
+    trace: AnswerTrace,
+) -> list[Candidate] | None:
+    """The unit that answers ``question`` by meaning although the word-presence gates
+    refused it (answer/meaning_choice.py), or None; the trace keeps what was read."""
+    if not rescuable(question, intent, suff.reason_texts, names_absent):
+        return None
+    reader = NodeReader(kb.store, kb.name, kept=kb.index.kept_nodes)
+    near = spans_by_version((f.path, f.version_id, f.char_start, f.char_end) for f in fragments)
+    _, ranked = compose_ranked(
+        question,
+        intent,
+        fragments,
+        units_of=units_of_fragments(version_units(kb.index, reader, near)),
+        scorer=dense_scorer(kb.index),
+    )
+    got = rescue(searched, ranked)
+    if got is None:
+        return None
+    trace["meaning"] = {"rescue": got.to_json(), "floor": RESCUE_FLOOR, "model": got.check.model}
+    return list(got.chosen) or None
+
+
+def _answer(
+    kb: StageContext,
+    intent: str,
+    pack: EvidencePack,
+    refused: Sufficiency,
+    chosen: list[Candidate],
+    conflicts: list[ConflictNote],
+    trace: AnswerTrace,
+) -> Answer:
+    """The answer from units chosen by meaning over a word-presence refusal: partial, its
+    reasons the gates' (the words not found, kept true of the cited text by finish)."""
+    why = Reason("meaning_match", "a passage answers the question by meaning")
+    suff = Sufficiency("borderline", "partial_coverage", (*refused.reasons, why))
+    trace["sufficiency"] = suff.to_json()
+    citations, claims = cite_claims(kb, chosen, conflicts)
+    claims = release_review(claims, citations)
+    trace["claims"] = [c.to_json() for c in claims]
+    failed = None if any(c.kept for c in claims) else "no sentence passed review"
+    return finish(kb, intent, pack, suff, claims, citations, trace, failed_why=failed)
 
 
 def _without_conditions(q: Question) -> Question:
