@@ -47,6 +47,7 @@ __all__ = [
     "MEANING_FLOOR",
     "MeaningCheck",
     "asks",
+    "available",
     "checked",
     "english",
     "meaning_check",
@@ -159,6 +160,11 @@ def _model() -> OnnxCrossEncoder | None:
         return None
     got = _load(folder)
     return None if isinstance(got, Unavailable) else got
+
+
+def available() -> bool:
+    """Whether the check is on and its model loads (loaded once per process)."""
+    return _model() is not None
 
 
 def meaning_status() -> dict[str, str]:

@@ -36,15 +36,8 @@ from citewise.answer.graph_answer import (
     relation_verdict,
     with_relations,
 )
-from citewise.answer.meaning import (
-    checked,
-    english,
-    meaning_check,
-    meaning_reason,
-    meaning_status,
-    unit_readings,
-)
-from citewise.answer.meaning_choice import RESCUE_FLOOR, recover, rescuable, rescue
+from citewise.answer.meaning import checked
+from citewise.answer.meaning_answer import answer_by_meaning, judged, rescued
 from citewise.answer.models import Answer, AnswerTrace, new_trace_id
 from citewise.answer.procedure import complete_procedures
 from citewise.answer.relevance import dense_scorer
@@ -66,11 +59,8 @@ from citewise.sufficiency.presence import weigh
 from citewise.sufficiency.spelling import respelt_text
 
 if TYPE_CHECKING:
-    from citewise.answer.candidate import Candidate
     from citewise.answer.writer import LLMWriter
     from citewise.context import StageContext
-    from citewise.evidence.models import Fragment
-    from citewise.sufficiency.models import ConflictNote
 
 NON_KB_REPLY = (
     "Hello! I answer questions from the documents in this knowledge base, and every "
@@ -229,9 +219,9 @@ def ask(
         named = bool(unknown or profile.labels) or any(
             t.kind != "word" and t.df == 0 for t in profile.terms
         )  # a name, identifier or labelled number no document holds: never overturned
-        saved = _rescued(kb, question, searched, intent.kind, fragments, suff, named, trace)
+        saved = rescued(kb, question, searched, intent.kind, fragments, suff, named, trace)
         if saved is not None:  # a passage answers by meaning what the words missed
-            return _answer(kb, intent.kind, pack, suff, saved, conflicts, trace)
+            return answer_by_meaning(kb, intent.kind, pack, suff, saved, conflicts, trace)
     if suff.status == "insufficient":
         failed = classify(kb, question, pack, recall, filters)
         if failed.reason is not None:
@@ -300,17 +290,8 @@ def ask(
     if checked(question, intent.kind, bool(gate.constraints), best) and found is None and chosen:
         # the quoted units must answer by meaning, not only share the words (meaning.py);
         # a misspelt word is read as the knowledge base spells it
-        meaning = meaning_check(searched, unit_readings(chosen))
-        if meaning is not None:
-            trace["meaning"] = meaning.to_json()
-        elif english(searched) and meaning_status()["status"] == "unavailable":
-            trace["meaning"] = meaning_status()  # on, but no model: answered unchecked
-        recovered = None if meaning is None or meaning.passed else recover(searched, chosen, ranked)
-        if recovered is not None:  # the next candidates by meaning (meaning_choice.py)
-            trace["meaning"] = trace.get("meaning", {}) | {"recovery": recovered.to_json()}
-            chosen = list(recovered.chosen) or chosen
-        if meaning is not None and not meaning.passed and not (recovered and recovered.chosen):
-            why = Reason("constraint_unmet", meaning_reason(question))
+        chosen, why = judged(searched, question, chosen, ranked, trace)
+        if why is not None:
             suff = Sufficiency("insufficient", "insufficient_evidence", (why,))
             trace["sufficiency"] = suff.to_json()
             return finish(
@@ -353,57 +334,6 @@ def ask(
         failed_why=None if kept else "no sentence passed review",
         profile=profile,
     )
-
-
-def _rescued(
-    kb: StageContext,
-    question: str,
-    searched: str,
-    intent: str,
-    fragments: list[Fragment],
-    suff: Sufficiency,
-    names_absent: bool,
-    trace: AnswerTrace,
-) -> list[Candidate] | None:
-    """The unit that answers ``question`` by meaning although the word-presence gates
-    refused it (answer/meaning_choice.py), or None; the trace keeps what was read."""
-    if not rescuable(question, intent, suff.reason_texts, names_absent):
-        return None
-    reader = NodeReader(kb.store, kb.name, kept=kb.index.kept_nodes)
-    near = spans_by_version((f.path, f.version_id, f.char_start, f.char_end) for f in fragments)
-    _, ranked = compose_ranked(
-        question,
-        intent,
-        fragments,
-        units_of=units_of_fragments(version_units(kb.index, reader, near)),
-        scorer=dense_scorer(kb.index),
-    )
-    got = rescue(searched, ranked)
-    if got is None:
-        return None
-    trace["meaning"] = {"rescue": got.to_json(), "floor": RESCUE_FLOOR, "model": got.check.model}
-    return list(got.chosen) or None
-
-
-def _answer(
-    kb: StageContext,
-    intent: str,
-    pack: EvidencePack,
-    refused: Sufficiency,
-    chosen: list[Candidate],
-    conflicts: list[ConflictNote],
-    trace: AnswerTrace,
-) -> Answer:
-    """The answer from units chosen by meaning over a word-presence refusal: partial, its
-    reasons the gates' (the words not found, kept true of the cited text by finish)."""
-    why = Reason("meaning_match", "a passage answers the question by meaning")
-    suff = Sufficiency("borderline", "partial_coverage", (*refused.reasons, why))
-    trace["sufficiency"] = suff.to_json()
-    citations, claims = cite_claims(kb, chosen, conflicts)
-    claims = release_review(claims, citations)
-    trace["claims"] = [c.to_json() for c in claims]
-    failed = None if any(c.kept for c in claims) else "no sentence passed review"
-    return finish(kb, intent, pack, suff, claims, citations, trace, failed_why=failed)
 
 
 def _without_conditions(q: Question) -> Question:
