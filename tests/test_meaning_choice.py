@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from citewise.answer.candidate import Candidate
-from citewise.answer.meaning import meaning_status, shipped_model_dir
+from citewise.answer.meaning import meaning_status, shipped_model_dir, tabular
 from citewise.answer.meaning_choice import RECOVERY_UNITS, alternatives, rescuable
 from citewise.evidence.models import Fragment
 from citewise.evidence.sentences import Span
@@ -67,6 +67,14 @@ def test_alternatives_are_the_sentences_of_a_chosen_pair_then_the_next_ranked_un
     assert alternatives([other], [other, refused]) == []
     many = [_cand(f"Sentence number {i}.", 0.5, 20 * i) for i in range(10)]
     assert len(alternatives([], many)) == RECOVERY_UNITS
+
+
+def test_tables_rows_and_code_are_not_read_by_the_prose_model() -> None:
+    assert tabular("row", "Texas 21,550 56,941 146,982")
+    assert tabular("lead", "Things a duck could eat: Food | Calories Berries | Blueberry | 150")
+    assert tabular("code", "pip install click")
+    assert not tabular("sentence", "The Maple Leafs won 13 Stanley Cups.")
+    assert not tabular("sequel", "Either A | B is allowed. Both are fine.")
 
 
 def test_only_word_presence_refusals_of_english_questions_are_rescued() -> None:
@@ -172,3 +180,31 @@ def test_the_status_says_off_when_turned_off(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setenv("CITEWISE_MEANING", "/nonexistent/folder")
     got = meaning_status()
     assert got["status"] == "unavailable" and "model.onnx is missing" in got["reason"]
+
+
+TABLE_DOC = """# Stanley Cup
+
+| Team | Code | Cups |
+|---|---|---|
+| Canadiens | MTL | 24 |
+| Maple Leafs | TOR | 13 |
+"""
+
+
+@needs_model
+@pytest.mark.usefixtures("_env")
+def test_an_answer_from_a_table_row_is_not_refused_by_the_prose_model(tmp_path: Path) -> None:
+    import os
+
+    from citewise.kb import Home
+
+    os.environ["CITEWISE_MEANING"] = "on"
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "cups.md").write_text(TABLE_DOC, "utf-8")
+    with Home.open(tmp_path / "home") as h:
+        kb = h.kb()
+        kb.add([docs])
+        got = kb.ask("How many Stanley Cups have the Maple Leafs won?")
+    assert got.outcome == "answered" and "13" in got.answer
+    assert got.trace["meaning"]["skipped"].startswith("a table or code unit")

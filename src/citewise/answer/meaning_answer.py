@@ -16,6 +16,7 @@ from citewise.answer.meaning import (
     meaning_check,
     meaning_reason,
     meaning_status,
+    tabular,
     unit_readings,
 )
 from citewise.answer.meaning_choice import RESCUE_FLOOR, recover, rescuable, rescue
@@ -46,6 +47,9 @@ def judged(
     the knowledge base spells it), and the refusal's reason when no unit, chosen or read
     next, answers ``question`` by meaning. Without the model the units stand unchecked
     and the trace says why."""
+    if any(tabular(c.kind, c.clean) for c in chosen):
+        trace["meaning"] = {"skipped": "a table or code unit: the model reads prose"}
+        return chosen, None
     meaning = meaning_check(searched, unit_readings(chosen))
     if meaning is None:
         if english(searched) and meaning_status()["status"] == "unavailable":
