@@ -7,11 +7,13 @@ from __future__ import annotations
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from citewise.answer import relevance
 from citewise.answer.ranking import version_dense_inputs
+from citewise.index import manager
 from citewise.index.embedder import (
     PROBE_RELATED,
     PROBE_SAME,
@@ -21,7 +23,7 @@ from citewise.index.embedder import (
     Unavailable,
 )
 from citewise.index.manager import default_loader
-from citewise.index.unit_vectors import unit_key, unit_namespace, version_unit_texts
+from citewise.index.unit_vectors import UnitReport, unit_key, unit_namespace, version_unit_texts
 from citewise.index.vectors import F32
 from citewise.kb import KnowledgeBase
 from tests.backends import Backend
@@ -143,3 +145,38 @@ def test_a_changed_documents_units_are_encoded_and_old_ones_not_used(
         fresh = emb.encode([NEW], kind="passage")[0]
         assert relevance._CACHE[(fp, unit_key(NEW))].tobytes() == fresh.tobytes()
         assert (fp, unit_key(OLD)) not in relevance._CACHE
+
+
+def test_an_index_built_without_unit_vectors_gets_them_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An index cache from before unit vectors (or from a retrieval-only build) has every
+    version's units encoded at the next sync, once; a server whose index directory is gone
+    finds them all in the store."""
+    corpus = _corpus(tmp_path, monkeypatch)
+    with Backend("sqlite").open(tmp_path / "home") as home:
+        kb = home.kb()
+        home.index(kb.name).unit_texts = None  # as built by an older version
+        assert kb.add([corpus]).ok
+        units = {t for d in kb.documents() for t in _texts(kb, d.path)}
+    encoded = _count_passages(monkeypatch)
+    with Backend("sqlite").open(tmp_path / "home") as home:
+        report = home.index("default").sync()
+        assert report.units == len(units) and set(encoded) == units
+    del encoded[:]
+    cut: list[int] = []
+    real = manager.encode_version_units
+
+    def spy(*args: Any, **kw: Any) -> UnitReport:
+        cut.append(len(args[3]))
+        return real(*args, **kw)
+
+    monkeypatch.setattr(manager, "encode_version_units", spy)
+    with Backend("sqlite").open(tmp_path / "home") as home:
+        assert home.index("default").sync().units == 0
+    assert cut == [0]  # no version cut again: the index directory records they were done
+    shutil.rmtree(tmp_path / "home" / "index")
+    with Backend("sqlite").open(tmp_path / "home") as home:
+        report = home.index("default").sync()
+        assert (report.encoded, report.units) == (0, 0)  # chunks and units from the store
+    assert encoded == []

@@ -190,7 +190,8 @@ class KBIndex(CallerViews):
         self._loaded = False
         #: The encoder fingerprint whose answer-unit vectors every indexed version has.
         self._units_done = ""
-        #: Called with ("embed", chunks done, chunks to encode) while a sync encodes.
+        #: Called with ("embed", chunks done, chunks to encode) while a sync encodes, and
+        #: with ("units", versions done, versions) while it encodes their answer units.
         self.progress: Callable[[str, int, int], None] | None = None
         # The structural knowledge graph, synced on use; it takes its chunk rows from this
         # index's state when that state is of the generation it builds.
