@@ -216,10 +216,11 @@ def ask(
     suff, profile = relation_sufficiency(found, suff), relation_profile(found, profile)
     trace["sufficiency"] = suff.to_json()
     if suff.status == "insufficient" and found is None:
-        named = bool(unknown or profile.labels) or any(
+        barred = bool(unknown or profile.labels or analysed.conditions.conditions) or any(
             t.kind != "word" and t.df == 0 for t in profile.terms
-        )  # a name, identifier or labelled number no document holds: never overturned
-        saved = rescued(kb, question, searched, intent.kind, fragments, suff, named, trace)
+        )  # a name, identifier or labelled number no document holds, or a stated
+        # condition (answered per condition only): never overturned by meaning
+        saved = rescued(kb, question, searched, intent.kind, fragments, suff, barred, trace)
         if saved is not None:  # a passage answers by meaning what the words missed
             return answer_by_meaning(kb, intent.kind, pack, suff, saved, conflicts, trace)
     if suff.status == "insufficient":
