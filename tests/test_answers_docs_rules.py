@@ -422,3 +422,45 @@ def test_a_relation_or_a_thing_is_no_attribute() -> None:
     assert asked_attribute("What is the successor of the Helix-7?") is None
     assert asked_attribute("Which shells does Click support?") is None
     assert asked_attribute("Which sizes does the pager accept?") == "sizes"
+
+
+_TESTING = (
+    "# Testing Tool Applications\n\n"
+    "```{eval-rst}\n.. currentmodule:: tool.testing\n```\n\n"
+    "Tool provides the testing module to help you invoke command line applications and "
+    "check their behavior.\n\n"
+    "The examples use pytest style tests.\n\n"
+    "## Basic Example\n\n"
+    "The key pieces are the runner and the result.\n\n"
+    "```{code-block} python\n:caption: hello.py\n\nimport tool\n\n@tool.command()\n"
+    "def hello(name):\n    tool.echo(name)\n```\n\n"
+    "```{code-block} python\n:caption: test_hello.py\n\nfrom tool.testing import Runner\n"
+    "from hello import hello\n\ndef test_hello_world():\n    runner = Runner()\n"
+    "    result = runner.invoke(hello, ['Peter'])\n    assert result.exit_code == 0\n```\n"
+)
+
+
+def test_a_how_to_quotes_the_example_not_a_sphinx_directive(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "```{eval-rst} .. currentmodule:: ...```" tells the documentation builder where
+    # names live; it is no example. The subsection's example is the program and, when it
+    # answers the question better, the test right after it.
+    kb = _kb(tmp_path, monkeypatch, {"testing.md": _TESTING})
+    ans = kb.ask("How do I test a tool command from pytest?")
+    assert ans.outcome == "answered"
+    assert "currentmodule" not in ans.answer
+    assert "runner = Runner()" in ans.answer
+    assert ans.answer.index("def hello(name)") < ans.answer.index("from tool.testing import")
+    for c in ans.citations:
+        assert kb.resolve(c.id).text == c.excerpt
+
+
+def test_an_eval_rst_block_of_directives_only_is_no_code_unit() -> None:
+    from citewise.answer.display import code_display
+
+    assert code_display("```{eval-rst}\n.. currentmodule:: tool\n```") is None
+    assert code_display("```{eval-rst}\n.. autoclass:: Runner\n   :members:\n```") is None
+    shown = code_display("```{eval-rst}\n.. tool:example::\n\n    import tool\n```")
+    assert shown is not None and "import tool" in shown
+    assert code_display("```{code-block} py\n:caption: a.py\n\nx = 1\n```") == "```py\nx = 1\n```"
