@@ -464,3 +464,33 @@ def test_an_eval_rst_block_of_directives_only_is_no_code_unit() -> None:
     shown = code_display("```{eval-rst}\n.. tool:example::\n\n    import tool\n```")
     assert shown is not None and "import tool" in shown
     assert code_display("```{code-block} py\n:caption: a.py\n\nx = 1\n```") == "```py\nx = 1\n```"
+
+
+_DMCA = (
+    "# Title II: liability limitation\n\n"
+    "Title II adds a new section to create four new limitations on liability for "
+    "copyright infringement by online service providers and their conduct categories. "
+    "The limitations are based on the following four categories of conduct:\n\n"
+    "1. Transitory communications;\n2. System caching;\n"
+    "3. Storage of information at direction of users; and\n4. Information location tools.\n\n"
+    "New section 512 also includes special rules for educational institutions.\n"
+)
+
+
+def test_a_counted_list_question_gets_the_lead_in_with_its_items(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kb = _kb(tmp_path, monkeypatch, {"dmca.md": _DMCA})
+    ans = kb.ask(
+        "Which four categories of service provider conduct do the online liability "
+        "limitations cover?"
+    )
+    assert ans.outcome == "answered"
+    for item in ("Transitory communications", "System caching", "Information location tools"):
+        assert item in ans.answer
+    from citewise.answer.lists import asked_count
+
+    assert asked_count("What are the three main types of joins?") == 3
+    assert asked_count("Which 12 steps are listed?") == 12
+    assert asked_count("Which categories are covered?") is None
+    assert asked_count("What is the one rule?") is None
