@@ -14,8 +14,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from citewise.analysis.tokenize import term_coverage, tokenize
-from citewise.answer.candidate import ROLE_WEIGHT, Candidate, UnitsOf, diverse
+from citewise.answer.candidate import ROLE_WEIGHT, Candidate, UnitsOf, diverse, inside
 from citewise.answer.clean import clean_sentence
+from citewise.answer.lists import counted_list
 from citewise.answer.profiles import (
     CONSEQUENCE,
     FAILURE,
@@ -292,7 +293,9 @@ def _by_profile(question: str, intent: str, pool: list[Candidate], limit: int) -
     if intent == "causal":
         return causal(pool, limit)
     best = pool[0].score
-    return diverse([c for c in pool if c.score >= 0.75 * best], min(limit, 3))
+    listed = counted_list(question, pool)
+    rest = [c for c in pool if c.score >= 0.75 * best and not any(inside(c, o) for o in listed)]
+    return listed + diverse([c for c in rest if c not in listed], min(limit, 3) - len(listed))
 
 
 _LITERAL = re.compile(r"[._:\-/=]")
