@@ -9,18 +9,50 @@ and a new server loads what another encoded instead of encoding again.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 
 from citewise.errors import UsageError
 from citewise.store._txn import SQLiteTx
 
 #: The SQLite table (made by the first write of vectors; PostgreSQL's is its migration 2).
+#: An ordinary rowid table: a 1,536-byte vector fits inline in a table b-tree leaf (up to
+#: about 4 KB of payload on a 4 KB page), whereas a ``WITHOUT ROWID`` row lives in an index
+#: b-tree (about 1 KB inline) and spilled into an overflow page (4.7 KB on disk per row).
+#: The key is a separate UNIQUE index, which keeps ``INSERT OR IGNORE`` first-write-wins.
 VECTOR_TABLE = """CREATE TABLE IF NOT EXISTS dense_vector (
     fingerprint TEXT NOT NULL,
     text_key    TEXT NOT NULL,
-    data        BLOB NOT NULL,
-    PRIMARY KEY (fingerprint, text_key)
-) WITHOUT ROWID"""
+    data        BLOB NOT NULL
+)"""
+VECTOR_KEY = (
+    "CREATE UNIQUE INDEX IF NOT EXISTS dense_vector_key ON dense_vector(fingerprint, text_key)"
+)
+#: Schema 3: a store whose ``dense_vector`` was made ``WITHOUT ROWID`` (schema 2) gets it
+#: rebuilt, run by ``SQLiteStore._migrate`` inside its one transaction (a crash anywhere
+#: leaves the old table, and the old schema version, as they were).
+REBUILD_VECTORS = (
+    VECTOR_TABLE.replace("IF NOT EXISTS dense_vector", "dense_vector_rowid"),
+    "INSERT INTO dense_vector_rowid(fingerprint, text_key, data) "
+    "SELECT fingerprint, text_key, data FROM dense_vector ORDER BY fingerprint, text_key",
+    "DROP TABLE dense_vector",
+    "ALTER TABLE dense_vector_rowid RENAME TO dense_vector",
+    VECTOR_KEY,
+)
+
+
+def rebuild_vector_table(c: sqlite3.Connection) -> bool:
+    """Rebuild a ``WITHOUT ROWID`` ``dense_vector`` as :data:`VECTOR_TABLE` (caller holds
+    the write transaction); whether there was one to rebuild."""
+    row = c.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'dense_vector'"
+    ).fetchone()
+    if row is None or "WITHOUT ROWID" not in str(row[0]).upper():
+        return False  # never made (nothing to do), or already a rowid table
+    for statement in REBUILD_VECTORS:
+        c.execute(statement)
+    return True
+
 
 #: Keys looked up per query (well under SQLite's and PostgreSQL's parameter limits).
 LOOKUP_GROUP = 500
@@ -52,8 +84,8 @@ def groups(keys: Sequence[str], size: int = LOOKUP_GROUP) -> Iterator[list[str]]
 
 
 class SQLiteVectors(SQLiteTx):
-    """The vectors of the SQLite store (table ``dense_vector``, :data:`VECTOR_TABLE`: made by
-    the first write of vectors, with no schema-version bump, since it holds derived data)."""
+    """The vectors of the SQLite store (table ``dense_vector``, :data:`VECTOR_TABLE` with its
+    :data:`VECTOR_KEY`: made by the first write of vectors, since it holds derived data)."""
 
     def get_vectors(self, fingerprint: str, keys: Sequence[str]) -> dict[str, bytes]:
         out: dict[str, bytes] = {}
@@ -76,6 +108,7 @@ class SQLiteVectors(SQLiteTx):
             return
         with self._write() as c:
             c.execute(VECTOR_TABLE)
+            c.execute(VECTOR_KEY)
             c.executemany(
                 "INSERT OR IGNORE INTO dense_vector(fingerprint, text_key, data) VALUES (?, ?, ?)",
                 [(fingerprint, k, d) for k, d in rows],

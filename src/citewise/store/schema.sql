@@ -1,6 +1,9 @@
--- citewise SQLite schema, version 2 (recorded in PRAGMA user_version).
+-- citewise SQLite schema, version 3 (recorded in PRAGMA user_version).
 -- Version 2 added the audit tables at the end (ledger, checkpoint, answer); a version-1
--- store is upgraded by running the statements marked IF NOT EXISTS.
+-- store is upgraded by running the statements marked IF NOT EXISTS. Version 3 rebuilt the
+-- vectors table (dense_vector, made by the first write of vectors: store/_vectors.py) as a
+-- rowid table. The WITHOUT ROWID tables below keep small rows:
+--   revision: a key, a 64-hex hash, a count and two timestamps (about 150 bytes);
 --
 -- History is append-only: a version row is never rewritten except to close its
 -- validity interval (rev_removed). A version belongs to revision r of its KB when

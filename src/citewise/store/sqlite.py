@@ -26,10 +26,11 @@ from citewise.store import _ledger as sqlite_ledger
 from citewise.store._lookup import SQLiteLookup
 from citewise.store._near import SQLiteNear
 from citewise.store._resolve import SQLiteResolve
-from citewise.store._vectors import SQLiteVectors
+from citewise.store._vectors import SQLiteVectors, rebuild_vector_table
 from citewise.store._writes import DEFAULT_KB, SQLWrites
 
-SCHEMA_VERSION = 2
+#: 3: ``dense_vector`` is a rowid table (see store/_vectors.py); 2: the audit tables.
+SCHEMA_VERSION = 3
 NODE_BY_START = "CREATE INDEX IF NOT EXISTS node_by_start ON node(content_id, char_start)"
 #: The stored change counter read by ``generation`` (a COUNT over every version cost a
 #: fifth of a search at 5k documents): bumped by a trigger in the transaction of every
@@ -44,6 +45,14 @@ GENERATION_DDL = (
     "INSERT INTO kb_generation(kb, n) SELECT kb, 1 FROM document WHERE doc_id = NEW.doc_id "
     "ON CONFLICT(kb) DO UPDATE SET n = n + 1; END",
 )
+
+
+def _ensure_accelerators(c: sqlite3.Connection) -> None:
+    """Read accelerators added without a version bump: :data:`NODE_BY_START` (see
+    store/_near.py) and the stored change counter (:data:`GENERATION_DDL`)."""
+    if not c.execute("SELECT 1 FROM sqlite_master WHERE name = 'node_by_start'").fetchone():
+        c.execute(NODE_BY_START)
+    _ensure_generation(c)
 
 
 def _ensure_generation(c: sqlite3.Connection) -> None:
@@ -100,19 +109,16 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteNear, SQLiteVectors, SQLWri
                     hint="Upgrade citewise to open it; it was not modified.",
                 )
             if version == SCHEMA_VERSION:
-                # Read accelerators added without a version bump (see store/_near.py).
-                if not c.execute(
-                    "SELECT 1 FROM sqlite_master WHERE name = 'node_by_start'"
-                ).fetchone():
-                    c.execute(NODE_BY_START)
-                _ensure_generation(c)
+                _ensure_accelerators(c)
                 return
-            if version == 1:  # version 2 only added the audit tables
-                for statement in _schema_statements():
-                    if "IF NOT EXISTS" in statement:
-                        c.execute(statement)
+            if version in (1, 2):
+                if version == 1:  # version 2 only added the audit tables
+                    for statement in _schema_statements():
+                        if "IF NOT EXISTS" in statement:
+                            c.execute(statement)
+                rebuild_vector_table(c)  # version 3: vectors in a rowid table
                 c.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-                _ensure_generation(c)
+                _ensure_accelerators(c)
                 return
             tables = c.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
             if tables:
