@@ -1,16 +1,19 @@
-"""The SQLite vectors table (store/_vectors.py): an ordinary rowid table with a UNIQUE key
-(schema 3), and the migration of a store whose table was made ``WITHOUT ROWID`` (schema 2):
-same vectors, same answers, a smaller file, and a crash mid-migration changes nothing."""
+"""Schema 3 of the SQLite store (store/_rebuild.py): the vectors, node and chunk tables are
+ordinary rowid tables with a UNIQUE key, and a schema-2 store, whose tables were made
+``WITHOUT ROWID``, is migrated on open: same vectors, nodes and answers, a smaller file, and
+a crash mid-migration changes nothing."""
 
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import subprocess
 import sys
 import tempfile
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -19,6 +22,7 @@ from hypothesis import strategies as st
 
 from citewise.kb import Home
 from citewise.store.sqlite import SCHEMA_VERSION, SQLiteStore
+from tests._docs import make_doc
 
 #: The table as schema 2 made it (what the migration must handle).
 OLD_TABLE = """CREATE TABLE dense_vector (
@@ -117,30 +121,108 @@ def test_store_that_never_made_the_table_needs_nothing(tmp_path: Path) -> None:
     assert _table(db)[:2] == (None, 3)
 
 
+def _make_old_content(db: Path) -> None:
+    """Rebuild ``node`` and ``chunk`` as schema 2 made them (``WITHOUT ROWID``, keyed by
+    their PRIMARY KEY), with their indexes, and mark the store schema 2."""
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("BEGIN")
+    for table, key in (("node", "node_id"), ("chunk", "chunk_id")):
+        ddl = conn.execute("SELECT sql FROM sqlite_master WHERE name = ?", (table,)).fetchone()[0]
+        unique = f"UNIQUE (content_id, {key})\n)"
+        assert unique in ddl
+        old = ddl.replace(unique, f"PRIMARY KEY (content_id, {key})\n) WITHOUT ROWID")
+        indexes = [
+            r[0]
+            for r in conn.execute(
+                "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? "
+                "AND sql IS NOT NULL",
+                (table,),
+            )
+        ]
+        conn.execute(f"ALTER TABLE {table} RENAME TO {table}_was")
+        conn.execute(old)
+        conn.execute(f"INSERT INTO {table} SELECT * FROM {table}_was")
+        conn.execute(f"DROP TABLE {table}_was")
+        for sql in indexes:
+            conn.execute(sql)
+    conn.execute("PRAGMA user_version = 2")
+    conn.execute("COMMIT")
+    conn.close()
+
+
+def _dump(db: Path) -> dict[str, Any]:
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    out: dict[str, Any] = {
+        t: conn.execute(f"SELECT * FROM {t} ORDER BY content_id, {t}_id").fetchall()
+        for t in ("node", "chunk")
+    }
+    out["ddl"] = {  # (a renamed table's DDL quotes its name)
+        r[0]: re.sub(r'^CREATE TABLE "(\w+)"', r"CREATE TABLE \1", str(r[1]))
+        for r in conn.execute(
+            "SELECT name, sql FROM sqlite_master WHERE tbl_name IN ('node', 'chunk')"
+        )
+    }
+    conn.close()
+    return out
+
+
+def test_old_node_and_chunk_tables_are_migrated(tmp_path: Path) -> None:
+    db = tmp_path / "h" / "citewise.db"
+    paragraph = " ".join(f"lease{i} renews the shard replica quorum" for i in range(20))
+    with Home.open(tmp_path / "h") as home:
+        for i in range(30):
+            raw, parsed = make_doc("default", f"d{i}.md", [f"{paragraph} {i}."] * 3)
+            home.store.ingest_document("default", f"d{i}.md", raw, parsed)
+        node_id = parsed.nodes[1].id
+        resolved = home.resolve(node_id)
+        nodes = home.kb().nodes("d29.md")
+    new = _dump(db)
+    _make_old_content(db)
+    old = _dump(db)
+    assert "WITHOUT ROWID" in old["ddl"]["node"] and "WITHOUT ROWID" in old["ddl"]["chunk"]
+    before = _vacuumed_size(db)
+    with Home.open(tmp_path / "h") as home:
+        assert home.verify() == []
+        assert home.resolve(node_id) == resolved
+        assert home.kb().nodes("d29.md") == nodes
+    migrated = _dump(db)
+    assert migrated == new  # the rows, tables and indexes of a store made by this code
+    assert _table(db)[1] == 3
+    after = _vacuumed_size(db)
+    assert after < 0.8 * before, (before, after)  # paragraph rows now fit inline
+    with Home.open(tmp_path / "h") as home:  # and it takes new content as before
+        raw, parsed = make_doc("default", "late.md", [paragraph])
+        home.store.ingest_document("default", "late.md", raw, parsed)
+        assert home.resolve(parsed.nodes[1].id).text == paragraph
+        assert home.verify() == []
+
+
 def test_crash_mid_migration_leaves_the_old_table(tmp_path: Path) -> None:
-    """The migrating process dies (os._exit) after every statement of the rebuild ran but
-    before its transaction committed: the old table, its rows and schema 2 remain, and the
-    next open migrates."""
+    """The migrating process dies (os._exit) after every statement of the rebuilds ran but
+    before their transaction committed: the old tables, their rows and schema 2 remain,
+    and the next open migrates."""
     db = tmp_path / "citewise.db"
     SQLiteStore(db).close()
     old = {FP: _vectors(50)}
     _make_old(db, old)
-    before = _table(db)
+    _make_old_content(db)
+    before, content = _table(db), _dump(db)
     code = textwrap.dedent(
         f"""
         import os
         from citewise.store import sqlite as s
-        real = s.rebuild_vector_table
-        def dies(c):
-            assert real(c)
+        real = s.to_rowid_tables
+        def dies(c, schema):
+            assert real(c, schema) == ["node", "chunk", "dense_vector"]
             os._exit(9)
-        s.rebuild_vector_table = dies
+        s.to_rowid_tables = dies
         s.SQLiteStore(__import__("pathlib").Path({str(db)!r}))
         """
     )
     done = subprocess.run([sys.executable, "-c", code], env=dict(os.environ), check=False)
     assert done.returncode == 9
     assert _table(db) == before and "WITHOUT ROWID" in str(before[0])
+    assert _dump(db) == content and "WITHOUT ROWID" in content["ddl"]["node"]
     store = SQLiteStore(db)
     assert store.get_vectors(FP, list(old[FP])) == old[FP]
     store.close()

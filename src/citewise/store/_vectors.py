@@ -9,7 +9,6 @@ and a new server loads what another encoded instead of encoding again.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 
 from citewise.errors import UsageError
@@ -18,8 +17,9 @@ from citewise.store._txn import SQLiteTx
 #: The SQLite table (made by the first write of vectors; PostgreSQL's is its migration 2).
 #: An ordinary rowid table: a 1,536-byte vector fits inline in a table b-tree leaf (up to
 #: about 4 KB of payload on a 4 KB page), whereas a ``WITHOUT ROWID`` row lives in an index
-#: b-tree (about 1 KB inline) and spilled into an overflow page (4.7 KB on disk per row).
-#: The key is a separate UNIQUE index, which keeps ``INSERT OR IGNORE`` first-write-wins.
+#: b-tree (about 1 KB inline) and spilled into an overflow page (4.7 KB on disk per row;
+#: schema 3 rebuilds such a table: store/_rebuild.py). The key is a separate UNIQUE index,
+#: which keeps ``INSERT OR IGNORE`` first-write-wins.
 VECTOR_TABLE = """CREATE TABLE IF NOT EXISTS dense_vector (
     fingerprint TEXT NOT NULL,
     text_key    TEXT NOT NULL,
@@ -28,32 +28,6 @@ VECTOR_TABLE = """CREATE TABLE IF NOT EXISTS dense_vector (
 VECTOR_KEY = (
     "CREATE UNIQUE INDEX IF NOT EXISTS dense_vector_key ON dense_vector(fingerprint, text_key)"
 )
-#: Schema 3: a store whose ``dense_vector`` was made ``WITHOUT ROWID`` (schema 2) gets it
-#: rebuilt, run by ``SQLiteStore._migrate`` inside its one transaction (a crash anywhere
-#: leaves the old table, and the old schema version, as they were).
-REBUILD_VECTORS = (
-    VECTOR_TABLE.replace("IF NOT EXISTS dense_vector", "dense_vector_rowid"),
-    "INSERT INTO dense_vector_rowid(fingerprint, text_key, data) "
-    "SELECT fingerprint, text_key, data FROM dense_vector ORDER BY fingerprint, text_key",
-    "DROP TABLE dense_vector",
-    "ALTER TABLE dense_vector_rowid RENAME TO dense_vector",
-    VECTOR_KEY,
-)
-
-
-def rebuild_vector_table(c: sqlite3.Connection) -> bool:
-    """Rebuild a ``WITHOUT ROWID`` ``dense_vector`` as :data:`VECTOR_TABLE` (caller holds
-    the write transaction); whether there was one to rebuild."""
-    row = c.execute(
-        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'dense_vector'"
-    ).fetchone()
-    if row is None or "WITHOUT ROWID" not in str(row[0]).upper():
-        return False  # never made (nothing to do), or already a rowid table
-    for statement in REBUILD_VECTORS:
-        c.execute(statement)
-    return True
-
-
 #: Keys looked up per query (well under SQLite's and PostgreSQL's parameter limits).
 LOOKUP_GROUP = 500
 

@@ -25,11 +25,13 @@ from citewise.store import _convert as cv
 from citewise.store import _ledger as sqlite_ledger
 from citewise.store._lookup import SQLiteLookup
 from citewise.store._near import SQLiteNear
+from citewise.store._rebuild import to_rowid_tables
 from citewise.store._resolve import SQLiteResolve
-from citewise.store._vectors import SQLiteVectors, rebuild_vector_table
+from citewise.store._vectors import SQLiteVectors
 from citewise.store._writes import DEFAULT_KB, SQLWrites
 
-#: 3: ``dense_vector`` is a rowid table (see store/_vectors.py); 2: the audit tables.
+#: 3: ``node``, ``chunk`` and ``dense_vector`` are rowid tables (store/_rebuild.py);
+#: 2: the audit tables.
 SCHEMA_VERSION = 3
 NODE_BY_START = "CREATE INDEX IF NOT EXISTS node_by_start ON node(content_id, char_start)"
 #: The stored change counter read by ``generation`` (a COUNT over every version cost a
@@ -116,7 +118,7 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteNear, SQLiteVectors, SQLWri
                     for statement in _schema_statements():
                         if "IF NOT EXISTS" in statement:
                             c.execute(statement)
-                rebuild_vector_table(c)  # version 3: vectors in a rowid table
+                to_rowid_tables(c, _schema_statements())  # version 3 (store/_rebuild.py)
                 c.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                 _ensure_accelerators(c)
                 return
