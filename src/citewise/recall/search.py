@@ -81,8 +81,15 @@ class RecallSettings:
     #: train (hybrid nDCG@10 0.7347 at 0.30, 0.7336 at 0.35, 0.7247 at 0.40); USE's not
     #: re-measured on a train split (CMRC has none), so it keeps the shared value.
     encoder_thresholds: dict[str, tuple[float, float]] = field(
-        default_factory=lambda: {"minilm": (0.30, 0.45), "use": (0.30, 0.45)}
+        default_factory=lambda: {
+            "minilm": (0.30, 0.45),
+            "minilm:p96": (0.30, 0.45),
+            "use": (0.30, 0.45),
+        }
     )
+    #: Score a chunk by its best short passage's vector where the index keeps them
+    #: (index/passages.py; "minilm:p96" thresholds); False: by its pooled vector.
+    passages: bool = True
     #: Set: one threshold for every encoder (measurement runs); None: the encoder's own.
     vector_threshold: float | None = None
     vector_only_threshold: float | None = None
@@ -117,10 +124,13 @@ class RecallSettings:
         )
 
 
-def encoder_key(index: KBIndex) -> str:
-    """Which row of ``RecallSettings.encoder_thresholds`` the KB's encoder reads."""
+def encoder_key(index: KBIndex, passages: bool = True) -> str:
+    """Which row of ``RecallSettings.encoder_thresholds`` the KB's encoder reads: its
+    passage scores' own row when the vector route scores chunks by their passages."""
     emb = index.embedder
-    return "use" if emb is not None and emb.multilingual else "minilm"
+    if emb is not None and emb.multilingual:
+        return "use"
+    return "minilm:p96" if passages and index.passages is not None else "minilm"
 
 
 def search(
@@ -370,7 +380,7 @@ def _vector(
     index: KBIndex, query: str, allowed: set[str], s: RecallSettings
 ) -> tuple[dict[str, float], float | None, str]:
     qvec = index.embed_query(query)
-    threshold = s.thresholds(encoder_key(index))[0]
+    threshold = s.thresholds(encoder_key(index, s.passages))[0]
     if qvec is None and index.dense.status == "disabled":
         return {}, threshold, SKIP + index.dense.reason  # off on purpose: skipped
     if qvec is None or index.vectors is None:
@@ -382,7 +392,9 @@ def _vector(
             SKIP + (f"{index.embedder.name} is English-only; this query is mostly CJK text"),
         )
     everything = len(allowed) == len(index.chunks)
-    hits = index.search_vectors(qvec, max(s.pool, s.depth), None if everything else allowed)
+    hits = index.search_vectors(
+        qvec, max(s.pool, s.depth), None if everything else allowed, passages=s.passages
+    )
     return ({h.id: float(h.score) for h in hits if h.score >= threshold}, threshold, "")
 
 
@@ -402,7 +414,7 @@ def _criterion(
     vector = scores.get("vector") or {}
     if vector and ("lexical" not in scores or scores["lexical"]):
         return "vector_threshold", None
-    if vector and max(vector.values()) >= s.thresholds(encoder_key(index))[1]:
+    if vector and max(vector.values()) >= s.thresholds(encoder_key(index, s.passages))[1]:
         return "vector_only", None
     lexical = scores.get("lexical") or {}
     if not lexical:
