@@ -41,7 +41,7 @@ def _log(msg: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
 
-def run(cache: Path | None, grid: list[float]) -> dict[str, Any]:
+def run(cache: Path | None, grid: list[float], weight: float = 1.0) -> dict[str, Any]:
     from bench.gate_curve import off_domain
     from citewise.eval.retrieval import evaluate_run, load_beir, prepare_kb, run_queries
     from citewise.recall.search import RecallSettings
@@ -52,6 +52,7 @@ def run(cache: Path | None, grid: list[float]) -> dict[str, Any]:
     out: dict[str, Any] = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "load": os.getloadavg(),
+        "passage_weight": weight,
         "rows": [],
     }
     try:
@@ -72,7 +73,10 @@ def run(cache: Path | None, grid: list[float]) -> dict[str, Any]:
         settings = [("pooled", False, 0.30)] + [("passages", True, t) for t in grid]
         for name, passages, t in settings:
             s = dataclasses.replace(
-                RecallSettings(mmr=False), passages=passages, vector_threshold=t
+                RecallSettings(mmr=False),
+                passages=passages,
+                vector_threshold=t,
+                passage_weight=weight if passages else 1.0,
             )
             got = run_queries(kb, data.queries, qids, mode="hybrid", settings=s)
             row: dict[str, Any] = {
@@ -97,12 +101,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cache", type=Path, default=None, help="eval cache (default: the CLI's)")
     ap.add_argument("--grid", default="0.30,0.35,0.40,0.45", help="passage thresholds")
+    ap.add_argument("--weight", type=float, default=1.0, help="RecallSettings.passage_weight")
     args = ap.parse_args(argv)
     if not (data_root() / "beir-scifact" / "queries.jsonl").exists():
         print("skipped: no SciFact data", file=sys.stderr)
         return 0
     grid = [float(x) for x in args.grid.split(",")]
-    print(json.dumps(run(args.cache, grid), indent=1))
+    print(json.dumps(run(args.cache, grid, args.weight), indent=1))
     return 0
 
 

@@ -19,6 +19,7 @@ from citewise.graph.models import Point
 from citewise.graph.select import GraphDiagnostics, graph_boost, graph_context
 from citewise.index.embedder import Unavailable
 from citewise.index.manager import KBIndex
+from citewise.index.vectors import VectorHit
 from citewise.ingest.locator import locate
 from citewise.ingest.models import sha256_text
 from citewise.recall.editions import (
@@ -93,6 +94,9 @@ class RecallSettings:
     #: Score a chunk by its best short passage's vector where the index keeps them
     #: (index/passages.py; "minilm:p96" thresholds); False: by its pooled vector.
     passages: bool = True
+    #: With passages: a chunk's vector score is this share of its best passage's cosine
+    #: plus the rest of its pooled vector's (1: the best passage alone).
+    passage_weight: float = 1.0
     #: Set: one threshold for every encoder (measurement runs); None: the encoder's own.
     vector_threshold: float | None = None
     vector_only_threshold: float | None = None
@@ -395,9 +399,18 @@ def _vector(
             SKIP + (f"{index.embedder.name} is English-only; this query is mostly CJK text"),
         )
     everything = len(allowed) == len(index.chunks)
+    k = max(s.pool, s.depth)
+    mix = s.passages and index.passages is not None and s.passage_weight < 1.0
     hits = index.search_vectors(
-        qvec, max(s.pool, s.depth), None if everything else allowed, passages=s.passages
+        qvec, 2 * k if mix else k, None if everything else allowed, passages=s.passages
     )
+    if mix and index.vectors is not None and all(h.id in index.vectors for h in hits):
+        pooled = index.vectors.get([h.id for h in hits]) @ qvec if hits else []
+        a = s.passage_weight
+        mixed = [
+            (h.id, a * h.score + (1 - a) * float(p)) for h, p in zip(hits, pooled, strict=True)
+        ]
+        hits = [VectorHit(c, v) for c, v in sorted(mixed, key=lambda x: (-x[1], x[0]))[:k]]
     return ({h.id: float(h.score) for h in hits if h.score >= threshold}, threshold, "")
 
 
