@@ -18,7 +18,7 @@ from citewise.index.passages import (
 )
 from citewise.index.vectors import VectorIndex
 from citewise.kb import Home
-from citewise.recall.search import encoder_key
+from citewise.recall.search import RecallSettings, encoder_key
 from citewise.store.sqlite import SQLiteStore
 from tests.backends import Backend
 
@@ -155,6 +155,12 @@ def test_the_vector_route_scores_by_the_best_passage_and_a_new_server_loads_them
         pooled_route = index.search_vectors(qvec, 5, passages=False)
         assert pooled_route[0].score == pytest.approx(pooled, abs=1e-4)
         assert ops.chunk_id in got
+        # the offered mix: a share of the best passage's cosine, the rest of the pooled one's
+        mixed = first.kb().search(
+            query, mode="vector", settings=RecallSettings(passage_weight=0.5, vector_threshold=0.0)
+        )
+        vector = next(d for d in mixed.diagnostics if d.route == "vector")
+        assert vector.top_score == pytest.approx(0.5 * best + 0.5 * pooled, abs=1e-4)
         stored = [f"{index.state.keys[c]}#{j}" for c, n in held.counts.items() for j in range(n)]
         assert len(first.store.get_vectors(held.vectors.fingerprint, stored)) == len(held)
         made = held.vectors.get(held.ids(sorted(held.counts)))
