@@ -168,6 +168,18 @@ def _shipped(r: Row) -> bool:
     return bool(r["coverage"] >= 0.34 or r["score"] >= 6.0)
 
 
+def _known_coverage(r: Row) -> float:
+    """Coverage over the key terms the KB holds at all (a term in no abstract counts as
+    neither evidence nor its absence)."""
+    known = [present for df, present in r.get("terms", {}).values() if df > 0]
+    return sum(known) / len(known) if known else 0.0
+
+
+def _rare_hit(r: Row, most: float) -> bool:
+    """The best chunk holds a key term found in at most ``most`` documents of the KB."""
+    return any(present and df <= most for df, present in r.get("terms", {}).values())
+
+
 RULES: dict[str, tuple[Rule, list[float]]] = {
     "coverage": (lambda r, t: r["coverage"] >= t, [0.0, 0.1, 0.2, 0.25, 0.3, 0.34, 0.4, 0.5]),
     "weighted": (lambda r, t: r["weighted"] >= t, [0.1, 0.2, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6]),
@@ -183,6 +195,19 @@ RULES: dict[str, tuple[Rule, list[float]]] = {
     "shipped or coverage >= 0.25 and standout >=": (
         lambda r, t: _shipped(r) or (r["coverage"] >= 0.25 and r["standout"] >= t),
         [0.2, 0.3, 0.4, 0.5],
+    ),
+    # fifth round (speed5): a term the KB has never seen, and a match on a rare term
+    "coverage over known terms >= 0.34 or score >=": (
+        lambda r, t: _known_coverage(r) >= 0.34 or r["score"] >= t,
+        [5.0, 5.5, 5.75, 6.0],
+    ),
+    "coverage >= 0.34 or score >= 5.75 or coverage >= 0.25 and a hit in <= N docs": (
+        lambda r, t: (
+            r["coverage"] >= 0.34
+            or r["score"] >= 5.75
+            or (r["coverage"] >= 0.25 and _rare_hit(r, t))
+        ),
+        [1, 2, 3, 5],
     ),
 }
 

@@ -27,6 +27,7 @@ from citewise.analysis.conditions import (
 )
 from citewise.answer.models import Answer
 from citewise.answer.pipeline import ask
+from citewise.answer.ranking import version_dense_inputs
 from citewise.audit.lineage import check_lineage
 from citewise.audit.record import reader_of, record_answer, record_evidence, record_search
 from citewise.config import DEFAULT_KB, Settings
@@ -115,6 +116,7 @@ class Home:
             index = self._indexes[kb]
             index.rerank_config = self.settings.rerank
             index.reranker = load_reranker(self.settings.rerank)
+            index.unit_texts = version_dense_inputs
         return self._indexes[kb]
 
     @classmethod

@@ -21,13 +21,20 @@ from dataclasses import replace
 
 from citewise.answer.candidate import Candidate
 from citewise.answer.doc_role import role_factor
-from citewise.answer.relevance import Scorer, blend, lexical_score
+from citewise.answer.relevance import Scorer, blend, encode_head, lexical_score
 from citewise.answer.support import contains_orchestration
 from citewise.answer.units import Unit, document_units
 from citewise.evidence.models import Fragment
 from citewise.ingest.models import Node
 
-__all__ = ["DENSE_MAX", "present", "unit_candidates", "units_reader"]
+__all__ = [
+    "DENSE_MAX",
+    "dense_inputs",
+    "present",
+    "unit_candidates",
+    "units_reader",
+    "version_dense_inputs",
+]
 
 #: At most this many units per question are encoded (the best by term overlap and role);
 #: the rest are scored by term overlap alone, at half weight.
@@ -104,7 +111,7 @@ def unit_candidates(
                     w = 0.0  # offered unranked: only its profile part takes it
                 else:
                     continue
-            if len(u.display) < 3 or contains_orchestration(u.display):
+            if not _offerable(u):
                 continue
             key = (frag.doc_id, u.start, u.end)
             if key not in offered or w > offered[key][3]:
@@ -210,6 +217,22 @@ def _depth(u: Unit) -> int:
     """The level of the unit's section heading ("### X" is 3; 0 without one)."""
     line = u.section_line.text.lstrip() if u.section_line is not None else ""
     return len(line) - len(line.lstrip("#"))
+
+
+def _offerable(u: Unit) -> bool:
+    return len(u.display) >= 3 and not contains_orchestration(u.display)
+
+
+def dense_inputs(units: Sequence[Unit]) -> list[str]:
+    """The texts the dense scorer encodes for ``units`` (those :func:`unit_candidates` may
+    offer), exactly as it encodes them: the shown text's head (:func:`encode_head`). The
+    index encodes these ahead of the questions (:mod:`citewise.index.unit_vectors`)."""
+    return [encode_head(_shown(u)) for u in units if _offerable(u)]
+
+
+def version_dense_inputs(nodes: Sequence[Node]) -> list[str]:
+    """:func:`dense_inputs` of every unit of one version (its nodes, whole)."""
+    return dense_inputs(document_units(nodes))
 
 
 def _shown(u: Unit) -> str:

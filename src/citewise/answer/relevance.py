@@ -6,15 +6,16 @@ chunks) scores the question against each unit's display text. The two are blende
 (:func:`blend`); with the dense route off or unavailable the score is lexical only, so
 answers degrade to what term overlap can do, never fail.
 
-Unit vectors are cached per process by encoder fingerprint and text hash (a unit's
-text never changes within a document version), so asking again costs only the units
-never seen before. Encoding is deterministic for a given text, which keeps answers and
-replay ids stable.
+Unit vectors are encoded when the index is built and kept in the store by text hash
+(:mod:`citewise.index.unit_vectors`; a unit's text never changes within a document
+version), read from there as a question needs them and cached per process by encoder
+fingerprint and text hash; only a unit found in neither is encoded at ask time. Encoding
+is deterministic for a given text (one text per forward call), so a kept vector is the
+one the ask would make, which keeps answers and replay ids stable.
 """
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -24,11 +25,12 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from citewise.analysis.tokenize import term_coverage
+from citewise.index.unit_vectors import stored_unit_vectors, unit_key
 
 if TYPE_CHECKING:
     from citewise.index.manager import KBIndex
 
-__all__ = ["DenseScorer", "Scorer", "blend", "dense_scorer", "lexical_score"]
+__all__ = ["DenseScorer", "Scorer", "blend", "dense_scorer", "encode_head", "lexical_score"]
 
 #: Cosine at or below which a unit counts as unrelated, and the span to full relevance
 #: (all-MiniLM-L6-v2: a question against its answering sentence is typically 0.5-0.8,
@@ -68,15 +70,15 @@ _CACHE: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
 _LOCK = threading.Lock()
 
 
-def _head(text: str) -> str:
+def encode_head(text: str) -> str:
+    """What the scorer encodes of a unit's text: its first :data:`ENCODE_CHARS`, cut at a word."""
     if len(text) <= ENCODE_CHARS:
         return text
     cut = text.rfind(" ", 0, ENCODE_CHARS)
     return text[: cut if cut > ENCODE_CHARS // 2 else ENCODE_CHARS]
 
 
-def _key(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+_key = unit_key
 
 
 @dataclass
@@ -91,11 +93,17 @@ class DenseScorer:
         if qvec is None or emb is None:
             return None
         fp = emb.fingerprint
-        texts = [_head(t) for t in texts]
+        texts = [encode_head(t) for t in texts]
         keys = [(fp, _key(t)) for t in texts]
         with _LOCK:
             have = {k: _CACHE[k] for k in keys if k in _CACHE}
         todo = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in have))
+        if todo:  # encoded when the index was built, or else now
+            kept = stored_unit_vectors(self.index.store, emb, [_key(t) for t in todo])
+            with _LOCK:
+                for key, vec in kept.items():
+                    _CACHE[(fp, key)] = have[(fp, key)] = vec
+            todo = [t for t in todo if (fp, _key(t)) not in have]
         if todo:
             vecs = emb.encode(todo, kind="passage")
             with _LOCK:

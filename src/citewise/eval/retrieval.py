@@ -278,6 +278,7 @@ def prepare_kb(
         kb = home.kb(KB_NAME)
         index = home.index(KB_NAME)
         index.progress = progress  # ("embed", done, total) while encoding
+        index.unit_texts = None  # retrieval only: no answer units to encode ahead
         sync = index.sync()
     except CitewiseError:
         home.close()

@@ -39,6 +39,7 @@ from citewise.index.language import EncoderChoice, choose_encoder, read_choice, 
 from citewise.index.lexical import LexicalIndex
 from citewise.index.passages import Passages, PassageSync
 from citewise.index.query_vectors import query_vector
+from citewise.index.unit_vectors import UnitReport, UnitTexts, encode_version_units
 from citewise.index.vector_store import keep_vectors, stored_vectors
 from citewise.index.vectors import VectorHit, VectorIndex
 from citewise.index.views import CallerViews
@@ -138,6 +139,9 @@ class IndexSyncReport:
     reused: int
     encode_seconds: float
     seconds: float
+    #: Answer-unit texts encoded for new versions (index/unit_vectors.py), and the time.
+    units: int = 0
+    unit_seconds: float = 0.0
     #: The short-passage vectors (index/passages.py) this sync encoded or reused.
     passages: PassageSync = field(default_factory=PassageSync)
 
@@ -193,7 +197,10 @@ class KBIndex(CallerViews):
         self.embedder: Embedder | None = None
         self.dense = DenseState("disabled", "dense route disabled by configuration")
         self._loaded = False
-        #: Called with ("embed", chunks done, chunks to encode) while a sync encodes.
+        #: The encoder fingerprint whose answer-unit vectors every indexed version has.
+        self._units_done = ""
+        #: Called with ("embed", chunks done, chunks to encode) while a sync encodes, and
+        #: with ("units", versions done, versions) while it encodes their answer units.
         self.progress: Callable[[str, int, int], None] | None = None
         # The structural knowledge graph, synced on use; it takes its chunk rows from this
         # index's state when that state is of the generation it builds.
@@ -206,6 +213,10 @@ class KBIndex(CallerViews):
         #: why the configured one cannot run. Set by the home from its settings.
         self.reranker: Reranker | Unavailable | None = None
         self.rerank_config = RerankConfig()
+        #: The answer stage's unit texts of a version (set by the home): with it and the
+        #: dense route on, a sync encodes the answer units of new versions ahead of the
+        #: questions (:mod:`citewise.index.unit_vectors`).
+        self.unit_texts: UnitTexts | None = None
 
     # -- the published state -------------------------------------------------------
     @property
@@ -438,6 +449,7 @@ class KBIndex(CallerViews):
             if (self.dir / PASSAGES_FILE).exists():
                 held = Passages.load(self.dir / PASSAGES_FILE)
             keys = dict(meta.get("keys", {}))
+            units_done = str(meta.get("units", ""))
             generation = str(meta.get("generation", ""))
         except (OSError, ValueError, KeyError):  # a damaged cache is rebuilt, not trusted
             return
@@ -445,6 +457,7 @@ class KBIndex(CallerViews):
         self._state = IndexState(
             generation, lexical=lexical, vectors=vectors, keys=keys, passages=held
         )
+        self._units_done = units_done
 
     def _save(self, state: IndexState) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -453,7 +466,7 @@ class KBIndex(CallerViews):
             state.vectors.save(self.dir / "vectors.npz")
         if state.passages is not None:
             state.passages.save(self.dir / PASSAGES_FILE)
-        meta = {"generation": state.generation, "keys": state.keys}
+        meta = {"generation": state.generation, "keys": state.keys, "units": self._units_done}
         tmp = self.dir / (MANIFEST + ".tmp")
         tmp.write_text(json.dumps(meta), "utf-8")
         tmp.replace(self.dir / MANIFEST)
@@ -479,6 +492,7 @@ class KBIndex(CallerViews):
             lexical.prepare()
             vectors, keys, (encoded, reused, enc_secs) = self._sync_vectors(old, live)
             held, psync = self._sync_passages(old, live, keys)
+            units = self._sync_units(old, live)
             state = IndexState(
                 generation=generation,
                 revision=revision,
@@ -495,6 +509,7 @@ class KBIndex(CallerViews):
                 or gone
                 or added
                 or encoded
+                or units.versions
                 or psync.reused
                 or psync.chunks_encoded
             ):
@@ -503,7 +518,15 @@ class KBIndex(CallerViews):
                 with contextlib.suppress(OSError):
                     self._save(state)
         return IndexSyncReport(
-            added, len(gone), encoded, reused, enc_secs, time.perf_counter() - started, psync
+            added,
+            len(gone),
+            encoded,
+            reused,
+            enc_secs,
+            time.perf_counter() - started,
+            units.encoded,
+            units.seconds,
+            psync,
         )
 
     def _read_current(
@@ -559,6 +582,20 @@ class KBIndex(CallerViews):
             keys,
             tick,
         )
+
+    def _sync_units(self, old: IndexState, live: dict[str, StoredChunk]) -> UnitReport:
+        """Encode the answer units of the versions new since ``old`` (of every version, once,
+        when this cache does not record that they were; see :mod:`.unit_vectors`)."""
+        emb, cut = self.embedder, self.unit_texts
+        if emb is None or cut is None or not live:
+            return UnitReport(0, 0, 0, 0.0)
+        every = self._units_done != emb.fingerprint
+        versions = {
+            (c.path, c.version_id) for cid, c in live.items() if every or cid not in old.keys
+        }
+        report = encode_version_units(self.store, self.kb, emb, versions, cut, self.progress)
+        self._units_done = emb.fingerprint
+        return report
 
     def _memo_table(self) -> dict[object, Any]:
         return self.state.scopes
