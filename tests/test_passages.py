@@ -207,3 +207,53 @@ def test_passages_follow_removals_and_can_be_turned_off(
         assert qvec is not None
         assert index.search_vectors(qvec, 5) == index.search_vectors(qvec, 5, passages=False)
         assert not list((tmp_path / "off").rglob("passages.npz"))
+
+
+class _WordEncoder:
+    """A stand-in encoder: one window per three words, each word a fixed direction
+    (the sync's bookkeeping is under test here, not the model)."""
+
+    fingerprint = "words@1#0"
+    dim = 8
+
+    def __init__(self) -> None:
+        self.encoded = 0
+
+    def passage_windows(self, text: str, width: int, overlap: int) -> list[list[int]]:
+        ids = [sum(map(ord, w)) % 8 for w in text.split()]
+        return [ids[i : i + 3] for i in range(0, len(ids), 3)] or [[0]]
+
+    def encode_segments(self, segs: list[list[int]]) -> np.ndarray:
+        self.encoded += len(segs)
+        out = np.zeros((len(segs), 8), dtype=np.float32)
+        for r, seg in enumerate(segs):
+            for i in seg:
+                out[r, i] += 1.0
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+def test_sync_encodes_a_text_once_and_a_new_index_reads_the_store(tmp_path: Path) -> None:
+    from citewise.index.passages import sync_passages
+
+    texts = {"a": "one two three four five", "b": "one two three four five", "c": "six seven"}
+    keys = {"a": "k1", "b": "k1", "c": "k2"}
+    emb = _WordEncoder()
+    store = SQLiteStore(tmp_path / "s.db")
+    try:
+        held, report = sync_passages(store, emb, None, texts, texts.__getitem__, keys)
+        assert held is not None and held.counts == {"a": 2, "b": 2, "c": 1}
+        assert emb.encoded == 3 and report.passages_encoded == 3  # "a" and "b" share a text
+        assert np.array_equal(held.vectors.get(["a#1"]), held.vectors.get(["b#1"]))
+        fresh = _WordEncoder()  # another server: nothing encoded, all read from the store
+        again, report = sync_passages(store, fresh, None, texts, texts.__getitem__, keys)
+        assert again is not None and fresh.encoded == 0 and report.reused == 3
+        ids = held.ids(["a", "b", "c"])
+        assert np.array_equal(again.vectors.get(ids), held.vectors.get(ids))
+        # "c" leaves: its passage goes; the rest are kept, nothing encoded
+        left = {k: v for k, v in texts.items() if k != "c"}
+        after, report = sync_passages(store, fresh, again, left, left.__getitem__, keys)
+        assert after is not None and set(after.counts) == {"a", "b"} and len(after) == 4
+        assert fresh.encoded == 0 and "c#0" not in after.vectors
+        assert "c#0" in again.vectors  # the published state it was built from is untouched
+    finally:
+        store.close()

@@ -153,22 +153,22 @@ def sync_passages(
     missing = sorted(cid for cid in live if cid not in new.counts)
     have = {keys[cid]: cid for cid in new.counts if cid in keys}
     todo: dict[str, list[str]] = {}  # text key -> the missing chunks of that text
-    reused = 0
+    copies: list[tuple[list[str], F32]] = []  # another chunk of the same text has them
     for cid in missing:
         src = have.get(keys[cid])
         if src is not None:
-            _copy(new, src, cid)
-            reused += 1
+            copies.append(([cid], new.vectors.get(new.ids([src]))))
         else:
             todo.setdefault(keys[cid], []).append(cid)
+    _add(new, copies)
+    reused = len(copies)
     windows = {
         key: emb.passage_windows(text_of(cids[0]), PASSAGE_TOKENS, PASSAGE_OVERLAP)
         for key, cids in todo.items()
     }
     found = _stored(store, ns, emb.dim, windows)
-    for key, vecs in found.items():
-        _add(new, todo[key], vecs)
-        reused += len(todo[key])
+    _add(new, [(todo[key], vecs) for key, vecs in found.items()])
+    reused += sum(len(todo[key]) for key in found)
     rest = [key for key in todo if key not in found]
     started, cpu = time.perf_counter(), time.process_time()
     passages = 0
@@ -176,14 +176,15 @@ def sync_passages(
         group = rest[i : i + ENCODE_GROUP]
         segs = [w for key in group for w in windows[key]]
         vecs = emb.encode_segments(segs)
-        at, rows = 0, dict[str, bytes]()
+        at, rows, made = 0, dict[str, bytes](), []
         for key in group:
             n = len(windows[key])
-            _add(new, todo[key], vecs[at : at + n])
+            made.append((todo[key], vecs[at : at + n]))
             rows.update(
                 (f"{key}#{j}", b) for j, b in enumerate(vectors_to_bytes(vecs[at : at + n]))
             )
             at += n
+        _add(new, made)
         passages += len(segs)
         try:
             store.put_vectors(ns, rows)
@@ -197,16 +198,20 @@ def sync_passages(
     return new, PassageSync(chunks, passages, reused, secs, cpu_s)
 
 
-def _copy(p: Passages, src: str, dst: str) -> None:
-    n = p.counts[src]
-    p.vectors.add([f"{dst}#{j}" for j in range(n)], p.vectors.get([f"{src}#{j}" for j in range(n)]))
-    p.counts[dst] = n
+def _add(p: Passages, items: Sequence[tuple[list[str], F32]]) -> None:
+    """Add each (chunks, their text's passage vectors) in one ``VectorIndex.add`` (each add
+    copies the index's arrays: one per chunk would be quadratic in the corpus)."""
+    import numpy as np
 
-
-def _add(p: Passages, chunks: list[str], vecs: F32) -> None:
-    for cid in chunks:
-        p.vectors.add([f"{cid}#{j}" for j in range(len(vecs))], vecs)
-        p.counts[cid] = len(vecs)
+    ids: list[str] = []
+    rows: list[F32] = []
+    for chunks, vecs in items:
+        for cid in chunks:
+            ids.extend(f"{cid}#{j}" for j in range(len(vecs)))
+            rows.append(vecs)
+            p.counts[cid] = len(vecs)
+    if ids:
+        p.vectors.add(ids, np.vstack(rows))
 
 
 def _stored(
