@@ -422,3 +422,75 @@ def test_a_relation_or_a_thing_is_no_attribute() -> None:
     assert asked_attribute("What is the successor of the Helix-7?") is None
     assert asked_attribute("Which shells does Click support?") is None
     assert asked_attribute("Which sizes does the pager accept?") == "sizes"
+
+
+_TESTING = (
+    "# Testing Tool Applications\n\n"
+    "```{eval-rst}\n.. currentmodule:: tool.testing\n```\n\n"
+    "Tool provides the testing module to help you invoke command line applications and "
+    "check their behavior.\n\n"
+    "The examples use pytest style tests.\n\n"
+    "## Basic Example\n\n"
+    "The key pieces are the runner and the result.\n\n"
+    "```{code-block} python\n:caption: hello.py\n\nimport tool\n\n@tool.command()\n"
+    "def hello(name):\n    tool.echo(name)\n```\n\n"
+    "```{code-block} python\n:caption: test_hello.py\n\nfrom tool.testing import Runner\n"
+    "from hello import hello\n\ndef test_hello_world():\n    runner = Runner()\n"
+    "    result = runner.invoke(hello, ['Peter'])\n    assert result.exit_code == 0\n```\n"
+)
+
+
+def test_a_how_to_quotes_the_example_not_a_sphinx_directive(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "```{eval-rst} .. currentmodule:: ...```" tells the documentation builder where
+    # names live; it is no example. The subsection's example is the program and, when it
+    # answers the question better, the test right after it.
+    kb = _kb(tmp_path, monkeypatch, {"testing.md": _TESTING})
+    ans = kb.ask("How do I test a tool command from pytest?")
+    assert ans.outcome == "answered"
+    assert "currentmodule" not in ans.answer
+    assert "runner = Runner()" in ans.answer
+    assert ans.answer.index("def hello(name)") < ans.answer.index("from tool.testing import")
+    for c in ans.citations:
+        assert kb.resolve(c.id).text == c.excerpt
+
+
+def test_an_eval_rst_block_of_directives_only_is_no_code_unit() -> None:
+    from citewise.answer.display import code_display
+
+    assert code_display("```{eval-rst}\n.. currentmodule:: tool\n```") is None
+    assert code_display("```{eval-rst}\n.. autoclass:: Runner\n   :members:\n```") is None
+    shown = code_display("```{eval-rst}\n.. tool:example::\n\n    import tool\n```")
+    assert shown is not None and "import tool" in shown
+    assert code_display("```{code-block} py\n:caption: a.py\n\nx = 1\n```") == "```py\nx = 1\n```"
+
+
+_DMCA = (
+    "# Title II: liability limitation\n\n"
+    "Title II adds a new section to create four new limitations on liability for "
+    "copyright infringement by online service providers and their conduct categories. "
+    "The limitations are based on the following four categories of conduct:\n\n"
+    "1. Transitory communications;\n2. System caching;\n"
+    "3. Storage of information at direction of users; and\n4. Information location tools.\n\n"
+    "New section 512 also includes special rules for educational institutions.\n"
+)
+
+
+def test_a_counted_list_question_gets_the_lead_in_with_its_items(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kb = _kb(tmp_path, monkeypatch, {"dmca.md": _DMCA})
+    ans = kb.ask(
+        "Which four categories of service provider conduct do the online liability "
+        "limitations cover?"
+    )
+    assert ans.outcome == "answered"
+    for item in ("Transitory communications", "System caching", "Information location tools"):
+        assert item in ans.answer
+    from citewise.answer.lists import asked_count
+
+    assert asked_count("What are the three main types of joins?") == 3
+    assert asked_count("Which 12 steps are listed?") == 12
+    assert asked_count("Which categories are covered?") is None
+    assert asked_count("What is the one rule?") is None

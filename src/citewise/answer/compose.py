@@ -14,8 +14,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from citewise.analysis.tokenize import term_coverage, tokenize
-from citewise.answer.candidate import ROLE_WEIGHT, Candidate, UnitsOf, diverse
+from citewise.answer.candidate import ROLE_WEIGHT, Candidate, UnitsOf, diverse, inside
 from citewise.answer.clean import clean_sentence
+from citewise.answer.lists import counted_list
 from citewise.answer.profiles import (
     CONSEQUENCE,
     FAILURE,
@@ -40,6 +41,7 @@ __all__ = [
     "candidates",
     "complete_terms",
     "compose",
+    "compose_ranked",
     "fragment_spans",
 ]
 
@@ -128,13 +130,39 @@ def compose(
     ``needed``: the question's distinctive terms (index tokens) a complete answer holds;
     when the profile's choice leaves some out, the best unit holding them is added.
     ``admit`` (the question's constraints) passes or refuses each candidate first."""
+    return compose_ranked(
+        question,
+        intent,
+        fragments,
+        limit=limit,
+        units_of=units_of,
+        scorer=scorer,
+        needed=needed,
+        admit=admit,
+    )[0]
+
+
+def compose_ranked(
+    question: str,
+    intent: str,
+    fragments: list[Fragment],
+    *,
+    limit: int = 6,
+    units_of: UnitsOf | None = None,
+    scorer: Scorer | None = None,
+    needed: Sequence[str] = (),
+    admit: Callable[[Candidate], bool] | None = None,
+) -> tuple[list[Candidate], list[Candidate]]:
+    """:func:`compose`'s choice, and the ranked candidates it chose from (best first;
+    those the question's constraints refused score 0): the meaning check answers from
+    the next of them when the chosen units fail it (:mod:`citewise.answer.meaning`)."""
     chosen, pool = _compose(question, intent, fragments, limit, units_of, scorer, admit)
     chosen = complete_terms(chosen, pool, needed)
     if units_of is None:
-        return chosen
+        return chosen, pool
     from citewise.answer.ranking import present
 
-    return present(chosen, intent)
+    return present(chosen, intent), pool
 
 
 #: A unit added for a missing distinctive term scores at least this share of the best.
@@ -265,7 +293,9 @@ def _by_profile(question: str, intent: str, pool: list[Candidate], limit: int) -
     if intent == "causal":
         return causal(pool, limit)
     best = pool[0].score
-    return diverse([c for c in pool if c.score >= 0.75 * best], min(limit, 3))
+    listed = counted_list(question, pool)
+    rest = [c for c in pool if c.score >= 0.75 * best and not any(inside(c, o) for o in listed)]
+    return listed + diverse([c for c in rest if c not in listed], min(limit, 3) - len(listed))
 
 
 _LITERAL = re.compile(r"[._:\-/=]")

@@ -35,6 +35,8 @@ ADMONITION_DIRECTIVES = frozenset(
     ).split()
 )
 _CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "code-cell"})
+#: A reST directive line (``.. currentmodule:: click``) or one of its option lines.
+_RST_DIRECTIVE = re.compile(r"^\s*\.\.\s+[\w:-]+::|^\s+:[\w-]+:")
 
 
 def render_code(body: str, language: str | None) -> str:
@@ -166,11 +168,22 @@ def code_display(text: str) -> str | None:
         name, arg = d.group(1).lower(), d.group(2).strip()
         if name not in _CODE_DIRECTIVES and name != "eval-rst":
             return None
+        if name == "eval-rst" and _sphinx_scaffolding(body):
+            return None
         lang = "rst" if name == "eval-rst" else arg.split()[0] if arg else None
         body = "\n".join(ln for ln in body.split("\n") if not re.match(r"^\s*:[\w-]+:", ln))
+        body = body.lstrip("\n")  # the blank line that ends a directive's options
     if not body.strip():
         return None
     return render_code(body, lang)
+
+
+def _sphinx_scaffolding(body: str) -> bool:
+    """True when an ``{eval-rst}`` block holds only reST directives and their options
+    (``.. currentmodule:: click.testing``, ``.. autoclass:: CliRunner``): instructions to
+    the documentation builder, not an example a reader could use."""
+    lines = [ln for ln in body.split("\n") if ln.strip()]
+    return all(_RST_DIRECTIVE.match(ln) for ln in lines)
 
 
 def directive_body(text: str) -> tuple[int, int]:

@@ -16,7 +16,7 @@ from citewise.analysis.question import Question, analyse
 from citewise.analysis.tokenize import tokenize
 from citewise.answer.admission import admission, question_gate
 from citewise.answer.citations import cite_claims
-from citewise.answer.compose import compose
+from citewise.answer.compose import compose_ranked
 from citewise.answer.conditions import (
     ConditionOutcome,
     apply_conditions,
@@ -36,7 +36,8 @@ from citewise.answer.graph_answer import (
     relation_verdict,
     with_relations,
 )
-from citewise.answer.meaning import checked, meaning_check, meaning_reason, unit_readings
+from citewise.answer.meaning import checked
+from citewise.answer.meaning_answer import answer_by_meaning, judged, rescued
 from citewise.answer.models import Answer, AnswerTrace, new_trace_id
 from citewise.answer.procedure import complete_procedures
 from citewise.answer.relevance import dense_scorer
@@ -214,6 +215,14 @@ def ask(
     found = relation_pass(kb, question, pack, recall.graph, filters)  # relation questions
     suff, profile = relation_sufficiency(found, suff), relation_profile(found, profile)
     trace["sufficiency"] = suff.to_json()
+    if suff.status == "insufficient" and found is None:
+        barred = bool(unknown or profile.labels or analysed.conditions.conditions) or any(
+            t.kind != "word" and t.df == 0 for t in profile.terms
+        )  # a name, identifier or labelled number no document holds, or a stated
+        # condition (answered per condition only): never overturned by meaning
+        saved = rescued(kb, question, searched, intent.kind, fragments, suff, barred, trace)
+        if saved is not None:  # a passage answers by meaning what the words missed
+            return answer_by_meaning(kb, intent.kind, pack, suff, saved, conflicts, trace)
     if suff.status == "insufficient":
         failed = classify(kb, question, pack, recall, filters)
         if failed.reason is not None:
@@ -259,7 +268,7 @@ def ask(
     # every unit as the composer scores the question typed: no relevance floor then
     floor = 0.0 if clause_refs(question) or searched != question else RELEVANCE_FLOOR
     gate = question_gate(question, intent.kind, profile, floor)
-    chosen = compose(
+    chosen, ranked = compose_ranked(
         question,
         intent.kind,
         fragments,
@@ -282,11 +291,8 @@ def ask(
     if checked(question, intent.kind, bool(gate.constraints), best) and found is None and chosen:
         # the quoted units must answer by meaning, not only share the words (meaning.py);
         # a misspelt word is read as the knowledge base spells it
-        meaning = meaning_check(searched, unit_readings(chosen))
-        if meaning is not None:
-            trace["meaning"] = meaning.to_json()
-        if meaning is not None and not meaning.passed:
-            why = Reason("constraint_unmet", meaning_reason(question))
+        chosen, why = judged(searched, question, chosen, ranked, trace)
+        if why is not None:
             suff = Sufficiency("insufficient", "insufficient_evidence", (why,))
             trace["sufficiency"] = suff.to_json()
             return finish(

@@ -271,17 +271,29 @@ def _subject(question: str) -> str:
     return re.sub(r"[?？。.!！]+$", "", q.replace("区别", "").replace("有什么", ""))
 
 
+#: A code block that shows a session's output (a console run), not code to write.
+_OUTPUT_BLOCK = re.compile(r"```(?:console|shell-session|pycon|text|output)\b")
+
+
 def subsection_example(same_doc: list[Candidate], here: str, first: int) -> list[Candidate]:
     """The first code example after ``first`` in a subsection of section ``here`` (a
     section that says what to do in its lead and shows how in "### Generate docs with
-    the command"), before any unit of a section at ``here``'s level or above."""
+    the command"), before any unit of a section at ``here``'s level or above; with the
+    code block right after it in the same subsection when that one answers the question
+    better (an example in two files: the program, then its test for "how do I test"; not
+    two console runs)."""
     level = next((c.depth for c in same_doc if c.section == here and c.depth), 0)
     if not level:
         return []
-    for c in sorted((c for c in same_doc if c.span.start > first), key=lambda c: c.span.start):
+    after = sorted((c for c in same_doc if c.span.start > first), key=lambda c: c.span.start)
+    for i, c in enumerate(after):
         if c.section != here and 0 < c.depth <= level:
             return []  # the section has ended
         if c.kind == "code" and c.depth > level:
+            nxt = next((d for d in after[i + 1 :] if d.span.start >= c.span.end), None)
+            if nxt is not None and nxt.kind == "code" and nxt.section == c.section:
+                files = not (_OUTPUT_BLOCK.match(c.clean) or _OUTPUT_BLOCK.match(nxt.clean))
+                return [c, nxt] if files and nxt.score > c.score else [c]
             return [c]
     return []
 

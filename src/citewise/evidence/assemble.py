@@ -32,7 +32,7 @@ from citewise.evidence.nodes import NodeReader, spans_by_version
 from citewise.evidence.replay import normalize_query, replay_id
 from citewise.evidence.rse import best_segments, chunk_values
 from citewise.evidence.sentences import query_terms
-from citewise.evidence.spans import SupportSpan, select_spans
+from citewise.evidence.spans import SupportSpan, best_hit_span, select_spans
 from citewise.index.manager import KBIndex
 from citewise.ingest.locator import locate
 from citewise.ingest.models import Node
@@ -306,6 +306,7 @@ def _evidence(
 ) -> list[Fragment]:
     terms = query_terms(query)
     hit_rank = {h.chunk_id: h.rank for h in hits}
+    by_meaning = {h.chunk_id for h in hits if "vector" in h.route_ranks}
     spans: dict[DocKey, list[tuple[SupportSpan, float]]] = {}
     chunk_cache: dict[DocKey, list[StoredChunk]] = {}
     for si, seg in enumerate(segments):
@@ -323,6 +324,16 @@ def _evidence(
             units,
             terms,
             max_spans=cfg.max_spans_per_segment,
+            min_coverage=cfg.min_span_coverage,
+            weights=weights,
+        )
+        found += best_hit_span(
+            view,
+            chunks[seg.start : seg.end],
+            hit_rank,
+            found,
+            terms,
+            by_meaning=by_meaning,
             min_coverage=cfg.min_span_coverage,
             weights=weights,
         )

@@ -4,12 +4,13 @@ that carry the query's key terms, with exact offsets inside one node."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from citewise.evidence.docview import DocView
 from citewise.evidence.sentences import held_terms, split_sentences
 from citewise.ingest.models import Node
+from citewise.store.models import StoredChunk
 
 WHOLE = frozenset({"code", "mermaid"})
 #: (-coverage, order, node, unit, start, end) of a candidate piece.
@@ -99,6 +100,43 @@ def select_spans(
             spans.append(SupportSpan(node, unit, s, e, -negcov, reason))
         last_order = order
     return spans
+
+
+def best_hit_span(
+    view: DocView,
+    chunks: Sequence[StoredChunk],
+    hit_rank: Mapping[str, int],
+    found: Sequence[SupportSpan],
+    terms: list[str],
+    *,
+    by_meaning: Collection[str],
+    min_coverage: float,
+    weights: Mapping[str, float] | None,
+) -> list[SupportSpan]:
+    """The best sentence of the segment's best-ranked chunk, when none of ``found`` lies
+    in it and the dense route retrieved it (``by_meaning``: the chunk ids it ranked): the
+    chunk search ranks first by meaning as well as words keeps a direct span, even when
+    sentences elsewhere in the segment hold more of the question's words ("only available
+    ... through an entry point, not through the python command" for "why does completion
+    not work with the python command"). A chunk ranked by words alone gains nothing here:
+    the segment's sentences are already chosen by those words. Nothing either when that
+    chunk holds no qualifying sentence."""
+    ranked = [c for c in chunks if c.chunk_id in hit_rank]
+    if not ranked:
+        return []
+    best = min(ranked, key=lambda c: hit_rank[c.chunk_id])
+    if best.chunk_id not in by_meaning:
+        return []
+    members = set(best.node_ids)
+    if any(sp.unit.id in members and best.char_start <= sp.start < best.char_end for sp in found):
+        return []
+    units: list[Node] = []
+    for nid in best.node_ids:
+        u = view.unit_of(nid)
+        if u is not None and u not in units:
+            units.append(u)
+    got = select_spans(view, units, terms, max_spans=1, min_coverage=min_coverage, weights=weights)
+    return [sp for sp in got if sp.reason == "sentence_match"]
 
 
 def _with_caption(node: Node, text: str) -> str:

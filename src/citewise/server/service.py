@@ -26,6 +26,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO
 
 from citewise.analysis.conditions import ConditionSet
+from citewise.answer.meaning import meaning_status
 from citewise.answer.models import Answer
 from citewise.errors import (
     CitationNotFound,
@@ -673,6 +674,7 @@ class Service:
                         or (dense.reason if dense.status == "unavailable" else ""),
                         "reason": dense.reason,
                         "reranker": rerank_health(index.reranker),
+                        "meaning_check": meaning_status(),
                     }
                 )
         return {"models": out}

@@ -15,13 +15,19 @@ from citewise.errors import UsageError
 from citewise.store._txn import SQLiteTx
 
 #: The SQLite table (made by the first write of vectors; PostgreSQL's is its migration 2).
+#: An ordinary rowid table: a 1,536-byte vector fits inline in a table b-tree leaf (up to
+#: about 4 KB of payload on a 4 KB page), whereas a ``WITHOUT ROWID`` row lives in an index
+#: b-tree (about 1 KB inline) and spilled into an overflow page (4.7 KB on disk per row;
+#: schema 3 rebuilds such a table: store/_rebuild.py). The key is a separate UNIQUE index,
+#: which keeps ``INSERT OR IGNORE`` first-write-wins.
 VECTOR_TABLE = """CREATE TABLE IF NOT EXISTS dense_vector (
     fingerprint TEXT NOT NULL,
     text_key    TEXT NOT NULL,
-    data        BLOB NOT NULL,
-    PRIMARY KEY (fingerprint, text_key)
-) WITHOUT ROWID"""
-
+    data        BLOB NOT NULL
+)"""
+VECTOR_KEY = (
+    "CREATE UNIQUE INDEX IF NOT EXISTS dense_vector_key ON dense_vector(fingerprint, text_key)"
+)
 #: Keys looked up per query (well under SQLite's and PostgreSQL's parameter limits).
 LOOKUP_GROUP = 500
 
@@ -52,8 +58,8 @@ def groups(keys: Sequence[str], size: int = LOOKUP_GROUP) -> Iterator[list[str]]
 
 
 class SQLiteVectors(SQLiteTx):
-    """The vectors of the SQLite store (table ``dense_vector``, :data:`VECTOR_TABLE`: made by
-    the first write of vectors, with no schema-version bump, since it holds derived data)."""
+    """The vectors of the SQLite store (table ``dense_vector``, :data:`VECTOR_TABLE` with its
+    :data:`VECTOR_KEY`: made by the first write of vectors, since it holds derived data)."""
 
     def get_vectors(self, fingerprint: str, keys: Sequence[str]) -> dict[str, bytes]:
         out: dict[str, bytes] = {}
@@ -76,6 +82,7 @@ class SQLiteVectors(SQLiteTx):
             return
         with self._write() as c:
             c.execute(VECTOR_TABLE)
+            c.execute(VECTOR_KEY)
             c.executemany(
                 "INSERT OR IGNORE INTO dense_vector(fingerprint, text_key, data) VALUES (?, ?, ?)",
                 [(fingerprint, k, d) for k, d in rows],

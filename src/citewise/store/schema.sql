@@ -1,6 +1,11 @@
--- citewise SQLite schema, version 2 (recorded in PRAGMA user_version).
+-- citewise SQLite schema, version 3 (recorded in PRAGMA user_version).
 -- Version 2 added the audit tables at the end (ledger, checkpoint, answer); a version-1
--- store is upgraded by running the statements marked IF NOT EXISTS.
+-- store is upgraded by running the statements marked IF NOT EXISTS. Version 3 made node,
+-- chunk and the vectors table (dense_vector, made by the first write of vectors:
+-- store/_vectors.py) rowid tables keyed by a UNIQUE constraint: their rows (1.5-2 KB)
+-- spilled out of a WITHOUT ROWID b-tree into an overflow page each (store/_rebuild.py).
+-- The one WITHOUT ROWID table left, revision, has small rows (key, 64-hex hash, count,
+-- two timestamps: about 150 bytes), which fit inline.
 --
 -- History is append-only: a version row is never rewritten except to close its
 -- validity interval (rev_removed). A version belongs to revision r of its KB when
@@ -83,8 +88,8 @@ CREATE TABLE node (
     sha256       TEXT NOT NULL,
     clause_path  TEXT,
     attrs        TEXT NOT NULL DEFAULT '{}',   -- JSON object
-    PRIMARY KEY (content_id, node_id)
-) WITHOUT ROWID;
+    UNIQUE (content_id, node_id)
+);
 CREATE INDEX node_by_id ON node(node_id);
 CREATE INDEX IF NOT EXISTS node_by_start ON node(content_id, char_start);
 CREATE INDEX node_by_clause ON node(clause_path) WHERE clause_path IS NOT NULL;
@@ -102,8 +107,8 @@ CREATE TABLE chunk (
     char_start   INTEGER NOT NULL,
     char_end     INTEGER NOT NULL,
     word_count   INTEGER NOT NULL,
-    PRIMARY KEY (content_id, chunk_id)
-) WITHOUT ROWID;
+    UNIQUE (content_id, chunk_id)
+);
 CREATE INDEX chunk_by_id ON chunk(chunk_id);
 
 -- Audit (schema version 2). The ledger is append-only: seq is the Merkle leaf index

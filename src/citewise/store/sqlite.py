@@ -11,6 +11,7 @@ re-run). The schema is in ``schema.sql`` beside this module.
 from __future__ import annotations
 
 import importlib.resources
+import logging
 import sqlite3
 import threading
 from datetime import UTC, datetime
@@ -25,11 +26,15 @@ from citewise.store import _convert as cv
 from citewise.store import _ledger as sqlite_ledger
 from citewise.store._lookup import SQLiteLookup
 from citewise.store._near import SQLiteNear
+from citewise.store._rebuild import to_rowid_tables
 from citewise.store._resolve import SQLiteResolve
 from citewise.store._vectors import SQLiteVectors
 from citewise.store._writes import DEFAULT_KB, SQLWrites
 
-SCHEMA_VERSION = 2
+#: 3: ``node``, ``chunk`` and ``dense_vector`` are rowid tables (store/_rebuild.py);
+#: 2: the audit tables.
+SCHEMA_VERSION = 3
+log = logging.getLogger("citewise.store")
 NODE_BY_START = "CREATE INDEX IF NOT EXISTS node_by_start ON node(content_id, char_start)"
 #: The stored change counter read by ``generation`` (a COUNT over every version cost a
 #: fifth of a search at 5k documents): bumped by a trigger in the transaction of every
@@ -46,11 +51,29 @@ GENERATION_DDL = (
 )
 
 
+def _ensure_accelerators(c: sqlite3.Connection) -> None:
+    """Read accelerators added without a version bump: :data:`NODE_BY_START` (see
+    store/_near.py) and the stored change counter (:data:`GENERATION_DDL`)."""
+    if not c.execute("SELECT 1 FROM sqlite_master WHERE name = 'node_by_start'").fetchone():
+        c.execute(NODE_BY_START)
+    _ensure_generation(c)
+
+
 def _ensure_generation(c: sqlite3.Connection) -> None:
     """Create the stored change counter (:data:`GENERATION_DDL`) unless it exists."""
     if not c.execute("SELECT 1 FROM sqlite_master WHERE name = 'kb_generation'").fetchone():
         for statement in GENERATION_DDL:
             c.execute(statement)
+
+
+def _compact(conn: sqlite3.Connection, path: Path) -> None:
+    """VACUUM once after the schema-3 rebuild, which left the old tables' pages free inside
+    the file (reused, but not returned to the disk). Not needed for correctness: a failure
+    (say, no room for the temporary copy) is logged and the store opens as it is."""
+    try:
+        conn.execute("VACUUM")
+    except sqlite3.Error as exc:
+        log.warning("Could not compact %s after upgrading it: %s. Run VACUUM later.", path, exc)
 
 
 def _now() -> str:
@@ -83,14 +106,16 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteNear, SQLiteVectors, SQLWri
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("PRAGMA journal_mode = WAL").fetchone()
             conn.execute("PRAGMA synchronous = FULL")
-            self._migrate()
+            if self._migrate():
+                _compact(conn, self.path)
             self._ensure_default()
         except BaseException:
             conn.close()
             raise
 
     # -- plumbing ------------------------------------------------------------
-    def _migrate(self) -> None:
+    def _migrate(self) -> bool:
+        """Bring the file to :data:`SCHEMA_VERSION`; whether tables were rebuilt."""
         with self._write() as c:
             version = int(c.execute("PRAGMA user_version").fetchone()[0])
             if version > SCHEMA_VERSION:
@@ -100,20 +125,17 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteNear, SQLiteVectors, SQLWri
                     hint="Upgrade citewise to open it; it was not modified.",
                 )
             if version == SCHEMA_VERSION:
-                # Read accelerators added without a version bump (see store/_near.py).
-                if not c.execute(
-                    "SELECT 1 FROM sqlite_master WHERE name = 'node_by_start'"
-                ).fetchone():
-                    c.execute(NODE_BY_START)
-                _ensure_generation(c)
-                return
-            if version == 1:  # version 2 only added the audit tables
-                for statement in _schema_statements():
-                    if "IF NOT EXISTS" in statement:
-                        c.execute(statement)
+                _ensure_accelerators(c)
+                return False
+            if version in (1, 2):
+                if version == 1:  # version 2 only added the audit tables
+                    for statement in _schema_statements():
+                        if "IF NOT EXISTS" in statement:
+                            c.execute(statement)
+                rebuilt = to_rowid_tables(c, _schema_statements())  # version 3: _rebuild.py
                 c.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-                _ensure_generation(c)
-                return
+                _ensure_accelerators(c)
+                return bool(rebuilt)
             tables = c.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
             if tables:
                 raise StoreError(
@@ -124,6 +146,7 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteNear, SQLiteVectors, SQLWri
                 c.execute(statement)
             c.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             _ensure_generation(c)
+        return False
 
     def _ensure_default(self) -> None:
         with self._write() as c:

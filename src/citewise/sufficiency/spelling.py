@@ -13,7 +13,9 @@ word is read as a slip of a knowledge-base word only when nothing else explains 
   not "key"), without hyphen or digit ("non-Taliban", "X9" are meant as written);
 * one edit of its index token (a letter dropped, added, changed, or two neighbours
   swapped, never the first letter) gives a token the knowledge base holds; of several,
-  the one most chunks hold (then the first alphabetically).
+  the one most chunks hold (then the first alphabetically). Failing that, one edit of the
+  word itself whose index token the knowledge base holds (a slip the stemmer hides:
+  "significan", one letter from "significant", indexed "signific").
 
 The caller gives the chunk count (:func:`respell` takes ``df``), so a word only hidden
 documents hold is never a neighbour (authorization before any verdict).
@@ -57,9 +59,29 @@ def respell(
         return None  # "keyring" is indexed as "keyr": too short a stem to respell
     found = [(df(t), t) for t in sorted(edits(key))]
     held = [(n, t) for n, t in found if n > 0 and len(t) >= MIN_LENGTH]
+    if not held:  # a slip the stemmer hides: "significan" is "significant" ("signific")
+        found = [(df(t), t) for t in sorted(_stemmed_edits(word.lower(), key))]
+        held = [(n, t) for n, t in found if n > 0 and len(t) >= MIN_LENGTH]
     if not held:
         return None
     return min(held, key=lambda x: (-x[0], x[1]))[1]
+
+
+#: The letters at a word's end within which a stemmer-hidden slip is looked for.
+_TAIL = 3
+
+
+def _stemmed_edits(word: str, key: str) -> set[str]:
+    """The index tokens of the words one edit from ``word`` (first letter kept): a slip
+    at a word's end ("significan") is one letter from a word ("significant") whose index
+    token ("signific") is not one edit from the slip's own token."""
+    out = set()
+    head, tail = word[:-_TAIL], word[-_TAIL:]
+    for e in edits(tail):  # an ending slip: the stemmer only hides a word's last letters
+        toks = tokenize(head + e)
+        if len(toks) == 1 and toks[0] != key and toks[0].isalpha():
+            out.add(toks[0])
+    return out
 
 
 def respelt_text(question: str, profile: TermProfile) -> str:

@@ -1,0 +1,117 @@
+"""The meaning check inside ``ask`` (answer/pipeline.py): judge the composed units and
+answer from the next candidate that passes (:func:`judged`), and answer by meaning a
+question the word-presence gates refused (:func:`rescued`, :func:`answer_by_meaning`).
+The choices themselves are :mod:`citewise.answer.meaning_choice`'s."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from citewise.answer.citations import cite_claims
+from citewise.answer.compose import compose_ranked
+from citewise.answer.finish import finish
+from citewise.answer.meaning import (
+    available,
+    english,
+    meaning_check,
+    meaning_reason,
+    meaning_status,
+    tabular,
+    unit_readings,
+)
+from citewise.answer.meaning_choice import RESCUE_FLOOR, recover, rescuable, rescue
+from citewise.answer.relevance import dense_scorer
+from citewise.answer.review import release_review
+from citewise.answer.unit_cache import units_of_fragments, version_units
+from citewise.evidence.nodes import NodeReader, spans_by_version
+from citewise.sufficiency.models import Reason, Sufficiency
+
+if TYPE_CHECKING:
+    from citewise.answer.candidate import Candidate
+    from citewise.answer.models import Answer, AnswerTrace
+    from citewise.context import StageContext
+    from citewise.evidence.models import EvidencePack, Fragment
+    from citewise.sufficiency.models import ConflictNote
+
+__all__ = ["answer_by_meaning", "judged", "rescued"]
+
+
+def judged(
+    searched: str,
+    question: str,
+    chosen: list[Candidate],
+    ranked: list[Candidate],
+    trace: AnswerTrace,
+) -> tuple[list[Candidate], Reason | None]:
+    """The units the answer quotes after the meaning check (``searched``: the question as
+    the knowledge base spells it), and the refusal's reason when no unit, chosen or read
+    next, answers ``question`` by meaning. Without the model the units stand unchecked
+    and the trace says why."""
+    if any(tabular(c.kind, c.clean) for c in chosen):
+        trace["meaning"] = {"skipped": "a table or code unit: the model reads prose"}
+        return chosen, None
+    meaning = meaning_check(searched, unit_readings(chosen))
+    if meaning is None:
+        if english(searched) and meaning_status()["status"] == "unavailable":
+            trace["meaning"] = meaning_status()  # on, but no model: answered unchecked
+        return chosen, None
+    trace["meaning"] = meaning.to_json()
+    if meaning.passed:
+        return chosen, None
+    recovered = recover(searched, chosen, ranked)
+    if recovered is not None:  # the next candidates by meaning (meaning_choice.py)
+        trace["meaning"] = trace["meaning"] | {"recovery": recovered.to_json()}
+        if recovered.chosen:
+            return list(recovered.chosen), None
+    return chosen, Reason("constraint_unmet", meaning_reason(question))
+
+
+def rescued(
+    kb: StageContext,
+    question: str,
+    searched: str,
+    intent: str,
+    fragments: list[Fragment],
+    suff: Sufficiency,
+    names_absent: bool,
+    trace: AnswerTrace,
+) -> list[Candidate] | None:
+    """The unit that answers ``question`` by meaning although the word-presence gates
+    refused it (answer/meaning_choice.py), or None; the trace keeps what was read."""
+    if not rescuable(question, intent, suff.reason_texts, names_absent) or not available():
+        return None
+    reader = NodeReader(kb.store, kb.name, kept=kb.index.kept_nodes)
+    near = spans_by_version((f.path, f.version_id, f.char_start, f.char_end) for f in fragments)
+    _, ranked = compose_ranked(
+        question,
+        intent,
+        fragments,
+        units_of=units_of_fragments(version_units(kb.index, reader, near)),
+        scorer=dense_scorer(kb.index),
+    )
+    got = rescue(searched, ranked)
+    if got is None:
+        return None
+    trace["meaning"] = {"rescue": got.to_json(), "floor": RESCUE_FLOOR, "model": got.check.model}
+    return list(got.chosen) or None
+
+
+def answer_by_meaning(
+    kb: StageContext,
+    intent: str,
+    pack: EvidencePack,
+    refused: Sufficiency,
+    chosen: list[Candidate],
+    conflicts: list[ConflictNote],
+    trace: AnswerTrace,
+) -> Answer:
+    """The answer from units chosen by meaning over a word-presence refusal: partial, its
+    reasons the gates' (the words not found, kept true of the cited text by finish)."""
+    why = Reason("meaning_match", "a passage answers the question by meaning")
+    suff = Sufficiency("borderline", "partial_coverage", (*refused.reasons, why))
+    trace["sufficiency"] = suff.to_json()
+    citations, claims = cite_claims(kb, chosen, conflicts)
+    claims = release_review(claims, citations)
+    trace["claims"] = [c.to_json() for c in claims]
+    failed = None if any(c.kept for c in claims) else "no sentence passed review"
+    return finish(kb, intent, pack, suff, claims, citations, trace, failed_why=failed)
