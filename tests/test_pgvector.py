@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from citewise.index.manager import _WHOLE_BY_KEY
+from citewise.index.manager import _WHOLE_BY_KEY, _WHOLE_BY_PASSAGE
 from citewise.index.vectors import VectorIndex, vectors_to_bytes
 from citewise.kb import Home
 from citewise.recall.models import SearchFilters
@@ -107,21 +107,25 @@ def test_vectors_stored_before_the_extension_are_filled_in(pgv_url: str) -> None
 
 
 @pytest.mark.model
+@pytest.mark.parametrize("passages", ["on", "off"])
 def test_the_vector_route_through_hnsw_is_the_same_and_leaks_nothing(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     pgvector_cluster: PgCluster,  # noqa: F811
+    passages: str,
 ) -> None:
     """Homes on pgvector stores, every vector search through HNSW: bob's vector hits are
     those of a corpus without the document he may not read, and equal the in-process
-    route's (CITEWISE_PGVECTOR=off)."""
+    route's (CITEWISE_PGVECTOR=off); chunks scored by their best passage (the passages
+    ranked in the store) or, with CITEWISE_PASSAGES=off, by their pooled vector."""
     monkeypatch.setenv("CITEWISE_DENSE", "on")
+    monkeypatch.setenv("CITEWISE_PASSAGES", passages)
     bob, alice = SearchFilters(principal="bob"), SearchFilters(principal="alice")
     results: dict[str, list[list[tuple[str, float]]]] = {}
     for variant, pgvector in (("without", "on"), ("with", "on"), ("with", "off")):
         monkeypatch.setenv("CITEWISE_PGVECTOR", pgvector)
         name = f"{variant}-{pgvector}"
-        url = pgvector_cluster.create_database(f"leak_{name.replace('-', '_')}")
+        url = pgvector_cluster.create_database(f"leak_{name.replace('-', '_')}_{passages}")
         with Home.open(build(tmp_path / name, variant, url), store=url) as home:
             index = home.index("default")
             index.store_search_min = 0  # every search to the store, however small
@@ -139,7 +143,10 @@ def test_the_vector_route_through_hnsw_is_the_same_and_leaks_nothing(
                 [(h.path, h.score) for h in home.kb().search(q, filters=alice, mode="vector").hits]
                 for q in QUERIES
             ]
-            assert _WHOLE_BY_KEY in index.state.scopes
+            assert (index.passages is not None) == (passages == "on")
+            whole = _WHOLE_BY_PASSAGE if passages == "on" else _WHOLE_BY_KEY
+            if pgvector == "on" or passages == "off":  # passages group only for the store
+                assert whole in index.state.scopes
     assert any(results["with-on"]) and HIDDEN not in str(results["with-on"])
     for got, want in zip(results["with-on"], results["without-on"], strict=True):
         assert [p for p, _ in got] == [p for p, _ in want]

@@ -32,10 +32,12 @@ import numpy as np
 from citewise.config import RerankConfig
 from citewise.errors import StoreError
 from citewise.graph.build import ChunkRow, KBGraph, chunk_rows_of
+from citewise.index import passages as passage_vectors
 from citewise.index import vector_store
 from citewise.index.embedder import Embedder, Unavailable, precision_of, probe
 from citewise.index.language import EncoderChoice, choose_encoder, read_choice, write_choice
 from citewise.index.lexical import LexicalIndex
+from citewise.index.passages import Passages, PassageSync
 from citewise.index.query_vectors import query_vector
 from citewise.index.unit_vectors import UnitReport, UnitTexts, encode_version_units
 from citewise.index.vector_store import keep_vectors, stored_vectors
@@ -111,6 +113,9 @@ LEXICAL_SLICE = 32_768
 TEXT_CACHE = 4096
 #: Key of :func:`vector_store.group_by_key` over a whole state in ``IndexState.scopes``.
 _WHOLE_BY_KEY = ("vector keys", "whole")
+#: ... and of :func:`passages.by_passage_key` over a whole state.
+_WHOLE_BY_PASSAGE = ("passage keys", "whole")
+PASSAGES_FILE = "passages.npz"
 
 
 DenseStatus = Literal["ok", "unavailable", "disabled"]
@@ -137,6 +142,8 @@ class IndexSyncReport:
     #: Answer-unit texts encoded for new versions (index/unit_vectors.py), and the time.
     units: int = 0
     unit_seconds: float = 0.0
+    #: The short-passage vectors (index/passages.py) this sync encoded or reused.
+    passages: PassageSync = field(default_factory=PassageSync)
 
 
 @dataclass(slots=True)
@@ -152,6 +159,8 @@ class IndexState:
     lexical: LexicalIndex = field(default_factory=LexicalIndex)
     vectors: VectorIndex | None = None
     keys: dict[str, str] = field(default_factory=dict)  # chunk id -> text key of its vector
+    #: Each chunk's short-passage vectors (index/passages.py); None without them.
+    passages: Passages | None = None
     #: per-caller values derived from this state only (scope key -> chunk ids it may see,
     #: a principal's scoring population, superseded paths, revision view); only added to
     scopes: dict[object, Any] = field(default_factory=dict)
@@ -358,13 +367,26 @@ class KBIndex(CallerViews):
         emb = self._ensure_embedder()
         return None if emb is None else query_vector(emb, query)
 
+    @property
+    def passages(self) -> Passages | None:
+        return self.state.passages
+
     def search_vectors(
-        self, qvec: np.ndarray, k: int, allowed: Collection[str] | None = None
+        self,
+        qvec: np.ndarray,
+        k: int,
+        allowed: Collection[str] | None = None,
+        *,
+        passages: bool = True,
     ) -> list[VectorHit]:
         """Top ``k`` of this thread's state by inner product among ``allowed``: in the store
         (pgvector HNSW) for searches of at least :attr:`store_search_min` rows where it can,
-        else in-process (see :func:`citewise.index.vector_store.search`)."""
+        else in-process (see :func:`citewise.index.vector_store.search`). With
+        ``passages`` and passage vectors in the state, a chunk scores by its best passage
+        (:func:`citewise.index.passages.search`)."""
         state = self.state
+        if passages and state.passages is not None:
+            return self._search_passages(state, state.passages, qvec, k, allowed)
         if state.vectors is None:
             return []
         whole = None
@@ -376,6 +398,33 @@ class KBIndex(CallerViews):
             self.store,
             self.embedder,
             state.vectors,
+            state.keys,
+            qvec,
+            k,
+            allowed,
+            store_min=self.store_search_min,
+            whole=whole,
+        )
+
+    def _search_passages(
+        self,
+        state: IndexState,
+        held: Passages,
+        qvec: np.ndarray,
+        k: int,
+        allowed: Collection[str] | None,
+    ) -> list[VectorHit]:
+        def whole() -> dict[str, tuple[str, ...]]:  # once per state, as for chunk vectors
+            got = state.scopes.get(_WHOLE_BY_PASSAGE)
+            if got is None:
+                got = state.scopes[_WHOLE_BY_PASSAGE] = passage_vectors.by_passage_key(
+                    held, state.keys, None
+                )
+            return got
+
+        return passage_vectors.search(
+            self.store,
+            held,
             state.keys,
             qvec,
             k,
@@ -396,13 +445,18 @@ class KBIndex(CallerViews):
             vectors = None
             if (self.dir / "vectors.npz").exists():
                 vectors = VectorIndex.load(self.dir / "vectors.npz")
+            held = None
+            if (self.dir / PASSAGES_FILE).exists():
+                held = Passages.load(self.dir / PASSAGES_FILE)
             keys = dict(meta.get("keys", {}))
             units_done = str(meta.get("units", ""))
             generation = str(meta.get("generation", ""))
         except (OSError, ValueError, KeyError):  # a damaged cache is rebuilt, not trusted
             return
         # No chunks yet: the first sync reads them from the store (see ``fresh``).
-        self._state = IndexState(generation, lexical=lexical, vectors=vectors, keys=keys)
+        self._state = IndexState(
+            generation, lexical=lexical, vectors=vectors, keys=keys, passages=held
+        )
         self._units_done = units_done
 
     def _save(self, state: IndexState) -> None:
@@ -410,6 +464,8 @@ class KBIndex(CallerViews):
         state.lexical.save(self.dir / "lexical")
         if state.vectors is not None:
             state.vectors.save(self.dir / "vectors.npz")
+        if state.passages is not None:
+            state.passages.save(self.dir / PASSAGES_FILE)
         meta = {"generation": state.generation, "keys": state.keys, "units": self._units_done}
         tmp = self.dir / (MANIFEST + ".tmp")
         tmp.write_text(json.dumps(meta), "utf-8")
@@ -435,6 +491,7 @@ class KBIndex(CallerViews):
             lexical.remove(gone)
             lexical.prepare()
             vectors, keys, (encoded, reused, enc_secs) = self._sync_vectors(old, live)
+            held, psync = self._sync_passages(old, live, keys)
             units = self._sync_units(old, live)
             state = IndexState(
                 generation=generation,
@@ -444,9 +501,18 @@ class KBIndex(CallerViews):
                 lexical=lexical,
                 vectors=vectors,
                 keys=keys,
+                passages=held,
             )
             self._state = state  # the one publishing step
-            if generation != old.generation or gone or added or encoded or units.versions:
+            if (
+                generation != old.generation
+                or gone
+                or added
+                or encoded
+                or units.versions
+                or psync.reused
+                or psync.chunks_encoded
+            ):
                 # Only a cache (checked against the store on load); a concurrent
                 # ``citewise add`` saving the same directory must not fail this sync.
                 with contextlib.suppress(OSError):
@@ -460,6 +526,7 @@ class KBIndex(CallerViews):
             time.perf_counter() - started,
             units.encoded,
             units.seconds,
+            psync,
         )
 
     def _read_current(
@@ -492,6 +559,29 @@ class KBIndex(CallerViews):
         else:
             generation = ""
         return generation, revision, live, added
+
+    def _sync_passages(
+        self, old: IndexState, live: dict[str, StoredChunk], keys: dict[str, str]
+    ) -> tuple[Passages | None, PassageSync]:
+        """The short-passage vectors of ``live``, built on a copy of ``old``'s (none
+        without an encoder that cuts them)."""
+        emb = self.embedder if self._dense_wanted else None
+        if emb is None:
+            return old.passages, PassageSync()
+
+        def tick(done: int, total: int) -> None:
+            if self.progress is not None:
+                self.progress("passages", done, total)
+
+        return passage_vectors.sync_passages(
+            self.store,
+            emb,
+            old.passages,
+            live.keys(),
+            lambda cid: dense_text(live[cid]),
+            keys,
+            tick,
+        )
 
     def _sync_units(self, old: IndexState, live: dict[str, StoredChunk]) -> UnitReport:
         """Encode the answer units of the versions new since ``old`` (of every version, once,

@@ -133,12 +133,22 @@ class MiniLMEmbedder:
 
     def windows(self, text: str) -> list[list[int]]:
         """Token windows of ``text`` (specials included). Truncation keeps only the first one."""
-        body = self._tok.encode(text)
-        width = self.settings.max_seq_len - 2
+        s = self.settings
+        return self._cut(self._tok.encode(text), s.max_seq_len, s.window_overlap, s.long_text)
+
+    def passage_windows(self, text: str, width: int, overlap: int) -> list[list[int]]:
+        """A passage text (the passage prefix added, as :meth:`encode` does) cut into windows
+        of ``width`` tokens, specials included, consecutive ones sharing ``overlap``: the
+        short passages a chunk is also scored by (:mod:`citewise.index.passages`)."""
+        body = self._tok.encode(self.settings.passage_prefix + text)
+        return self._cut(body, width, overlap, "window")
+
+    def _cut(self, body: list[int], size: int, overlap: int, long: LongText) -> list[list[int]]:
+        width = size - 2
         cls, sep = self._tok.cls_id, self._tok.sep_id
-        if len(body) <= width or self.settings.long_text == "truncate":
+        if len(body) <= width or long == "truncate":
             return [[cls, *body[:width], sep]]
-        stride = width - self.settings.window_overlap
+        stride = width - overlap
         starts = list(range(0, len(body) - width, stride))
         starts.append(len(body) - width)  # the last window ends exactly at the text's end
         return [[cls, *body[s : s + width], sep] for s in starts]

@@ -19,6 +19,7 @@ from citewise.graph.models import Point
 from citewise.graph.select import GraphDiagnostics, graph_boost, graph_context
 from citewise.index.embedder import Unavailable
 from citewise.index.manager import KBIndex
+from citewise.index.vectors import VectorHit
 from citewise.ingest.locator import locate
 from citewise.ingest.models import sha256_text
 from citewise.recall.editions import (
@@ -79,10 +80,23 @@ class RecallSettings:
     #: candidate): encoders' cosines run on different scales (USE's lower than MiniLM's;
     #: docs/benchmarks.md). Keyed by :func:`encoder_key`. MiniLM's re-chosen on SciFact
     #: train (hybrid nDCG@10 0.7347 at 0.30, 0.7336 at 0.35, 0.7247 at 0.40); USE's not
-    #: re-measured on a train split (CMRC has none), so it keeps the shared value.
+    #: re-measured on a train split (CMRC has none), so it keeps the shared value. MiniLM's
+    #: best-passage scores ("minilm:p96") run higher: chosen on train (bench/maxp_thresholds:
+    #: 0.7435 at 0.30, 0.7452 at 0.35, 0.7427 at 0.40; at 0.35 the off-domain questions
+    #: refused are the pooled route's at 0.30), the vector-only one by train quantile.
     encoder_thresholds: dict[str, tuple[float, float]] = field(
-        default_factory=lambda: {"minilm": (0.30, 0.45), "use": (0.30, 0.45)}
+        default_factory=lambda: {
+            "minilm": (0.30, 0.45),
+            "minilm:p96": (0.35, 0.50),
+            "use": (0.30, 0.45),
+        }
     )
+    #: Score a chunk by its best short passage's vector where the index keeps them
+    #: (index/passages.py; "minilm:p96" thresholds); False: by its pooled vector.
+    passages: bool = True
+    #: With passages: a chunk's vector score is this share of its best passage's cosine
+    #: plus the rest of its pooled vector's (1: the best passage alone).
+    passage_weight: float = 1.0
     #: Set: one threshold for every encoder (measurement runs); None: the encoder's own.
     vector_threshold: float | None = None
     vector_only_threshold: float | None = None
@@ -117,10 +131,13 @@ class RecallSettings:
         )
 
 
-def encoder_key(index: KBIndex) -> str:
-    """Which row of ``RecallSettings.encoder_thresholds`` the KB's encoder reads."""
+def encoder_key(index: KBIndex, passages: bool = True) -> str:
+    """Which row of ``RecallSettings.encoder_thresholds`` the KB's encoder reads: its
+    passage scores' own row when the vector route scores chunks by their passages."""
     emb = index.embedder
-    return "use" if emb is not None and emb.multilingual else "minilm"
+    if emb is not None and emb.multilingual:
+        return "use"
+    return "minilm:p96" if passages and index.passages is not None else "minilm"
 
 
 def search(
@@ -370,7 +387,7 @@ def _vector(
     index: KBIndex, query: str, allowed: set[str], s: RecallSettings
 ) -> tuple[dict[str, float], float | None, str]:
     qvec = index.embed_query(query)
-    threshold = s.thresholds(encoder_key(index))[0]
+    threshold = s.thresholds(encoder_key(index, s.passages))[0]
     if qvec is None and index.dense.status == "disabled":
         return {}, threshold, SKIP + index.dense.reason  # off on purpose: skipped
     if qvec is None or index.vectors is None:
@@ -382,7 +399,18 @@ def _vector(
             SKIP + (f"{index.embedder.name} is English-only; this query is mostly CJK text"),
         )
     everything = len(allowed) == len(index.chunks)
-    hits = index.search_vectors(qvec, max(s.pool, s.depth), None if everything else allowed)
+    k = max(s.pool, s.depth)
+    mix = s.passages and index.passages is not None and s.passage_weight < 1.0
+    hits = index.search_vectors(
+        qvec, 2 * k if mix else k, None if everything else allowed, passages=s.passages
+    )
+    if mix and index.vectors is not None and all(h.id in index.vectors for h in hits):
+        pooled = index.vectors.get([h.id for h in hits]) @ qvec if hits else []
+        a = s.passage_weight
+        mixed = [
+            (h.id, a * h.score + (1 - a) * float(p)) for h, p in zip(hits, pooled, strict=True)
+        ]
+        hits = [VectorHit(c, v) for c, v in sorted(mixed, key=lambda x: (-x[1], x[0]))[:k]]
     return ({h.id: float(h.score) for h in hits if h.score >= threshold}, threshold, "")
 
 
@@ -402,7 +430,7 @@ def _criterion(
     vector = scores.get("vector") or {}
     if vector and ("lexical" not in scores or scores["lexical"]):
         return "vector_threshold", None
-    if vector and max(vector.values()) >= s.thresholds(encoder_key(index))[1]:
+    if vector and max(vector.values()) >= s.thresholds(encoder_key(index, s.passages))[1]:
         return "vector_only", None
     lexical = scores.get("lexical") or {}
     if not lexical:
