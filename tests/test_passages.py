@@ -120,6 +120,7 @@ def test_the_vector_route_scores_by_the_best_passage_and_a_new_server_loads_them
     backend: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CITEWISE_DENSE", "on")
+    monkeypatch.setenv("CITEWISE_PASSAGES", "on")
     corpus = _corpus(tmp_path)
     first_home = tmp_path / "first"
     store = backend.store(first_home) or str(first_home / "citewise.db")
@@ -180,6 +181,7 @@ def test_passages_follow_removals_and_can_be_turned_off(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CITEWISE_DENSE", "on")
+    monkeypatch.setenv("CITEWISE_PASSAGES", "on")
     corpus = _corpus(tmp_path)
     with Home.open(tmp_path / "h") as home:
         assert home.kb().add([corpus]).ok
@@ -197,12 +199,16 @@ def test_passages_follow_removals_and_can_be_turned_off(
         assert after is not None and not leases & set(after.counts)
         assert set(after.counts) == set(index.chunks)
         assert len(after) == sum(after.counts.values())
-    monkeypatch.setenv("CITEWISE_PASSAGES", "off")
-    with Home.open(tmp_path / "off") as home:
-        assert home.kb().add([corpus]).ok
-        index = home.index("default")
-        index.sync()
-        assert index.passages is None and encoder_key(index) == "minilm"
+    for value in ("off", None):  # off by default
+        if value is None:
+            monkeypatch.delenv("CITEWISE_PASSAGES")
+        else:
+            monkeypatch.setenv("CITEWISE_PASSAGES", value)
+        with Home.open(tmp_path / f"off-{value}") as home:
+            assert home.kb().add([corpus]).ok
+            index = home.index("default")
+            index.sync()
+            assert index.passages is None and encoder_key(index) == "minilm"
         qvec = index.embed_query("When does the nightly database backup run?")
         assert qvec is not None
         assert index.search_vectors(qvec, 5) == index.search_vectors(qvec, 5, passages=False)
@@ -232,8 +238,12 @@ class _WordEncoder:
         return out / np.linalg.norm(out, axis=1, keepdims=True)
 
 
-def test_sync_encodes_a_text_once_and_a_new_index_reads_the_store(tmp_path: Path) -> None:
+def test_sync_encodes_a_text_once_and_a_new_index_reads_the_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from citewise.index.passages import sync_passages
+
+    monkeypatch.setenv("CITEWISE_PASSAGES", "on")
 
     texts = {"a": "one two three four five", "b": "one two three four five", "c": "six seven"}
     keys = {"a": "k1", "b": "k1", "c": "k2"}
