@@ -81,18 +81,27 @@ def alternatives(
     return out
 
 
+def _best_read(question: str, read: Sequence[Candidate]) -> tuple[MeaningCheck, int] | None:
+    """Each of ``read`` scored by meaning (with its heading) and the index of the best
+    (ties: the earlier); None when there is nothing to read or no model."""
+    if not read:
+        return None
+    check = meaning_scores(question, [with_heading(c.clean, c.section, c.depth) for c in read])
+    if check is None:
+        return None
+    return check, max(range(len(read)), key=lambda i: (check.scores[i], -i))
+
+
 def recover(
     question: str, chosen: Sequence[Candidate], pool: Sequence[Candidate]
 ) -> Recovery | None:
     """The best of :func:`alternatives` by meaning, when it reaches the floor; None when
     the model is unavailable (then the refusal stands as the check decided)."""
     read = alternatives(chosen, pool)
-    if not read:
+    got = _best_read(question, read)
+    if got is None:
         return None
-    check = meaning_scores(question, [with_heading(c.clean, c.section, c.depth) for c in read])
-    if check is None:
-        return None
-    best = max(range(len(read)), key=lambda i: (check.scores[i], -i))
+    check, best = got
     if check.scores[best] < MEANING_FLOOR:
         return Recovery(tuple(read), check, ())
     pick = read[best]
@@ -141,11 +150,9 @@ def rescue(question: str, pool: Sequence[Candidate]) -> Recovery | None:
     meaning: the best of :data:`RESCUE_UNITS` answers when it reaches
     :data:`RESCUE_FLOOR`; None when no model, no unit or no English question."""
     read = [c for c in pool if c.score > 0][:RESCUE_UNITS]
-    if not read:
+    got = _best_read(question, read)
+    if got is None:
         return None
-    check = meaning_scores(question, [with_heading(c.clean, c.section, c.depth) for c in read])
-    if check is None:
-        return None
-    best = max(range(len(read)), key=lambda i: (check.scores[i], -i))
+    check, best = got
     chosen = (read[best],) if check.scores[best] >= RESCUE_FLOOR else ()
     return Recovery(tuple(read), check, chosen)
