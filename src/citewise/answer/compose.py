@@ -294,8 +294,12 @@ def _by_profile(question: str, intent: str, pool: list[Candidate], limit: int) -
         return causal(pool, limit)
     best = pool[0].score
     listed = counted_list(question, pool)
-    rest = [c for c in pool if c.score >= 0.75 * best and not any(inside(c, o) for o in listed)]
-    return listed + diverse([c for c in rest if c not in listed], min(limit, 3) - len(listed))
+    rest = [
+        c
+        for c in pool
+        if c.score >= 0.75 * best and c not in listed and not any(inside(c, o) for o in listed)
+    ]
+    return listed + diverse(rest, min(limit, 3) - len(listed))
 
 
 _LITERAL = re.compile(r"[._:\-/=]")

@@ -9,18 +9,15 @@ from __future__ import annotations
 import re
 
 from citewise.answer.candidate import Candidate
+from citewise.sufficiency.constraints import NUMBER_WORDS
 
 __all__ = ["LIST_SHARE", "asked_count", "counted_list"]
 
-_NUMBERS = (  # noqa: SIM905 - a readable list
-    "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-    "sixteen seventeen eighteen nineteen twenty"
-).split()
-_VALUE = {w: i for i, w in enumerate(_NUMBERS, start=2)}
+_VALUE = {w: i for w, i in NUMBER_WORDS.items() if i >= 2}  # a list has two items or more
 #: "four categories", "three main types", "12 steps": a count before a plural noun (at
 #: most two words between).
 _COUNTED = re.compile(
-    rf"\b({'|'.join(_NUMBERS)}|[2-9]|1\d|20)\s+(?:[a-z-]+\s+){{0,2}}?[a-z-]{{3,}}s\b", re.I
+    rf"\b({'|'.join(_VALUE)}|[2-9]|1\d|20)\s+(?:[a-z-]+\s+){{0,2}}?[a-z-]{{3,}}s\b", re.I
 )
 #: A lead-in's list may score this share of the best unit and still answer first.
 LIST_SHARE = 0.5

@@ -22,8 +22,7 @@ from citewise.answer.meaning import (
 from citewise.answer.meaning_choice import RESCUE_FLOOR, recover, rescuable, rescue
 from citewise.answer.relevance import dense_scorer
 from citewise.answer.review import release_review
-from citewise.answer.unit_cache import units_of_fragments, version_units
-from citewise.evidence.nodes import NodeReader, spans_by_version
+from citewise.answer.unit_cache import fragment_units
 from citewise.sufficiency.models import Reason, Sufficiency
 
 if TYPE_CHECKING:
@@ -80,13 +79,11 @@ def rescued(
     refused it (answer/meaning_choice.py), or None; the trace keeps what was read."""
     if not rescuable(question, intent, suff.reason_texts, names_absent) or not available():
         return None
-    reader = NodeReader(kb.store, kb.name, kept=kb.index.kept_nodes)
-    near = spans_by_version((f.path, f.version_id, f.char_start, f.char_end) for f in fragments)
     _, ranked = compose_ranked(
         question,
         intent,
         fragments,
-        units_of=units_of_fragments(version_units(kb.index, reader, near)),
+        units_of=fragment_units(kb, fragments),
         scorer=dense_scorer(kb.index),
     )
     got = rescue(searched, ranked)

@@ -42,10 +42,9 @@ from citewise.answer.models import Answer, AnswerTrace, new_trace_id
 from citewise.answer.procedure import complete_procedures
 from citewise.answer.relevance import dense_scorer
 from citewise.answer.review import release_review, removed_orchestration
-from citewise.answer.unit_cache import units_of_fragments, version_units
+from citewise.answer.unit_cache import fragment_reader, units_of_fragments, version_units
 from citewise.evidence.assemble import assemble
 from citewise.evidence.models import EvidenceConfig, EvidencePack
-from citewise.evidence.nodes import NodeReader, spans_by_version
 from citewise.recall.identifiers import clause_refs
 from citewise.recall.models import SearchFilters
 from citewise.recall.search import RecallSettings, search, search_summary
@@ -202,8 +201,7 @@ def ask(
             return _condition_answer(kb, analysed.conditions, applied, pack, intent.kind, trace)
     if intent.kind == "how_to" and suff.status != "insufficient":
         before = len(fragments)
-        reader = NodeReader(kb.store, kb.name, kept=kb.index.kept_nodes)
-        near = spans_by_version((f.path, f.version_id, f.char_start, f.char_end) for f in fragments)
+        reader, near = fragment_reader(kb, fragments)
         fragments = complete_procedures(
             fragments, lambda path, vid: reader.near(path, vid, near[(path, vid)])
         )
@@ -259,10 +257,7 @@ def ask(
         if generated is not None:
             return generated
     trace["removed_orchestration"] = removed_orchestration(fragments)
-    unit_reader = NodeReader(kb.store, kb.name, kept=kb.index.kept_nodes)
-    unit_near = spans_by_version(
-        (f.path, f.version_id, f.char_start, f.char_end) for f in fragments
-    )
+    unit_reader, unit_near = fragment_reader(kb, fragments)
     # a clause the question names ("What does clause 2.3 say?") is its answer, however
     # few of the question's words it holds; a misspelt word ("bouregois") is missing from
     # every unit as the composer scores the question typed: no relevance floor then

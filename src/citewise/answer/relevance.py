@@ -78,9 +78,6 @@ def encode_head(text: str) -> str:
     return text[: cut if cut > ENCODE_CHARS // 2 else ENCODE_CHARS]
 
 
-_key = unit_key
-
-
 @dataclass
 class DenseScorer:
     """Question-vs-unit cosine with the index's encoder, rescaled to [0, 1]."""
@@ -94,21 +91,21 @@ class DenseScorer:
             return None
         fp = emb.fingerprint
         texts = [encode_head(t) for t in texts]
-        keys = [(fp, _key(t)) for t in texts]
+        keys = [(fp, unit_key(t)) for t in texts]
         with _LOCK:
             have = {k: _CACHE[k] for k in keys if k in _CACHE}
         todo = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in have))
         if todo:  # encoded when the index was built, or else now
-            kept = stored_unit_vectors(self.index.store, emb, [_key(t) for t in todo])
+            kept = stored_unit_vectors(self.index.store, emb, [unit_key(t) for t in todo])
             with _LOCK:
                 for key, vec in kept.items():
                     _CACHE[(fp, key)] = have[(fp, key)] = vec
-            todo = [t for t in todo if (fp, _key(t)) not in have]
+            todo = [t for t in todo if (fp, unit_key(t)) not in have]
         if todo:
             vecs = emb.encode(todo, kind="passage")
             with _LOCK:
                 for t, v in zip(todo, vecs, strict=True):
-                    k = (fp, _key(t))
+                    k = (fp, unit_key(t))
                     _CACHE[k] = v
                     have[k] = v
                 while len(_CACHE) > CACHE_SIZE:

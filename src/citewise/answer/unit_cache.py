@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING
 
 from citewise.answer.units import Unit, document_units
 from citewise.evidence.models import Fragment
-from citewise.evidence.nodes import NodeReader, Span
+from citewise.evidence.nodes import NodeReader, Span, spans_by_version
 
 if TYPE_CHECKING:
+    from citewise.context import StageContext
     from citewise.index.manager import KBIndex
 
 #: Document versions whose units one index state keeps, each with up to this many units.
@@ -58,3 +59,21 @@ def units_of_fragments(
         return seen[key]
 
     return read
+
+
+def fragment_reader(
+    kb: StageContext, fragments: Sequence[Fragment]
+) -> tuple[NodeReader, dict[tuple[str, int], list[Span]]]:
+    """A node reader for the question and the fragments' spans by version: what
+    :func:`version_units`, the procedure completion and the admission gate read around."""
+    reader = NodeReader(kb.store, kb.name, kept=kb.index.kept_nodes)
+    near = spans_by_version((f.path, f.version_id, f.char_start, f.char_end) for f in fragments)
+    return reader, near
+
+
+def fragment_units(
+    kb: StageContext, fragments: Sequence[Fragment]
+) -> Callable[[Fragment], list[Unit]]:
+    """The composer's ``units_of`` for ``fragments`` (:func:`version_units` around their
+    spans, each version looked up once: :func:`units_of_fragments`)."""
+    return units_of_fragments(version_units(kb.index, *fragment_reader(kb, fragments)))

@@ -75,7 +75,8 @@ _NUMBERS = (
     "one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
     "fifteen sixteen seventeen eighteen nineteen twenty"
 )
-_NUMBER_WORDS = {w: i for i, w in enumerate(_NUMBERS.split(), start=1)}
+#: "one" .. "twenty" and their values.
+NUMBER_WORDS = {w: i for i, w in enumerate(_NUMBERS.split(), start=1)}
 #: A figure of the question: "1598", "11th", "3.5", "40,000", "4-cylinder" (the number).
 _FIGURE = re.compile(
     r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(st|nd|rd|th|['’]?s)?(?![\w.]*\d)"
@@ -124,7 +125,7 @@ _QUANTITY_Q = re.compile(
 )
 _QUANTITY_T = re.compile(  # not "one": "one of the largest" gives no figure
     r"\d|\b(?:"
-    + "|".join(w for w in _NUMBER_WORDS if w != "one")
+    + "|".join(w for w in NUMBER_WORDS if w != "one")
     + r"|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundreds?|thousands?|millions?|"
     r"billions?|trillions?|dozens?|half|third|quarter|twice|once|thrice|double|triple|"
     r"several|majority|minority|every|daily|weekly|monthly|annually|yearly|percent|"
@@ -202,7 +203,7 @@ def number_found(c: Constraint, text: str) -> bool:
         return True
     number = int(value) if value.isdigit() else -1
     if 0 < number <= 20:
-        word = next(w for w, i in _NUMBER_WORDS.items() if i == number)
+        word = next(w for w, i in NUMBER_WORDS.items() if i == number)
         if re.search(rf"\b{word}\b", low):
             return True
     if value.isdigit() and len(value) == 4:  # a year inside a named decade, century, range
