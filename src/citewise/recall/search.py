@@ -49,6 +49,7 @@ from citewise.recall.models import (
     SearchMode,
     SearchResult,
 )
+from citewise.recall.passage_scope import document_placed
 from citewise.recall.rerank import rerank_pool
 from citewise.recall.rerank import skipped as rerank_skipped
 from citewise.recall.scope import visible_chunks
@@ -97,6 +98,10 @@ class RecallSettings:
     #: With passages: a chunk's vector score is this share of its best passage's cosine
     #: plus the rest of its pooled vector's (1: the best passage alone).
     passage_weight: float = 1.0
+    #: With passages: "document": the best passage places a chunk's document, its pooled
+    #: vector orders it among the document's sections (recall/passage_scope.py); "chunk":
+    #: each chunk by its own best passage.
+    passage_scope: Literal["chunk", "document"] = "document"
     #: Set: one threshold for every encoder (measurement runs); None: the encoder's own.
     vector_threshold: float | None = None
     vector_only_threshold: float | None = None
@@ -411,7 +416,21 @@ def _vector(
             (h.id, a * h.score + (1 - a) * float(p)) for h, p in zip(hits, pooled, strict=True)
         ]
         hits = [VectorHit(c, v) for c, v in sorted(mixed, key=lambda x: (-x[1], x[0]))[:k]]
+    elif s.passages and index.passages is not None and s.passage_scope == "document":
+        hits = _document_placed(index, qvec, hits)
     return ({h.id: float(h.score) for h in hits if h.score >= threshold}, threshold, "")
+
+
+def _document_placed(index: KBIndex, qvec: FloatArray, hits: list[VectorHit]) -> list[VectorHit]:
+    """Best-passage hits re-scored by document (recall/passage_scope.py); as they are
+    where the index holds no pooled vector of some hit."""
+    vectors = index.vectors
+    if not hits or vectors is None or not all(h.id in vectors for h in hits):
+        return hits
+    pooled = (vectors.get([h.id for h in hits]) @ qvec).tolist()
+    chunks = index.chunks
+    doc = {h.id: (chunks[h.id].doc_id, chunks[h.id].version_id) for h in hits}
+    return document_placed(hits, pooled, doc)
 
 
 SKIP = "skipped: "
