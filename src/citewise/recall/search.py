@@ -409,28 +409,33 @@ def _vector(
     hits = index.search_vectors(
         qvec, 2 * k if mix else k, None if everything else allowed, passages=s.passages
     )
-    if mix and index.vectors is not None and all(h.id in index.vectors for h in hits):
-        pooled = index.vectors.get([h.id for h in hits]) @ qvec if hits else []
-        a = s.passage_weight
-        mixed = [
-            (h.id, a * h.score + (1 - a) * float(p)) for h, p in zip(hits, pooled, strict=True)
-        ]
-        hits = [VectorHit(c, v) for c, v in sorted(mixed, key=lambda x: (-x[1], x[0]))[:k]]
-    elif s.passages and index.passages is not None and s.passage_scope == "document":
-        hits = _document_placed(index, qvec, hits)
+    if s.passages and index.passages is not None:
+        hits = _passage_scored(index, qvec, hits, s, k)
     return ({h.id: float(h.score) for h in hits if h.score >= threshold}, threshold, "")
 
 
-def _document_placed(index: KBIndex, qvec: FloatArray, hits: list[VectorHit]) -> list[VectorHit]:
-    """Best-passage hits re-scored by document (recall/passage_scope.py); as they are
+def _passage_scored(
+    index: KBIndex, qvec: FloatArray, hits: list[VectorHit], s: RecallSettings, k: int
+) -> list[VectorHit]:
+    """Best-passage hits mixed with the pooled vector (``passage_weight`` < 1) and placed
+    by document (``passage_scope``; recall/passage_scope.py); the first ``k``. As they are
     where the index holds no pooled vector of some hit."""
     vectors = index.vectors
+    if s.passage_weight >= 1.0 and s.passage_scope == "chunk":
+        return hits[:k]
     if not hits or vectors is None or not all(h.id in vectors for h in hits):
-        return hits
+        return hits[:k]
     pooled = (vectors.get([h.id for h in hits]) @ qvec).tolist()
-    chunks = index.chunks
-    doc = {h.id: (chunks[h.id].doc_id, chunks[h.id].version_id) for h in hits}
-    return document_placed(hits, pooled, doc)
+    a = s.passage_weight
+    if a < 1.0:
+        hits = [
+            VectorHit(h.id, a * h.score + (1 - a) * p) for h, p in zip(hits, pooled, strict=True)
+        ]
+    if s.passage_scope == "document":
+        chunks = index.chunks
+        doc = {h.id: (chunks[h.id].doc_id, chunks[h.id].version_id) for h in hits}
+        return document_placed(hits, pooled, doc)[:k]
+    return sorted(hits, key=lambda h: (-h.score, h.id))[:k]
 
 
 SKIP = "skipped: "
