@@ -13,7 +13,10 @@ KB (the ``citewise eval retrieval`` cache, int8 MiniLM) gives
 and the vector-only threshold is matched on train by quantile: the passage cosine that as
 many train claims' best chunks reach as reach 0.45 with the pooled vector.
 
-    python -m bench.maxp_thresholds [--cache DIR] [--grid 0.30,0.35,...]
+    python -m bench.maxp_thresholds [--cache DIR] [--grid 0.30,0.35,...] [--weight 0.6]
+
+``--weight``: ``RecallSettings.passage_weight`` (the share of the best passage's cosine in
+a chunk's score, the rest its pooled vector's); 1 is the best passage alone.
 
 Skips (exit 0) without the data.
 """
@@ -44,7 +47,7 @@ def _log(msg: str) -> None:
 def run(cache: Path | None, grid: list[float], weight: float = 1.0) -> dict[str, Any]:
     from bench.gate_curve import off_domain
     from citewise.eval.retrieval import evaluate_run, load_beir, prepare_kb, run_queries
-    from citewise.recall.search import RecallSettings
+    from citewise.recall.search import RecallSettings, _vector
 
     data = load_beir(data_root() / "beir-scifact", "train")
     off = {k: v for k, v in off_domain(data_root()).items() if k != "cmrc"}
@@ -61,11 +64,16 @@ def run(cache: Path | None, grid: list[float], weight: float = 1.0) -> dict[str,
         assert index.passages is not None, "the KB has no passage vectors"
         qids = sorted(data.qrels)
         best: dict[str, list[float]] = {"pooled": [], "passages": []}
+        every = set(index.chunks)
+        route = dataclasses.replace(
+            RecallSettings(mmr=False), passage_weight=weight, vector_threshold=-1.0
+        )
         for q in qids:
             qvec = index.embed_query(data.queries[q])
             assert qvec is not None
             best["pooled"].append(index.search_vectors(qvec, 1, passages=False)[0].score)
-            best["passages"].append(index.search_vectors(qvec, 1)[0].score)
+            # the vector route's own best score (mixed with the pooled one at ``weight``)
+            best["passages"].append(max(_vector(index, data.queries[q], every, route)[0].values()))
         share = float(np.mean(np.asarray(best["pooled"]) >= 0.45))
         only = float(np.quantile(best["passages"], 1 - share))
         out["vector_only"] = {"pooled_share_at_0.45": share, "passage_threshold": only}

@@ -11,8 +11,8 @@ chunk-level search of an encoder without passages read them.
 
 Only an encoder that cuts its own token windows offers passages (the bundled MiniLM,
 :class:`PassageEncoder`); USE encodes a text whole and keeps the pooled route.
-They are off by default; ``CITEWISE_PASSAGES=on`` turns them on (off: no passage
-encoding, the pooled route; see :func:`enabled` for why).
+They are on by default; ``CITEWISE_PASSAGES=off`` turns them off (no passage encoding,
+the pooled route; see :func:`enabled`).
 
 Store: each passage vector is kept like a chunk vector (:mod:`citewise.index.vector_store`)
 under its own namespace, the encoder's fingerprint + ``:p96``, by the key
@@ -68,17 +68,16 @@ class PassageEncoder(Protocol):
 
 
 def enabled() -> bool:
-    """True when ``CITEWISE_PASSAGES`` is on (``on``, ``1``, ``true``, ``yes``). Off by
-    default: on SciFact passages raise hybrid nDCG@10 0.7317 -> 0.7435, but on the
-    documentation sets they cost three right answers of 106 (a passage matching part of a
-    question wins over the section that answers it), and they double a knowledge base's
-    encoding time and multiply its vector memory by five (docs/benchmarks.md, "MaxP in the
-    product")."""
-    return os.environ.get("CITEWISE_PASSAGES", "off").strip().lower() in (
-        "on",
-        "1",
-        "true",
-        "yes",
+    """False when ``CITEWISE_PASSAGES`` is off (``off``, ``0``, ``false``, ``no``); on by
+    default. On SciFact passages raise hybrid nDCG@10 (the vector route mixes them with the
+    pooled vector and places documents by them: recall/passage_scope.py); off, no passage
+    is encoded (a knowledge base's encode costs about twice as much with them, its vector
+    memory about five times: docs/benchmarks.md, "MaxP in the product")."""
+    return os.environ.get("CITEWISE_PASSAGES", "on").strip().lower() not in (
+        "off",
+        "0",
+        "false",
+        "no",
     )
 
 
