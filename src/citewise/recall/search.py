@@ -83,9 +83,10 @@ class RecallSettings:
     #: train (hybrid nDCG@10 0.7347 at 0.30, 0.7336 at 0.35, 0.7247 at 0.40); USE's not
     #: re-measured on a train split (CMRC has none), so it keeps the shared value. MiniLM's
     #: passage-mixed scores ("minilm:p96", ``passage_weight`` 0.6) run higher: chosen on
-    #: train among the weights that keep the documentation sets' answers (bench/maxp_thresholds --weight 0.6:
-    #: 0.7427 at 0.325, 0.7422 at 0.30; at 0.325 the off-domain questions refused are the
-    #: pooled route's at 0.30), the vector-only one by train quantile.
+    #: train among the weights that keep the documentation sets' answers
+    #: (``bench.maxp_thresholds --weight 0.6``: 0.7427 at 0.325, 0.7422 at 0.30; at 0.325
+    #: the off-domain questions refused are the pooled route's at 0.30), the vector-only
+    #: one by train quantile.
     encoder_thresholds: dict[str, tuple[float, float]] = field(
         default_factory=lambda: {
             "minilm": (0.30, 0.45),
