@@ -199,11 +199,14 @@ def test_passages_follow_removals_and_can_be_turned_off(
         assert after is not None and not leases & set(after.counts)
         assert set(after.counts) == set(index.chunks)
         assert len(after) == sum(after.counts.values())
-    for value in ("off", None):  # off by default
-        if value is None:
-            monkeypatch.delenv("CITEWISE_PASSAGES")
-        else:
-            monkeypatch.setenv("CITEWISE_PASSAGES", value)
+    with Home.open(tmp_path / "default") as home:  # on by default
+        monkeypatch.delenv("CITEWISE_PASSAGES")
+        assert home.kb().add([corpus]).ok
+        index = home.index("default")
+        index.sync()
+        assert index.passages is not None and encoder_key(index) == "minilm:p96"
+    for value in ("off", "0", "no"):
+        monkeypatch.setenv("CITEWISE_PASSAGES", value)
         with Home.open(tmp_path / f"off-{value}") as home:
             assert home.kb().add([corpus]).ok
             index = home.index("default")
@@ -212,7 +215,7 @@ def test_passages_follow_removals_and_can_be_turned_off(
         qvec = index.embed_query("When does the nightly database backup run?")
         assert qvec is not None
         assert index.search_vectors(qvec, 5) == index.search_vectors(qvec, 5, passages=False)
-        assert not list((tmp_path / "off").rglob("passages.npz"))
+        assert not list((tmp_path / f"off-{value}").rglob("passages.npz"))
 
 
 class _WordEncoder:
