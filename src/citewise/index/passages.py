@@ -29,7 +29,6 @@ best passage's score; from ``store_min`` passages on, where the store ranks its 
 from __future__ import annotations
 
 import logging
-import os
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -40,6 +39,7 @@ from citewise.errors import StoreError
 from citewise.index.embedder import F32
 from citewise.index.vectors import VectorHit, VectorIndex, vector_from_bytes, vectors_to_bytes
 from citewise.store.protocol import Store, VectorSearch
+from citewise.switches import env_switch
 
 log = logging.getLogger(__name__)
 
@@ -68,17 +68,12 @@ class PassageEncoder(Protocol):
 
 
 def enabled() -> bool:
-    """False when ``CITEWISE_PASSAGES`` is off (``off``, ``0``, ``false``, ``no``); on by
-    default. On SciFact passages raise hybrid nDCG@10 (the vector route mixes them with the
-    pooled vector and places documents by them: recall/passage_scope.py); off, no passage
-    is encoded (a knowledge base's encode costs about twice as much with them, its vector
-    memory about five times: docs/benchmarks.md, "MaxP in the product")."""
-    return os.environ.get("CITEWISE_PASSAGES", "on").strip().lower() not in (
-        "off",
-        "0",
-        "false",
-        "no",
-    )
+    """True unless ``CITEWISE_PASSAGES`` is off: on by default. On SciFact passages raise
+    hybrid nDCG@10 (the vector route mixes them with the pooled vector and places documents
+    by them: recall/passage_scope.py); off, no passage is encoded (a knowledge base's
+    encode costs about twice as much with them, its vector memory about five times:
+    docs/benchmarks.md, "MaxP in the product")."""
+    return env_switch("CITEWISE_PASSAGES", True)
 
 
 def namespace(fingerprint: str) -> str:
