@@ -4,10 +4,10 @@ A chunk's pooled vector (the mean over its 256-token windows) averages several f
 a text into one direction; a one-sentence question matches one of them far better. So
 every chunk is also cut into passages of :data:`PASSAGE_TOKENS` tokens (specials included,
 :data:`PASSAGE_OVERLAP` shared by neighbours), each encoded alone, and the vector route
-scores a chunk by the cosine of its best passage. Chosen on SciFact *train* against 128
-tokens and against mixing in the pooled vector (docs/benchmarks.md, "MaxP over short
-passages"). The pooled chunk vectors stay as they are: MMR, the answer stage and the
-chunk-level search of an encoder without passages read them.
+scores a chunk by the cosine of its best passage, mixed with its pooled vector's and placed
+by document (recall/passage_scope.py; docs/benchmarks.md, "MaxP over short passages" and
+"MaxP on by default"). The pooled chunk vectors stay as they are: MMR, the answer stage,
+that mix and the chunk-level search of an encoder without passages read them.
 
 Only an encoder that cuts its own token windows offers passages (the bundled MiniLM,
 :class:`PassageEncoder`); USE encodes a text whole and keeps the pooled route.
