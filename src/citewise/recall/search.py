@@ -415,32 +415,38 @@ def _vector(
         qvec, 2 * k if mix else k, None if everything else allowed, passages=s.passages
     )
     if s.passages and index.passages is not None:
-        hits = _passage_scored(index, qvec, hits, s, k)
+        hits, own = _passage_scored(index, qvec, hits, s, k)
+        # the threshold reads each chunk's own score: placing by document only reorders
+        kept = {h.id: float(h.score) for h in hits if own.get(h.id, h.score) >= threshold}
+        return kept, threshold, ""
     return ({h.id: float(h.score) for h in hits if h.score >= threshold}, threshold, "")
 
 
 def _passage_scored(
     index: KBIndex, qvec: FloatArray, hits: list[VectorHit], s: RecallSettings, k: int
-) -> list[VectorHit]:
+) -> tuple[list[VectorHit], dict[str, float]]:
     """Best-passage hits mixed with the pooled vector (``passage_weight`` < 1) and placed
-    by document (``passage_scope``; recall/passage_scope.py); the first ``k``. As they are
-    where the index holds no pooled vector of some hit."""
+    by document (``passage_scope``; recall/passage_scope.py), the first ``k``; and each
+    chunk's own (mixed) score, which the threshold reads (a section's place under its
+    document's best one says nothing of whether it is relevant). As they are where the
+    index holds no pooled vector of some hit."""
     vectors = index.vectors
     if s.passage_weight >= 1.0 and s.passage_scope == "chunk":
-        return hits[:k]
+        return hits[:k], {}
     if not hits or vectors is None or not all(h.id in vectors for h in hits):
-        return hits[:k]
+        return hits[:k], {}
     pooled = (vectors.get([h.id for h in hits]) @ qvec).tolist()
     a = s.passage_weight
     if a < 1.0:
         hits = [
             VectorHit(h.id, a * h.score + (1 - a) * p) for h, p in zip(hits, pooled, strict=True)
         ]
+    own = {h.id: h.score for h in hits}
     if s.passage_scope == "document":
         chunks = index.chunks
         doc = {h.id: (chunks[h.id].doc_id, chunks[h.id].version_id) for h in hits}
-        return document_placed(hits, pooled, doc)[:k]
-    return sorted(hits, key=lambda h: (-h.score, h.id))[:k]
+        return document_placed(hits, pooled, doc)[:k], own
+    return sorted(hits, key=lambda h: (-h.score, h.id))[:k], own
 
 
 SKIP = "skipped: "
