@@ -17,8 +17,11 @@ from citewise.answer.meaning import (
     english,
     meaning_check,
     meaning_reason,
+    meaning_scores,
+    neighbours,
     passes,
     readings,
+    sentence_after,
     sentence_before,
     shipped_model_dir,
     with_heading,
@@ -119,6 +122,56 @@ def test_a_unit_is_also_read_with_the_sentence_before_it_in_its_paragraph() -> N
         "The centers opened. They lost money.",
     ]
     assert readings("They lost money.", "") == ["They lost money."]
+
+
+def test_a_unit_is_read_last_between_its_neighbours_in_its_paragraph() -> None:
+    text = "Intro line.\n\nThe centers opened in 1980. They lost money. Sales fell.\n\nNext."
+    at = 1000
+    unit_end = at + text.index(" Sales")
+    assert sentence_after(text, at, unit_end) == "Sales fell."
+    assert sentence_after(text, at, at + text.index("\n\nNext")) == ""  # closes it
+    assert sentence_after(text, at, at + len(text)) == ""
+    assert readings("They lost money.", "The centers opened.", "Sales fell.")[-1] == (
+        "The centers opened. They lost money. Sales fell."
+    )
+    assert readings("They lost money.", "", "Sales fell.") == [
+        "They lost money.",
+        "They lost money. Sales fell.",
+    ]
+
+
+def test_neighbours_are_the_adjacent_sentences_of_the_same_paragraph() -> None:
+    from citewise.answer.units import Unit
+
+    text = "Intro line.\n\nThe centers opened. They lost money. Sales fell.\n\nNext one."
+    cuts = ["Intro line.", "The centers opened.", "They lost money.", "Sales fell.", "Next one."]
+    units = [Unit(text.index(c), text.index(c) + len(c), c, c, "sentence") for c in cuts]
+    units.append(Unit(units[1].start, units[3].end, "whole", "whole", "para"))  # not read
+    mid = units[2]
+    assert neighbours(units, mid.start, mid.end) == ("The centers opened.", "Sales fell.")
+    assert neighbours(units, units[1].start, units[1].end) == ("", "They lost money.")
+    assert neighbours(units, units[3].start, units[3].end) == ("They lost money.", "")
+    assert neighbours(units, units[4].start, units[4].end) == ("", "")
+
+
+@needs_model
+def test_a_sentence_that_answers_only_between_its_neighbours_passes() -> None:
+    # SQuAD 2.0 dev, Packet_switching: the unit alone reads as no answer
+    para = (
+        "(In addition to selling GE computers, the centers were computer service bureaus, "
+        "offering batch processing services. They lost money from the beginning, and "
+        "Sinback, a high-level marketing manager, was given the job of turning the business "
+        "around. He decided that a time-sharing system, based on Kemney's work at "
+        "Dartmouth—which used a computer on loan from GE—could be profitable. Warner was "
+        "right.)"
+    )
+    unit = para[para.index("They lost") : para.index(" He decided")]
+    start = para.index(unit)
+    before = sentence_before(para, 0, start)
+    after = sentence_after(para, 0, start + len(unit))
+    got = meaning_scores("Were the centers profitable", readings(unit, before, after))
+    assert got is not None and got.scores[0] < MEANING_FLOOR
+    assert got.scores[-1] >= MEANING_FLOOR and got.scores[-1] == max(got.scores)
 
 
 def test_the_reason_is_the_question_in_its_own_words() -> None:

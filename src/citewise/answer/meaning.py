@@ -29,7 +29,7 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -41,6 +41,8 @@ from citewise.recall.identifiers import clause_refs
 
 if TYPE_CHECKING:
     from citewise.answer.candidate import Candidate
+    from citewise.answer.units import Unit
+    from citewise.evidence.models import Fragment
     from citewise.recall.rerank_onnx import OnnxCrossEncoder
 
 __all__ = [
@@ -54,7 +56,9 @@ __all__ = [
     "meaning_reason",
     "meaning_scores",
     "meaning_status",
+    "neighbours",
     "readings",
+    "sentence_after",
     "sentence_before",
     "shipped_model_dir",
     "tabular",
@@ -248,18 +252,67 @@ def sentence_before(text: str, offset: int, start: int) -> str:
     return sentences[-1] if sentences else ""
 
 
-def readings(unit: str, before: str) -> list[str]:
-    """What the model reads for one unit: the unit alone, then with its sentence before."""
-    return [unit, f"{before} {unit}"] if before else [unit]
+def sentence_after(text: str, offset: int, end: int) -> str:
+    """The sentence after the unit ending at ``end`` in its own paragraph, read from the
+    fragment ``text`` that begins at document ``offset`` ("" when the unit closes its
+    paragraph or the fragment): what a long narrative sentence's "them" is said of next."""
+    cut = end - offset
+    if cut < 0 or cut >= len(text):
+        return ""
+    tail = text[cut:]
+    lead = len(tail) - len(tail.lstrip())
+    if "\n\n" in tail[: lead + 1]:
+        return ""  # the unit closes its paragraph
+    para = tail[: tail.find("\n\n", lead)] if "\n\n" in tail[lead:] else tail
+    if TRUNCATION in para:
+        return ""
+    sentences = [s.text.strip() for s in split_sentences(para) if s.text.strip()]
+    return sentences[0] if sentences else ""
 
 
-def unit_readings(chosen: Sequence[Candidate]) -> list[str]:
+def readings(unit: str, before: str, after: str = "") -> list[str]:
+    """What the model reads for one unit: the unit alone, then with its sentence before,
+    then with the sentences before and after it (the passage the model was trained on is
+    a few sentences long: "Were the centers profitable?" / "They lost money from the
+    beginning" reads as no answer alone, as one between its neighbours)."""
+    out = [unit, f"{before} {unit}"] if before else [unit]
+    if after:
+        out.append(f"{before} {unit} {after}".strip())
+    return out
+
+
+def neighbours(units: Sequence[Unit], start: int, end: int) -> tuple[str, str]:
+    """The sentences right before ``start`` and right after ``end`` among a document's
+    ``units``, as shown, when they are in the same paragraph (one space or line break
+    apart; a blank line ends a paragraph): "" for a side without one."""
+    sentences = [u for u in units if u.kind == "sentence"]
+    prior = max((u for u in sentences if u.end <= start), key=lambda u: u.end, default=None)
+    later = min((u for u in sentences if u.start >= end), key=lambda u: u.start, default=None)
+    before = prior.display if prior is not None and start - prior.end <= PARAGRAPH_GAP else ""
+    after = later.display if later is not None and later.start - end <= PARAGRAPH_GAP else ""
+    return before, after
+
+
+#: Characters between two sentences of one paragraph at most (a space or a line break).
+PARAGRAPH_GAP = 1
+
+
+def unit_readings(
+    chosen: Sequence[Candidate], units_of: Callable[[Fragment], Sequence[Unit]] | None = None
+) -> list[str]:
     """The texts the check reads for the chosen units, best-scored unit first: each alone,
-    then with the sentence before it in its paragraph, under its subsection heading."""
+    then with the sentence before it in its paragraph, then with the sentences on both
+    sides (from the document's units, ``units_of``, when given: a fragment often ends
+    with the unit), under its subsection heading."""
     out: list[str] = []
     for c in sorted(chosen, key=lambda c: (-c.score, c.order)):
-        before = sentence_before(c.fragment.text, c.fragment.char_start, c.span.start)
-        out.extend(with_heading(t, c.section, c.depth) for t in readings(c.clean, before))
+        text, start = c.fragment.text, c.fragment.char_start
+        before = sentence_before(text, start, c.span.start)
+        after = sentence_after(text, start, c.span.end)
+        if units_of is not None and not (before and after):
+            near = neighbours(units_of(c.fragment), c.span.start, c.span.end)
+            before, after = before or near[0], after or near[1]
+        out.extend(with_heading(t, c.section, c.depth) for t in readings(c.clean, before, after))
     return out
 
 
