@@ -24,6 +24,7 @@ from citewise.answer.meaning import (
     sentence_after,
     sentence_before,
     shipped_model_dir,
+    unbroken,
     with_heading,
 )
 
@@ -148,10 +149,25 @@ def test_neighbours_are_the_adjacent_sentences_of_the_same_paragraph() -> None:
     units = [Unit(text.index(c), text.index(c) + len(c), c, c, "sentence") for c in cuts]
     units.append(Unit(units[1].start, units[3].end, "whole", "whole", "para"))  # not read
     mid = units[2]
-    assert neighbours(units, mid.start, mid.end) == ("The centers opened.", "Sales fell.")
-    assert neighbours(units, units[1].start, units[1].end) == ("", "They lost money.")
-    assert neighbours(units, units[3].start, units[3].end) == ("They lost money.", "")
-    assert neighbours(units, units[4].start, units[4].end) == ("", "")
+    assert neighbours(units, mid.start, mid.end) == ("", "The centers opened.", "Sales fell.")
+    assert neighbours(units, units[1].start, units[1].end) == ("", "", "They lost money.")
+    last = units[3]
+    assert neighbours(units, last.start, last.end) == (
+        "The centers opened.",
+        "They lost money.",
+        "",
+    )
+    assert neighbours(units, units[4].start, units[4].end) == ("", "", "")
+
+
+def test_a_word_broken_at_a_line_end_is_read_whole() -> None:
+    raw = "watching the mor-\ntar shells flying, a well-\nknown sight; pre- and post-war"
+    shown = "watching the mor- tar shells flying, a well- known sight; pre- and post-war"
+    assert unbroken(raw, shown) == (
+        "watching the mortar shells flying, a wellknown sight; pre- and post-war"
+    )
+    assert readings("u", "b", "a", "e") == ["u", "b u", "b u a", "e b u a"]
+    assert readings("u", "", "a", "e") == ["u", "u a"]  # nothing earlier without a before
 
 
 @needs_model

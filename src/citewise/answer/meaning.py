@@ -270,31 +270,58 @@ def sentence_after(text: str, offset: int, end: int) -> str:
     return sentences[0] if sentences else ""
 
 
-def readings(unit: str, before: str, after: str = "") -> list[str]:
+def readings(unit: str, before: str, after: str = "", earlier: str = "") -> list[str]:
     """What the model reads for one unit: the unit alone, then with its sentence before,
     then with the sentences before and after it (the passage the model was trained on is
     a few sentences long: "Were the centers profitable?" / "They lost money from the
-    beginning" reads as no answer alone, as one between its neighbours)."""
+    beginning" reads as no answer alone, as one between its neighbours), then also with
+    the sentence ``earlier`` than the one before (a narrative names its subject once:
+    "... watching the mortar shells flying ... High into the air they leaped ... I have
+    seen as many as three of them in the air at once")."""
     out = [unit, f"{before} {unit}"] if before else [unit]
     if after:
         out.append(f"{before} {unit} {after}".strip())
+    if earlier and before:
+        out.append(f"{earlier} {before} {unit} {after}".strip())
     return out
 
 
-def neighbours(units: Sequence[Unit], start: int, end: int) -> tuple[str, str]:
-    """The sentences right before ``start`` and right after ``end`` among a document's
-    ``units``, as shown, when they are in the same paragraph (one space or line break
-    apart; a blank line ends a paragraph): "" for a side without one."""
+def neighbours(units: Sequence[Unit], start: int, end: int) -> tuple[str, str, str]:
+    """The two sentences right before ``start`` (the earlier first) and the one right
+    after ``end`` among a document's ``units``, as shown, when they are in the same
+    paragraph (one space or line break apart; a blank line ends a paragraph): "" for a
+    place without one. A word the source breaks at a line end ("mor-\ntar") is read
+    whole."""
     sentences = [u for u in units if u.kind == "sentence"]
-    prior = max((u for u in sentences if u.end <= start), key=lambda u: u.end, default=None)
+
+    def prior(at: int) -> Unit | None:
+        got = max((u for u in sentences if u.end <= at), key=lambda u: u.end, default=None)
+        return got if got is not None and at - got.end <= PARAGRAPH_GAP else None
+
     later = min((u for u in sentences if u.start >= end), key=lambda u: u.start, default=None)
-    before = prior.display if prior is not None and start - prior.end <= PARAGRAPH_GAP else ""
-    after = later.display if later is not None and later.start - end <= PARAGRAPH_GAP else ""
-    return before, after
+    if later is not None and later.start - end > PARAGRAPH_GAP:
+        later = None
+    one = prior(start)
+    two = prior(one.start) if one is not None else None
+
+    def shown(u: Unit | None) -> str:
+        return "" if u is None else unbroken(u.text, u.display)
+
+    return shown(two), shown(one), shown(later)
 
 
 #: Characters between two sentences of one paragraph at most (a space or a line break).
 PARAGRAPH_GAP = 1
+#: A word broken at a line end by a hyphen ("mor-\ntar"): PDF and OCR text.
+_BROKEN = re.compile(r"(\w+)-[ \t]*\n\s*([a-z]\w*)")
+
+
+def unbroken(raw: str, shown: str) -> str:
+    """``shown`` (the display form of ``raw``) with the words ``raw`` breaks at a line end
+    by a hyphen read whole: "mor- tar shells" -> "mortar shells"."""
+    for a, b in _BROKEN.findall(raw):
+        shown = shown.replace(f"{a}- {b}", f"{a}{b}")
+    return shown
 
 
 def unit_readings(
@@ -302,17 +329,24 @@ def unit_readings(
 ) -> list[str]:
     """The texts the check reads for the chosen units, best-scored unit first: each alone,
     then with the sentence before it in its paragraph, then with the sentences on both
-    sides (from the document's units, ``units_of``, when given: a fragment often ends
-    with the unit), under its subsection heading."""
+    sides, then with two before (:func:`readings`; the neighbours from the document's
+    units, ``units_of``, when given: a fragment often ends with the unit), under its
+    subsection heading."""
     out: list[str] = []
     for c in sorted(chosen, key=lambda c: (-c.score, c.order)):
         text, start = c.fragment.text, c.fragment.char_start
         before = sentence_before(text, start, c.span.start)
         after = sentence_after(text, start, c.span.end)
-        if units_of is not None and not (before and after):
-            near = neighbours(units_of(c.fragment), c.span.start, c.span.end)
-            before, after = before or near[0], after or near[1]
-        out.extend(with_heading(t, c.section, c.depth) for t in readings(c.clean, before, after))
+        earlier = ""
+        if units_of is not None:
+            two, one, later = neighbours(units_of(c.fragment), c.span.start, c.span.end)
+            if one:
+                earlier, before = two, one
+            after = later or after
+        unit = unbroken(c.span.text, c.clean)
+        before, after = unbroken(text, before), unbroken(text, after)
+        read = readings(unit, before, after, earlier)
+        out.extend(with_heading(t, c.section, c.depth) for t in read)
     return out
 
 
