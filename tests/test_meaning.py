@@ -55,8 +55,13 @@ def _meaning_on(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CITEWISE_MEANING", "on")
 
 
-def test_the_check_is_off_unless_turned_on(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_check_is_on_by_default_and_off_when_turned_off(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.delenv("CITEWISE_MEANING")
+    if shipped_model_dir() is not None:
+        assert meaning_check("How did Chinese medicine spread?", [SIBLING]) is not None
+    monkeypatch.setenv("CITEWISE_MEANING", "off")
     assert meaning_check("How did Chinese medicine spread?", [SIBLING]) is None
 
 

@@ -14,7 +14,7 @@ An answer to an English question the check applies to (:func:`checked`)
 stands when at least one quoted unit scores :data:`MEANING_FLOOR` or more (log-odds of
 "relevant"); else it is refused with a reason in the question's own words. Units are
 scored best first and scoring stops at the first that passes, so an answer that stands
-costs one pair in most cases. The check is off unless ``CITEWISE_MEANING=on`` (see
+costs one pair in most cases. The check is on unless ``CITEWISE_MEANING=off`` (see
 :data:`DEFAULT`); without the model (the wheel absent) no check runs and answers are as
 before; ``CITEWISE_MEANING`` set to a folder with ``model.onnx`` and ``vocab.txt`` uses
 that cross-encoder instead.
@@ -82,12 +82,11 @@ MAX_TOKENS = 256
 #: Seconds the check may take; past it the answer stands (the check is then skipped).
 TIMEOUT_S = 5.0
 
-#: Off by default: on SQuAD 2.0 dev the check refuses answers that hold the gold text
-#: (with the recovery and rescue of :mod:`citewise.answer.meaning_choice`, 5 refused and 3
-#: won on the reported sample, seed 15: 73 of 95 against main's 75) and one right
-#: real-document answer, which the project's targets do not allow;
-#: ``CITEWISE_MEANING=on`` turns it on (docs/benchmarks.md, "The meaning check chooses").
-DEFAULT = "off"
+#: On by default since each unit is also read between its neighbours (branch meaning4,
+#: docs/benchmarks.md "The meaning check on by default"): the English reject set abstains
+#: >= 80 % and SQuAD 2.0 and the real documents keep main's right answers;
+#: ``CITEWISE_MEANING=off`` turns it off.
+DEFAULT = "on"
 #: Pair scores kept per process (a question asked again costs nothing).
 CACHE_SIZE = 20_000
 
