@@ -21,6 +21,7 @@ from citewise.answer.meaning import (
     neighbours,
     passes,
     readings,
+    section_lead,
     sentence_after,
     sentence_before,
     shipped_model_dir,
@@ -163,6 +164,38 @@ def test_neighbours_are_the_adjacent_sentences_of_the_same_paragraph() -> None:
         "",
     )
     assert neighbours(units, units[4].start, units[4].end) == ("", "", "")
+
+
+def test_a_subsection_lead_is_read_with_a_later_unit_of_its_subsection() -> None:
+    from citewise.answer.units import Unit
+    from citewise.evidence.sentences import Span
+
+    text = (
+        "## Bounded counters\n\nThe TallyBound type keeps a counter below a ceiling.\n\n"
+        "Both ends are inclusive.\n\nWhen wrap mode is enabled, it starts from the floor."
+        "\n\n## Other\n\nNothing here."
+    )
+    head = Span(0, 19, "## Bounded counters")
+    other = Span(text.index("## Other"), text.index("## Other") + 8, "## Other")
+    cuts = [
+        ("The TallyBound type keeps a counter below a ceiling.", head),
+        ("Both ends are inclusive.", head),
+        ("When wrap mode is enabled, it starts from the floor.", head),
+        ("Nothing here.", other),
+    ]
+    units = [
+        Unit(text.index(c), text.index(c) + len(c), c, c, "sentence", section_line=line)
+        for c, line in cuts
+    ]
+    wrap, last = units[2], units[3]
+    assert section_lead(units, wrap.start, set()) == (
+        "The TallyBound type keeps a counter below a ceiling. Both ends are inclusive."
+    )
+    assert section_lead(units, wrap.start, {"Both ends are inclusive."}) == (
+        "The TallyBound type keeps a counter below a ceiling."
+    )
+    assert section_lead(units, last.start, set()) == ""  # another subsection
+    assert section_lead(units, units[0].start, set()) == ""  # it opens its subsection
 
 
 def test_a_word_broken_at_a_line_end_is_read_whole() -> None:

@@ -58,6 +58,7 @@ __all__ = [
     "meaning_status",
     "neighbours",
     "readings",
+    "section_lead",
     "sentence_after",
     "sentence_before",
     "shipped_model_dir",
@@ -345,8 +346,35 @@ def unit_readings(
         unit = unbroken(c.span.text, c.clean)
         before, after = unbroken(text, before), unbroken(text, after)
         read = readings(unit, before, after, earlier)
+        if units_of is not None and c.depth >= 2:
+            lead = section_lead(units_of(c.fragment), c.span.start, {before, earlier})
+            if lead:
+                read.append(f"{lead} {unit}")
         out.extend(with_heading(t, c.section, c.depth) for t in read)
     return out
+
+
+#: Sentences of a subsection before a unit's own paragraph that the check reads with it.
+SECTION_SENTENCES = 3
+
+
+def section_lead(units: Sequence[Unit], start: int, read: set[str]) -> str:
+    """The last :data:`SECTION_SENTENCES` sentences of the subsection before the unit at
+    ``start`` (those not ``read`` already as its neighbours): documentation names its
+    subject once, in the subsection's lead ("The TallyBound type keeps a counter below a
+    ceiling." two paragraphs before "When wrap mode is enabled, ... starts again from the
+    floor."), as the constraint gate reads it (answer/admission.py); "" when none."""
+    own = next((u for u in units if u.start == start), None)
+    if own is None or own.section_line is None:
+        return ""
+    line = own.section_line
+    earlier = sorted(
+        (u for u in units if u.kind == "sentence" and u.section_line == line and u.end <= start),
+        key=lambda u: u.start,
+    )
+    lead = [unbroken(u.text, u.display) for u in earlier[-SECTION_SENTENCES:]]
+    lead = [t for t in lead if t not in read]
+    return " ".join(lead)
 
 
 def with_heading(text: str, section: str, depth: int) -> str:
