@@ -162,6 +162,7 @@ def answer_row(q: Question, ans: Any, cites: list[dict[str, Any]], ms: float) ->
         "answer": ans.answer,
         "reasons": list(ans.sufficiency.reason_texts),
         "citations": cites,
+        "meaning": ans.trace.get("meaning"),
         "ms": round(ms, 1),
     }
 

@@ -122,6 +122,7 @@ def ask_all(
                     "citations_exact": sum(exact),
                     "excerpts": [c.excerpt for c in ans.citations],
                     "unit_scores": ans.trace.get("unit_scores", []),
+                    "meaning": ans.trace.get("meaning"),
                     "ms": round(ms, 1),
                 }
             )

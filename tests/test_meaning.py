@@ -17,10 +17,15 @@ from citewise.answer.meaning import (
     english,
     meaning_check,
     meaning_reason,
+    meaning_scores,
+    neighbours,
     passes,
     readings,
+    section_lead,
+    sentence_after,
     sentence_before,
     shipped_model_dir,
+    unbroken,
     with_heading,
 )
 
@@ -51,8 +56,13 @@ def _meaning_on(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CITEWISE_MEANING", "on")
 
 
-def test_the_check_is_off_unless_turned_on(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_check_is_on_by_default_and_off_when_turned_off(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.delenv("CITEWISE_MEANING")
+    if shipped_model_dir() is not None:
+        assert meaning_check("How did Chinese medicine spread?", [SIBLING]) is not None
+    monkeypatch.setenv("CITEWISE_MEANING", "off")
     assert meaning_check("How did Chinese medicine spread?", [SIBLING]) is None
 
 
@@ -119,6 +129,103 @@ def test_a_unit_is_also_read_with_the_sentence_before_it_in_its_paragraph() -> N
         "The centers opened. They lost money.",
     ]
     assert readings("They lost money.", "") == ["They lost money."]
+
+
+def test_a_unit_is_read_last_between_its_neighbours_in_its_paragraph() -> None:
+    text = "Intro line.\n\nThe centers opened in 1980. They lost money. Sales fell.\n\nNext."
+    at = 1000
+    unit_end = at + text.index(" Sales")
+    assert sentence_after(text, at, unit_end) == "Sales fell."
+    assert sentence_after(text, at, at + text.index("\n\nNext")) == ""  # closes it
+    assert sentence_after(text, at, at + len(text)) == ""
+    assert readings("They lost money.", "The centers opened.", "Sales fell.")[-1] == (
+        "The centers opened. They lost money. Sales fell."
+    )
+    assert readings("They lost money.", "", "Sales fell.") == [
+        "They lost money.",
+        "They lost money. Sales fell.",
+    ]
+
+
+def test_neighbours_are_the_adjacent_sentences_of_the_same_paragraph() -> None:
+    from citewise.answer.units import Unit
+
+    text = "Intro line.\n\nThe centers opened. They lost money. Sales fell.\n\nNext one."
+    cuts = ["Intro line.", "The centers opened.", "They lost money.", "Sales fell.", "Next one."]
+    units = [Unit(text.index(c), text.index(c) + len(c), c, c, "sentence") for c in cuts]
+    units.append(Unit(units[1].start, units[3].end, "whole", "whole", "para"))  # not read
+    mid = units[2]
+    assert neighbours(units, mid.start, mid.end) == ("", "The centers opened.", "Sales fell.")
+    assert neighbours(units, units[1].start, units[1].end) == ("", "", "They lost money.")
+    last = units[3]
+    assert neighbours(units, last.start, last.end) == (
+        "The centers opened.",
+        "They lost money.",
+        "",
+    )
+    assert neighbours(units, units[4].start, units[4].end) == ("", "", "")
+
+
+def test_a_subsection_lead_is_read_with_a_later_unit_of_its_subsection() -> None:
+    from citewise.answer.units import Unit
+    from citewise.evidence.sentences import Span
+
+    text = (
+        "## Bounded counters\n\nThe TallyBound type keeps a counter below a ceiling.\n\n"
+        "Both ends are inclusive.\n\nWhen wrap mode is enabled, it starts from the floor."
+        "\n\n## Other\n\nNothing here."
+    )
+    head = Span(0, 19, "## Bounded counters")
+    other = Span(text.index("## Other"), text.index("## Other") + 8, "## Other")
+    cuts = [
+        ("The TallyBound type keeps a counter below a ceiling.", head),
+        ("Both ends are inclusive.", head),
+        ("When wrap mode is enabled, it starts from the floor.", head),
+        ("Nothing here.", other),
+    ]
+    units = [
+        Unit(text.index(c), text.index(c) + len(c), c, c, "sentence", section_line=line)
+        for c, line in cuts
+    ]
+    wrap, last = units[2], units[3]
+    assert section_lead(units, wrap.start, set()) == (
+        "The TallyBound type keeps a counter below a ceiling. Both ends are inclusive."
+    )
+    assert section_lead(units, wrap.start, {"Both ends are inclusive."}) == (
+        "The TallyBound type keeps a counter below a ceiling."
+    )
+    assert section_lead(units, last.start, set()) == ""  # another subsection
+    assert section_lead(units, units[0].start, set()) == ""  # it opens its subsection
+
+
+def test_a_word_broken_at_a_line_end_is_read_whole() -> None:
+    raw = "watching the mor-\ntar shells flying, a well-\nknown sight; pre- and post-war"
+    shown = "watching the mor- tar shells flying, a well- known sight; pre- and post-war"
+    assert unbroken(raw, shown) == (
+        "watching the mortar shells flying, a wellknown sight; pre- and post-war"
+    )
+    assert readings("u", "b", "a", "e") == ["u", "b u", "b u a", "e b u a"]
+    assert readings("u", "", "a", "e") == ["u", "u a"]  # nothing earlier without a before
+
+
+@needs_model
+def test_a_sentence_that_answers_only_between_its_neighbours_passes() -> None:
+    # SQuAD 2.0 dev, Packet_switching: the unit alone reads as no answer
+    para = (
+        "(In addition to selling GE computers, the centers were computer service bureaus, "
+        "offering batch processing services. They lost money from the beginning, and "
+        "Sinback, a high-level marketing manager, was given the job of turning the business "
+        "around. He decided that a time-sharing system, based on Kemney's work at "
+        "Dartmouth—which used a computer on loan from GE—could be profitable. Warner was "
+        "right.)"
+    )
+    unit = para[para.index("They lost") : para.index(" He decided")]
+    start = para.index(unit)
+    before = sentence_before(para, 0, start)
+    after = sentence_after(para, 0, start + len(unit))
+    got = meaning_scores("Were the centers profitable", readings(unit, before, after))
+    assert got is not None and got.scores[0] < MEANING_FLOOR
+    assert got.scores[-1] >= MEANING_FLOOR and got.scores[-1] == max(got.scores)
 
 
 def test_the_reason_is_the_question_in_its_own_words() -> None:

@@ -208,3 +208,12 @@ def test_an_answer_from_a_table_row_is_not_refused_by_the_prose_model(tmp_path: 
         got = kb.ask("How many Stanley Cups have the Maple Leafs won?")
     assert got.outcome == "answered" and "13" in got.answer
     assert got.trace["meaning"]["skipped"].startswith("a table or code unit")
+
+
+def test_the_readings_of_an_answer_are_bounded() -> None:
+    from citewise.answer.meaning import MAX_READINGS, unit_readings
+
+    many = [_cand(f"Sentence number {i} is here.", 0.5, 30 * i) for i in range(10)]
+    got = unit_readings(many)
+    assert len(got) == MAX_READINGS
+    assert got[0] == "Sentence number 0 is here."  # best first, each alone first

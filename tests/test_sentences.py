@@ -188,3 +188,35 @@ def test_spans_slice_the_text_exactly(text: str, base: int, clauses: bool) -> No
 )
 def test_clean_sentence(raw: str, clean: str) -> None:
     assert clean_sentence(raw) == clean
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (  # Wikipedia's editorial marker after the full stop ends the sentence with it
+            "The rebellions were suppressed.[citation needed] A group of Huguenots "
+            "arrived in Brazil in 1555.",
+            [
+                "The rebellions were suppressed.[citation needed]",
+                "A group of Huguenots arrived in Brazil in 1555.",
+            ],
+        ),
+        (
+            "It was Huguenot.[12] In 1705, Amsterdam grew.",
+            ["It was Huguenot.[12]", "In 1705, Amsterdam grew."],
+        ),
+        (
+            "Fled by 1700[citation needed]. Then more.",
+            ["Fled by 1700[citation needed].", "Then more."],
+        ),
+        # a Markdown link or a lower-case word after the marker goes on
+        ("See the guide.[docs](http://x) For more.", ["See the guide.[docs](http://x) For more."]),
+        ("Done.[a] and so on.", ["Done.[a] and so on."]),
+    ],
+)
+def test_editorial_markers_after_a_full_stop_end_the_sentence(
+    text: str, expected: list[str]
+) -> None:
+    spans = split_sentences(text)
+    assert texts(spans) == expected
+    assert all(text[s.start : s.end] == s.text for s in spans)

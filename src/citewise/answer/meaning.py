@@ -14,7 +14,7 @@ An answer to an English question the check applies to (:func:`checked`)
 stands when at least one quoted unit scores :data:`MEANING_FLOOR` or more (log-odds of
 "relevant"); else it is refused with a reason in the question's own words. Units are
 scored best first and scoring stops at the first that passes, so an answer that stands
-costs one pair in most cases. The check is off unless ``CITEWISE_MEANING=on`` (see
+costs one pair in most cases. The check is on unless ``CITEWISE_MEANING=off`` (see
 :data:`DEFAULT`); without the model (the wheel absent) no check runs and answers are as
 before; ``CITEWISE_MEANING`` set to a folder with ``model.onnx`` and ``vocab.txt`` uses
 that cross-encoder instead.
@@ -34,16 +34,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from citewise.evidence.models import TRUNCATION_MARKER as TRUNCATION
-from citewise.evidence.sentences import split_sentences
+from citewise.answer.meaning_read import (
+    MAX_READINGS,
+    neighbours,
+    readings,
+    section_lead,
+    sentence_after,
+    sentence_before,
+    unbroken,
+    unit_readings,
+    with_heading,
+)
 from citewise.index.embedder import Unavailable
 from citewise.recall.identifiers import clause_refs
 
 if TYPE_CHECKING:
-    from citewise.answer.candidate import Candidate
     from citewise.recall.rerank_onnx import OnnxCrossEncoder
 
 __all__ = [
+    "MAX_READINGS",
     "MEANING_FLOOR",
     "MeaningCheck",
     "asks",
@@ -54,10 +63,14 @@ __all__ = [
     "meaning_reason",
     "meaning_scores",
     "meaning_status",
+    "neighbours",
     "readings",
+    "section_lead",
+    "sentence_after",
     "sentence_before",
     "shipped_model_dir",
     "tabular",
+    "unbroken",
     "unit_readings",
     "with_heading",
 ]
@@ -78,12 +91,11 @@ MAX_TOKENS = 256
 #: Seconds the check may take; past it the answer stands (the check is then skipped).
 TIMEOUT_S = 5.0
 
-#: Off by default: on SQuAD 2.0 dev the check refuses answers that hold the gold text
-#: (with the recovery and rescue of :mod:`citewise.answer.meaning_choice`, 5 refused and 3
-#: won on the reported sample, seed 15: 73 of 95 against main's 75) and one right
-#: real-document answer, which the project's targets do not allow;
-#: ``CITEWISE_MEANING=on`` turns it on (docs/benchmarks.md, "The meaning check chooses").
-DEFAULT = "off"
+#: On by default since each unit is also read between its neighbours (branch meaning4,
+#: docs/benchmarks.md "The meaning check on by default"): the English reject set abstains
+#: >= 80 % and SQuAD 2.0 and the real documents keep main's right answers;
+#: ``CITEWISE_MEANING=off`` turns it off.
+DEFAULT = "on"
 #: Pair scores kept per process (a question asked again costs nothing).
 CACHE_SIZE = 20_000
 
@@ -231,44 +243,6 @@ def asks(text: str) -> bool:
     return bool(words) and (
         _WH.fullmatch(words[0]) is not None or _WH.fullmatch(words[-1]) is not None
     )
-
-
-def sentence_before(text: str, offset: int, start: int) -> str:
-    """The sentence before the unit at ``start`` in its own paragraph, read from the
-    fragment ``text`` that begins at document ``offset`` ("" when the unit opens its
-    paragraph or the fragment): what "They" and "this system" in the unit refer to."""
-    cut = start - offset
-    if cut <= 0 or cut > len(text):
-        return ""
-    head = text[:cut]
-    para = head[head.rfind("\n\n") + 2 :] if "\n\n" in head else head
-    if TRUNCATION in para:
-        return ""
-    sentences = [s.text.strip() for s in split_sentences(para) if s.text.strip()]
-    return sentences[-1] if sentences else ""
-
-
-def readings(unit: str, before: str) -> list[str]:
-    """What the model reads for one unit: the unit alone, then with its sentence before."""
-    return [unit, f"{before} {unit}"] if before else [unit]
-
-
-def unit_readings(chosen: Sequence[Candidate]) -> list[str]:
-    """The texts the check reads for the chosen units, best-scored unit first: each alone,
-    then with the sentence before it in its paragraph, under its subsection heading."""
-    out: list[str] = []
-    for c in sorted(chosen, key=lambda c: (-c.score, c.order)):
-        before = sentence_before(c.fragment.text, c.fragment.char_start, c.span.start)
-        out.extend(with_heading(t, c.section, c.depth) for t in readings(c.clean, before))
-    return out
-
-
-def with_heading(text: str, section: str, depth: int) -> str:
-    """The unit as the model reads it: under its subsection heading (level 2 or deeper),
-    which documentation sentences lean on ("Multiple Options from Environment Values. The
-    default implementation for all types is to split on whitespace. ..."); a page title
-    (an article's "# Yuan dynasty") adds nothing a sentence does not say."""
-    return f"{section.strip().rstrip('.:')}. {text}" if section.strip() and depth >= 2 else text
 
 
 def passes(scores: Sequence[float], floor: float = MEANING_FLOOR) -> bool:

@@ -20,13 +20,14 @@ from citewise.answer.meaning import (
     unit_readings,
 )
 from citewise.answer.meaning_choice import RESCUE_FLOOR, recover, rescuable, rescue
+from citewise.answer.meaning_support import support
 from citewise.answer.relevance import dense_scorer
 from citewise.answer.review import release_review
 from citewise.answer.unit_cache import fragment_units
-from citewise.sufficiency.models import Reason, Sufficiency
+from citewise.sufficiency.models import Reason, Sufficiency, TermProfile
 
 if TYPE_CHECKING:
-    from citewise.answer.candidate import Candidate
+    from citewise.answer.candidate import Candidate, UnitsOf
     from citewise.answer.models import Answer, AnswerTrace
     from citewise.context import StageContext
     from citewise.evidence.models import EvidencePack, Fragment
@@ -41,6 +42,8 @@ def judged(
     chosen: list[Candidate],
     ranked: list[Candidate],
     trace: AnswerTrace,
+    profile: TermProfile | None = None,
+    units_of: UnitsOf | None = None,
 ) -> tuple[list[Candidate], Reason | None]:
     """The units the answer quotes after the meaning check (``searched``: the question as
     the knowledge base spells it), and the refusal's reason when no unit, chosen or read
@@ -49,12 +52,15 @@ def judged(
     if any(tabular(c.kind, c.clean) for c in chosen):
         trace["meaning"] = {"skipped": "a table or code unit: the model reads prose"}
         return chosen, None
-    meaning = meaning_check(searched, unit_readings(chosen))
+    texts = unit_readings(chosen, units_of)
+    meaning = meaning_check(searched, texts)
     if meaning is None:
         if english(searched) and meaning_status()["status"] == "unavailable":
             trace["meaning"] = meaning_status()  # on, but no model: answered unchecked
         return chosen, None
     trace["meaning"] = meaning.to_json()
+    if profile is not None:
+        trace["meaning"] = trace["meaning"] | {"support": support(profile, texts).to_json()}
     if meaning.passed:
         return chosen, None
     recovered = recover(searched, chosen, ranked)

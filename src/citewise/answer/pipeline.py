@@ -263,11 +263,12 @@ def ask(
     # every unit as the composer scores the question typed: no relevance floor then
     floor = 0.0 if clause_refs(question) or searched != question else RELEVANCE_FLOOR
     gate = question_gate(question, intent.kind, profile, floor)
+    units_of = units_of_fragments(version_units(kb.index, unit_reader, unit_near))
     chosen, ranked = compose_ranked(
         question,
         intent.kind,
         fragments,
-        units_of=units_of_fragments(version_units(kb.index, unit_reader, unit_near)),
+        units_of=units_of,
         scorer=dense_scorer(kb.index),
         needed=profile.needed,
         admit=admission(gate, unit_reader, unit_near),
@@ -286,7 +287,7 @@ def ask(
     if checked(question, intent.kind, bool(gate.constraints), best) and found is None and chosen:
         # the quoted units must answer by meaning, not only share the words (meaning.py);
         # a misspelt word is read as the knowledge base spells it
-        chosen, why = judged(searched, question, chosen, ranked, trace)
+        chosen, why = judged(searched, question, chosen, ranked, trace, profile, units_of)
         if why is not None:
             suff = Sufficiency("insufficient", "insufficient_evidence", (why,))
             trace["sufficiency"] = suff.to_json()

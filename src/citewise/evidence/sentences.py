@@ -145,6 +145,25 @@ def _is_list_number(text: str, sentence_start: int, dot: int) -> bool:
     return text[sentence_start:dot].strip().isdigit()
 
 
+#: An editorial marker in square brackets right after a sentence's end ("...in France.[citation
+#: needed] A group ...", "...was Huguenot.[12] In 1705 ..."): it belongs to the sentence
+#: before, and the sentence still ends after it (SQuAD's Wikipedia text; issue 15).
+_MARKER = re.compile(r"\[[^\[\]\n]{1,40}\]")
+
+
+def _past_markers(text: str, j: int, end: int) -> int:
+    """The offset after the end punctuation, closers and editorial markers from ``j``."""
+    while j < end:
+        if text[j] in ".!?" or text[j] in _CLOSERS:
+            j += 1
+            continue
+        found = _MARKER.match(text, j, end) if text[j] == "[" else None
+        if found is None or (found.end() < end and not text[found.end()].isspace()):
+            break  # a Markdown link "[text](url)" or a word in brackets goes on
+        j = found.end()
+    return j
+
+
 @lru_cache(maxsize=8)
 def _stops(hard: str) -> re.Pattern[str]:
     """The characters :func:`_sentence_ends` stops at (all others it steps over)."""
@@ -170,9 +189,7 @@ def _sentence_ends(text: str, start: int, end: int, rules: _Rules) -> list[int]:
             i = j
             continue
         if ch in ".!?":
-            j = i + 1
-            while j < end and (text[j] in ".!?" or text[j] in _CLOSERS):
-                j += 1
+            j = _past_markers(text, i + 1, end)
             if j >= end:
                 break
             if not text[j].isspace():

@@ -98,6 +98,8 @@ class TermProfile:
     terms: tuple[QuestionTerm, ...]
     #: Labelled numbers ("model 5") that cited text must name in the same form.
     labels: tuple[str, ...] = ()
+    #: Chunks of the knowledge base the terms' counts (``df``) are out of (0: unknown).
+    chunks: int = 0
 
     @property
     def required(self) -> tuple[QuestionTerm, ...]:

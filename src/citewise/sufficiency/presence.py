@@ -236,7 +236,7 @@ def profile_terms(
         if statement and n == 0 and required:
             soft = True  # a claim to check, not a question about a subject: see below
         terms.append(QuestionTerm(key, word, kind, n, required or soft, soft, n >= common, asked))
-    return TermProfile(tuple(terms), labels_in(question))
+    return TermProfile(tuple(terms), labels_in(question), chunks)
 
 
 def _adverb(word: str) -> bool:
