@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from hypothesis import given, settings
@@ -15,9 +16,13 @@ from hypothesis import strategies as st
 from citewise.analysis import tokenize as tok
 from citewise.analysis.tokenize import key_terms, term_coverage
 from citewise.answer.relevance import lexical_score
-from citewise.errors import DocumentNotFound, KBNotFound, VersionNotFound
+from citewise.errors import CorruptContent, DocumentNotFound, KBNotFound, VersionNotFound
+from citewise.index import ask_reads
+from citewise.kb import Home
+from citewise.store.protocol import Store
 from citewise.store.sqlite import SQLiteStore
 from tests._docs import make_doc
+from tests.test_query_cost import CountingStore
 
 
 def _literal_tokens_before(text: str) -> list[str]:
@@ -159,3 +164,61 @@ def test_folded_store_reads_raise_as_before(tmp_path: Path) -> None:
             read()
     assert store.generation(kb) == store.generation(kb)
     store.close()
+
+
+def _coolant_home(tmp_path: Path) -> tuple[Path, Path]:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "coolant-a.md").write_text(
+        "# Coolant datasheet\n\nThe boiling point of the coolant is 106 °C.\n", "utf-8"
+    )
+    (docs / "coolant-b.md").write_text(
+        "# Coolant notes\n\nThe freezing point of the coolant is -40 °C.\n", "utf-8"
+    )
+    return docs, tmp_path / "home"
+
+
+def _unreadable(answer: Any) -> list[dict[str, Any]]:
+    lims = answer.trace["pack"]["conflicts_and_limitations"]["limitations"]
+    return [x for x in lims if x["kind"] == "source_window_unavailable"]
+
+
+def test_an_ask_reads_each_version_text_once_and_still_checks_the_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Within one ask the evidence stage takes the text recall read and checked from the
+    store moments before; a text the index state kept from an earlier ask is read from
+    the store again, so a source that became unreadable is still reported."""
+    monkeypatch.setenv("CITEWISE_DENSE", "off")
+    docs, home_dir = _coolant_home(tmp_path)
+    counting = CountingStore(SQLiteStore(home_dir / "citewise.db"))
+    question = "What is the boiling point of the coolant?"
+    with Home.open(home_dir, store=cast(Store, counting)) as home:
+        kb = home.kb()
+        assert kb.add([docs]).ok
+        counting.calls.clear()
+        first = kb.ask(question)
+        assert first.outcome == "answered" and not _unreadable(first)
+        read = counting.calls["get_document_text"]
+        assert 0 < read <= 2  # one read per version the ask touched, not one per stage
+        assert ask_reads.checked(("any", 1)) is None  # nothing is kept past the ask
+
+        def broken(*args: object) -> str:
+            raise CorruptContent("Stored text does not match its sha256.")
+
+        monkeypatch.setattr(counting._inner, "get_document_text", broken)
+        again = kb.ask(question)  # recall takes the state's copy; the evidence stage may not
+        lims = _unreadable(again)
+        assert lims and "CORRUPT_CONTENT" in lims[0]["reason"]
+
+
+def test_ask_reads_are_kept_for_one_block_only() -> None:
+    ask_reads.note(("d", 1), "outside")  # no ask: nothing is recorded
+    assert ask_reads.checked(("d", 1)) is None
+    with ask_reads.ask_reads():
+        ask_reads.note(("d", 1), "text")
+        with ask_reads.ask_reads():  # re-entrant: the same record
+            assert ask_reads.checked(("d", 1)) == "text"
+        assert ask_reads.checked(("d", 1)) == "text"
+        assert ask_reads.checked(("d", 2)) is None
+    assert ask_reads.checked(("d", 1)) is None

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 from citewise.graph.build import KBGraph, KnowledgeGraph
+from citewise.index import ask_reads
 from citewise.index.lexical import LexicalIndex, Population
 from citewise.ingest.editions import superseded_paths
 from citewise.ingest.models import Node
@@ -237,6 +238,7 @@ class CallerViews:
         if isinstance(got, str):
             return got
         text = self.store.get_document_text(self.kb, doc_id, version_id)
+        ask_reads.note(key, text)  # read and checked now: the evidence stage need not again
         if len(text) <= TEXT_CACHE_CHARS:
             self.keep("version-text", key, text, TEXT_CACHE)
         return text
