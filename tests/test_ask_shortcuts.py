@@ -222,3 +222,34 @@ def test_ask_reads_are_kept_for_one_block_only() -> None:
         assert ask_reads.checked(("d", 1)) == "text"
         assert ask_reads.checked(("d", 2)) is None
     assert ask_reads.checked(("d", 1)) is None
+
+
+def _term_coverage_before(query: str, texts: list[str]) -> tok.Coverage:
+    present: set[str] = set()
+    for text in texts:
+        present.update(tok.tokenize(text))
+    terms = tuple(key_terms(query))
+    return tok.Coverage(terms=terms, matched=tuple(t for t in terms if t in present))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(WORDS, max_size=6), st.lists(st.lists(WORDS, max_size=400), max_size=3))
+def test_term_coverage_reads_long_texts_by_their_words(
+    q: list[str], texts: list[list[str]]
+) -> None:
+    query, bodies = " ".join(q), [" ".join(t) for t in texts]
+    assert term_coverage(query, bodies) == _term_coverage_before(query, bodies)
+    if bodies:
+        assert term_coverage(query, bodies[0]) == _term_coverage_before(query, bodies[:1])
+    assert term_coverage(query, iter(bodies)) == _term_coverage_before(query, bodies)
+
+
+@pytest.mark.parametrize(
+    "query", ["Which port for v2.4.1?", "What is x-req-id for?", "filler words", "IL-2 cells"]
+)
+def test_term_coverage_of_a_long_text_keeps_its_literals(query: str) -> None:
+    long_text = "filler words here " * 80 + "Use v2.4.1 with x-req-id; IL-2 cells."
+    assert len(long_text) > tok.MEMO_CHARS
+    got = term_coverage(query, long_text)
+    assert got == _term_coverage_before(query, [long_text])
+    assert got.ratio > 0

@@ -348,8 +348,13 @@ def term_coverage(query: str, texts: str | Iterable[str]) -> Coverage:
     """Which :func:`key_terms` of ``query`` occur in ``texts`` (one text or several)."""
     if isinstance(texts, str):
         texts = [texts]
+    terms = tuple(key_terms(query))
+    # a literal token always holds a character besides letters and digits, so terms that
+    # are all letters and digits are found among a long text's words alone (a short text's
+    # tokens come from the memo at no cost)
+    words_only = all(t.isalnum() for t in terms)
     present: set[str] = set()
     for text in texts:
-        present.update(tokenize(text))
-    terms = tuple(key_terms(query))
+        long_ = words_only and len(text) > MEMO_CHARS
+        present.update(content_tokens(text) if long_ else tokenize(text))
     return Coverage(terms=terms, matched=tuple(t for t in terms if t in present))

@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from citewise.analysis.tokenize import key_terms, tokenize
+from citewise.analysis.tokenize import key_terms
+from citewise.evidence.sentences import held_terms
 from citewise.index.unit_vectors import stored_unit_vectors, unit_key
 
 if TYPE_CHECKING:
@@ -59,10 +60,9 @@ def lexical_score(question: str, text: str, heading: str) -> float:
     terms = key_terms(question)
     if not terms:
         return 0.6 * 1.0 + 0.4 * 1.0  # no key terms: both coverages are 1.0
-    words = set(tokenize(text))
-    own = sum(1 for t in terms if t in words)
-    head = set(tokenize(heading)) - words
-    cover = own + sum(1 for t in terms if t in head)
+    held = held_terms(terms, text)  # the terms among the text's tokens (distinct terms)
+    own = len(held)
+    cover = len(set(held).union(held_terms(terms, heading)))
     return 0.6 * (own / len(terms)) + 0.4 * (cover / len(terms))
 
 
