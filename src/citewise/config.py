@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from citewise.errors import UsageError
+from citewise.switches import check_switches, env_switch
 
 DEFAULT_HOME = ".citewise"
 DEFAULT_KB = "default"
@@ -181,7 +182,8 @@ class Settings:
     def resolve(cls, home: str | Path | None = None) -> Settings:
         """``home`` argument, else ``$CITEWISE_HOME``, else ``./.citewise``."""
         chosen = home or os.environ.get("CITEWISE_HOME") or DEFAULT_HOME
-        dense = os.environ.get("CITEWISE_DENSE", "on").lower() not in ("off", "0", "false", "no")
+        check_switches()
+        dense = env_switch("CITEWISE_DENSE", True)
         encoder = os.environ.get("CITEWISE_ENCODER", "auto").strip().lower() or "auto"
         return cls(
             home=Path(chosen).expanduser().resolve(),

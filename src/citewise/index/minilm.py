@@ -38,6 +38,7 @@ import numpy as np
 from citewise.index.bert import Forward, NumpyBert, OnnxBert
 from citewise.index.embedder import F32, Kind, Unavailable, fingerprint_of, package_version
 from citewise.index.wordpiece import WordPieceTokenizer
+from citewise.switches import env_switch
 
 LongText = Literal["window", "truncate"]
 Backend = Literal["int8", "onnx", "numpy", "auto"]
@@ -67,8 +68,7 @@ class MiniLMSettings:
 
     @classmethod
     def from_env(cls) -> MiniLMSettings:
-        flag = os.environ.get("CITEWISE_ENCODER_INT8", "on").strip().lower()
-        return cls(int8=flag not in ("off", "0", "false", "no"))
+        return cls(int8=env_switch("CITEWISE_ENCODER_INT8", True))
 
 
 def _package_dir(dist: str, module: str) -> Path | None:

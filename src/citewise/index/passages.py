@@ -29,7 +29,6 @@ best passage's score; from ``store_min`` passages on, where the store ranks its 
 from __future__ import annotations
 
 import logging
-import os
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -40,6 +39,7 @@ from citewise.errors import StoreError
 from citewise.index.embedder import F32
 from citewise.index.vectors import VectorHit, VectorIndex, vector_from_bytes, vectors_to_bytes
 from citewise.store.protocol import Store, VectorSearch
+from citewise.switches import env_switch
 
 log = logging.getLogger(__name__)
 
@@ -74,12 +74,7 @@ def enabled() -> bool:
     question wins over the section that answers it), and they double a knowledge base's
     encoding time and multiply its vector memory by five (docs/benchmarks.md, "MaxP in the
     product")."""
-    return os.environ.get("CITEWISE_PASSAGES", "off").strip().lower() in (
-        "on",
-        "1",
-        "true",
-        "yes",
-    )
+    return env_switch("CITEWISE_PASSAGES", False)
 
 
 def namespace(fingerprint: str) -> str:

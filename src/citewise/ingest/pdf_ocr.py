@@ -12,7 +12,6 @@ locator says ``ocr: true``, the mean word confidence (0..1) and ``degraded: "ocr
 
 from __future__ import annotations
 
-import os
 import shutil
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +20,7 @@ import pypdfium2 as pdfium
 from PIL import Image
 
 from citewise.ingest.pdf_layout import Box, Char, Line, union
+from citewise.switches import env_switch
 
 DPI = 300
 SCALE = DPI / 72
@@ -34,7 +34,7 @@ class OcrParagraph:
 
 def available() -> bool:
     """True when OCR may run: not switched off, the binary and the binding present."""
-    if os.environ.get("CITEWISE_OCR", "").lower() in ("off", "0", "false", "no"):
+    if not env_switch("CITEWISE_OCR", True):
         return False
     if shutil.which("tesseract") is None:
         return False

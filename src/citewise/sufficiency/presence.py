@@ -35,11 +35,13 @@ from typing import TYPE_CHECKING
 
 from citewise.analysis.named import named_terms
 from citewise.analysis.tokenize import QUESTION_STEMS, is_cjk_char, tokenize
+from citewise.sufficiency.closed_compounds import open_form, written_open
 from citewise.sufficiency.models import Judgement, QuestionTerm, Reason, TermKind, TermProfile
 from citewise.sufficiency.spelling import respell
 
 if TYPE_CHECKING:
     from citewise.analysis.question import Question
+    from citewise.index.lexical import Population
     from citewise.index.manager import KBIndex
 
 
@@ -177,11 +179,14 @@ def profile_terms(
     df: Callable[[str], int],
     chunks: int,
     named_in: Iterable[str] | None = None,
+    phrase: Callable[[str, str], bool] | None = None,
 ) -> TermProfile:
     """Weigh the ``subject`` terms of ``question`` (see the module docstring).
 
     ``df`` gives a term's chunk count in the knowledge base, which has ``chunks`` chunks.
     ``named_in`` are the question's named terms when already analysed (else read here).
+    ``phrase(first, second)``: whether the knowledge base writes the two words together
+    (a closed compound written open, :mod:`citewise.sufficiency.closed_compounds`).
     """
     surface = surface_words(question)
     named = set(named_terms(question) if named_in is None else named_in)
@@ -226,6 +231,8 @@ def profile_terms(
             soft = True  # "such as ~/Documents": an example, not the subject
         if key in checks and kind == "word" and required:
             soft = True  # "and verify the upgrade": a part of the answer, not its subject
+        if n == 0 and kind == "word" and required and phrase is not None and not asked:
+            soft = soft or open_form(word, df, phrase) is not None  # "keypress": "Key Press"
         if statement and n == 0 and required:
             soft = True  # a claim to check, not a question about a subject: see below
         terms.append(QuestionTerm(key, word, kind, n, required or soft, soft, n >= common, asked))
@@ -323,12 +330,36 @@ def weigh(question: Question, index: KBIndex, principal: str | None = None) -> T
     lexical = index.lexical
     population = index.population(principal)
     text, subject, named = question.text, question.intent.subject_terms, question.named_terms
+    phrase = _phrase_finder(index, population)
     if population is None:  # the caller reads everything: the global statistics
-        return profile_terms(text, subject, lexical.document_frequency, len(lexical), named)
+        return profile_terms(text, subject, lexical.document_frequency, len(lexical), named, phrase)
     count = population.n
     return profile_terms(
-        text, subject, lambda t: lexical.document_frequency(t, population), count, named
+        text, subject, lambda t: lexical.document_frequency(t, population), count, named, phrase
     )
+
+
+#: Chunks read to find two words written together (the best BM25 matches for both).
+PHRASE_CHUNKS = 10
+
+
+def _phrase_finder(index: KBIndex, population: Population | None) -> Callable[[str, str], bool]:
+    """``phrase(first, second)`` over the chunks the caller may read: the best
+    :data:`PHRASE_CHUNKS` lexical matches of the two words, read for them side by side."""
+    lexical = index.lexical
+
+    def phrase(first: str, second: str) -> bool:
+        tokens = tokenize(f"{first} {second}", literals=False)
+        allowed = population.mask if population is not None else None
+        hits = lexical.search_tokens(tokens, PHRASE_CHUNKS, allowed, population)
+        texts = index.chunk_texts([h.chunk_id for h in hits if h.score > 0])
+        return any(
+            written_open(index.chunks[cid].breadcrumb, first, second)
+            or written_open(text, first, second)
+            for cid, text in texts.items()
+        )
+
+    return phrase
 
 
 __all__ = [

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from citewise.errors import UsageError
 from citewise.store._vectors import check_vectors, groups
 from citewise.store.postgres._db import PgTx
+from citewise.switches import env_switch
 
 if TYPE_CHECKING:
     import psycopg
@@ -159,7 +160,7 @@ class PgVectors(PgTx):
     def vector_search_ready(self) -> bool:
         """Whether :meth:`search_vectors` ranks with pgvector's HNSW here (pgvector 0.8 or
         later: older ones filter after the scan, which could lose permitted rows)."""
-        if not self._pgvector or os.environ.get("CITEWISE_PGVECTOR", "").lower() == "off":
+        if not self._pgvector or not env_switch("CITEWISE_PGVECTOR", True):
             return False
         if self._pgvector_version is None:
             with self._read() as c:
