@@ -25,6 +25,9 @@ def _df(t: str) -> int:
 def test_splits_keep_parts_of_three_letters_or_more() -> None:
     assert splits("keypress") == [("key", "press"), ("keyp", "ress"), ("keypr", "ess")]
     assert splits("abcde") == [] and splits("file_name") == [] and splits("Größe") == []
+    # a prefix makes a derived word, not a compound ("under represented" is no reading)
+    assert ("under", "represented") not in splits("underrepresented")
+    assert ("over", "looked") not in splits("overlooked")
 
 
 @given(st.text(alphabet="abcdefghij", min_size=0, max_size=20))

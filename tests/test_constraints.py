@@ -290,6 +290,20 @@ def test_the_words_of_a_condition_are_not_the_relation_asked_about() -> None:
     assert [c.surface for c in cons if c.kind == "words"] == ["restart"]
 
 
+def test_the_words_of_a_purpose_clause_are_not_the_relation_asked_about() -> None:
+    # "to qualify for the liability limitations" says why; "designate" what is asked
+    q = "What must a provider designate to qualify for the liability limitations?"
+    subject = classify_intent(q).subject_terms
+    df = {"provid": 3, "design": 2, "qualifi": 2, "liabil": 2, "limit": 2}
+    cons = question_constraints(q, profile_terms(q, subject, lambda t: df.get(t, 0), 100))
+    assert [c.surface for c in cons if c.kind == "words"] == ["provider designate"]
+    q = "What did the Normans build in order to hold the conquered lands?"
+    subject = classify_intent(q).subject_terms
+    df = {"norman": 3, "build": 2, "hold": 2, "conquer": 2, "land": 2}
+    cons = question_constraints(q, profile_terms(q, subject, lambda t: df.get(t, 0), 100))
+    assert "conquered" not in " ".join(c.surface for c in cons if c.kind == "words")
+
+
 def test_a_why_question_carries_no_polarity() -> None:
     assert question_constraints("Why is the default of my flag not shown in the help?") == ()
 

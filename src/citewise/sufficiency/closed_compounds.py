@@ -16,20 +16,46 @@ from collections.abc import Callable
 
 from citewise.analysis.tokenize import tokenize
 
-__all__ = ["MIN_PART", "open_form", "splits", "written_open"]
+__all__ = ["MIN_PART", "PREFIXES", "open_form", "splits", "written_open"]
 
 #: Each part of a split compound has at least this many letters ("keyp|ress" is tried,
 #: "ke|ypress" is not).
 MIN_PART = 3
 
 
+#: First parts that make a derived word, not a compound of two things: "underrepresented"
+#: is not "under represented" (SQuAD: answered with "overrepresented" text), "outperform"
+#: is not "out perform".
+PREFIXES = frozenset(
+    (
+        "anti",
+        "counter",
+        "dis",
+        "inter",
+        "mis",
+        "multi",
+        "non",
+        "out",
+        "over",
+        "post",
+        "pre",
+        "self",
+        "semi",
+        "sub",
+        "super",
+        "under",
+    )
+)
+
+
 def splits(word: str) -> list[tuple[str, str]]:
     """Ways to cut a lowercase alphabetic ``word`` into two parts of :data:`MIN_PART`
-    letters or more, in order of the cut."""
+    letters or more, in order of the cut; never after one of :data:`PREFIXES`."""
     w = word.lower()
     if not w.isascii() or not w.isalpha() or len(w) < 2 * MIN_PART:
         return []
-    return [(w[:i], w[i:]) for i in range(MIN_PART, len(w) - MIN_PART + 1)]
+    cuts = range(MIN_PART, len(w) - MIN_PART + 1)
+    return [(w[:i], w[i:]) for i in cuts if w[:i] not in PREFIXES]
 
 
 def _pattern(first: str, second: str) -> re.Pattern[str]:

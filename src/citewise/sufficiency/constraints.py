@@ -226,10 +226,12 @@ def number_found(c: Constraint, text: str) -> bool:
 
 
 #: The condition of a question ("After an instrument loses its connection, ...", "... when
-#: the header does not validate"): its words set the scene, the relation is elsewhere.
+#: the header does not validate") or its purpose ("... to qualify for the liability
+#: limitations?", "in order to ..."): its words set the scene, the relation is elsewhere.
 _CONDITION = re.compile(
     r"^\s*(?:after|when|whenever|if|once|before|while|unless)\b[^,?]*,|"
-    r"(?<=\S)\s(?:when|whenever|if|unless|once)\b[^,?]*",
+    r"(?<=\S)\s(?:when|whenever|if|unless|once)\b[^,?]*|"
+    r"(?<=\S)\s(?:in order to|so as to|to (?:qualify|be eligible|be entitled) (?:for|to))\s[^,?]*",
     re.I,
 )
 
