@@ -86,6 +86,10 @@ _ACRONYM_NUM = re.compile(
 )
 
 _LOWER_PATTERNS = (_DOTTED, _DOTTED_SUFFIXED, _VERSION, _COMPOUND, _PATH)
+#: What every match of :data:`_LOWER_PATTERNS` holds inside one whitespace-delimited
+#: token: a digit before ``.`` or ``(`` (dotted numbers, versions, ``1002.4(b)``), a
+#: separator between two ASCII letters or digits (compounds), or a ``/`` (paths).
+_LITERAL_HINT = re.compile(r"\d[.(]|[a-z0-9][._:\-][a-z0-9]|/")
 _STEMMER_LANG = "english"
 
 
@@ -150,14 +154,17 @@ def literal_tokens(text: str) -> list[str]:
     """
     nfkc = text if text.isascii() else unicodedata.normalize("NFKC", text)
     low = nfkc.lower()
-    # Fast path: every lowercase pattern needs a non-alphanumeric character inside
-    # a whitespace-delimited token, so only such tokens are scanned (joined by
-    # spaces, which none of those patterns crosses).
-    cand = " ".join([w for w in low.split() if not w.isalnum()])
+    # Fast path: every lowercase pattern matches inside one whitespace-delimited token
+    # holding a _LITERAL_HINT (never alphanumeric alone), so only such tokens are scanned,
+    # joined by spaces, which none of those patterns crosses or looks behind into: the
+    # matches and their order are those of the whole text.
+    hint = _LITERAL_HINT.search
+    cand = " ".join([w for w in low.split() if not w.isalnum() and hint(w)])
     found: dict[tuple[int, str], None] = {}
-    for pattern in _LOWER_PATTERNS:
-        for m in pattern.finditer(cand):
-            found[(m.start(), m.group(0))] = None
+    if cand:
+        for pattern in _LOWER_PATTERNS:
+            for m in pattern.finditer(cand):
+                found[(m.start(), m.group(0))] = None
     if "§" in low:
         for m in _SECTION.finditer(low):
             found[(-1 - m.start(), "§" + re.sub(r"\s+", "", m.group(1)))] = None
@@ -289,7 +296,21 @@ def key_terms(query: str) -> list[str]:
     non-CJK words and literals) count as evidence.  A CJK run of exactly one
     character (e.g. a one-character query) is the only evidence it has and is
     kept.
+
+    Texts up to :data:`MEMO_CHARS` characters are memoised (a fresh list each call): the
+    composer scores every unit against the same question, and a fact's subject recurs.
     """
+    if len(query) <= MEMO_CHARS:
+        return list(_memo_key_terms(query))
+    return _key_terms(query)
+
+
+@lru_cache(maxsize=MEMO_SIZE)
+def _memo_key_terms(query: str) -> tuple[str, ...]:
+    return tuple(_key_terms(query))
+
+
+def _key_terms(query: str) -> list[str]:
     terms: dict[str, None] = {}
     for tok in word_tokens(query) + literal_tokens(query):
         if tok not in QUESTION_STEMS:
@@ -327,8 +348,13 @@ def term_coverage(query: str, texts: str | Iterable[str]) -> Coverage:
     """Which :func:`key_terms` of ``query`` occur in ``texts`` (one text or several)."""
     if isinstance(texts, str):
         texts = [texts]
+    terms = tuple(key_terms(query))
+    # a literal token always holds a character besides letters and digits, so terms that
+    # are all letters and digits are found among a long text's words alone (a short text's
+    # tokens come from the memo at no cost)
+    words_only = all(t.isalnum() for t in terms)
     present: set[str] = set()
     for text in texts:
-        present.update(tokenize(text))
-    terms = tuple(key_terms(query))
+        long_ = words_only and len(text) > MEMO_CHARS
+        present.update(content_tokens(text) if long_ else tokenize(text))
     return Coverage(terms=terms, matched=tuple(t for t in terms if t in present))

@@ -123,6 +123,7 @@ def prose_only(text: str) -> str:
     return _CODE_SPAN.sub(" ", _FENCED.sub(" ", text))
 
 
+@text_memo  # a unit builder asks it of each sentence and again of the sentence before
 def is_scaffolding(text: str) -> bool:
     """True when ``text`` is markup only: an admonition head, a MyST target, an include
     marker, a directive option line, a lone HTML tag; nothing a reader could use."""

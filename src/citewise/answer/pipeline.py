@@ -45,6 +45,7 @@ from citewise.answer.review import release_review, removed_orchestration
 from citewise.answer.unit_cache import fragment_reader, units_of_fragments, version_units
 from citewise.evidence.assemble import assemble
 from citewise.evidence.models import EvidenceConfig, EvidencePack
+from citewise.index.ask_reads import ask_reads
 from citewise.recall.identifiers import clause_refs
 from citewise.recall.models import SearchFilters
 from citewise.recall.search import RecallSettings, search, search_summary
@@ -69,6 +70,30 @@ NON_KB_REPLY = (
 
 
 def ask(
+    kb: StageContext,
+    question: str,
+    *,
+    filters: SearchFilters | None = None,
+    llm: LLMWriter | None = None,
+    conditions: ConditionSet | None = None,
+    lineage: dict[str, str] | None = None,
+    rewrite: Mapping[str, Any] | None = None,
+) -> Answer:
+    """:func:`_ask`, each version text it reads from the store read once
+    (index/ask_reads.py)."""
+    with ask_reads():
+        return _ask(
+            kb,
+            question,
+            filters=filters,
+            llm=llm,
+            conditions=conditions,
+            lineage=lineage,
+            rewrite=rewrite,
+        )
+
+
+def _ask(
     kb: StageContext,
     question: str,
     *,

@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from citewise.analysis.tokenize import term_coverage
+from citewise.analysis.tokenize import key_terms
+from citewise.evidence.sentences import held_terms
 from citewise.index.unit_vectors import stored_unit_vectors, unit_key
 
 if TYPE_CHECKING:
@@ -53,10 +54,16 @@ class Scorer(Protocol):
 
 
 def lexical_score(question: str, text: str, heading: str) -> float:
-    """Share of the question's key terms in the unit (0.6) and in unit plus heading (0.4)."""
-    own = term_coverage(question, text).ratio
-    cover = term_coverage(question, [text, heading]).ratio
-    return 0.6 * own + 0.4 * cover
+    """Share of the question's key terms in the unit (0.6) and in unit plus heading (0.4):
+    ``term_coverage(question, text)`` and ``term_coverage(question, [text, heading])``,
+    with the question's terms and the unit's tokens found once for both."""
+    terms = key_terms(question)
+    if not terms:
+        return 0.6 * 1.0 + 0.4 * 1.0  # no key terms: both coverages are 1.0
+    held = held_terms(terms, text)  # the terms among the text's tokens (distinct terms)
+    own = len(held)
+    cover = len(set(held).union(held_terms(terms, heading)))
+    return 0.6 * (own / len(terms)) + 0.4 * (cover / len(terms))
 
 
 def blend(lexical: float, dense: float | None) -> float:

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from citewise.index.manager import KBIndex
 
 #: Document versions whose units one index state keeps, each with up to this many units.
-UNIT_CACHE = 2048
+UNIT_CACHE = 4096  # as many versions as the state keeps nodes of (index/views.py)
 UNIT_CACHE_UNITS = 1024
 
 

@@ -33,6 +33,7 @@ from citewise.evidence.replay import normalize_query, replay_id
 from citewise.evidence.rse import best_segments, chunk_values
 from citewise.evidence.sentences import query_terms
 from citewise.evidence.spans import SupportSpan, best_hit_span, select_spans
+from citewise.index import ask_reads
 from citewise.index.manager import KBIndex
 from citewise.ingest.locator import locate
 from citewise.ingest.models import Node
@@ -170,9 +171,7 @@ def _load(index: KBIndex, hits: Sequence[Hit]) -> tuple[dict[DocKey, DocView], d
         if key in views or key in failed:
             continue
         try:
-            # read (and checked against its sha256) here, not from the state's copy:
-            # the evidence stage reports a source it cannot read (CorruptContent)
-            text = index.store.get_document_text(index.kb, h.doc_id, h.version_id)
+            text = _checked_text(index, key)
             window = spans[(h.path, h.version_id)]
             nodes = index.nodes_near(h.path, h.version_id, window).nodes
         except CitewiseError as exc:
@@ -183,6 +182,17 @@ def _load(index: KBIndex, hits: Sequence[Hit]) -> tuple[dict[DocKey, DocView], d
             continue
         views[key] = DocView(h.doc_id, h.path, h.version_id, h.revision, text, nodes)
     return views, failed
+
+
+def _checked_text(index: KBIndex, key: DocKey) -> str:
+    """The version's text read (and checked against its sha256) from the store, not from
+    the state's copy: the evidence stage reports a source it cannot read (CorruptContent).
+    A read made and checked earlier in the same ask is not repeated (index/ask_reads.py)."""
+    text = ask_reads.checked(key)
+    if text is None:
+        text = index.store.get_document_text(index.kb, *key)
+        ask_reads.note(key, text)
+    return text
 
 
 def _with_locators(index: KBIndex, frags: list[Fragment]) -> list[Fragment]:

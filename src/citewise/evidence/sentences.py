@@ -271,7 +271,27 @@ def split_sentences(
     ``text[0]`` in it (e.g. ``Node.char_start``). ``blocks=False`` reads every line
     as prose (one node's text); ``clauses=True`` also ends a piece at ``；`` and at
     every ``!``/``?`` (see the module docstring).
+
+    Texts up to :data:`SPLIT_MEMO_CHARS` characters are memoised (a fresh list of the
+    same immutable spans each call): the evidence, conflict and answer stages and an
+    ask's recovery pass split the same nodes again.
     """
+    if len(text) <= SPLIT_MEMO_CHARS:
+        return list(_memo_split(text, base_offset, blocks, clauses))
+    return _split(text, base_offset, blocks, clauses)
+
+
+#: Texts up to this many characters keep their split, the last :data:`SPLIT_MEMO` of them.
+SPLIT_MEMO_CHARS = 4000
+SPLIT_MEMO = 2048
+
+
+@lru_cache(maxsize=SPLIT_MEMO)
+def _memo_split(text: str, base_offset: int, blocks: bool, clauses: bool) -> tuple[Span, ...]:
+    return tuple(_split(text, base_offset, blocks, clauses))
+
+
+def _split(text: str, base_offset: int, blocks: bool, clauses: bool) -> list[Span]:
     rules = _Rules(_CLAUSE_END if clauses else _CJK_END, list_numbers=not blocks)
     out: list[Span] = []
     lines = _lines(text)

@@ -6,6 +6,7 @@ import hashlib
 import json
 import sqlite3
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any, cast
 
 from citewise.errors import CitationNotFound
@@ -59,10 +60,23 @@ def dumps(value: Any) -> str:
 
 
 def loads_dict(value: str) -> dict[str, Any]:
+    if value == "{}":
+        return {}  # most nodes' attrs: a fresh dict, as json.loads gives
     return cast(dict[str, Any], json.loads(value))
 
 
 def loads_tuple(value: str) -> tuple[str, ...]:
+    if len(value) <= _TUPLE_MEMO_CHARS:
+        return _memo_tuple(value)  # a tuple is immutable: sharing it is safe
+    return tuple(cast(list[str], json.loads(value)))
+
+
+#: Heading paths recur on every node of a section: short JSON arrays are decoded once.
+_TUPLE_MEMO_CHARS = 1000
+
+
+@lru_cache(maxsize=4096)
+def _memo_tuple(value: str) -> tuple[str, ...]:
     return tuple(cast(list[str], json.loads(value)))
 
 

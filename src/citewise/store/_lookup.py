@@ -11,12 +11,13 @@ class SQLiteLookup(SQLiteReads):
         """Changes whenever the KB's current document set changes (any add, change, delete):
         its birth time and the stored counter every version row bumps (one row read)."""
         with self._read() as c:
-            self._require_kb(c, kb)
             row = c.execute(
                 "SELECT k.created_at, coalesce(g.n, 0) FROM kb k "
                 "LEFT JOIN kb_generation g ON g.kb = k.name WHERE k.name = ?",
                 (kb,),
             ).fetchone()
+            if row is None:
+                self._require_kb(c, kb)  # raises KBNotFound
         return f"{row[0]}:{row[1]}"
 
     def find_clauses(self, kb: str, clause_paths: list[str]) -> list[ClauseMatch]:

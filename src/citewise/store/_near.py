@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from citewise.errors import VersionNotFound
 from citewise.ingest.models import Node
 from citewise.store import _convert as cv
-from citewise.store._reads import SQLiteReads
+from citewise.store._reads import _VERSION_NODES_SQL, SQLiteReads
 from citewise.store.models import NodeWindow
 
 #: Versions up to this many nodes are read whole.
@@ -43,10 +43,13 @@ class SQLiteNear(SQLiteReads):
                 "ON c.content_id = v.content_id WHERE v.doc_id = ? AND v.version_no = ?",
                 (doc["doc_id"], version_id),
             ).fetchone()
+            whole = row is not None and (int(row["node_count"]) <= FULL_VIEW_NODES or not spans)
+            if whole:  # read whole in the same snapshot: nodes_of_version's rows and order
+                found = c.execute(_VERSION_NODES_SQL, (doc["doc_id"], version_id)).fetchall()
         if row is None:
             raise VersionNotFound(f"{path!r} has no version {version_id} with content.")
-        if int(row["node_count"]) <= FULL_VIEW_NODES or not spans:
-            return NodeWindow(self.nodes_of_version(kb, path, version_id), True)
+        if whole:
+            return NodeWindow([cv.node(r) for r in found], True)
         cid = int(row["content_id"])
         rows: dict[str, sqlite3.Row] = {}
         with self._read() as c:

@@ -37,6 +37,13 @@ _DOC_SQL = (
     "JOIN version v ON v.vid = d.head_vid LEFT JOIN content c ON c.content_id = v.content_id "
 )
 
+#: One version's nodes in document order (by document id and version number).
+_VERSION_NODES_SQL = (
+    "SELECT n.* FROM version v JOIN node n ON n.content_id = v.content_id "
+    "WHERE v.doc_id = ? AND v.version_no = ? "
+    "ORDER BY n.char_start, n.char_end DESC, n.ordinal"
+)
+
 
 class SQLiteReads(SQLiteTx):
     # -- shared helpers (used by the write side too) ------------------------------
@@ -70,11 +77,13 @@ class SQLiteReads(SQLiteTx):
         return int(row[0])
 
     def _doc_row(self, c: sqlite3.Connection, kb: str, path: str) -> sqlite3.Row:
-        self._require_kb(c, kb)
         row: sqlite3.Row | None = c.execute(
             "SELECT * FROM document WHERE kb = ? AND path = ?", (kb, path)
         ).fetchone()
         if row is None:
+            # a document row exists only in an existing base (ON DELETE CASCADE), so the
+            # base is checked on a miss alone: KBNotFound first, as before
+            self._require_kb(c, kb)
             raise DocumentNotFound(
                 f"No document {path!r} in knowledge base {kb!r}.",
                 hint="List documents to check the path (it is relative to the added folder).",
@@ -188,13 +197,14 @@ class SQLiteReads(SQLiteTx):
 
     def get_document_text(self, kb: str, doc_id: str, version_id: int) -> str:
         with self._read() as c:
-            self._require_kb(c, kb)
             row = c.execute(
                 "SELECT c.text, c.content_sha256 FROM version v JOIN document d "
                 "ON d.doc_id = v.doc_id JOIN content c ON c.content_id = v.content_id "
                 "WHERE d.kb = ? AND v.doc_id = ? AND v.version_no = ?",
                 (kb, doc_id, version_id),
             ).fetchone()
+            if row is None:
+                self._require_kb(c, kb)  # a missing base is named first, as before
         if row is None:
             raise VersionNotFound(f"Document {doc_id} has no version {version_id} with text.")
         if sha256_text(row["text"]) != row["content_sha256"]:
@@ -208,12 +218,7 @@ class SQLiteReads(SQLiteTx):
         """The nodes of one version, in document order (as the parser produced them)."""
         with self._read() as c:
             doc = self._doc_row(c, kb, path)
-            rows = c.execute(
-                "SELECT n.* FROM version v JOIN node n ON n.content_id = v.content_id "
-                "WHERE v.doc_id = ? AND v.version_no = ? "
-                "ORDER BY n.char_start, n.char_end DESC, n.ordinal",
-                (doc["doc_id"], version_id),
-            ).fetchall()
+            rows = c.execute(_VERSION_NODES_SQL, (doc["doc_id"], version_id)).fetchall()
             if (
                 not rows
                 and not c.execute(
