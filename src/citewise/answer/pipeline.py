@@ -69,31 +69,8 @@ NON_KB_REPLY = (
 )
 
 
+@ask_reads()  # each version text an ask reads from the store is read once
 def ask(
-    kb: StageContext,
-    question: str,
-    *,
-    filters: SearchFilters | None = None,
-    llm: LLMWriter | None = None,
-    conditions: ConditionSet | None = None,
-    lineage: dict[str, str] | None = None,
-    rewrite: Mapping[str, Any] | None = None,
-) -> Answer:
-    """:func:`_ask`, each version text it reads from the store read once
-    (index/ask_reads.py)."""
-    with ask_reads():
-        return _ask(
-            kb,
-            question,
-            filters=filters,
-            llm=llm,
-            conditions=conditions,
-            lineage=lineage,
-            rewrite=rewrite,
-        )
-
-
-def _ask(
     kb: StageContext,
     question: str,
     *,
