@@ -21,7 +21,7 @@ from tests.backends import BACKENDS, Backend, make_backend
 from tests.pg import pg_cluster  # noqa: F401  (fixture, used by the PostgreSQL backend)
 
 if TYPE_CHECKING:
-    from citewise.kb import Home
+    from citewise.kb import Home, KnowledgeBase
 
 
 REPO = Path(__file__).resolve().parents[1]
@@ -108,3 +108,19 @@ def run_cli(
     if check and proc.returncode != 0:
         raise AssertionError(f"citewise {' '.join(args)} failed: {proc.stderr}")
     return proc
+
+
+def one_file_kb(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, name: str = "guide.md"
+) -> KnowledgeBase:
+    """A dense-off knowledge base of one Markdown file ``name`` holding ``text``, in a home
+    under ``tmp_path`` (the fixture many answer tests need)."""
+    from citewise.kb import Home
+
+    monkeypatch.setenv("CITEWISE_DENSE", "off")
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / name).write_text(text, encoding="utf-8")
+    base = Home.open(tmp_path / "home").kb()
+    assert base.add([corpus]).ok
+    return base

@@ -14,7 +14,8 @@ from citewise.evidence import assemble
 from citewise.evidence.models import TRUNCATION_MARKER, Fragment
 from citewise.evidence.sentences import split_sentences
 from citewise.ingest.models import sha256_text
-from citewise.kb import Home, KnowledgeBase
+from citewise.kb import KnowledgeBase
+from tests.conftest import one_file_kb
 
 GUIDE = (
     "# Operations Guide\n\n## Key management\n\n"
@@ -26,13 +27,7 @@ GUIDE = (
 
 @pytest.fixture
 def kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> KnowledgeBase:
-    monkeypatch.setenv("CITEWISE_DENSE", "off")
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    (corpus / "guide.md").write_text(GUIDE, encoding="utf-8")
-    base = Home.open(tmp_path / "home").kb()
-    assert base.add([corpus]).ok
-    return base
+    return one_file_kb(tmp_path, monkeypatch, GUIDE)
 
 
 def _fragment(

@@ -11,9 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from citewise.analysis.intent import classify_intent
-from citewise.kb import Home, KnowledgeBase
+from citewise.kb import KnowledgeBase
 from citewise.sufficiency.closed_compounds import MIN_PART, open_form, splits, written_open
 from citewise.sufficiency.presence import profile_terms
+from tests.conftest import one_file_kb
 
 DF = {"key": 3, "press": 2, "file": 9, "name": 7}
 
@@ -74,13 +75,7 @@ The style function adds colours to terminal output.
 
 @pytest.fixture
 def kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> KnowledgeBase:
-    monkeypatch.setenv("CITEWISE_DENSE", "off")
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    (corpus / "utils.md").write_text(GUIDE, encoding="utf-8")
-    base = Home.open(tmp_path / "home").kb()
-    assert base.add([corpus]).ok
-    return base
+    return one_file_kb(tmp_path, monkeypatch, GUIDE, "utils.md")
 
 
 def test_a_question_with_the_closed_form_is_answered(kb: KnowledgeBase) -> None:

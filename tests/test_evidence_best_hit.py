@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from citewise.evidence import assemble
-from citewise.kb import Home, KnowledgeBase
+from citewise.kb import KnowledgeBase
+from tests.conftest import one_file_kb
 
 GUIDE = """# Widget tool
 
@@ -33,13 +34,7 @@ QUESTION = "Why does widget syncing not work when I launch my tool with the runn
 
 @pytest.fixture
 def kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> KnowledgeBase:
-    monkeypatch.setenv("CITEWISE_DENSE", "off")
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    (corpus / "guide.md").write_text(GUIDE, encoding="utf-8")
-    base = Home.open(tmp_path / "home").kb()
-    assert base.add([corpus]).ok
-    return base
+    return one_file_kb(tmp_path, monkeypatch, GUIDE)
 
 
 def _lines(kb: KnowledgeBase, order: list[int], routes: dict[str, int]) -> list[int]:

@@ -13,7 +13,8 @@ from citewise.analysis.named import named_terms
 from citewise.analysis.question import Condition, ConditionSet, Question, analyse
 from citewise.analysis.tokenize import key_terms
 from citewise.graph.select import graph_context
-from citewise.kb import Home, KnowledgeBase
+from citewise.kb import KnowledgeBase
+from tests.conftest import one_file_kb
 
 GUIDE = (
     "# Operations Guide\n\n## Key rotation\n\n"
@@ -64,13 +65,7 @@ def test_depth_differs_between_the_readings() -> None:
 
 @pytest.fixture
 def kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> KnowledgeBase:
-    monkeypatch.setenv("CITEWISE_DENSE", "off")
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    (corpus / "guide.md").write_text(GUIDE, encoding="utf-8")
-    base = Home.open(tmp_path / "home").kb()
-    assert base.add([corpus]).ok
-    return base
+    return one_file_kb(tmp_path, monkeypatch, GUIDE)
 
 
 def test_ask_analyses_the_question_once(kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> None:
