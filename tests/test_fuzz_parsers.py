@@ -1,6 +1,6 @@
-"""Fuzz every upload parse entry point (decode, front matter, Markdown, text, HTML, XML and
-the whole ``parse_document``) with hostile shapes: deep and unbalanced nesting, many
-headings and cells, long lines, entities, control characters, arbitrary bytes.
+"""Fuzz every upload parse entry point (decode, front matter, Markdown, text, HTML, XML,
+reStructuredText and the whole ``parse_document``) with hostile shapes: deep and unbalanced
+nesting, many headings and cells, long lines, entities, control characters, arbitrary bytes.
 
 Each input must either parse (with exact offsets: every node's text is its slice of the
 document) or fail with a :class:`~citewise.errors.CitewiseError` (a clear per-file error).
@@ -99,6 +99,18 @@ MARKDOWN = st.one_of(
     st.lists(st.one_of(MD_LINES, _PIECE), max_size=80).map("\n".join),
     st.builds(lambda line, n: (line + "\n") * n, MD_LINES, st.integers(1, 3000)),
 )
+RST_LINES = st.sampled_from(
+    ["Title", "=====", "-----", "~~~~~", "- item", "  - sub", "* star", "1. step", "#. auto",
+     "  indented", "      deeper", "::", ".. note::", ".. code-block:: python", ".. toctree::",
+     ".. include:: /etc/passwd", ".. raw:: html", "   :file: /etc/passwd", ".. |s| replace:: |s|",
+     "|s|", ":ref:`x <y>`", "``lit``", "`link`_", ".. _y:", "+---+---+", "| a | b |", "=== ===",
+     "term", "   definition", ":field: value", "| line", "- " * 30 + "x", "  " * 30 + "q", ""]
+)  # fmt: skip
+RST = st.one_of(
+    st.lists(st.one_of(RST_LINES, _PIECE), max_size=80).map("\n".join),
+    st.builds(lambda line, n: (line + "\n") * n, RST_LINES, st.integers(1, 2000)),
+    st.integers(1, 3000).map(lambda n: "".join("  " * i + "x\n\n" for i in range(n))),
+)
 HTML = st.one_of(_tree(HTML_TAGS, closing=False), _deep(HTML_TAGS))
 XML = st.one_of(
     _tree(XML_TAGS).map(lambda body: f"<regulation>{body}</regulation>"),
@@ -179,3 +191,9 @@ def test_html(text: str) -> None:
 def test_xml(text: str) -> None:
     _capped(lambda: parse_xml(text, "f.xml", ParseBudget("f.xml", LIMITS)), len(text))
     _whole("f.xml", text.encode("utf-8"))
+
+
+@FUZZ
+@given(RST)
+def test_rst(text: str) -> None:
+    _whole("f.rst", text.encode("utf-8"))

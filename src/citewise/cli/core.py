@@ -45,7 +45,8 @@ def add(
     home: HomeOpt = None,
     json: JsonOpt = False,
 ) -> None:
-    """Ingest files and folders (Markdown, text, HTML, XML). Exits 1 if any file failed.
+    """Ingest files and folders (Markdown, reST, text, HTML, XML, PDF, DOCX, PPTX, XLSX, EPUB,
+    ODT). Exits 1 if any file failed.
 
     Never deletes: documents of an added folder that are gone from it are reported;
     'citewise sync FOLDER' removes them."""

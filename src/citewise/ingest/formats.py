@@ -163,7 +163,7 @@ register(FormatSpec("pdf", (".pdf",), binary=True, parse_bytes=_pdf))
 def _rst(src: TextSource) -> Extracted:
     from citewise.ingest.rst import parse_rst  # docutils loads on first use
 
-    nodes, title = parse_rst(src.text, src.body_offset, src.index)
+    nodes, title = parse_rst(src.text, src.body_offset, src.index, src.budget)
     return Extracted(src.text, nodes, title)
 
 

@@ -8,12 +8,19 @@ chunking.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import PurePosixPath
 from typing import Any
 
 from citewise.config import IngestConfig
-from citewise.errors import EmptyFile, FileTooLarge
+from citewise.errors import (
+    BrokenFile,
+    CitewiseError,
+    EmptyFile,
+    FileTooLarge,
+    ParseLimitExceeded,
+)
 from citewise.ingest.chunking import build_chunks
 from citewise.ingest.clauses import ClauseEvent, assign_clause_paths
 from citewise.ingest.decode import LineIndex, decode_bytes
@@ -34,6 +41,29 @@ def detect_format(name: str) -> DocFormat:
     """Format name from the file extension (see ``ingest/formats.py``); raises
     :class:`UnsupportedFormat`."""
     return format_for(name).name
+
+
+@contextmanager
+def contained(name: str, fmt: str) -> Iterator[None]:
+    """A format parser's own failure (a bug, or an input its library did not foresee)
+    fails this one file with a clear error, never the batch it is part of. Only the
+    exception's type is named: its message may quote the file."""
+    try:
+        yield
+    except (CitewiseError, MemoryError):
+        raise
+    except RecursionError:
+        raise ParseLimitExceeded(
+            f"{name}: the file nests too deeply for the {fmt} parser "
+            "(past Python's recursion limit).",
+            hint="Flatten the nesting or split the file.",
+        ) from None
+    except Exception as exc:
+        raise BrokenFile(
+            f"{name}: the {fmt} parser could not read this file ({type(exc).__name__}).",
+            hint=f"Check that it is a valid {fmt} file; if it is, report it to the citewise "
+            "maintainers and leave it out of the ingest meanwhile.",
+        ) from exc
 
 
 def _stem(name: str) -> str:
@@ -119,7 +149,8 @@ def parse_document(
     if spec.parse_bytes is not None:
         if not raw:
             raise EmptyFile(f"{name}: the file is empty.", hint="Add content or remove the file.")
-        extracted = spec.parse_bytes(raw, name, budget)
+        with contained(name, fmt):
+            extracted = spec.parse_bytes(raw, name, budget)
         metadata = dict(extracted.metadata)
         text = extracted.text
         if not text.strip():
@@ -135,7 +166,8 @@ def parse_document(
         body_offset = 0
         if spec.front_matter:
             metadata, body_offset = split_front_matter(text, name)
-        extracted = spec.parse_text(TextSource(text, name, body_offset, index, budget))
+        with contained(name, fmt):
+            extracted = spec.parse_text(TextSource(text, name, body_offset, index, budget))
         metadata = {**extracted.metadata, **metadata}
     children, first_heading = extracted.nodes, extracted.title
     title = str(metadata.get("title") or first_heading or _stem(name))
