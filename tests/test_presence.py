@@ -216,3 +216,17 @@ def test_a_follow_up_check_verb_is_a_part_of_the_answer_not_its_subject() -> Non
         t for t in profile("How do I verify a Kerberos ticket?").terms if t.surface == "verify"
     )
     assert not subject.soft
+
+
+def test_a_bare_name_is_found_where_the_documents_qualify_it() -> None:
+    """Documentation writes ``Response.iter_content`` where a user asks "iter_content":
+    the qualified form holds the bare name (before, the evidence was "missing" it)."""
+    question = "What is the difference between iter_content and r.raw?"
+    df = {"iter_content": 1, "r.raw": 1, "iter": 5, "raw": 6}
+    prof = profile_terms(
+        question, classify_intent(question).subject_terms, lambda t: df.get(t, 0), 100
+    )
+    assert {"iter_content", "r.raw"} <= {t.key for t in prof.required}
+    text = "Using ``Response.iter_content`` will handle what ``r.raw`` leaves to you."
+    assert judge(prof, [text]).verdict == "ok"
+    assert judge(prof, ["Using ``Response.content`` and ``r.raw``."]).verdict != "ok"

@@ -220,3 +220,14 @@ def test_editorial_markers_after_a_full_stop_end_the_sentence(
     spans = split_sentences(text)
     assert texts(spans) == expected
     assert all(text[s.start : s.end] == s.text for s in spans)
+
+
+def test_held_terms_find_a_bare_name_inside_a_qualified_one() -> None:
+    from citewise.evidence.sentences import held_terms
+
+    text = "Using ``Response.iter_content`` is preferred; see requests.Session.send."
+    assert held_terms(["iter_content", "session.send", "send", "raw"], text) == [
+        "iter_content",
+        "session.send",
+        "send",
+    ]

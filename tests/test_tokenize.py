@@ -189,3 +189,12 @@ def test_word_tokens_equal_the_unicode_path_and_the_stemmer(
     tk._STEMS.clear()
     assert word_tokens(text * 2) == _reference_words(text * 2)
     assert word_tokens(text + " zebra") == _reference_words(text + " zebra")  # cleared again
+
+
+def test_dotted_tails_are_the_names_a_qualified_identifier_also_writes() -> None:
+    from citewise.analysis.tokenize import dotted_tails
+
+    got = dotted_tails(["response.iter_content", "requests.session.send", "r.raw", "plain"])
+    assert got == {"iter_content", "session.send", "send", "raw"}
+    # versions, section numbers and short pieces name nothing
+    assert dotted_tails(["1.2.3", "v10.2.8", "§1.2", "a.bc", "x.y"]) == set()

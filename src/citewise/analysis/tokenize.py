@@ -49,6 +49,7 @@ __all__ = [
     "Coverage",
     "cjk_tokens",
     "content_tokens",
+    "dotted_tails",
     "is_cjk_char",
     "key_terms",
     "literal_tokens",
@@ -224,6 +225,23 @@ def _tokens(text: str, stem: bool, stopwords: bool, literals: bool) -> list[str]
     if literals:
         tokens.extend(literal_tokens(text))
     return tokens
+
+
+def dotted_tails(tokens: Iterable[str]) -> set[str]:
+    """The names a qualified identifier also writes: ``response.iter_content`` names
+    ``iter_content``, ``requests.session.send`` names ``session.send`` and ``send``.
+    Documentation qualifies the names a question writes bare (the reverse of
+    ``sufficiency.presence._member``)."""
+    tails: set[str] = set()
+    for tok in tokens:
+        if "." not in tok or tok.startswith("§"):
+            continue
+        parts = tok.split(".")
+        for i in range(1, len(parts)):
+            tail = ".".join(parts[i:])
+            if len(tail) >= 3 and tail[0].isalpha():
+                tails.add(tail)
+    return tails
 
 
 #: Question and request words carry no evidence: "what", "how do I", "如何", "是什么".

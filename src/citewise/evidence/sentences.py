@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from citewise.analysis.tokenize import content_tokens, key_terms, tokenize
+from citewise.analysis.tokenize import content_tokens, dotted_tails, key_terms, tokenize
 from citewise.ingest.pdf_layout import continues
 from citewise.memo import text_memo
 
@@ -352,11 +352,15 @@ def held_terms(terms: list[str], text: str) -> list[str]:
     """The ``terms`` (from :func:`key_terms`) that occur in ``text``. Terms that are all
     letters and digits are looked up among the text's words alone: a literal token (a
     version, path, compound, section or "acronym number") always holds another character,
-    so its patterns need not run."""
+    so its patterns need not run. A bare name is held by its qualified form
+    (``iter_content`` by ``Response.iter_content``: :func:`dotted_tails`)."""
     if all(t.isalnum() for t in terms):
         words = _words(text)
         return [t for t in terms if t in words]
     present = set(tokenize(text))
+    missing = [t for t in terms if t not in present]
+    if missing and any("." in t for t in present):
+        present |= dotted_tails(present)  # "iter_content" in "Response.iter_content"
     return [t for t in terms if t in present]
 
 

@@ -34,7 +34,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from citewise.analysis.named import named_terms
-from citewise.analysis.tokenize import QUESTION_STEMS, is_cjk_char, tokenize
+from citewise.analysis.tokenize import QUESTION_STEMS, dotted_tails, is_cjk_char, tokenize
 from citewise.sufficiency.closed_compounds import open_form, written_open
 from citewise.sufficiency.models import Judgement, QuestionTerm, Reason, TermKind, TermProfile
 from citewise.sufficiency.spelling import respell
@@ -284,6 +284,7 @@ def judge(profile: TermProfile, texts: Iterable[str], *, cited: bool = False) ->
     present: set[str] = set()
     for text in texts:
         present.update(tokenize(text))
+    present |= dotted_tails(present)
     required = profile.required
     low = [t.lower() for t in texts]
     missing = [
