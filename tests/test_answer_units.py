@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from citewise.answer.display import prose_display
 from citewise.answer.markup import is_scaffolding, strip_markup
 from citewise.answer.models import Citation, Claim
 from citewise.answer.units import Unit, document_units
@@ -372,3 +373,25 @@ def citation(excerpt: str) -> Citation:
 
 def claim(text: str) -> Claim:
     return Claim(text=text, citations=(1,), support=0.0, verdict="", kept=True)
+
+
+@pytest.mark.parametrize(
+    ("source", "shown"),
+    [
+        (
+            "within a Requests :class:`Session <requests.Session>` using the "
+            "`urllib3.util.Retry`_ class::",
+            "within a Requests `Session` using the urllib3.util.Retry class:",
+        ),
+        ("the :meth:`~requests.Response.json` method", "the `json` method"),
+        ("See `keep-alive <https://example.org/ka>`_ here.", "See keep-alive here."),
+        (".. note:: Neither timeout is a wall clock.", "Neither timeout is a wall clock."),
+        ("Run it like this ::", "Run it like this"),
+        ("std::vector and a::b stay", "std::vector and a::b stay"),
+        ("Markdown `code` and [a link](https://x.org) too.", "Markdown `code` and a link too."),
+    ],
+)
+def test_rest_markup_is_shown_as_its_words(source: str, shown: str) -> None:
+    """reST roles, link references, admonition directives and literal-block marks are
+    display markup: the answer shows the words (the citation keeps the source)."""
+    assert prose_display(source) == shown

@@ -37,6 +37,24 @@ _ADMONITION_HEAD = re.compile(
 DIRECTIVE_FENCE = re.compile(r"^(?:`{3,}|~{3,}|:{3,})[ \t]*\{([\w:.-]+)\}[ \t]*(.*)$")
 _ROLE_WITH_TARGET = re.compile(r"\{[\w:.-]+\}`([^`<]*?)\s*<[^`>]*>`")
 _ROLE = re.compile(r"\{[\w:.-]+\}`([^`]*)`")
+#: reST (Sphinx) roles: ``:class:`Session <requests.Session>``` shows "Session",
+#: ``:meth:`~requests.Response.json``` shows "json" (the tilde asks for the last part).
+_RST_ROLE_WITH_TARGET = re.compile(r"(?<![\w`]):(?:[\w-]+:)+`([^`<]*?)\s*<[^`>]*>`")
+_RST_ROLE = re.compile(r"(?<![\w`]):(?:[\w-]+:)+`(~?)([^`]*)`")
+#: reST hyperlink references: ```Retry <https://...>`_``, ```urllib3.util.Retry`_``.
+_RST_LINK = re.compile(r"(?<!`)`([^`<\n]+?)\s*<[^`>\n]*>`__?(?!\w)")
+_RST_REF = re.compile(r"(?<!`)`([^`\n]+)`__?(?!\w)")
+#: A paragraph ending in ``::`` introduces a literal block: "text::" reads "text:";
+#: "text ::" and a lone "::" read as nothing (docutils' rule).
+_RST_LITERAL_COLON = re.compile(r"(?<=\S)::[ \t]*$", re.M)
+_RST_LITERAL_NONE = re.compile(r"(?:^|[ \t]+)::[ \t]*$", re.M)
+#: ``.. note::`` starts a labelled aside; other directive lines (``.. module:: x``,
+#: ``.. code-block:: python``) are scaffolding.
+_RST_ADMONITION = re.compile(
+    r"^[ \t]*\.\.[ \t]+(note|tip|hint|important|warning|caution|danger|attention)::[ \t]*",
+    re.M | re.I,
+)
+_RST_DIRECTIVE = re.compile(r"^[ \t]*\.\.[ \t]+[\w:-]+::.*$", re.M)
 _MYST_TARGET = re.compile(r"^\(\s*[\w.:-]+\s*\)=\s*$")
 #: ``/// tip`` ... ``///`` (pymdownx blocks): the fence lines are markup, the body is prose.
 _BLOCK_FENCE = re.compile(r"^/{3,}[ \t]*(?:[\w-]+(?:[ \t]*\|[^\n]*)?)?[ \t]*$")
@@ -84,6 +102,8 @@ def strip_markup(text: str) -> str:
     s = _INCLUDE.sub(" ", s)
     s = _ROLE_WITH_TARGET.sub(r"`\1`", s)
     s = _ROLE.sub(r"`\1`", s)
+    if "`" in s or ".." in s or "::" in s:
+        s = _rst(s)
     s = _IMAGE.sub(r"\1", s)
     s = _LINK.sub(r"\1", s)
     s = _REF_LINK.sub(r"\1", s)
@@ -94,6 +114,20 @@ def strip_markup(text: str) -> str:
         if not _MYST_TARGET.match(ln.strip()) and not _BLOCK_FENCE.match(ln.strip())
     ]
     return "\n".join(lines)
+
+
+def _rst(s: str) -> str:
+    """reST markup of prose: roles and link references keep their text, admonition
+    directives become their label, other directive lines and literal-block marks go."""
+    s = _RST_ROLE_WITH_TARGET.sub(r"`\1`", s)
+    s = _RST_ROLE.sub(
+        lambda m: f"`{m.group(2).rsplit('.', 1)[-1] if m.group(1) else m.group(2)}`", s
+    )
+    s = _RST_LINK.sub(r"\1", s)
+    s = _RST_REF.sub(r"\1", s)
+    s = _RST_ADMONITION.sub(lambda m: m.group(1).capitalize() + ": ", s)
+    s = _RST_DIRECTIVE.sub("", s)
+    return _RST_LITERAL_NONE.sub("", _RST_LITERAL_COLON.sub(":", s))
 
 
 def _plain(part: str) -> str:
