@@ -114,3 +114,17 @@ def test_a_parser_crash_fails_one_file_of_a_batch(crashing_formats: None, tmp_pa
         report = h.kb().add([src])
     status = {f.path: (f.status, f.code) for f in report.files}
     assert status == {"bad.crash": ("failed", "BROKEN_FILE"), "good.md": ("added", "")}
+
+
+def test_indentation_inside_literal_blocks_does_not_count() -> None:
+    """A diagram or deeply nested code is text to docutils: it never refuses a real file."""
+    stair = "Diagram::\n\n" + "".join(" " * (i + 1) + "*\n" for i in range(150)) + "\nAfter.\n"
+    code = ".. code-block:: python\n\n" + "".join("    " * (i + 1) + "x\n" for i in range(150))
+    assert indent_depth(stair) == 0 and indent_depth(code) == 0
+    doc = _parse("diagram.rst", "Title\n=====\n\n" + stair)
+    assert any("After." in n.text for n in doc.nodes)  # type: ignore[attr-defined]
+    # a note's body is parsed for blocks: its nesting still counts
+    note = ".. note::\n\n" + "".join("  " * (i + 1) + "x\n\n" for i in range(150))
+    assert indent_depth(note) == 150
+    with pytest.raises(ParseLimitExceeded, match="nesting depth 150"):
+        _parse("note.rst", note)

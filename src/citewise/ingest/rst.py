@@ -227,22 +227,40 @@ def _iter(node: nodes.Element, depth: int) -> Iterator[tuple[nodes.Element, int]
         yield child, depth
 
 
+#: Directives whose body docutils keeps as literal text (it does not parse it for blocks).
+_LITERAL_DIRECTIVE = re.compile(
+    r"^\.\.\s+(?:code-block|code|sourcecode|highlight|literalinclude|math|raw|parsed-literal|"
+    r"productionlist|doctest|testcode|testoutput)::"
+)
+
+
 def indent_depth(text: str) -> int:
     """How many indentation levels nest in ``text``: docutils opens a nested block (block
     quote, list body, definition) per deeper level and parses it recursively, so this
-    bounds its recursion before it starts (tabs count as 8 columns, as docutils reads them)."""
+    bounds its recursion before it starts (tabs count as 8 columns, as docutils reads them).
+    The body of a literal block (after ``::``, or of a code or math directive) is text,
+    not blocks: its indentation (a diagram, nested code) does not count."""
     stack = [0]
     deepest = 0
+    literal_at: int | None = None  # indentation of the line that opened a literal block
     for line in text.splitlines():
         stripped = line.lstrip(" \t")
         if not stripped:
             continue
-        indent = len(line.expandtabs(8)) - len(stripped)
+        indent = len(line.expandtabs(8)) - len(stripped.expandtabs(8))
+        if literal_at is not None:
+            if indent > literal_at:
+                continue
+            literal_at = None
         while indent < stack[-1]:
             stack.pop()
         if indent > stack[-1]:
             stack.append(indent)
             deepest = max(deepest, len(stack) - 1)
+        body = stripped.rstrip()
+        literal_mark = body.endswith("::") and not body.startswith(".. ")  # "text::"
+        if literal_mark or _LITERAL_DIRECTIVE.match(body):  # or ".. code-block:: python"
+            literal_at = indent
     return deepest
 
 
