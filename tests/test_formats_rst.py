@@ -139,3 +139,50 @@ def test_folder_without_documents_is_an_error(tmp_path: Path) -> None:
     last = problems[-1]
     assert isinstance(last, WalkProblem) and last.code == "NO_DOCUMENTS" and last.fatal
     assert str(empty) in last.message and ".rst" in last.message and ".md" in last.message
+
+
+NESTED = """\
+Changes
+=======
+
+* The ``config`` parameter has been removed. Verbosity is handled by
+  configuring logging.
+
+  ::
+
+      import logging
+      logging.basicConfig(level=logging.DEBUG)
+
+* Hooks were removed.
+
+`Server-Name-Indication`_, or SNI, is an extension to SSL where the
+client tells the server what hostname it is contacting.
+
+Available hooks:
+
+``response``:
+    The response generated from a Request.
+"""
+
+
+def test_no_rst_content_is_left_out_of_the_leaf_nodes() -> None:
+    """A literal block nested in a list item after its own ``::`` line belongs to the
+    item; a paragraph opening with a link reference and a comma, and a definition, are
+    nodes. Before, the code, the SNI paragraph and the definition were in no leaf node
+    (not searchable, not citable on their own)."""
+    doc = _parse(NESTED)
+    leaves = [n for n in doc.nodes if n.kind not in ("document", "section")]
+    for n in leaves:
+        assert doc.text[n.char_start : n.char_end] == n.text
+    item = next(n for n in leaves if n.text.startswith("* The ``config``"))
+    assert item.text.rstrip().endswith("logging.basicConfig(level=logging.DEBUG)")
+    assert any(n.text.startswith("`Server-Name-Indication`_, or SNI") for n in leaves)
+    assert any("The response generated from a Request." in n.text for n in leaves)
+    covered = {line for n in leaves for line in range(n.line_start, n.line_end + 1)}
+    lines = NESTED.splitlines()
+    content = [
+        i + 1
+        for i, line in enumerate(lines)
+        if line.strip() and line.strip() not in ("::", "=======") and i + 1 != 1
+    ]
+    assert [i for i in content if i not in covered] == []

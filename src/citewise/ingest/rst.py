@@ -144,16 +144,22 @@ class _Locator:
             far = hint_line + 3 * _HINT_SLACK
             if far <= self.index.line_count:
                 hi = self.index.line_end(far)
-        first = self.text.find(words[0], lo, hi)
-        if first < 0:
-            first = self.text.find(words[0], self.cursor)
+        first, head = -1, words[0]
+        # a first word ends in punctuation the markup hides ("`SNI`_," renders "SNI,")
+        for head in dict.fromkeys((words[0], words[0].strip(_PUNCT))):
+            if not head:
+                continue
+            first = self.text.find(head, lo, hi)
             if first < 0:
-                return None
-        pos = first + len(words[0])
+                first = self.text.find(head, self.cursor)
+            if first >= 0:
+                break
+        if first < 0:
+            return None
+        pos = first + len(head)
         for w in words[1:]:
             # the next word lies close behind (markup and blank lines in between at most)
-            limit = self.index.line_of(pos) + _WORD_GAP
-            stop = self.index.line_end(min(limit, self.index.line_count))
+            stop = self._gap_end(pos)
             for cand in (w, w.strip(_PUNCT)):
                 at = self.text.find(cand, pos, stop) if cand else -1
                 if at >= 0:
@@ -164,6 +170,26 @@ class _Locator:
         start, end = trim_range(self.text, start, end)
         self.cursor = end
         return start, end
+
+    def _gap_end(self, pos: int) -> int:
+        """Where the search for a block's next word stops: :data:`_WORD_GAP` lines after
+        ``pos``, not counting a lone ``::`` line and the blank lines beside it, so a
+        literal block nested in a list item after its own ``::`` line is still found."""
+        line = self.index.line_of(pos)
+        last = self.index.line_count
+        counted = 0
+        while line < last and counted < _WORD_GAP:
+            line += 1
+            body = self._body(line)
+            if body == "::" or (not body and "::" in (self._body(line - 1), self._body(line + 1))):
+                continue
+            counted += 1
+        return self.index.line_end(line)
+
+    def _body(self, line: int) -> str:
+        if not 1 <= line <= self.index.line_count:
+            return ""
+        return self.text[self.index.line_start(line) : self.index.line_end(line)].strip()
 
     def directive_start(self, start: int, floor: int) -> int:
         """Move ``start`` back to the ``.. name::`` line that opens the block, if any."""
