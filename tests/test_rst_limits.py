@@ -4,14 +4,16 @@ parser's own crash on any input fails its file alone, never the batch."""
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from citewise.config import IngestConfig, ParseLimits
 from citewise.errors import BrokenFile, ParseLimitExceeded
-from citewise.ingest import formats
+from citewise.ingest import formats, rst_guard
 from citewise.ingest.extracted import Extracted, TextSource
 from citewise.ingest.formats import FormatSpec
 from citewise.ingest.parse import parse_document
@@ -128,3 +130,44 @@ def test_indentation_inside_literal_blocks_does_not_count() -> None:
     assert indent_depth(note) == 150
     with pytest.raises(ParseLimitExceeded, match="nesting depth 150"):
         _parse("note.rst", note)
+
+
+def _grid(rows: int, cols: int) -> str:
+    line = "+" + "---+" * cols + "\n"
+    return line + ("|" + " a |" * cols + "\n" + line) * rows
+
+
+def test_a_large_rst_file_is_stopped_at_the_time_limit_inside_docutils(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past IN_PROCESS_CHARS the parse runs in a child process killed when the file's time
+    runs out: the limit holds although docutils cannot be interrupted (the table below
+    takes docutils seconds; the limit is a small fraction of that)."""
+    big = "Title\n=====\n\n" + _grid(400, 100)
+    assert len(big) > rst_guard.IN_PROCESS_CHARS
+    timeouts: list[float] = []
+    real_run = subprocess.run
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        timeouts.append(kwargs["timeout"])
+        return real_run(*args, **kwargs)
+
+    with monkeypatch.context() as m:
+        m.setattr(subprocess, "run", spy)
+        with pytest.raises(ParseLimitExceeded, match="parse time exceeds"):
+            _parse("table.rst", big, ParseLimits(max_seconds=0.2))
+    assert len(timeouts) == 1 and 0 < timeouts[0] <= 0.2  # killed at the file's limit
+
+
+def test_the_child_process_parses_like_the_parent(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = "Harbor\n======\n\n* one\n\n  ::\n\n      code()\n\n`SNI`_, or so.\n"
+    here = _parse("a.rst", text)
+    monkeypatch.setattr(rst_guard, "IN_PROCESS_CHARS", 10)
+    there = _parse("a.rst", text)
+    assert [(n.kind, n.char_start, n.char_end) for n in there.nodes] == [  # type: ignore[attr-defined]
+        (n.kind, n.char_start, n.char_end)
+        for n in here.nodes  # type: ignore[attr-defined]
+    ]
+    # an error in the child is this file's error, with its message
+    with pytest.raises(ParseLimitExceeded, match="nesting depth 2999"):
+        _parse("deep.rst", DEEP_QUOTES)

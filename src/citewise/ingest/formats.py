@@ -161,9 +161,10 @@ register(FormatSpec("pdf", (".pdf",), binary=True, parse_bytes=_pdf))
 
 
 def _rst(src: TextSource) -> Extracted:
-    from citewise.ingest.rst import parse_rst  # docutils loads on first use
+    from citewise.ingest.rst_guard import parse_rst_guarded  # docutils loads on first use
 
-    nodes, title = parse_rst(src.text, src.body_offset, src.index, src.budget)
+    budget = src.budget or ParseBudget(src.name)
+    nodes, title = parse_rst_guarded(src.text, src.body_offset, src.index, budget)
     return Extracted(src.text, nodes, title)
 
 

@@ -102,6 +102,10 @@ class ParseBudget:
         finally:
             self._deadline += max(0.0, self.clock() - started)
 
+    def seconds_left(self) -> float:
+        """Wall time this file's parse may still take (0 or less: none)."""
+        return self._deadline - self.clock()
+
     def check_time(self) -> None:
         if self.clock() > self._deadline:
             raise limit_error(
