@@ -297,15 +297,15 @@ def test_a_sibling_sentence_is_refused_with_the_check_and_quoted_without(
 
 @needs_model
 def test_a_pair_scores_the_same_alone_after_others_and_from_the_cache() -> None:
-    from citewise.answer import meaning
+    from citewise.recall import meaning_model
 
     q = "How did Chinese medicine spread?"
     answer = "Chinese medicine spread along the trade routes of the Silk Road to Persia."
-    meaning._SCORES.clear()
+    meaning_model.clear_scores()
     alone = meaning_check(q, [answer])
-    meaning._SCORES.clear()
+    meaning_model.clear_scores()
     after = meaning_check(q, [SIBLING, answer])
     cached = meaning_check(q, [SIBLING, answer])
     assert alone is not None and after is not None and cached is not None
     assert after.scores[1] == alone.scores[0]
-    assert cached.scores == after.scores and len(meaning._SCORES) == 2
+    assert cached.scores == after.scores and meaning_model.cached_scores() == 2

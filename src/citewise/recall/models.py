@@ -103,7 +103,8 @@ class SearchResult:
     #: skipped), candidate count, top score, threshold, time and reason.
     diagnostics: tuple[RouteDiagnostic, ...]
     #: How strong the retrieval criterion behind the hits is: identifier, vector_threshold,
-    #: lexical_only, or (when abstaining) no_candidates, lexical_coverage, vector_threshold.
+    #: lexical_only, lexical_meaning, or (when abstaining) no_candidates, lexical_coverage,
+    #: vector_threshold.
     criterion: str
     scope_mode: str = "pre_filter"
     abstention: Abstention | None = None

@@ -39,6 +39,7 @@ from citewise.recall.fusion import (
     ranked,
     rrf,
 )
+from citewise.recall.gate import meaning_read
 from citewise.recall.identifiers import clause_refs
 from citewise.recall.models import (
     Abstention,
@@ -118,6 +119,10 @@ class RecallSettings:
     #: ranks in its top 10 pass (92.5 % without it). BM25 grows with the corpus's idf, so
     #: small KBs seldom reach it and keep the coverage rule alone.
     lexical_strong_score: float = 6.0
+    #: ... unless the shipped cross-encoder reads the best match at this log-odds or more
+    #: (recall/gate.py; chosen on the SciFact train curve against off-domain questions,
+    #: docs/benchmarks.md); None: words alone decide.
+    lexical_meaning_floor: float | None = -2.8
     fusion: Literal["rrf", "convex"] = "convex"
     rrf_k: int = 60
     weights: dict[str, float] = field(
@@ -478,15 +483,23 @@ def _criterion(
         return "no_candidates", Abstention(reason, "no_candidates")
     best = ranked(lexical)[0]
     chunk = index.chunks[best]
-    cover = term_coverage(query, [chunk.breadcrumb, index.chunk_text(best)])
-    if cover.ratio < s.lexical_min_coverage and lexical[best] < s.lexical_strong_score:
-        missing = ", ".join(cover.missing[:5])
-        return "lexical_coverage", Abstention(
-            f"the best lexical match covers {cover.ratio:.0%} of the key terms "
-            f"(missing: {missing})",
-            "lexical_coverage",
-        )
-    return "lexical_only", None
+    text = index.chunk_text(best)
+    cover = term_coverage(query, [chunk.breadcrumb, text])
+    if cover.ratio >= s.lexical_min_coverage or lexical[best] >= s.lexical_strong_score:
+        return "lexical_only", None
+    floor = s.lexical_meaning_floor  # a refusal's second reading (recall/gate.py)
+    read = None if floor is None else meaning_read(query, chunk.breadcrumb, text)
+    if read is not None and floor is not None and read >= floor:
+        return "lexical_meaning", None
+    missing = ", ".join(cover.missing[:5])
+    by_meaning = (
+        "" if read is None else (f"; the meaning model reads it at {read:.2f}, needs {floor}")
+    )
+    return "lexical_coverage", Abstention(
+        f"the best lexical match covers {cover.ratio:.0%} of the key terms "
+        f"(missing: {missing}){by_meaning}",
+        "lexical_coverage",
+    )
 
 
 def _diversify(
