@@ -17,8 +17,10 @@ warm-up question). Writes one JSON line per question to
 ``bench/results/answers_docs_<dense>.jsonl`` (gitignored) and prints a Markdown table.
 The dense route (the real bundled encoder) is on by default; ``--no-dense`` turns it off.
 Skips cleanly when the data is absent. The development corpora (starlette, click, typer)
-run by default; ``--corpus requests`` runs the held-out reST corpus, whose questions were
-written from the documents before any answer on it was seen.
+run by default; ``--corpus requests`` runs the held-out reST corpus and ``--corpus
+regulations`` the held-out CFPB regulations (RegML XML under ``regulatory-text``, a root
+relative to ``docs-corpora``), whose questions were written from the documents before any
+answer on them was seen.
 
     .venv/bin/python -m bench.answers_docs [--no-dense] [--corpus click] [--ids st-001,cl-]
 """
@@ -58,9 +60,9 @@ QUESTIONS = Path(__file__).resolve().parent / "questions"
 RESULTS = Path(__file__).resolve().parent / "results"
 CORPORA = ("starlette", "click", "typer")
 #: Corpora kept out of development: never tuned on, run only when asked (``--corpus``).
-HELD_OUT = ("requests",)
+HELD_OUT = ("requests", "regulations")
 #: Source formats a question set may ask about; their files are copied into the KB.
-FORMATS = {"md": ".md", "rst": ".rst"}
+FORMATS = {"md": ".md", "rst": ".rst", "xml": ".xml"}
 WARMUP = "What is this documentation about?"
 
 
@@ -255,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
         "--corpus",
         action="append",
         choices=CORPORA + HELD_OUT,
-        help="repeatable; default: the development corpora (held out: requests)",
+        help="repeatable; default: the development corpora (held out: requests, regulations)",
     )
     ap.add_argument("--ids", default="", help="comma-separated ids or id prefixes")
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")

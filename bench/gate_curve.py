@@ -8,7 +8,10 @@ claims), the features the gate may use are read from the product's own lexical i
 * ``coverage``: share of the query's key terms in the best lexical chunk (today's gate);
 * ``weighted``: the same share weighted by each term's idf (a rare term counts more);
 * ``score``: the best chunk's BM25 score;
-* ``standout``: how far the best score stands above the next nine (a share of it).
+* ``standout``: how far the best score stands above the next nine (a share of it);
+* ``meaning`` (``--meaning``): the shipped cross-encoder's log-odds for the query and the
+  best chunk, read only where the shipped word rule refuses (the product's second
+  reading, ``recall/gate.py``; ninth round).
 
 The documentation question sets (``bench/questions/docs_*.yaml``, Markdown corpora under
 ``docs-corpora``) add answerable questions from another domain (each on a dense-off KB of
@@ -100,9 +103,14 @@ def docs_rows(root: Path, tmp: Path) -> dict[str, list[Row]]:
     return out
 
 
+#: Set by ``--meaning``: read the refused queries' best chunk with the cross-encoder.
+READ_MEANING = False
+
+
 def features(home: Path, queries: Sequence[str]) -> list[Row]:
     from citewise.analysis.tokenize import key_terms, query_tokens, term_coverage, tokenize
     from citewise.kb import Home
+    from citewise.recall.gate import meaning_read
 
     with Home.open(home) as h:
         index = h.index("default")
@@ -148,6 +156,8 @@ def features(home: Path, queries: Sequence[str]) -> list[Row]:
                     "terms": {t: [lex.document_frequency(t), t in present] for t in terms},
                 }
             )
+            if READ_MEANING and not _shipped(rows[-1]):
+                rows[-1]["meaning"] = meaning_read(q, chunk.breadcrumb, text)
     return rows
 
 
@@ -209,6 +219,11 @@ RULES: dict[str, tuple[Rule, list[float]]] = {
         ),
         [1, 2, 3, 5],
     ),
+    # ninth round (--meaning): the shipped rule, then the cross-encoder's reading
+    "shipped or meaning >=": (
+        lambda r, t: _shipped(r) or (r.get("meaning") is not None and r["meaning"] >= t),
+        [-5.0, -4.0, -3.4, -3.0, -2.8, -2.5, -2.2, -2.0, -1.0, 0.0],
+    ),
 }
 
 
@@ -252,7 +267,12 @@ def main() -> int:
     ap.add_argument("--home", type=Path, help="a home holding the SciFact KB (dense off)")
     ap.add_argument("--split", default="train")
     ap.add_argument("--json", type=Path)
+    ap.add_argument(
+        "--meaning", action="store_true", help="read refused queries with the cross-encoder"
+    )
     args = ap.parse_args()
+    global READ_MEANING
+    READ_MEANING = args.meaning
     root = data_root()
     sci = root / "beir-scifact"
     if not (sci / "queries.jsonl").exists():
