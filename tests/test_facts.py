@@ -317,3 +317,41 @@ def test_previous_and_rollback_are_historical() -> None:
     f = one("2. Install the previous package, `harbor=2.4.0-1`.")
     assert (f.value, f.qualifiers.time) == ("2.4.0-1", "historical")
     assert one("Roll back to port 8080.").qualifiers.time == "historical"
+
+
+REGML = (
+    '<paragraph label="1030-4-b-4" marker="(4)">\n'
+    '  <content>The <ref target="1030-2-a" reftype="term">monthly maintenance fee</ref>'
+    " is $5 and the grace period is 10 days.</content>\n"
+    "</paragraph>\n"
+)
+
+
+def test_xml_tags_and_references_state_no_facts() -> None:
+    """RegML is stored as its source: tags are scaffolding, not paths or values (held-out
+    regulations, 2026-12-07: before, this paragraph gave "monthly maintenance fee:
+    location /ref" and "/paragraph", and conflict notes between such tags)."""
+    from citewise.sufficiency._model import blank_markup
+
+    facts = extract_facts(REGML, base_offset=100)
+    assert [(f.subject, f.attribute, f.raw_value) for f in facts] == [
+        ("grace period", "duration", "10 days")
+    ]
+    # the fact cites its source sentence exactly, tags and all
+    assert facts[0].text == REGML[facts[0].start - 100 : facts[0].end - 100]
+    assert "</ref> is $5" in facts[0].text
+    assert blank_markup("a &#8220;b&#8221; `List<String>` <b>c</b>") == (
+        "a “      b”       `List<String>`    c    "
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list('ab <>/&#;`\n="x1é')), max_size=80))
+def test_blanking_markup_keeps_every_offset_and_line(text: str) -> None:
+    from citewise.sufficiency._model import blank_markup
+
+    out = blank_markup(text)
+    assert len(out) == len(text)
+    assert [i for i, c in enumerate(out) if c == "\n"] == [
+        i for i, c in enumerate(text) if c == "\n"
+    ]

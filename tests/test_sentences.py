@@ -184,6 +184,14 @@ def test_spans_slice_the_text_exactly(text: str, base: int, clauses: bool) -> No
         ("注意：端口为8443。", "端口为8443。"),
         ("> [!WARNING]\n> Do not edit.", "Do not edit."),
         ("A  line\n  wrapped", "A line wrapped"),
+        # XML inline elements leave no space inside a phrase (RegML, 2026-12-07)
+        (
+            'the <ref target="1002-2-e">applicant</ref>\'s right (other than '
+            "<ref>trade credit</ref>) and &#8220;<ref>you owe</ref>&#8221;.",
+            "the applicant's right (other than trade credit) and “you owe”.",
+        ),
+        ("<content>Bonuses.</content> <content>A gift</content>", "Bonuses. A gift"),
+        ("plain (text ) stays", "plain (text ) stays"),
     ],
 )
 def test_clean_sentence(raw: str, clean: str) -> None:

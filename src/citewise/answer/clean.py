@@ -27,7 +27,8 @@ _LABEL = re.compile(
 #: A tag (any element, any attributes, comments, doctype) or a tag cut off at the end.
 MARKUP = re.compile(r"<(?:[A-Za-z][^<>]*|/[A-Za-z][^<>]*|!--.*?--|![^<>]*|\?[^<>]*)(?:>|$)")
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
-_SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?。，；：！？])")
+_SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?)\]”’。，；：！？]|['’]s\b)")
+_SPACE_AFTER_OPEN = re.compile(r"([(\[“‘])\s+")
 _ENTITY = re.compile(r"&(?:#\d+|#x[0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);")
 _ADMONITION = re.compile(r"^\[!(?:note|tip|warning|caution|important)\][ \t]*", re.IGNORECASE)
 
@@ -81,6 +82,6 @@ def _strip(text: str) -> str:
     stripped = MARKUP.sub(" ", text)
     if _ENTITY.search(stripped):  # decoded references may spell a tag: strip once more
         stripped = MARKUP.sub(" ", html.unescape(stripped))
-    if stripped != text:
-        stripped = _SPACE_BEFORE_PUNCT.sub(r"\1", stripped)
+    if stripped != text:  # a tag inside a word's phrase: "applicant</ref>'s", "<ref>x</ref>)"
+        stripped = _SPACE_AFTER_OPEN.sub(r"\1", _SPACE_BEFORE_PUNCT.sub(r"\1", stripped))
     return stripped

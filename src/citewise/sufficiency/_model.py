@@ -6,6 +6,7 @@ share these; the public names are re-exported by :mod:`citewise.sufficiency.fact
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -75,3 +76,39 @@ def _mask(text: str) -> str:
     m = _MASK_PREFIX.match(text)
     s = " " * m.end() + text[m.end() :] if m else text
     return re.sub(r"\*\*|__|`", lambda x: " " * len(x.group(0)), s)
+
+
+#: An element tag (start, end or empty), a comment, a declaration or a processing
+#: instruction: the scaffolding of XML (RegML, GPO CFR) and of HTML inside Markdown.
+_TAG = re.compile(r"<(?:[A-Za-z][^<>]*|/[A-Za-z][^<>]*|!--.*?--|![^<>]*|\?[^<>]*)>", re.S)
+_ENTITY = re.compile(r"&(?:#\d+|#x[0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);")
+_CODE_SPAN = re.compile(r"(`+)[^\n]+?\1")
+
+
+def blank_markup(text: str) -> str:
+    """Same-length copy of ``text`` with markup tags blanked (newlines kept) and character
+    references decoded in place (the character, then spaces), outside backtick code spans.
+
+    XML documents are stored as their exact source, so the facts of a RegML paragraph
+    would otherwise be read off its tags: ``<ref target="1013-2-e">`` gave a path
+    ``/ref`` and conflict notes such as "consumer lease: ... gives /ref and ... gives
+    /def" (held-out regulations, 2026-12-07). Offsets are kept, so facts still cite
+    the source exactly."""
+    if "<" not in text and "&" not in text:
+        return text
+    code = [m.span() for m in _CODE_SPAN.finditer(text)] if "`" in text else []
+
+    def outside(at: int) -> bool:
+        return not any(a <= at < b for a, b in code)
+
+    def tag(m: re.Match[str]) -> str:
+        return re.sub(r"[^\n]", " ", m.group(0)) if outside(m.start()) else m.group(0)
+
+    def entity(m: re.Match[str]) -> str:
+        raw = m.group(0)
+        char = html.unescape(raw)
+        if not outside(m.start()) or char == raw or len(char) > len(raw) or char in "<>":
+            return raw
+        return char + " " * (len(raw) - len(char))
+
+    return _ENTITY.sub(entity, _TAG.sub(tag, text))

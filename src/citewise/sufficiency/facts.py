@@ -67,7 +67,14 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from citewise.evidence.sentences import Span, split_sentences
-from citewise.sufficiency._model import Fact, Qualifiers, TimeScope, _mask, _words
+from citewise.sufficiency._model import (
+    Fact,
+    Qualifiers,
+    TimeScope,
+    _mask,
+    _words,
+    blank_markup,
+)
 from citewise.sufficiency._numbers import (
     Tails,
     bracket_depths,
@@ -282,7 +289,7 @@ def extract_facts(
     prev_kind = ""
     # Code is not prose ("retries=5" in an example states nothing): fenced blocks
     # are blanked (same length, newlines kept) before splitting into units.
-    prose = text_nfc
+    prose = blank_markup(text_nfc)  # XML's tags and references: not what a fact states
     for a, b in _fenced_ranges(text_nfc):
         prose = prose[:a] + re.sub(r"[^\n]", " ", prose[a:b]) + prose[b:]
     for span in split_sentences(prose, base_offset):
@@ -322,4 +329,8 @@ def extract_facts(
         prev_kind = span.kind
         facts.extend(found)
         prev_subject = found[-1].subject if found else None
+    if prose != text_nfc:  # a fact's text is its source sentence, tags and all (it is cited)
+        facts = [
+            replace(f, text=text_nfc[f.start - base_offset : f.end - base_offset]) for f in facts
+        ]
     return [replace(f, heading_path=tuple(f.heading_path)) for f in facts]
