@@ -26,6 +26,12 @@ DEEP_QUOTES = "".join("  " * i + "x\n\n" for i in range(3000))
 ONE_LINE_LISTS = "- " * 2000 + "x\n"
 
 
+@pytest.fixture(autouse=True)
+def _lexical(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The batches here are about parsing: no dense route (and no model in the fast loop)."""
+    monkeypatch.setenv("CITEWISE_DENSE", "off")
+
+
 def _parse(name: str, text: str, limits: ParseLimits | None = None) -> object:
     config = IngestConfig(limits=limits or ParseLimits())
     return parse_document(text.encode("utf-8"), name=name, kb="kb", doc_path=name, config=config)
@@ -137,6 +143,7 @@ def _grid(rows: int, cols: int) -> str:
     return line + ("|" + " a |" * cols + "\n" + line) * rows
 
 
+@pytest.mark.subprocess
 def test_a_large_rst_file_is_stopped_at_the_time_limit_inside_docutils(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -159,6 +166,7 @@ def test_a_large_rst_file_is_stopped_at_the_time_limit_inside_docutils(
     assert len(timeouts) == 1 and 0 < timeouts[0] <= 0.2  # killed at the file's limit
 
 
+@pytest.mark.subprocess
 def test_the_child_process_parses_like_the_parent(monkeypatch: pytest.MonkeyPatch) -> None:
     text = "Harbor\n======\n\n* one\n\n  ::\n\n      code()\n\n`SNI`_, or so.\n"
     here = _parse("a.rst", text)

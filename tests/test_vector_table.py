@@ -199,6 +199,7 @@ def test_old_node_and_chunk_tables_are_migrated(tmp_path: Path) -> None:
         assert home.verify() == []
 
 
+@pytest.mark.subprocess
 def test_crash_mid_migration_leaves_the_old_table(tmp_path: Path) -> None:
     """The migrating process dies (os._exit) after every statement of the rebuilds ran but
     before their transaction committed: the old tables, their rows and schema 2 remain,
@@ -233,7 +234,9 @@ def test_crash_mid_migration_leaves_the_old_table(tmp_path: Path) -> None:
 
 _keys = st.text(min_size=1, max_size=40)
 _fps = st.text(min_size=1, max_size=30)
-_floats = st.binary(min_size=4, max_size=16).filter(lambda b: len(b) % 4 == 0)
+# 1 to 4 float32s, built rather than filtered (a filter dropping 3 of 4 draws failed
+# Hypothesis' filter_too_much health check now and then: 9 kept of 59, 2026-12-07)
+_floats = st.integers(1, 4).flatmap(lambda n: st.binary(min_size=4 * n, max_size=4 * n))
 ABSENT = "\x00" + "absent" * 8  # longer than any generated key
 
 

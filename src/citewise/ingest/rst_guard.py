@@ -35,10 +35,11 @@ def parse_rst_guarded(text: str, body_offset: int, index: LineIndex, budget: Par
     """:func:`citewise.ingest.rst.parse_rst` within ``budget``'s time, even inside
     docutils (see the module docstring). An error of the child (a parse limit, a broken
     file) is raised here as it was raised there."""
-    from citewise.ingest.rst import parse_rst
+    from citewise.ingest.rst import indent_depth, parse_rst
 
     if len(text) - body_offset <= IN_PROCESS_CHARS:
         return parse_rst(text, body_offset, index, budget)
+    budget.depth(indent_depth(text[body_offset:]))  # refused here, no child started
     job = pickle.dumps((text, body_offset, budget.name, budget.limits))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
     try:
