@@ -11,9 +11,9 @@ lexical match; a log-odds of ``lexical_meaning_floor`` or more lifts the refusal
 The floor is chosen on the SciFact *train* trade-off curve (docs/benchmarks.md,
 "The lexical gate read by meaning"): of the 809 train claims the shipped rule refuses 5,
 the two whose relevant abstract the index ranks well read -0.92 and -2.20 on their best
-match; of 1,242 off-domain queries (14 CFR section subjects, SQuAD 2.0 questions on the
-SciFact KB; CMRC's Chinese ones are not read, the model reads English) none reads above
--3.40. The floor is the middle of that gap. One pair per refusal, time-boxed: past
+match; of the 800 English off-domain queries (400 14 CFR section subjects, 400 SQuAD 2.0
+questions on the SciFact KB; CMRC's Chinese ones are not read, the model reads English)
+none reads above -3.40. The floor is the middle of that gap. One pair per refusal, time-boxed: past
 :data:`TIMEOUT_S`, or without the model, the refusal stands as the words decided.
 """
 
