@@ -343,6 +343,8 @@ def test_xml_tags_and_references_state_no_facts() -> None:
     assert blank_markup("a &#8220;b&#8221; `List<String>` <b>c</b>") == (
         "a “      b”       `List<String>`    c    "
     )
+    autolinks = "Base URL: <https://api.example.com/v2>, owner <ops@example.com>."
+    assert blank_markup(autolinks) == autolinks  # links are content, not tags
 
 
 @settings(max_examples=200, deadline=None)

@@ -79,8 +79,13 @@ def _mask(text: str) -> str:
 
 
 #: An element tag (start, end or empty), a comment, a declaration or a processing
-#: instruction: the scaffolding of XML (RegML, GPO CFR) and of HTML inside Markdown.
-_TAG = re.compile(r"<(?:[A-Za-z][^<>]*|/[A-Za-z][^<>]*|!--.*?--|![^<>]*|\?[^<>]*)>", re.S)
+#: instruction: the scaffolding of XML (RegML, GPO CFR) and of HTML inside Markdown. An
+#: autolink (``<https://host/path>``, ``<ops@example.com>``) is content, not a tag.
+_TAG = re.compile(
+    r"<(?![A-Za-z][A-Za-z0-9+.-]*://|[^<>\s@]+@[^<>\s]+>)"
+    r"(?:[A-Za-z][^<>]*|/[A-Za-z][^<>]*|!--.*?--|![^<>]*|\?[^<>]*)>",
+    re.S,
+)
 _ENTITY = re.compile(r"&(?:#\d+|#x[0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);")
 _CODE_SPAN = re.compile(r"(`+)[^\n]+?\1")
 
