@@ -202,3 +202,21 @@ def test_documents_from_elsewhere_are_never_deletion_candidates(
             "c.md": ("added", ""),
         }
         assert {d.path for d in kb.documents()} == {"b.md", "c.md", "up.md"}
+
+
+def test_add_reads_a_fifo_never_and_blocks_not(lhome: Home, tmp_path: Path) -> None:
+    folder = tmp_path / "notes"
+    _write(folder, {"a.md": _doc("A", "walrus")})
+    fifo = folder / "pipe.md"
+    os.mkfifo(fifo)
+    kb = lhome.kb()
+    out: dict[str, Any] = {}
+    worker = threading.Thread(target=lambda: out.setdefault("r", kb.add([folder])), daemon=True)
+    worker.start()
+    worker.join(60)
+    if worker.is_alive():
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        worker.join(10)
+        pytest.fail("add blocked on a FIFO in the folder")
+    status = {f.path: (f.status, f.code) for f in out["r"].files}
+    assert status == {"a.md": ("added", ""), "pipe.md": ("failed", "NOT_REGULAR_FILE")}

@@ -9,7 +9,9 @@ store reads in its shared lock (``reading``). :func:`apply_sync` is the short ex
 part and checks the store as it stands at commit time: a file planned ``unchanged`` whose
 stored head moved meanwhile is reported failed (``CHANGED_DURING_SYNC``, the next sync
 takes it), a planned write is stored over whatever is there now (the folder wins, as it
-would a moment later), and the deletion candidates are listed again.
+would a moment later), and a planned deletion is made only if the document is still
+current and still came from the folder (documents written meanwhile from elsewhere are
+never candidates; one written meanwhile from the folder is taken by the next sync).
 """
 
 from __future__ import annotations
@@ -33,7 +35,6 @@ from citewise.errors import (
 from citewise.ingest.models import ParsedDocument
 from citewise.ingest.parse import parse_document
 from citewise.ingest.sync import (
-    StaleAnswer,
     SyncFile,
     SyncReport,
     SyncStatus,
@@ -42,6 +43,7 @@ from citewise.ingest.sync import (
     source_of,
     sync_root,
 )
+from citewise.ingest.sync import stale_answers as stale_answers  # kb.py imports it here
 from citewise.ingest.walker import SourceFile, WalkProblem, walk
 
 if TYPE_CHECKING:
@@ -73,12 +75,12 @@ class SyncPlan:
     files: tuple[SyncFile, ...]  # every walked path, as planned
     writes: tuple[PlannedWrite, ...]
     unchanged: tuple[tuple[str, int], ...]  # (path, stored head version) compared equal
-    gone: tuple[str, ...]  # deletion candidates when planned
+    gone: tuple[tuple[str, int], ...]  # deletion candidates and their head versions
     seen: frozenset[str]
 
     def report(self) -> SyncReport:
         """The plan as a dry-run report (nothing written)."""
-        files = self.files + tuple(SyncFile(p, "deleted") for p in self.gone)
+        files = self.files + tuple(SyncFile(p, "deleted") for p, _ in self.gone)
         return SyncReport(self.kb, self.label, files, None, None, dry_run=True)
 
 
@@ -180,7 +182,7 @@ def plan_sync(
     seen = frozenset(f.rel_path for f in found)
     with reading():
         heads = {d.path: d.version_id for d in kb.store.list_documents(kb.name)}
-        gone = missing_from(kb, root, seen)
+        gone = [(p, heads[p]) for p in missing_from(kb, root, seen)]
     total = len(found) + len(gone)
     results: list[SyncFile] = []
     writes: list[PlannedWrite] = []
@@ -223,6 +225,20 @@ def _written(path: str, kb: StageContext, write: PlannedWrite) -> SyncFile:
     return SyncFile(path, status, nodes=outcome.node_count, chunks=outcome.chunk_count)
 
 
+def _still_gone(kb: StageContext, plan: SyncPlan, heads: Mapping[str, int]) -> list[str]:
+    """The planned deletion candidates that still are: current, and either the same head
+    version or a new one that still came from the folder (checked again, per document)."""
+    out: list[str] = []
+    for path, vid in plan.gone:
+        now = heads.get(path)
+        if now == vid or (
+            now is not None
+            and came_from(_head_source(kb, path, now), path, plan.root, kb.settings.home)
+        ):
+            out.append(path)
+    return out
+
+
 def apply_sync(
     kb: StageContext, plan: SyncPlan, *, progress: SyncProgress | None = None
 ) -> SyncReport:
@@ -238,7 +254,7 @@ def apply_sync(
                 hint="Sync again to make the knowledge base mirror the folder.",
             )
             results[where[path]] = SyncFile(path, "failed", code=err.code, message=str(err))
-    gone = missing_from(kb, plan.root, plan.seen)
+    gone = _still_gone(kb, plan, heads)
     total = len(results) + len(gone)
     kb.store.begin_batch(kb.name)
     try:
@@ -281,32 +297,3 @@ def run_sync(
     if report.revision is not None:
         report = replace(report, stale_answers=tuple(stale_answers(kb)))
     return report
-
-
-def answer_principal(saved: Mapping[str, Any]) -> str | None:
-    """The principal a saved answer was asked for (its recorded filters), or None."""
-    filters = (saved.get("conditions") or {}).get("filters") or {}
-    principal = filters.get("principal")
-    return str(principal) if principal else None
-
-
-def stale_answers(
-    kb: StageContext, *, only: Callable[[Mapping[str, Any]], bool] | None = None
-) -> list[StaleAnswer]:
-    """Saved answers of ``kb`` whose citations now point to changed or deleted text
-    (``only``: keep just the saved answers it accepts, e.g. one principal's)."""
-    from citewise.audit.pinned import check_citations
-
-    out: list[StaleAnswer] = []
-    for answer_id, _, _ in kb.store.ledger.list_answer_bindings():
-        saved = kb.store.ledger.get_answer(answer_id)
-        if saved.get("kb") != kb.name:
-            continue
-        if only is not None and not only(saved):
-            continue
-        report = check_citations(kb.store, answer_id)
-        stale = tuple(str(c["id"]) for c in report["citations"] if c["status"] == "stale")
-        if stale:
-            question = str(saved["answer"].get("question", ""))
-            out.append(StaleAnswer(answer_id, question, stale))
-    return out

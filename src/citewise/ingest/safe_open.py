@@ -107,7 +107,7 @@ def _special_kind(dir_fd: int, name: str) -> str | None:
 
 def _not_regular(label: str, kind: str) -> NotRegularFile:
     return NotRegularFile(
-        f"{label}: skipped, it is a {kind}, not a regular file; only regular files are read.",
+        f"{label}: not read, it is a {kind}, not a regular file; only regular files are read.",
         hint="Remove it from the folder or list it in .citewiseignore.",
     )
 

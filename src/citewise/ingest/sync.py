@@ -17,12 +17,16 @@ from __future__ import annotations
 
 import os
 import unicodedata
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from citewise.errors import NotFoundError, UsageError
 from citewise.ingest.safe_open import read_inside
+
+if TYPE_CHECKING:
+    from citewise.context import StageContext
 
 SyncStatus = Literal["added", "changed", "unchanged", "deleted", "skipped", "failed"]
 SYNC_STATUSES: tuple[SyncStatus, ...] = (
@@ -144,3 +148,32 @@ def read_stable(
     Raises UNREADABLE_FILE when the file keeps changing (it is retried on the next sync),
     NOT_REGULAR_FILE for a FIFO, socket or device, OUTSIDE_ROOT when it is not inside."""
     return read_inside(root or path.parent, path, label or path.name, limit, tries=tries, wait=wait)
+
+
+def answer_principal(saved: Mapping[str, Any]) -> str | None:
+    """The principal a saved answer was asked for (its recorded filters), or None."""
+    filters = (saved.get("conditions") or {}).get("filters") or {}
+    principal = filters.get("principal")
+    return str(principal) if principal else None
+
+
+def stale_answers(
+    kb: StageContext, *, only: Callable[[Mapping[str, Any]], bool] | None = None
+) -> list[StaleAnswer]:
+    """Saved answers of ``kb`` whose citations now point to changed or deleted text
+    (``only``: keep just the saved answers it accepts, e.g. one principal's)."""
+    from citewise.audit.pinned import check_citations
+
+    out: list[StaleAnswer] = []
+    for answer_id, _, _ in kb.store.ledger.list_answer_bindings():
+        saved = kb.store.ledger.get_answer(answer_id)
+        if saved.get("kb") != kb.name:
+            continue
+        if only is not None and not only(saved):
+            continue
+        report = check_citations(kb.store, answer_id)
+        stale = tuple(str(c["id"]) for c in report["citations"] if c["status"] == "stale")
+        if stale:
+            question = str(saved["answer"].get("question", ""))
+            out.append(StaleAnswer(answer_id, question, stale))
+    return out

@@ -44,10 +44,10 @@ from citewise.errors import (
 from citewise.evidence.models import EvidencePack, Profile
 from citewise.graph.serialize import edge_json, point_json
 from citewise.ingest.formats import supported_suffixes
-from citewise.ingest.mirror import SyncPlan, answer_principal, apply_sync, plan_sync, stale_answers
+from citewise.ingest.mirror import SyncPlan, apply_sync, plan_sync
 from citewise.ingest.models import AddReport, FileResult
 from citewise.ingest.parse import document_metadata, parse_document
-from citewise.ingest.sync import SyncReport
+from citewise.ingest.sync import SyncReport, answer_principal, stale_answers
 from citewise.jsonable import to_jsonable
 from citewise.kb import Home, KnowledgeBase
 from citewise.recall.models import SearchFilters, SearchMode, SearchResult
