@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import citewise.ingest.mirror as mirror
 from citewise.kb import Home, KnowledgeBase
@@ -220,3 +222,43 @@ def test_add_reads_a_fifo_never_and_blocks_not(lhome: Home, tmp_path: Path) -> N
         pytest.fail("add blocked on a FIFO in the folder")
     status = {f.path: (f.status, f.code) for f in out["r"].files}
     assert status == {"a.md": ("added", ""), "pipe.md": ("failed", "NOT_REGULAR_FILE")}
+
+
+# -- properties of the two pure rules -------------------------------------------------------
+_NAME = st.text(
+    st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="/\x00"),
+    min_size=1,
+    max_size=8,
+).filter(lambda s: s not in (".", ".."))
+_REL = st.lists(_NAME, min_size=1, max_size=4).map("/".join)
+
+
+@given(rel=_REL, other=_REL)
+@settings(max_examples=200, deadline=None)
+def test_came_from_is_exactly_the_folder_joined_with_the_path(rel: str, other: str) -> None:
+    from citewise.ingest.sync import came_from
+
+    root, home = Path("/srv/docs"), Path("/srv/docs/kbhome")
+    assert came_from(str(root / rel), rel, root)
+    inside_home = rel == "kbhome" or rel.startswith("kbhome/")
+    assert came_from(str(root / rel), rel, root, home) == (not inside_home)
+    assert not came_from(str(home / "uploads" / "1-00" / rel), rel, root, home)
+    assert not came_from("", rel, root)
+    if other != rel:  # read from another place under the folder: another document
+        assert not came_from(str(root / other), rel, root, home)
+
+
+@given(
+    before=st.text(max_size=20),
+    after=st.text(max_size=20),
+    tail=st.sampled_from(["", "/x.md", "/notes/a.md"]),
+)
+@settings(max_examples=200, deadline=None)
+def test_scrub_leaves_no_server_folder(before: str, after: str, tail: str) -> None:
+    from citewise.server.sync_view import folder_names, scrub
+
+    roots = (Path("/srv/shared"), Path("/srv/shared-2"))
+    names = folder_names(roots, 0, Path("/srv/shared/notes"))
+    text = scrub(f"{before}/srv/shared{tail}{after}", names)
+    if "/srv/" not in before + after:
+        assert "/srv/shared" not in text
