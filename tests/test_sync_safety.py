@@ -88,6 +88,23 @@ def test_a_link_swapped_in_after_the_walk_is_not_read(
     assert {d.path for d in kb.documents()} == {"keep.md"}
 
 
+def test_the_folder_itself_swapped_for_a_link_after_the_walk_is_not_read(
+    lhome: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder, outside = tmp_path / "notes", tmp_path / "outside"
+    _write(folder, {"a.md": _doc("A", "walrus")})
+    _write(outside, {"a.md": _doc("Secret", SECRET)})
+
+    def swap() -> None:
+        folder.rename(tmp_path / "moved")
+        folder.symlink_to(outside, target_is_directory=True)
+
+    _swap_after_walk(monkeypatch, swap)
+    report = lhome.kb().sync(folder)
+    assert _status(report) == {"a.md": ("failed", "OUTSIDE_ROOT")}
+    assert _hits(lhome.kb(), SECRET) == []
+
+
 def test_a_link_inside_the_folder_is_still_read(lhome: Home, tmp_path: Path) -> None:
     folder = tmp_path / "notes"
     _write(folder, {"real/a.md": _doc("A", "walrus")})

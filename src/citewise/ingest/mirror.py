@@ -103,10 +103,12 @@ def missing_from(kb: StageContext, root: Path, seen: set[str] | frozenset[str]) 
     ]
 
 
-def _read(kb: StageContext, item: SourceFile) -> bytes:
+def _read(kb: StageContext, item: SourceFile, real_root: str) -> bytes:
     limit = kb.settings.ingest.max_file_bytes
     try:
-        raw = read_stable(item.abs_path, limit, root=item.root, label=item.rel_path)
+        raw = read_stable(
+            item.abs_path, limit, root=item.root, label=item.rel_path, real_root=real_root
+        )
     except OSError as exc:
         raise UnreadableFile(
             f"{item.rel_path}: cannot read ({exc.strerror or exc}).",
@@ -121,12 +123,13 @@ def _read(kb: StageContext, item: SourceFile) -> bytes:
 
 
 def _plan_file(
-    kb: StageContext, item: SourceFile, heads: Mapping[str, int], reading: Reading
+    kb: StageContext, item: SourceFile, heads: Mapping[str, int], reading: Reading, real: str
 ) -> tuple[SyncFile, PlannedWrite | None]:
-    """The status of one present file and, when it must be written, what to write."""
+    """The status of one present file and, when it must be written, what to write
+    (``real``: the folder's real path when the sync began)."""
     vid = heads.get(item.rel_path)
     try:
-        raw = _read(kb, item)
+        raw = _read(kb, item, real)
         if vid is not None:
             with reading():
                 stored, _ = kb.store.get_version_content(kb.name, item.rel_path, vid)
@@ -171,6 +174,7 @@ def plan_sync(
 ) -> SyncPlan:
     """Walk, read, compare and parse; write nothing (see the module docstring)."""
     root = sync_root(folder)
+    real = os.path.realpath(root)  # the folder is this one throughout, not what replaces it
     found = _walked(root, kb.settings.home)
     if not any(isinstance(f, SourceFile) for f in found):
         raise UsageError(
@@ -191,7 +195,7 @@ def plan_sync(
             status: SyncStatus = "failed" if item.fatal else "skipped"
             res = SyncFile(item.rel_path, status, code=item.code, message=item.message)
         else:
-            res, write = _plan_file(kb, item, heads, reading)
+            res, write = _plan_file(kb, item, heads, reading, real)
             if write is not None:
                 writes.append(write)
         results.append(res)

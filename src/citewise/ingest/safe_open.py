@@ -123,15 +123,22 @@ def _relative_parts(root: Path, path: Path, label: str) -> tuple[str, ...]:
 
 
 @contextmanager
-def open_inside(root: Path, path: Path, label: str) -> Iterator[tuple[int, os.stat_result]]:
+def open_inside(
+    root: Path, path: Path, label: str, real_root: str | None = None
+) -> Iterator[tuple[int, os.stat_result]]:
     """The descriptor and ``fstat`` of the regular file ``path`` inside folder ``root``.
 
     ``label`` names the file in messages (a relative path, never the server's folders).
+    ``real_root``: the folder's real path when the walk began; a root that has become
+    another folder since (replaced by a link) is refused.
     Raises NotRegularFile, OutsideRoot, or OSError when the file cannot be opened."""
     root_fd = os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _CLOEXEC)
     fd = -1
     try:
-        real_root = fd_path(root_fd) or os.path.realpath(root)
+        opened = fd_path(root_fd) or os.path.realpath(root)
+        if real_root is not None and opened != real_root:
+            raise _outside(label)
+        real_root = opened
         try:
             fd = _open_parts(root_fd, _relative_parts(root, path, label), label)
         except OutsideRoot:
@@ -167,14 +174,21 @@ def _read_fd(fd: int, limit: int) -> bytes:
 
 
 def read_inside(
-    root: Path, path: Path, label: str, limit: int, *, tries: int = 5, wait: float = 0.2
+    root: Path,
+    path: Path,
+    label: str,
+    limit: int,
+    *,
+    real_root: str | None = None,
+    tries: int = 5,
+    wait: float = 0.2,
 ) -> bytes:
     """At most ``limit + 1`` bytes of ``path`` (see :func:`open_inside`), read once the
     descriptor's size and mtime agree before and after the read.
 
     Raises UNREADABLE_FILE when the file keeps changing (the next sync retries it)."""
     for attempt in range(tries):
-        with open_inside(root, path, label) as (fd, before):
+        with open_inside(root, path, label, real_root) as (fd, before):
             data = _read_fd(fd, limit)
             after = os.fstat(fd)
         same = before.st_size == after.st_size == len(data)

@@ -139,6 +139,7 @@ def read_stable(
     *,
     root: Path | None = None,
     label: str | None = None,
+    real_root: str | None = None,
     tries: int = 5,
     wait: float = 0.2,
 ) -> bytes:
@@ -146,8 +147,11 @@ def read_stable(
     once a read sees the same size and mtime before and after.
 
     Raises UNREADABLE_FILE when the file keeps changing (it is retried on the next sync),
-    NOT_REGULAR_FILE for a FIFO, socket or device, OUTSIDE_ROOT when it is not inside."""
-    return read_inside(root or path.parent, path, label or path.name, limit, tries=tries, wait=wait)
+    NOT_REGULAR_FILE for a FIFO, socket or device, OUTSIDE_ROOT when it is not inside
+    (or ``root`` is no longer the folder whose real path was ``real_root``)."""
+    root = root or path.parent
+    label = label or path.name
+    return read_inside(root, path, label, limit, real_root=real_root, tries=tries, wait=wait)
 
 
 def answer_principal(saved: Mapping[str, Any]) -> str | None:
