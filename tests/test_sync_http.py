@@ -220,3 +220,22 @@ def test_no_server_path_in_sync_responses(tmp_path: Path) -> None:
     assert rows["out.md"]["code"] == "OUTSIDE_ROOT" and "folder notes" in rows["out.md"]["message"]
     assert rows["pipe.md"]["status"] == "skipped"
     assert "empty" in answers[2].json()["error"]["message"]
+
+
+def test_a_row_is_judged_by_the_versions_it_is_about() -> None:
+    from citewise.ingest.sync import SyncFile
+    from citewise.server.sync_view import file_as_seen
+
+    hidden = {"access": ["bob"]}
+    can = {1: True, 2: False, 3: True}.__getitem__
+    changed = SyncFile("a.md", "changed")
+    # stored run: live[0] is the version just written, live[1] the one it replaced
+    assert file_as_seen(changed, [3, 1], can, None, "al") == changed
+    assert file_as_seen(changed, [3, 2], can, None, "al") == SyncFile("a.md", "added")
+    assert file_as_seen(changed, [2, 1], can, None, "al") is None
+    assert file_as_seen(SyncFile("a.md", "deleted"), [2], can, None, "al") is None
+    assert file_as_seen(SyncFile("x.png", "skipped"), [], can, None, "al") is not None
+    # dry run: judged by the parsed metadata of the file it would write
+    assert file_as_seen(changed, [1], can, hidden, "al") is None
+    assert file_as_seen(changed, [2], can, {}, "al") == SyncFile("a.md", "added")
+    assert file_as_seen(SyncFile("n.md", "added"), [], can, {}, "al") is not None
