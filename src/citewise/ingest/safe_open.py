@@ -68,7 +68,7 @@ def _within(path: str, root: str) -> bool:
 def _outside(label: str) -> OutsideRoot:
     return OutsideRoot(
         f"{label}: not read, a folder or file on its path was changed into a link (or moved) "
-        "after the folder was listed, and it no longer lies inside the synced folder.",
+        "after the folder was listed, and it no longer lies inside the folder being read.",
         hint="Copy the file into the folder (links out of it are never followed), then sync again.",
     )
 
