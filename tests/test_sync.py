@@ -291,27 +291,28 @@ def test_watch_picks_up_a_change_and_a_delete(lhome: Home, tmp_path: Path) -> No
     assert {d.path for d in kb.documents()} == {"alpha.md", "gamma.md"}
 
 
-def test_a_file_changing_while_read_is_retried(tmp_path: Path) -> None:
+def test_a_file_changing_while_read_is_retried(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from citewise.ingest import safe_open
     from citewise.ingest import sync as sync_mod
 
     path = tmp_path / "growing.md"
     path.write_text("# Half", encoding="utf-8")
     calls = {"n": 0}
-    real_stat = Path.stat
+    real_read = safe_open._read_fd
 
-    def stat(self: Path, **kw: bool) -> os.stat_result:
-        if self == path and calls["n"] < 1:
+    def read_then_append(fd: int, limit: int) -> bytes:
+        data = real_read(fd, limit)
+        if calls["n"] < 1:
             calls["n"] += 1
             with path.open("a", encoding="utf-8") as fh:  # a writer appends mid-read
                 fh.write("\n\nThe rest of the document.\n")
-        return real_stat(self, **kw)
+        return data
 
-    mp = pytest.MonkeyPatch()
-    mp.setattr(Path, "stat", stat)
-    try:
-        data = sync_mod.read_stable(path, 10_000, wait=0.0)
-    finally:
-        mp.undo()
+    monkeypatch.setattr(safe_open, "_read_fd", read_then_append)
+    data = sync_mod.read_stable(path, 10_000, wait=0.0)
+    assert calls["n"] == 1
     assert data == path.read_bytes()
     assert data.endswith(b"The rest of the document.\n")
 

@@ -140,6 +140,20 @@ class OutsideRoot(IngestError):
     code = "OUTSIDE_ROOT"
 
 
+class NotRegularFile(IngestError):
+    """A name in a folder that is a FIFO, socket, device or folder, not a file: skipped,
+    never opened for reading (a sync must not block on a pipe)."""
+
+    code = "NOT_REGULAR_FILE"
+
+
+class ChangedDuringSync(ConflictError):
+    """The stored document changed while a sync was reading the folder; nothing of the
+    file was written and the next sync takes it."""
+
+    code = "CHANGED_DURING_SYNC"
+
+
 class CorruptContent(CitewiseError):
     """Stored text no longer matches its recorded hash; it is never returned silently."""
 

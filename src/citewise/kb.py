@@ -40,6 +40,7 @@ from citewise.index.manager import LOADERS, KBIndex
 from citewise.ingest.mirror import SyncProgress, missing_from, run_sync, stale_answers
 from citewise.ingest.models import AddReport, FileResult, FileStatus, Node, ParsedDocument
 from citewise.ingest.parse import parse_document
+from citewise.ingest.safe_open import read_inside
 from citewise.ingest.sync import StaleAnswer, SyncReport, source_of
 from citewise.ingest.walker import SourceFile, WalkProblem, walk
 from citewise.recall.models import SearchFilters, SearchMode, SearchResult
@@ -350,8 +351,9 @@ class KnowledgeBase:
                     f"{item.rel_path}: {size:,} bytes is over the {limit:,}-byte limit.",
                     hint="Split the file, or raise ingest.max_file_bytes.",
                 )
-            with item.abs_path.open("rb") as fh:
-                return fh.read(limit + 1)
+            # From a checked descriptor: a regular file inside the added folder, whatever
+            # was swapped in since the walk (ingest/safe_open.py); a FIFO never blocks.
+            return read_inside(item.root, item.abs_path, item.rel_path, limit)
         except OSError as exc:
             raise UnreadableFile(
                 f"{item.rel_path}: cannot read ({exc.strerror or exc}).",

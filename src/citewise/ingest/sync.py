@@ -1,22 +1,32 @@
 """Make a knowledge base's current revision mirror one folder (``citewise sync``).
 
 A document *comes from* a folder when the ``source`` recorded with its head version (the
-absolute path it was read from) lies inside that folder. Only such documents are deletion
-candidates; documents added from anywhere else are never touched by a sync.
+absolute path it was read from) is exactly that folder joined with the document's path:
+what ``add``/``sync`` of the folder itself records (:func:`came_from`). Only such documents
+are deletion candidates; documents uploaded (their source is a staging folder inside the
+home), added from a sub-folder, a single file elsewhere or another folder are never
+touched by a sync, and nothing inside the home is ever a candidate or ingested.
 
-Files are read until stable (:func:`read_stable`): the size and mtime before and after the
-read must agree, so a file being written while it is read is retried, never ingested half.
+Files are read from an opened descriptor that was checked to be a regular file inside the
+folder (:mod:`citewise.ingest.safe_open`), until stable (:func:`read_stable`): the size and
+mtime before and after the read must agree, so a file being written while it is read is
+retried, never ingested half.
 """
 
 from __future__ import annotations
 
 import os
-import time
+import unicodedata
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from citewise.errors import NotFoundError, UnreadableFile, UsageError
+from citewise.errors import NotFoundError, UsageError
+from citewise.ingest.safe_open import read_inside
+
+if TYPE_CHECKING:
+    from citewise.context import StageContext
 
 SyncStatus = Literal["added", "changed", "unchanged", "deleted", "skipped", "failed"]
 SYNC_STATUSES: tuple[SyncStatus, ...] = (
@@ -100,31 +110,74 @@ def source_of(path: Path) -> str:
     return os.path.abspath(path)
 
 
-def inside(source: str, root: Path) -> bool:
-    """Whether a recorded ``source`` lies inside ``root`` (as spelled, or once resolved)."""
+def _nfc(path: str | Path) -> str:
+    return unicodedata.normalize("NFC", str(path))
+
+
+def _under(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def came_from(source: str, doc_path: str, root: Path, home: Path | None = None) -> bool:
+    """Whether a document at ``doc_path`` with recorded ``source`` was read from ``root``
+    by an add or sync of ``root`` itself: ``source`` is ``root/doc_path`` (as spelled or
+    once resolved, names compared in NFC) and does not lie inside ``home``."""
     if not source:
         return False
     src = Path(source)
-    pairs = ((src, root), (src.resolve(), root.resolve()))
-    return any(a == b or b in a.parents for a, b in pairs)
+    if home is not None and any(
+        _under(s, h) for s in (src, src.resolve()) for h in (home, home.resolve())
+    ):
+        return False
+    wanted = {_nfc(root / doc_path), _nfc(root.resolve() / doc_path)}
+    return bool({_nfc(src), _nfc(src.resolve())} & wanted)
 
 
-def read_stable(path: Path, limit: int, *, tries: int = 5, wait: float = 0.2) -> bytes:
-    """The bytes of ``path`` once a read sees the same size and mtime before and after.
+def read_stable(
+    path: Path,
+    limit: int,
+    *,
+    root: Path | None = None,
+    label: str | None = None,
+    real_root: str | None = None,
+    tries: int = 5,
+    wait: float = 0.2,
+) -> bytes:
+    """The bytes of ``path`` (a regular file inside ``root``, by default its own folder)
+    once a read sees the same size and mtime before and after.
 
-    Raises UNREADABLE_FILE when the file keeps changing (it is retried on the next sync)."""
-    for attempt in range(tries):
-        before = path.stat()
-        with path.open("rb") as fh:
-            data = fh.read(limit + 1)
-        after = path.stat()
-        if (
-            before.st_size == after.st_size == len(data) and before.st_mtime_ns == after.st_mtime_ns
-        ) or len(data) > limit:
-            return data
-        if attempt + 1 < tries:
-            time.sleep(wait)
-    raise UnreadableFile(
-        f"{path.name}: the file kept changing while it was read.",
-        hint="Sync again once it has been written (watch mode retries by itself).",
-    )
+    Raises UNREADABLE_FILE when the file keeps changing (it is retried on the next sync),
+    NOT_REGULAR_FILE for a FIFO, socket or device, OUTSIDE_ROOT when it is not inside
+    (or ``root`` is no longer the folder whose real path was ``real_root``)."""
+    root = root or path.parent
+    label = label or path.name
+    return read_inside(root, path, label, limit, real_root=real_root, tries=tries, wait=wait)
+
+
+def answer_principal(saved: Mapping[str, Any]) -> str | None:
+    """The principal a saved answer was asked for (its recorded filters), or None."""
+    filters = (saved.get("conditions") or {}).get("filters") or {}
+    principal = filters.get("principal")
+    return str(principal) if principal else None
+
+
+def stale_answers(
+    kb: StageContext, *, only: Callable[[Mapping[str, Any]], bool] | None = None
+) -> list[StaleAnswer]:
+    """Saved answers of ``kb`` whose citations now point to changed or deleted text
+    (``only``: keep just the saved answers it accepts, e.g. one principal's)."""
+    from citewise.audit.pinned import check_citations
+
+    out: list[StaleAnswer] = []
+    for answer_id, _, _ in kb.store.ledger.list_answer_bindings():
+        saved = kb.store.ledger.get_answer(answer_id)
+        if saved.get("kb") != kb.name:
+            continue
+        if only is not None and not only(saved):
+            continue
+        report = check_citations(kb.store, answer_id)
+        stale = tuple(str(c["id"]) for c in report["citations"] if c["status"] == "stale")
+        if stale:
+            question = str(saved["answer"].get("question", ""))
+            out.append(StaleAnswer(answer_id, question, stale))
+    return out
