@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 from citewise.errors import StoreError
+from citewise.store.dsn import redact_dsn
 from citewise.store.protocol import Store
 from citewise.store.sqlite import SQLiteStore
 
@@ -59,7 +60,7 @@ def parse_location(location: str | Path) -> StoreLocation:
     if scheme in _POSTGRES:
         return StoreLocation("postgresql", text)
     raise StoreError(
-        f"Unknown store scheme {scheme!r} in {location!r}.",
+        f"Unknown store scheme {scheme!r} in {redact_dsn(text)!r}.",
         hint="Use a file path, sqlite:PATH or postgresql://USER@HOST/DB.",
     )
 
