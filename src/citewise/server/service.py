@@ -694,6 +694,7 @@ class _FilteredAsker:
         conditions: ConditionSet | None = None,
         lineage: Mapping[str, str] | None = None,
         rewrite: Mapping[str, Any] | None = None,
+        caller_lineage: Mapping[str, str] | None = None,
     ) -> Answer:
         return self.kb.ask(
             question,
@@ -701,4 +702,5 @@ class _FilteredAsker:
             conditions=conditions,
             lineage=lineage,
             rewrite=rewrite,
+            caller_lineage=caller_lineage,
         )
