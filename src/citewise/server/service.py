@@ -57,7 +57,7 @@ from citewise.server.auth import Caller
 from citewise.server.history import SeenHistory, seen_history
 from citewise.server.rwlock import RWLock
 from citewise.server.sync_roots import sync_folder
-from citewise.server.uploads import clean_stale, safe_doc_path, staging
+from citewise.server.uploads import clean_stale, name_conflicts, safe_doc_path, staging
 from citewise.store.adhash import multiset_hash
 from citewise.store.models import (
     DocumentInfo,
@@ -368,12 +368,22 @@ class Service:
             kb = self.kb(caller, name)
             known = {r for r in rels if self._current_for(caller, kb, r)}
         early: list[FileResult] = []
+        err: CitewiseError
         with staging(self.home.settings.home) as root:
             wanted = 0
-            for f, rel in zip(files, rels, strict=True):
+            clashes = name_conflicts(rels)
+            for i, (f, rel) in enumerate(zip(files, rels, strict=True)):
+                if i in clashes:  # refused alone; the rest of the batch goes on
+                    err = UsageError(
+                        f"{rel}: clashes with {clashes[i]} in the same upload (the same "
+                        "path twice, or one a folder of the other); neither was stored.",
+                        hint="Upload them under names that are not one another's folders.",
+                    )
+                    early.append(FileResult(rel, "failed", code=err.code, message=str(err)))
+                    continue
                 suffix = PurePosixPath(rel).suffix.lower()
                 if suffix not in supported_suffixes():
-                    err: CitewiseError = UnsupportedFormat(
+                    err = UnsupportedFormat(
                         f"{rel}: unsupported format {suffix or '(no suffix)'} (supported: "
                         f"{', '.join(sorted(supported_suffixes()))})."
                     )
