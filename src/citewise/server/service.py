@@ -526,9 +526,11 @@ class Service:
     ) -> Answer:
         web = None
         if verify_web:  # configured by the server's environment (docs/regulations.md)
+            from citewise.server.web_waits import unlocked_waits
             from citewise.web.settings import WebSettings, open_verifier
 
-            web = open_verifier(WebSettings.from_env(os.environ), self.home.settings.home)
+            verifier = open_verifier(WebSettings.from_env(os.environ), self.home.settings.home)
+            web = unlocked_waits(verifier, self.lock)  # the lock is not held while waiting
         with self.reading(caller, name) as kb:
             answer = kb.ask(
                 question,
