@@ -5,6 +5,7 @@ messages that carry a location (a refused scheme, a failed connection) are clean
 from __future__ import annotations
 
 import traceback
+from pathlib import Path
 from urllib.parse import quote
 
 import pytest
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 
 from citewise.errors import StoreError
 from citewise.store.dsn import MASK, redact_dsn, redact_text
-from citewise.store.factory import open_store
+from citewise.store.factory import open_store, parse_location
 from tests.conftest import run_cli
 
 S = "Sup3rSecret"
@@ -141,10 +142,22 @@ def test_a_failed_conninfo_connection_is_cleaned_too(dsn: str) -> None:
 
 
 @pytest.mark.subprocess
-def test_the_cli_prints_no_password_of_a_bad_store(tmp_path: object) -> None:
-    from pathlib import Path
-
-    home = Path(str(tmp_path)) / "home"
+def test_the_cli_prints_no_password_of_a_bad_store(tmp_path: Path) -> None:
+    home = tmp_path / "home"
     for dsn in (f"postgress://alice:{S}@db/kb", f"postgresql://alice:p%zz{S}@db/kb"):
         proc = run_cli("kb", "list", home=home, store=dsn)
         assert proc.returncode != 0 and S not in proc.stdout + proc.stderr, proc.stderr
+
+
+def test_a_conninfo_string_is_postgresql_never_a_file_named_after_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("psycopg")
+    monkeypatch.chdir(tmp_path)
+    dsn = f"host={tmp_path / 'no-server'} password={S} dbname=kb"
+    assert parse_location(dsn).backend == "postgresql"
+    assert parse_location("notes=1.db").backend == "sqlite"  # not a libpq parameter name
+    with pytest.raises(StoreError) as err:
+        open_store(dsn)
+    assert S not in "".join(traceback.format_exception(err.value))
+    assert list(tmp_path.iterdir()) == []  # no SQLite file named after the password

@@ -34,13 +34,21 @@ _SHOWN_NAMES = (
 SHOWN = frozenset(_SHOWN_NAMES.split())
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+):")  # one letter: a Windows drive, a path
-_CONNINFO = re.compile(r"^\s*[A-Za-z_][A-Za-z0-9_]*\s*=")
+_CONNINFO = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=")
+_SECRET_NAMES = frozenset({"password", "passfile", "sslpassword", "sslkey", "options"})
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _PLAIN = re.compile(r"[^/?#&=:;@\s]*")  # a user name or host that hides nothing
 _PORT = re.compile(r"\d*")
 _VALUE = re.compile(r"[^\s=&?#;'\"\\@]*")  # a shown parameter's value that hides nothing
 _COLON_PORT = re.compile(r"(:\d*)?")
 _IPV6 = re.compile(r"[0-9A-Fa-f:.]*")
+
+
+def is_conninfo(location: str) -> bool:
+    """Whether ``location`` is a libpq ``key=value`` string (it starts with a connection
+    parameter's name and ``=``), not a file path."""
+    m = _CONNINFO.match(location)
+    return m is not None and m.group(1).lower() in SHOWN | _SECRET_NAMES
 
 
 def redact_dsn(location: str) -> str:
