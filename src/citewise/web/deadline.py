@@ -11,6 +11,7 @@ spreads its bytes. Used by the page fetcher (:mod:`.fetcher`) and the search eng
 
 from __future__ import annotations
 
+import math
 import ssl
 import time
 from collections.abc import Callable, Iterable
@@ -27,10 +28,12 @@ class DeadlineStream(httpcore.NetworkStream):
     ) -> None:
         self._inner, self._deadline, self._clock = inner, deadline, clock
 
-    def _left(self, timeout: float | None, kind: type[httpcore.TimeoutException]) -> float:
+    def _left(self, timeout: float | None, kind: type[httpcore.TimeoutException]) -> float | None:
         left = self._deadline - self._clock()
         if left <= 0:
             raise kind("the exchange's deadline passed")
+        if left == math.inf:  # no deadline: the operation's own timeout, if any
+            return timeout
         return left if timeout is None else min(timeout, left)
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
@@ -74,6 +77,6 @@ class DeadlineBackend(httpcore.SyncBackend):
         left = self.deadline - self.clock()
         if left <= 0:
             raise httpcore.ConnectTimeout("the exchange's deadline passed")
-        wait = left if timeout is None else min(timeout, left)
+        wait = timeout if left == math.inf else left if timeout is None else min(timeout, left)
         stream = super().connect_tcp(host, port, wait, local_address, socket_options)
         return DeadlineStream(stream, self.deadline, self.clock)

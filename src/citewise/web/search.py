@@ -106,7 +106,13 @@ class SearxngSearch:
     def search(self, query: str) -> SearchOutcome:
         """One request with one overall deadline (``timeout`` seconds for the connect,
         the headers and the whole body together: :mod:`.deadline`)."""
-        url = httpx.URL(self.endpoint, params={"q": query, "format": "json", "safesearch": "0"})
+        try:
+            url = httpx.URL(self.endpoint, params={"q": query, "format": "json", "safesearch": "0"})
+        except httpx.InvalidURL as exc:
+            raise SearchUnavailable(
+                f"The search engine URL {self.engine} is not usable ({exc}).",
+                hint="Fix CITEWISE_WEB_SEARCH_URL.",
+            ) from None
         pool = httpcore.ConnectionPool(
             ssl_context=ssl.create_default_context(),
             network_backend=DeadlineBackend(time.monotonic() + self._timeout),
