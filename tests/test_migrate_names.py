@@ -14,6 +14,7 @@ from citewise.kb import Home
 from citewise.store.factory import DB_NAME
 from citewise.store.migrate import copy_columns, source_columns
 from tests._docs import make_doc
+from tests.conftest import run_cli
 from tests.pg import PgCluster, pg_cluster, pg_url  # noqa: F401  (fixtures)
 from tests.store_suite import P1
 
@@ -59,6 +60,7 @@ def test_source_columns_read_the_crafted_name_as_data(tmp_path: Path) -> None:
         conn.close()
 
 
+@pytest.mark.subprocess
 def test_a_crafted_column_name_runs_no_sql_and_writes_nothing(
     tmp_path: Path,
     pg_url: str,  # noqa: F811
@@ -70,6 +72,8 @@ def test_a_crafted_column_name_runs_no_sql_and_writes_nothing(
     with pytest.raises(StoreError, match="nothing was copied") as err:
         migrate_store(f"sqlite:{db}", pg_url)
     assert repr(INJECTED) in str(err.value)
+    cli = run_cli("migrate", "--from", f"sqlite:{db}", "--to", pg_url, home=tmp_path / "h2")
+    assert cli.returncode != 0 and "nothing was copied" in cli.stderr and "copied" not in cli.stdout
     with psycopg.connect(pg_url) as conn:
         kbs = conn.execute("SELECT name, description FROM kb").fetchall()
         docs = conn.execute("SELECT count(*) FROM document").fetchone()
