@@ -38,6 +38,7 @@ class _Asker(Protocol):
         conditions: ConditionSet | None = None,
         lineage: Mapping[str, str] | None = None,
         rewrite: Mapping[str, Any] | None = None,
+        caller_lineage: Mapping[str, str] | None = None,
     ) -> Answer: ...
 
 
@@ -91,6 +92,9 @@ class Conversation:
         turns = [Turn(**t) for t in raw["turns"]]
         return cls(cid, kb, path, asker, turns, owner)
 
+    def _parent(self) -> str | None:
+        return self.turns[-1].answer_id if self.turns else None
+
     def ask(
         self,
         question: str,
@@ -110,15 +114,14 @@ class Conversation:
         else:
             standalone, rule, in_force = question, "none", given
         number = len(self.turns) + 1
-        ids = {"conversation": self.id, "turn": str(number)} | dict(lineage or {})
-        if self.turns:
-            ids.setdefault("parent", self.turns[-1].answer_id)
+        ids, overridden = turn_lineage(self.id, number, self._parent(), lineage)
         note = {"original": question, "standalone": standalone, "rule": rule}
         answer = self.asker.ask(
             standalone,
             conditions=in_force,
             lineage=ids,
             rewrite=note if self.turns else None,
+            caller_lineage=overridden or None,
         )
         stated = (answer.trace.get("conditions") or {}).get("stated", [])
         turn = Turn(number, question, standalone, rule, stated, answer.trace_id, answer.outcome)
@@ -136,3 +139,19 @@ class Conversation:
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(json.dumps(self.to_json(), ensure_ascii=False, indent=1), "utf-8")
         os.replace(tmp, self.path)  # whole or not at all
+
+
+def turn_lineage(
+    cid: str, number: int, parent: str | None, given: Mapping[str, str] | None
+) -> tuple[dict[str, str], dict[str, str]]:
+    """A turn's lineage ids and the caller's ids they overrode. The server sets the
+    conversation, the turn number and (after the first turn) the parent answer; those win
+    over what a caller sends, whose differing ids are returned apart (recorded in the
+    answer's trace and ledger event as ``caller_lineage``, never as the turn's own ids).
+    Other keys the caller sends (task, session, a first turn's parent) are kept."""
+    server = {"conversation": cid, "turn": str(number)}
+    if parent:
+        server["parent"] = parent
+    caller = dict(given or {})
+    overridden = {k: v for k, v in caller.items() if k in server and v != server[k]}
+    return caller | server, overridden

@@ -477,6 +477,7 @@ class KnowledgeBase:
         conditions: Mapping[str, str] | ConditionSet | None = None,
         lineage: Mapping[str, str] | None = None,
         rewrite: Mapping[str, Any] | None = None,
+        caller_lineage: Mapping[str, str] | None = None,
     ) -> Answer:
         """One answer whose every sentence carries an exact citation, or an honest outcome.
 
@@ -485,7 +486,8 @@ class KnowledgeBase:
         ``conditions`` (``{"platform": "linux", "team": "blue"}``) join those the question
         states (which win); ``lineage`` ids (conversation, turn, task, parent) are recorded
         in the answer's ledger entry; ``rewrite`` (a conversation's follow-up rewrite) is
-        recorded in its trace and ledger entry.
+        recorded in its trace and ledger entry, as are ``caller_lineage``, the ids a caller
+        sent that the server's own lineage ids overrode.
         """
         if not question.strip():
             raise UsageError("The question is empty.", hint="Pass the question to answer.")
@@ -493,6 +495,7 @@ class KnowledgeBase:
         if conditions is not None and given is None:
             given = from_pairs(conditions)  # type: ignore[arg-type]
         ids = check_lineage(lineage)
+        sent = check_lineage(caller_lineage)
         if llm is None:
             answer = ask(
                 self.context,
@@ -501,6 +504,7 @@ class KnowledgeBase:
                 conditions=given,
                 lineage=ids,
                 rewrite=rewrite,
+                caller_lineage=sent,
             )
         else:
             # Opened before any work, so an unknown or never-activated route is refused.
@@ -515,6 +519,7 @@ class KnowledgeBase:
                 conditions=given,
                 lineage=ids,
                 rewrite=rewrite,
+                caller_lineage=sent,
             )
         if web is not None:
             from citewise.web.attach import record_verification, verify_answer

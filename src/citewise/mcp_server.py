@@ -60,8 +60,10 @@ DESCRIPTIONS: dict[str, str] = {
     "the answer's ledger entry. " + SCOPE,
     "add_source": "Add one document to a knowledge base, given its document path (name, e.g. "
     "'runbooks/keys.md') and its text (content); Markdown, text, HTML or XML, with the same "
-    "checks as 'citewise add'. Returns the per-file report and the new revision. A path that "
-    "holds a document the key may not read is refused. " + SCOPE,
+    "checks as 'citewise add'. Returns the per-file report and the new revision. A path "
+    "whose documents the key may not read is written as for a new path (reported 'added', "
+    "as a path that never held anything), never refused: a write reveals nothing hidden, and "
+    "the hidden versions stay in the history for the principals who may read them. " + SCOPE,
     "list_documents": "List documents in the current revision of a knowledge base (path, "
     "title, version, counts, metadata), optionally filtered by path prefix, tag or a "
     "substring of path or title, with limit and offset; total counts only visible "

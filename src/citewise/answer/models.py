@@ -144,6 +144,7 @@ class AnswerTrace(TypedDict, total=False):
     conditions: JSONObject
     lineage: dict[str, str]  # conversation / turn / task / parent ids, as given
     rewrite: JSONObject  # a follow-up's standalone rewrite (analysis/followup.py)
+    caller_lineage: dict[str, str]  # ids a caller sent that the server's lineage overrode
     retrieval: JSONObject | None  # recall.search.search_summary; None after a recovery
     terms: list[JSONObject]  # the question's weighed terms (QuestionTerm)
     respelt: dict[str, str]  # slips read as the knowledge base's words (spelling.py)

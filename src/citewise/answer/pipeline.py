@@ -79,12 +79,14 @@ def ask(
     conditions: ConditionSet | None = None,
     lineage: dict[str, str] | None = None,
     rewrite: Mapping[str, Any] | None = None,
+    caller_lineage: dict[str, str] | None = None,
 ) -> Answer:
     """``llm`` is an LLM route's writer (the facade opens a named route before calling
     this; replay passes its recorded one); None keeps the extractive path.
     ``conditions`` are the caller's (or a conversation's) conditions, which those the
     question states override; ``lineage`` ids (conversation, turn, task, parent) are
-    recorded as given."""
+    recorded as given, and ``caller_lineage`` (ids a caller sent that the server's
+    overrode) apart from them."""
     llm_ctx = llm
     analysed = analyse(question, conditions)  # read once; every stage below takes it
     intent = analysed.intent
@@ -95,6 +97,8 @@ def ask(
         trace["lineage"] = dict(sorted(lineage.items()))
     if rewrite:
         trace["rewrite"] = dict(rewrite)
+    if caller_lineage:
+        trace["caller_lineage"] = dict(sorted(caller_lineage.items()))
     who = filters.principal if filters else None
     index = kb.index
     index.sync()

@@ -161,7 +161,7 @@ def record_answer(kb: StageContext, answer: Answer, filters: SearchFilters | Non
         "degradation": answer.degradation,
         "citations": [[c.id, c.sha256] for c in answer.citations],
     }
-    for key in ("conditions", "rewrite"):  # issue 22: only when present
+    for key in ("conditions", "rewrite", "caller_lineage"):  # issue 22: only when present
         if answer.trace.get(key):
             event[key] = answer.trace[key]
     extra: list[tuple[str, dict[str, Any]]] = []

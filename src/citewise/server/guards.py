@@ -12,7 +12,9 @@ One pure-ASGI middleware (:class:`Guard`) checks, for every HTTP request, in thi
    from the server's own origin (``Origin``, else ``Sec-Fetch-Site``).
 
 Every response gets CSP, ``X-Frame-Options``, ``X-Content-Type-Options`` and
-``Referrer-Policy``. Refusals use the one error envelope.
+``Referrer-Policy``, errors and unhandled exceptions included (an exception no handler
+answered becomes the ``INTERNAL`` 500 here, inside the headers). Refusals use the one error
+envelope.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ DOCS_CSP = (
     "base-uri 'none'; frame-ancestors 'none'"
 )
 DOCS_PATHS = ("/docs", "/redoc")
+_log = logging.getLogger("citewise.server")
 
 
 def is_loopback(host: str) -> bool:
@@ -130,8 +133,12 @@ class Guard:
         path = str(scope.get("path") or "")
         csp = DOCS_CSP if path.startswith(DOCS_PATHS) else CSP
 
+        started = False
+
         async def with_headers(message: Message) -> None:
+            nonlocal started
             if message["type"] == "http.response.start":
+                started = True
                 headers = list(message.get("headers") or [])
                 headers += [
                     (b"content-security-policy", csp.encode()),
@@ -150,7 +157,20 @@ class Guard:
             )
             await response(scope, receive, with_headers)
             return
-        await self.app(scope, receive, with_headers)
+        try:
+            await self.app(scope, receive, with_headers)
+        except Exception:
+            # An error no handler answered: the 500 leaves through this middleware too, so
+            # it carries the same headers as every other response (Starlette's own error
+            # middleware sits outside every added one and would send it bare).
+            _log.exception("unhandled error on %s %s", scope.get("method"), path)
+            if started:
+                raise  # part of a response is out: nothing more can be said on it
+            response = JSONResponse(
+                {"error": {"code": "INTERNAL", "message": "Internal error; see the server log."}},
+                status_code=500,
+            )
+            await response(scope, receive, with_headers)
 
     def check(self, scope: Scope) -> None:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}

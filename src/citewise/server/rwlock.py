@@ -129,3 +129,22 @@ class RWLock:
             yield
         finally:
             self.release_write()
+
+    @contextmanager
+    def released(self) -> Iterator[None]:
+        """The calling thread's read hold let go for the block and taken again after it
+        (its depth restored; a waiting writer goes first): for waiting on something slow
+        outside the process, such as a web request, without holding a writer, and every
+        reader queued behind that writer, for as long. A thread holding the write side, or
+        nothing, is left as it is."""
+        reads, writes = self._depth()
+        if not reads or writes:
+            yield
+            return
+        self._local.reads = 1
+        self.release_read()
+        try:
+            yield
+        finally:
+            self.acquire_read()
+            self._local.reads = reads

@@ -59,7 +59,7 @@ from citewise.server.history import SeenHistory, seen_history
 from citewise.server.rwlock import RWLock
 from citewise.server.sync_roots import sync_folder
 from citewise.server.sync_view import folder_names, scrub_report, scrubbed, visible_files
-from citewise.server.uploads import clean_stale, safe_doc_path, staging
+from citewise.server.uploads import clean_stale, name_conflicts, safe_doc_path, staging
 from citewise.store.adhash import multiset_hash
 from citewise.store.models import (
     DocumentInfo,
@@ -409,12 +409,22 @@ class Service:
             kb = self.kb(caller, name)
             known = {r for r in rels if self._current_for(caller, kb, r)}
         early: list[FileResult] = []
+        err: CitewiseError
         with staging(self.home.settings.home) as root:
             wanted = 0
-            for f, rel in zip(files, rels, strict=True):
+            clashes = name_conflicts(rels)
+            for i, (f, rel) in enumerate(zip(files, rels, strict=True)):
+                if i in clashes:  # refused alone; the rest of the batch goes on
+                    err = UsageError(
+                        f"{rel}: clashes with {clashes[i]} in the same upload (the same "
+                        "path twice, or one a folder of the other); neither was stored.",
+                        hint="Upload them under names that are not one another's folders.",
+                    )
+                    early.append(FileResult(rel, "failed", code=err.code, message=str(err)))
+                    continue
                 suffix = PurePosixPath(rel).suffix.lower()
                 if suffix not in supported_suffixes():
-                    err: CitewiseError = UnsupportedFormat(
+                    err = UnsupportedFormat(
                         f"{rel}: unsupported format {suffix or '(no suffix)'} (supported: "
                         f"{', '.join(sorted(supported_suffixes()))})."
                     )
@@ -557,9 +567,11 @@ class Service:
     ) -> Answer:
         web = None
         if verify_web:  # configured by the server's environment (docs/regulations.md)
+            from citewise.server.web_waits import unlocked_waits
             from citewise.web.settings import WebSettings, open_verifier
 
-            web = open_verifier(WebSettings.from_env(os.environ), self.home.settings.home)
+            verifier = open_verifier(WebSettings.from_env(os.environ), self.home.settings.home)
+            web = unlocked_waits(verifier, self.lock)  # the lock is not held while waiting
         with self.reading(caller, name) as kb:
             answer = kb.ask(
                 question,
@@ -735,6 +747,7 @@ class _FilteredAsker:
         conditions: ConditionSet | None = None,
         lineage: Mapping[str, str] | None = None,
         rewrite: Mapping[str, Any] | None = None,
+        caller_lineage: Mapping[str, str] | None = None,
     ) -> Answer:
         return self.kb.ask(
             question,
@@ -742,4 +755,5 @@ class _FilteredAsker:
             conditions=conditions,
             lineage=lineage,
             rewrite=rewrite,
+            caller_lineage=caller_lineage,
         )

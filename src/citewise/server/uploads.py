@@ -72,3 +72,19 @@ def staging(home: Path) -> Iterator[Path]:
         yield path
     finally:
         shutil.rmtree(path, ignore_errors=True)
+
+
+def name_conflicts(rels: list[str]) -> dict[int, str]:
+    """For each upload whose path clashes with another's in the same request, the other
+    path: the same path twice, or one path being a folder of the other (``x.md`` and
+    ``x.md/y.md``). Neither can be staged beside the other, so both are refused."""
+    clashes: dict[int, str] = {}
+    for i, a in enumerate(rels):
+        for j, b in enumerate(rels):
+            if (
+                i != j
+                and i not in clashes
+                and (a == b or b.startswith(a + "/") or a.startswith(b + "/"))
+            ):
+                clashes[i] = b
+    return clashes

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 from citewise.errors import StoreError
+from citewise.store.dsn import is_conninfo, redact_dsn
 from citewise.store.protocol import Store
 from citewise.store.sqlite import SQLiteStore
 
@@ -33,7 +34,8 @@ class StoreLocation:
 
 def parse_location(location: str | Path) -> StoreLocation:
     """Which backend a location names. A ``Path``, or a string without a scheme, is an SQLite
-    file; a one-letter "scheme" is a Windows drive, so also a path."""
+    file; a one-letter "scheme" is a Windows drive, so also a path. A libpq ``key=value``
+    string (``host=db dbname=kb``) is PostgreSQL."""
     if isinstance(location, Path):
         return StoreLocation("sqlite", str(location))
     text = location.strip()
@@ -43,6 +45,8 @@ def parse_location(location: str | Path) -> StoreLocation:
             hint="Give a file path, sqlite:PATH, or leave it out for the home's citewise.db.",
         )
     m = _SCHEME_RE.match(text)
+    if m is None and is_conninfo(text):  # host=... dbname=...: never a file (nor its name)
+        return StoreLocation("postgresql", text)
     if m is None:
         return StoreLocation("sqlite", text)
     scheme = m.group(1).lower()
@@ -59,7 +63,7 @@ def parse_location(location: str | Path) -> StoreLocation:
     if scheme in _POSTGRES:
         return StoreLocation("postgresql", text)
     raise StoreError(
-        f"Unknown store scheme {scheme!r} in {location!r}.",
+        f"Unknown store scheme {scheme!r} in {redact_dsn(text)!r}.",
         hint="Use a file path, sqlite:PATH or postgresql://USER@HOST/DB.",
     )
 

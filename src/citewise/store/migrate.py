@@ -7,6 +7,10 @@ absent. Then the copy is checked: revision hashes and counts equal the source's,
 revision hash recomputes from its membership (``integrity_check``), every version's bytes
 match their sha256, and the ledger's leaves recompute to the same Merkle root as the
 source's. A failed check raises (drop the target database and run again).
+
+Column names are the PostgreSQL store's own (its ``information_schema``), never the source
+file's, and every identifier is quoted: a column name in the file is data. A source column
+the schema does not know is refused before anything is written.
 """
 
 from __future__ import annotations
@@ -84,31 +88,64 @@ def _require_empty(store: PostgresStore) -> None:
         )
 
 
+def source_columns(conn: sqlite3.Connection, table: str) -> list[str] | None:
+    """The column names of ``table`` in the SQLite source, or None when it has no such table.
+    The names are data from the file: they are only compared, never put into SQL."""
+    if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone():
+        return None
+    return [str(row[1]) for row in conn.execute("SELECT * FROM pragma_table_info(?)", (table,))]
+
+
+def target_columns(c: Any, table: str) -> list[str]:
+    """The column names of ``table`` in the PostgreSQL store's own schema, in table order."""
+    rows = c.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_schema = "
+        "current_schema() AND table_name = %s ORDER BY ordinal_position",
+        (table,),
+    ).fetchall()
+    return [str(r["column_name"]) for r in rows]
+
+
+def copy_columns(table: str, source: list[str], target: list[str]) -> list[str]:
+    """The columns to copy for ``table``: the target schema's own names that the source also
+    has, in the target's order. A source column the target schema does not know (a newer or
+    a crafted file) is an error naming it: copying it would drop data or run its name as
+    SQL. Target columns the source lacks keep their defaults (derived columns)."""
+    known = set(target)
+    unknown = [name for name in source if name not in known]
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        raise StoreError(
+            f"The SQLite store's table {table!r} has column(s) {names} that this version's "
+            "PostgreSQL schema does not have; nothing was copied.",
+            hint="Migrate with the citewise version that wrote the store, or open the store "
+            "with this version first (it upgrades its schema); a column added by hand must "
+            "be dropped from the copy you migrate.",
+        )
+    present = set(source)
+    return [name for name in target if name in present]
+
+
+def _plan(conn: sqlite3.Connection, c: Any) -> list[tuple[str, str | None, list[str] | None]]:
+    """Every table's column list, checked before anything is written."""
+    plan: list[tuple[str, str | None, list[str] | None]] = []
+    for table, identity in TABLES:
+        source = source_columns(conn, table)
+        cols = None if source is None else copy_columns(table, source, target_columns(c, table))
+        plan.append((table, identity, cols))
+    return plan
+
+
 def _copy(conn: sqlite3.Connection, store: PostgresStore) -> dict[str, int]:
     counts: dict[str, int] = {}
     with store._write() as c:
+        plan = _plan(conn, c)
         c.execute("DELETE FROM kb")  # the empty default base the open created
-        for table, identity in TABLES:
-            if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone():
-                counts[table] = 0  # dense_vector: made by the first vector stored
-                continue
-            cur = conn.execute(f"SELECT * FROM {table}")
-            cols = [d[0] for d in cur.description]
-            override = " OVERRIDING SYSTEM VALUE" if identity else ""
-            sql = (
-                f"INSERT INTO {table} ({', '.join(cols)}){override} "
-                f"VALUES ({', '.join(['%s'] * len(cols))})"
-            )
+        for table, identity, cols in plan:
             counts[table] = 0
-            with c.cursor() as pg:
-                while batch := cur.fetchmany(_BATCH):
-                    pg.executemany(sql, batch)
-                    counts[table] += len(batch)
-            if identity:
-                c.execute(
-                    f"SELECT setval(pg_get_serial_sequence('{table}', '{identity}'), "
-                    f"coalesce(max({identity}), 0) + 1, false) FROM {table}"
-                )
+            if cols is None:
+                continue  # dense_vector: made by the first vector stored
+            _copy_table(conn, c, table, identity, cols, counts)
         c.execute(
             "UPDATE kb SET generation = (SELECT count(*) FROM version v JOIN document d "
             "ON d.doc_id = v.doc_id WHERE d.kb = kb.name)"
@@ -116,6 +153,48 @@ def _copy(conn: sqlite3.Connection, store: PostgresStore) -> dict[str, int]:
         if store._pgvector:
             fill_embeddings(c)  # the copied vectors in pgvector's column too
     return counts
+
+
+def _sqlite_name(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _copy_table(
+    conn: sqlite3.Connection,
+    c: Any,
+    table: str,
+    identity: str | None,
+    cols: list[str],
+    counts: dict[str, int],
+) -> None:
+    """Copy one table; every identifier quoted, the column names the target schema's own."""
+    from psycopg import sql  # the optional extra 'postgres'
+
+    cur = conn.execute(
+        f"SELECT {', '.join(_sqlite_name(n) for n in cols)} FROM {_sqlite_name(table)}"
+    )
+    insert = sql.SQL("INSERT INTO {table} ({cols}){override} VALUES ({values})").format(
+        table=sql.Identifier(table),
+        cols=sql.SQL(", ").join(sql.Identifier(n) for n in cols),
+        override=sql.SQL(" OVERRIDING SYSTEM VALUE" if identity else ""),
+        values=sql.SQL(", ").join(sql.Placeholder() * len(cols)),
+    )
+    with c.cursor() as pg:
+        while batch := cur.fetchmany(_BATCH):
+            pg.executemany(insert, batch)
+            counts[table] += len(batch)
+    if identity:
+        c.execute(
+            sql.SQL(
+                "SELECT setval(pg_get_serial_sequence({tname}, {iname}), "
+                "coalesce(max({ident}), 0) + 1, false) FROM {table}"
+            ).format(
+                tname=sql.Literal(table),
+                iname=sql.Literal(identity),
+                ident=sql.Identifier(identity),
+                table=sql.Identifier(table),
+            )
+        )
 
 
 def _root(ledger: Ledger) -> bytes:

@@ -14,7 +14,8 @@ Each hop (the first URL and every redirect target) goes through the same steps:
    other host.
 
 Caps: redirects, body bytes (``Content-Length`` and the bytes actually read), one deadline
-for the whole fetch (slow bodies included), content types; no proxies from the
+for the whole fetch, held by every socket operation (:mod:`.deadline`: a server trickling
+its headers or body a byte at a time is cut at it), content types; no proxies from the
 environment, no compression (``Accept-Encoding: identity``).
 
 httpcore (the transport under httpx, by the same maintainers) is used directly because it
@@ -52,6 +53,7 @@ from citewise.web.addresses import (
     host_allowed,
     parse_target,
 )
+from citewise.web.deadline import DeadlineBackend
 
 Resolver = Callable[[str, int], Sequence[str]]
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
@@ -101,10 +103,19 @@ class Fetcher(Protocol):
         """The page at ``url``, or a :class:`~citewise.errors.WebError` saying why not."""
 
 
-class PinnedBackend(httpcore.SyncBackend):
-    """Connects only to ``host:port``, and then only to the pre-checked ``ip``."""
+class PinnedBackend(DeadlineBackend):
+    """Connects only to ``host:port``, and then only to the pre-checked ``ip``; every
+    socket operation waits at most until ``deadline`` (``time.monotonic`` seconds)."""
 
-    def __init__(self, host: str, port: int, ip: IPAddress, permit: Iterable[Network]) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        ip: IPAddress,
+        permit: Iterable[Network],
+        deadline: float = float("inf"),
+    ) -> None:
+        super().__init__(deadline)
         self._host, self._port, self._ip, self._permit = host, port, ip, tuple(permit)
 
     def connect_tcp(
@@ -140,6 +151,9 @@ class SafeFetcher:
 
     def fetch(self, url: str) -> FetchedPage:
         deadline = self._clock() + self.policy.timeout
+        # The hard cut: every connect, handshake, read and write of every hop waits at most
+        # until here, so a server trickling its status line or headers is cut too.
+        cut = time.monotonic() + self.policy.timeout
         hops: list[str] = []
         current = url
         for _ in range(self.policy.max_redirects + 1):
@@ -151,7 +165,7 @@ class SafeFetcher:
                     hint=f"Add {target.host} to CITEWISE_WEB_ALLOWED_HOSTS if it is authoritative.",
                 )
             ip = self.pin(target)
-            page, location = self._hop(url, target, ip, deadline, tuple(hops))
+            page, location = self._hop(url, target, ip, (deadline, cut), tuple(hops))
             if page is not None:
                 return page
             current = urljoin(target.url, location)
@@ -189,13 +203,21 @@ class SafeFetcher:
         return addresses[0]
 
     def _hop(
-        self, url: str, target: Target, ip: IPAddress, deadline: float, hops: tuple[str, ...]
+        self,
+        url: str,
+        target: Target,
+        ip: IPAddress,
+        deadlines: tuple[float, float],
+        hops: tuple[str, ...],
     ) -> tuple[FetchedPage | None, str]:
+        """One request. ``deadlines``: the fetch's end on the injectable clock (checked
+        between steps) and on ``time.monotonic`` (held by every socket operation)."""
         p = self.policy
+        deadline, cut = deadlines
         left = deadline - self._clock()
         if left <= 0:
             raise FetchTimeout(f"Fetching {url} took longer than {p.timeout:g} s.")
-        backend = PinnedBackend(target.host, target.port, ip, p.permit)
+        backend = PinnedBackend(target.host, target.port, ip, p.permit, cut)
         pool = httpcore.ConnectionPool(
             ssl_context=self._ssl, network_backend=backend, max_connections=1, retries=0
         )

@@ -9,24 +9,30 @@ sent. Results are kept only when their URL is a plain http(s) URL on an allowlis
 evidence (see :mod:`citewise.web.snapshot`).
 
 The search engine's own URL is operator configuration (a self-hosted SearXNG is usually on a
-private address), so it is reached with a plain httpx client (no environment proxies, no
-redirects, capped size and time); the pages it points to go through the SSRF-safe fetcher.
+private address), so it is reached with a plain httpcore connection (no environment proxies,
+no redirects, capped size, one deadline for the whole answer: :mod:`.deadline`); the pages
+it points to go through the SSRF-safe fetcher.
 """
 
 from __future__ import annotations
 
+import base64
 import json
+import ssl
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 from urllib.parse import urlsplit, urlunsplit
 
+import httpcore
 import httpx
 from wordfreq import zipf_frequency
 
 from citewise.errors import SearchUnavailable, UrlRefused
 from citewise.web.addresses import host_allowed, parse_target
 from citewise.web.compare import tokens
+from citewise.web.deadline import DeadlineBackend
 from citewise.web.refs import ClauseRef
 
 MAX_TERMS = 3
@@ -98,27 +104,48 @@ class SearxngSearch:
         self._timeout, self._max_bytes, self._max_results = timeout, max_bytes, max_results
 
     def search(self, query: str) -> SearchOutcome:
-        params = {"q": query, "format": "json", "safesearch": "0"}
+        """One request with one overall deadline (``timeout`` seconds for the connect,
+        the headers and the whole body together: :mod:`.deadline`)."""
         try:
-            with (
-                httpx.Client(trust_env=False, follow_redirects=False, timeout=self._timeout) as c,
-                c.stream("GET", self.endpoint, params=params) as r,
-            ):
-                if r.status_code != 200:
+            url = httpx.URL(self.endpoint, params={"q": query, "format": "json", "safesearch": "0"})
+        except httpx.InvalidURL as exc:
+            raise SearchUnavailable(
+                f"The search engine URL {self.engine} is not usable ({exc}).",
+                hint="Fix CITEWISE_WEB_SEARCH_URL.",
+            ) from None
+        pool = httpcore.ConnectionPool(
+            ssl_context=ssl.create_default_context(),
+            network_backend=DeadlineBackend(time.monotonic() + self._timeout),
+            max_connections=1,
+            retries=0,
+        )
+        target = httpcore.URL(
+            scheme=url.raw_scheme, host=url.raw_host, port=url.port, target=url.raw_path
+        )
+        wait = {"timeout": {"connect": self._timeout, "read": self._timeout}}
+        try:
+            with pool, pool.stream("GET", target, headers=_headers(url), extensions=wait) as r:
+                if r.status != 200:
                     raise SearchUnavailable(
-                        f"The search engine at {self.engine} answered HTTP {r.status_code}.",
+                        f"The search engine at {self.engine} answered HTTP {r.status}.",
                         hint="Check CITEWISE_WEB_SEARCH_URL and that JSON output is enabled.",
                     )
                 body = b""
-                for chunk in r.iter_bytes():
+                for chunk in r.iter_stream():
                     body += chunk
                     if len(body) > self._max_bytes:
                         raise SearchUnavailable(
                             f"The search answer is over {self._max_bytes} bytes."
                         )
-        except httpx.HTTPError as exc:
+        except httpcore.TimeoutException:
             raise SearchUnavailable(
-                f"The search engine at {self.engine} did not answer ({type(exc).__name__}).",
+                f"The search engine at {self.engine} did not answer within {self._timeout:g} s.",
+                hint="Start it or make it faster, raise CITEWISE_WEB_TIMEOUT, "
+                "or run without --verify-web.",
+            ) from None
+        except (httpcore.NetworkError, httpcore.ProtocolError, httpcore.UnsupportedProtocol) as e:
+            raise SearchUnavailable(
+                f"The search engine at {self.engine} did not answer ({type(e).__name__}).",
                 hint="Start it, or run without --verify-web.",
             ) from None
         return self._parse(query, body)
@@ -160,3 +187,12 @@ def _without_credentials(url: str) -> str:
     parts = urlsplit(url)
     host = parts.netloc.rpartition("@")[2]
     return urlunsplit((parts.scheme, host, parts.path, parts.query, ""))
+
+
+def _headers(url: httpx.URL) -> list[tuple[bytes, bytes]]:
+    """The request's headers; an engine URL's ``user:password@`` becomes Basic auth."""
+    headers = [(b"Accept", b"application/json"), (b"Accept-Encoding", b"identity")]
+    if url.username or url.password:
+        pair = f"{url.username}:{url.password}".encode()
+        headers.append((b"Authorization", b"Basic " + base64.b64encode(pair)))
+    return headers

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from citewise.errors import StoreError, UsageError
+from citewise.store.dsn import redact_dsn, redact_text
 
 if TYPE_CHECKING:
     import psycopg
@@ -83,11 +84,12 @@ def connect(url: str) -> PgConnections:
     kwargs = {"autocommit": True, "row_factory": dict_row}
     try:
         psycopg.connect(url, **kwargs).close()
-    except psycopg.Error as exc:
+    except psycopg.Error as exc:  # libpq's message may quote the password: cleaned, unchained
+        why = redact_text(str(exc), url)
         raise StoreError(
-            f"Cannot connect to the PostgreSQL store at {redact(url)}: {exc}".strip(),
+            f"Cannot connect to the PostgreSQL store at {redact(url)}: {why}".strip(),
             hint="Check that the server runs, the database exists and the URL is right.",
-        ) from exc
+        ) from None
     pool = psycopg_pool.ConnectionPool(
         url,
         min_size=1,
@@ -101,13 +103,8 @@ def connect(url: str) -> PgConnections:
 
 
 def redact(url: str) -> str:
-    """The URL without its password (safe for messages and logs)."""
-    head, sep, tail = url.partition("@")
-    if not sep or "//" not in head:
-        return url
-    scheme, _, cred = head.partition("//")
-    user = cred.split(":", 1)[0]
-    return f"{scheme}//{user}@{tail}"
+    """The URL without its password (safe for messages and logs; see :mod:`..dsn`)."""
+    return redact_dsn(url)
 
 
 class PgTx:
