@@ -61,7 +61,9 @@ DESCRIPTIONS: dict[str, str] = {
     "add_source": "Add one document to a knowledge base, given its document path (name, e.g. "
     "'runbooks/keys.md') and its text (content); Markdown, text, HTML or XML, with the same "
     "checks as 'citewise add'. Returns the per-file report and the new revision. A path that "
-    "holds a document the key may not read is refused. " + SCOPE,
+    "holds a document the key may not read is refused. Optional metadata ({'access': "
+    "['finance'], 'tags': ['q3']}: access, tags, title, edition, status) is given to the "
+    "document as an upload's metadata field gives it. " + SCOPE,
     "list_documents": "List documents in the current revision of a knowledge base (path, "
     "title, version, counts, metadata), optionally filtered by path prefix, tag or a "
     "substring of path or title, with limit and offset; total counts only visible "
@@ -137,9 +139,11 @@ def build_server(service: Service, caller: Caller) -> MCPServer[Any]:
         return data
 
     @server.tool(description=DESCRIPTIONS["add_source"])
-    def add_source(name: str, content: str, kb: str = DEFAULT_KB) -> dict[str, Any]:
+    def add_source(
+        name: str, content: str, kb: str = DEFAULT_KB, metadata: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         upload = Upload(name, io.BytesIO(content.encode("utf-8")))
-        report = guard(service.upload, caller, kb, [upload])
+        report = guard(service.upload, caller, kb, [upload], "", metadata)
         data: dict[str, Any] = to_jsonable(report)
         data["ok"] = report.ok
         return data

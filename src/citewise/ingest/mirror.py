@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from citewise.errors import CitewiseError, FileTooLarge, UnreadableFile, UsageError
+from citewise.ingest.meta_yaml import META_FROM
 from citewise.ingest.models import ParsedDocument
 from citewise.ingest.parse import parse_document
 from citewise.ingest.sync import (
@@ -70,7 +71,7 @@ def _plan_file(
         vid = heads.get(item.rel_path)
         if vid is not None:
             stored, _ = kb.store.get_version_content(kb.name, item.rel_path, vid)
-            if stored == raw:
+            if stored == raw and _same_metadata_files(kb, item, vid):
                 return SyncFile(item.rel_path, "unchanged"), None
         parsed = parse_document(
             raw,
@@ -78,12 +79,20 @@ def _plan_file(
             kb=kb.name,
             doc_path=item.rel_path,
             config=kb.settings.ingest,
+            metadata=item.metadata,
         )
     except CitewiseError as exc:
         return SyncFile(item.rel_path, "failed", code=exc.code, message=str(exc)), None
     status: SyncStatus = "added" if vid is None else "changed"
     result = SyncFile(item.rel_path, status, nodes=len(parsed.nodes), chunks=len(parsed.chunks))
     return result, (raw, parsed)
+
+
+def _same_metadata_files(kb: StageContext, item: SourceFile, vid: int) -> bool:
+    """Whether the sidecar and folder files give ``item`` what they gave the stored
+    version (by the provenance record's digest): a changed sidecar is a change to sync."""
+    stored = kb.store.version_metadata(kb.name, item.rel_path).get(vid, {})
+    return stored.get(META_FROM) == item.metadata.get(META_FROM)
 
 
 def run_sync(
