@@ -393,6 +393,30 @@ def test_listing_after_an_upload_never_parses_stored_documents(
         assert calls == []
 
 
+@pytest.mark.subprocess
+def test_mcp_add_source_takes_the_same_fields(tmp_path: Path) -> None:
+    from tests.test_mcp import _data, _run
+
+    home = tmp_path / "home"
+    fields = {"access": ["finance"], "tags": ["q3"]}
+
+    async def body(s: Any) -> dict[str, Any]:
+        note = {"name": "n.md", "content": "# N\n\nNotes.\n", "metadata": fields}
+        bad = {"name": "m.md", "content": "# M\n\nMore.\n", "metadata": {"access": []}}
+        return {
+            "add": _data(await s.call_tool("add_source", note)),
+            "bad": await s.call_tool("add_source", bad),
+        }
+
+    out = _run(home, None, body)
+    assert out["add"]["ok"]
+    assert out["bad"].is_error and "BAD_METADATA" in out["bad"].content[0].text
+    with Home.open(home) as h:
+        kb = h.kb()
+        assert [d.path for d in kb.documents()] == ["n.md"]
+        assert user_meta(kb, "n.md") == fields
+
+
 # -- the parser boundary ---------------------------------------------------------------
 yaml_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
