@@ -191,6 +191,31 @@ def test_folder_globs_nearest_folder_wins_sidecar_beats_folder_front_matter_beat
     assert user_meta(kb, "open.pdf") == {"tags": ["all"]}
 
 
+def test_a_sidecar_status_and_edition_drive_current_only_search(home: Home, tmp_path: Path) -> None:
+    """Edition fields from a sidecar flow where front matter's do: a PDF whose sidecar says
+    ``status: superseded`` is left out of a current-only search."""
+    text = "Fee schedule: the filing fee is 40 dollars."
+    src = write(
+        tmp_path / "src",
+        {
+            "fees-2020.pdf": pdf_bytes(text),
+            "fees-2020.pdf.meta.yaml": "edition: '2020'\nstatus: superseded\n",
+            "fees-2024.pdf": pdf_bytes(text.replace("40", "55")),
+            "fees-2024.pdf.meta.yaml": "edition: '2024'\nstatus: current\n",
+        },
+    )
+    kb = home.kb()
+    assert kb.add([src]).ok
+    assert kb.document("fees-2020.pdf").metadata["edition"] == "2020"
+
+    def found(current_only: bool) -> set[str]:
+        res = kb.search("filing fee", filters=SearchFilters(current_only=current_only))
+        return {h.path for h in res.hits}
+
+    assert found(True) == {"fees-2024.pdf"}
+    assert found(False) == {"fees-2020.pdf", "fees-2024.pdf"}
+
+
 @pytest.mark.parametrize(
     ("text", "says"),
     [
