@@ -443,9 +443,14 @@ def test_mcp_add_source_takes_the_same_fields(tmp_path: Path) -> None:
 
 
 # -- the parser boundary ---------------------------------------------------------------
+def _nested(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    lists: st.SearchStrategy[Any] = st.lists(inner, max_size=4)
+    return lists | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+
+
 yaml_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
+    _nested,
     max_leaves=20,
 )
 
