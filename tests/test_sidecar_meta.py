@@ -316,6 +316,19 @@ def test_a_sidecar_change_syncs_as_a_new_version_of_the_same_content(
     assert kb.document("q3.pdf").metadata["access"] == ["legal"]
 
 
+def test_watch_follows_sidecars_and_folder_files_but_no_other_hidden_path(
+    tmp_path: Path,
+) -> None:
+    from citewise.ingest.watch import _relevant
+
+    root, home = tmp_path / "src", tmp_path / "home"
+    keep = _relevant(root, home)
+    assert keep(None, str(root / "a" / ".citewise.yaml"))
+    assert keep(None, str(root / "a" / "q3.pdf.meta.yaml"))
+    assert not keep(None, str(root / ".git" / ".citewise.yaml"))
+    assert not keep(None, str(root / "a" / ".notes.yaml"))
+
+
 def test_a_revert_restores_the_version_with_its_metadata(home: Home, tmp_path: Path) -> None:
     src = write(tmp_path / "src", {"q3.pdf": pdf_bytes(), "q3.pdf.meta.yaml": "access: [a]\n"})
     kb = home.kb()
