@@ -7,6 +7,7 @@ numbers and hashes, ids, error codes and messages) must match exactly.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import httpx
@@ -38,8 +39,31 @@ def _body(r: httpx.Response) -> Any:
         return r.text
 
 
-def read_routes(url: str, token: str, hidden_cid: str, *, dense: bool) -> dict[str, Any]:
-    """Every read route (no writes), as ``{label: [status, normalised JSON]}``."""
+#: Documents and graph points every read of the Markdown corpus names.
+PATHS = ("guide/rotation.md", "policy/retention.md", HIDDEN, "nope/never.md")
+GRAPH_NODES = (
+    "guide/rotation.md",
+    "policy/retention.md",
+    "index.md",
+    "Key rotation",
+    "Vault internals",
+    HIDDEN,
+    "Retention policy",
+)
+
+
+def read_routes(
+    url: str,
+    token: str,
+    hidden_cid: str,
+    *,
+    dense: bool,
+    queries: Sequence[str] = QUERIES,
+    paths: Sequence[str] = PATHS,
+    graph_nodes: Sequence[str] = GRAPH_NODES,
+) -> dict[str, Any]:
+    """Every read route (no writes), as ``{label: [status, normalised JSON]}``; ``queries``,
+    ``paths`` and ``graph_nodes`` default to the Markdown corpus's (``_leak_corpus``)."""
     out: dict[str, Any] = {}
     with httpx.Client(base_url=url, headers={"X-API-Key": token}, timeout=120) as c:
 
@@ -55,7 +79,7 @@ def read_routes(url: str, token: str, hidden_cid: str, *, dense: bool) -> dict[s
 
         modes = ("lexical", "vector", "hybrid") if dense else ("lexical", "hybrid")
         cited: list[str] = []
-        for q in QUERIES:
+        for q in queries:
             for mode in modes:
                 res = post(f"search {mode} {q}", "/kb/default/search", {"query": q, "mode": mode})
                 cited += [h["citation_id"] for h in res.get("hits", [])[:1]]
@@ -84,20 +108,12 @@ def read_routes(url: str, token: str, hidden_cid: str, *, dense: bool) -> dict[s
         get("documents query", "/kb/default/documents", query="vault")
         get("documents prefix", "/kb/default/documents", prefix="secret/")
         get("documents page", "/kb/default/documents", limit=1, offset=1)
-        for path in ("guide/rotation.md", "policy/retention.md", HIDDEN, "nope/never.md"):
+        for path in paths:
             get(f"document {path}", f"/kb/default/documents/{path}")
             get(f"document nodes {path}", f"/kb/default/documents/{path}", nodes="true")
-        for path in ("guide/rotation.md", "nope/never.md"):
+        for path in paths:
             get(f"versions {path}", f"/kb/default/documents/{path}/versions")
-        for node in (
-            "guide/rotation.md",
-            "policy/retention.md",
-            "index.md",
-            "Key rotation",
-            "Vault internals",
-            HIDDEN,
-            "Retention policy",
-        ):
+        for node in graph_nodes:
             get(f"graph {node}", f"/kb/default/graph/{node}")
     return out
 

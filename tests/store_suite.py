@@ -325,6 +325,39 @@ class StoreSuite:
             (3, 4, {"access": "bob"}),
         ]
 
+    def test_version_metadata_is_what_each_content_version_stored(self, store: Store) -> None:
+        """Access checks read this (never the stored bytes); deletion markers left out."""
+        kb = "default"
+        _add(store, kb, "a.md", P1)
+        raw, parsed = make_doc(kb, "a.md", P2, meta={"access": ["alice"], "tags": ["x"]})
+        store.ingest_document(kb, "a.md", raw, parsed)
+        store.delete_document(kb, "a.md")
+        assert store.version_metadata(kb, "a.md") == {
+            1: {},
+            2: {"access": ["alice"], "tags": ["x"]},
+        }
+
+    def test_new_metadata_for_the_same_bytes_is_a_version_of_the_same_content(
+        self, store: Store
+    ) -> None:
+        """A sidecar change: a new version (the history says so, the ledger names the
+        metadata's hash), the same nodes (citations into either version resolve alike)."""
+        kb = "default"
+        raw, public = make_doc(kb, "a.md", P1)
+        store.ingest_document(kb, "a.md", raw, public)
+        restricted = dataclasses.replace(public, metadata={"access": ["alice"]})
+        out = store.ingest_document(kb, "a.md", raw, restricted)
+        assert (out.action, out.version_id) == ("changed", 2)
+        assert store.ingest_document(kb, "a.md", raw, restricted).action == "unchanged"
+        retitled = dataclasses.replace(restricted, title="Other title")
+        assert store.ingest_document(kb, "a.md", raw, retitled).version_id == 3
+        assert store.get_document(kb, "a.md").metadata == {"access": ["alice"]}
+        assert store.nodes_of_version(kb, "a.md", 1) == store.nodes_of_version(kb, "a.md", 3)
+        assert store.version_metadata(kb, "a.md")[1] == {}
+        events = [e.payload for e in store.ledger.iter_ledger() if e.type == "ingest"]
+        assert len({e["metadata_sha256"] for e in events}) == 2
+        assert len({e["raw_sha256"] for e in events}) == 1
+
     # -- reads ------------------------------------------------------------------
     def test_list_documents_prefix_limit_offset(self, store: Store) -> None:
         kb = "default"

@@ -148,6 +148,7 @@ def test_tools_match_library_functions() -> None:
         "store",
         "prepare",  # the two halves of add (the tool), split so the server parses
         "commit",  # uploads outside its write lock
+        "parse_version",  # a stored version parsed again, for revert (outside the lock)
         "sync",  # names a folder on the server's machine: HTTP only, under --sync-root
         "stale_answers",  # an operator's check after a sync (cite stale, sync report)
         "conversation",  # agents keep their own history; they pass lineage ids to ask

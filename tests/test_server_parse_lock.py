@@ -112,10 +112,6 @@ def test_access_checks_on_stored_versions_read_front_matter_only(
     alice = Caller(name="a", principal="alice", kbs=frozenset({"*"}))
     assert [v.version_id for v in service.versions(alice, "default", "t.md")] == [1]
     assert parsed == []  # the body (and its parse limits) is not touched by a read
-    config = service.home.settings.ingest
-    for name, raw in (("t.md", body), ("p.html", b"<h1>P</h1><p>x</p>"), ("t.txt", b"plain")):
-        whole = parse(raw, name=name, kb="default", doc_path=name, config=config)
-        assert parse_module.document_metadata(raw, name) == whole.metadata
 
 
 def test_a_revert_is_parsed_without_the_write_lock(

@@ -104,6 +104,14 @@ class FrontMatterError(IngestError):
     code = "BAD_FRONT_MATTER"
 
 
+class BadMetadata(FrontMatterError):
+    """A sidecar (``NAME.ext.meta.yaml``), a folder's ``.citewise.yaml`` or an upload's
+    metadata fields are malformed: the files they govern are not ingested."""
+
+    code = "BAD_METADATA"
+    http_status = 400
+
+
 class ParseLimitExceeded(IngestError):
     """One file went past a parse limit (nesting depth, node count or parse time).
 

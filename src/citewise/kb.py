@@ -241,10 +241,15 @@ class KnowledgeBase:
         """Saved answers whose citations now point to changed or deleted text."""
         return stale_answers(self.context)
 
-    def prepare(self, paths: Iterable[str | Path]) -> list[PreparedFile]:
+    def prepare(
+        self, paths: Iterable[str | Path], *, metadata: Mapping[str, Any] | None = None
+    ) -> list[PreparedFile]:
         """Read and parse every file (no store access): the slow, CPU-bound half of
-        :meth:`add`, which a server runs outside its write lock. :meth:`commit` stores it."""
-        return [self._prepare_one(item) for item in self._walk(paths)]
+        :meth:`add`, which a server runs outside its write lock. :meth:`commit` stores it.
+
+        ``metadata`` (validated fields with their provenance, e.g. an upload's) is given to
+        every file in place of what sidecar and folder files would give it."""
+        return [self._prepare_one(item, metadata) for item in self._walk(paths)]
 
     def commit(
         self, prepared: Sequence[PreparedFile], progress: ProgressFn | None = None
@@ -294,7 +299,9 @@ class KnowledgeBase:
             revision_hash=revision.hash if revision else None,
         )
 
-    def _prepare_one(self, item: SourceFile | WalkProblem) -> PreparedFile:
+    def _prepare_one(
+        self, item: SourceFile | WalkProblem, metadata: Mapping[str, Any] | None = None
+    ) -> PreparedFile:
         """One walked file read and parsed, or the reason it was not."""
         if isinstance(item, WalkProblem):
             status: FileStatus = "failed" if item.fatal else "skipped"
@@ -310,6 +317,7 @@ class KnowledgeBase:
                 kb=self.name,
                 doc_path=item.rel_path,
                 config=self.home.settings.ingest,
+                metadata=item.metadata if metadata is None else metadata,
             )
         except CitewiseError as exc:
             failed = FileResult(item.rel_path, "failed", code=exc.code, message=str(exc))
@@ -544,9 +552,7 @@ class KnowledgeBase:
         takes its write lock; a version's bytes never change)."""
         raw, source = self.store.get_version_content(self.name, path, version_id)
         if parsed is None:
-            parsed = parse_document(
-                raw, name=path, kb=self.name, doc_path=path, config=self.home.settings.ingest
-            )
+            parsed = self.parse_version(path, version_id, raw)
         self.store.begin_batch(self.name)
         try:
             return self.store.ingest_document(
@@ -554,6 +560,15 @@ class KnowledgeBase:
             )
         finally:
             self.store.end_batch(self.name)
+
+    def parse_version(self, path: str, version_id: int, raw: bytes) -> ParsedDocument:
+        """A stored version's bytes parsed again with the metadata stored with it (its
+        sidecar or upload fields are not in the bytes): a revert restores both."""
+        stored = self.store.version_metadata(self.name, path).get(version_id, {})
+        config = self.home.settings.ingest
+        return parse_document(
+            raw, name=path, kb=self.name, doc_path=path, config=config, metadata=stored
+        )
 
     def delete(self, path: str) -> IngestOutcome:
         """Remove a document from the current revision; its history stays resolvable.

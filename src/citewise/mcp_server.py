@@ -63,7 +63,9 @@ DESCRIPTIONS: dict[str, str] = {
     "checks as 'citewise add'. Returns the per-file report and the new revision. A path "
     "whose documents the key may not read is written as for a new path (reported 'added', "
     "as a path that never held anything), never refused: a write reveals nothing hidden, and "
-    "the hidden versions stay in the history for the principals who may read them. " + SCOPE,
+    "the hidden versions stay in the history for the principals who may read them. Optional "
+    "metadata ({'access': ['finance'], 'tags': ['q3']}: access, tags, title, edition, "
+    "status) is given to the document as an upload's metadata field gives it. " + SCOPE,
     "list_documents": "List documents in the current revision of a knowledge base (path, "
     "title, version, counts, metadata), optionally filtered by path prefix, tag or a "
     "substring of path or title, with limit and offset; total counts only visible "
@@ -139,9 +141,11 @@ def build_server(service: Service, caller: Caller) -> MCPServer[Any]:
         return data
 
     @server.tool(description=DESCRIPTIONS["add_source"])
-    def add_source(name: str, content: str, kb: str = DEFAULT_KB) -> dict[str, Any]:
+    def add_source(
+        name: str, content: str, kb: str = DEFAULT_KB, metadata: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         upload = Upload(name, io.BytesIO(content.encode("utf-8")))
-        report = guard(service.upload, caller, kb, [upload])
+        report = guard(service.upload, caller, kb, [upload], "", metadata)
         data: dict[str, Any] = to_jsonable(report)
         data["ok"] = report.ok
         return data

@@ -114,6 +114,14 @@ class MemReads(MemTx):
             for v in sorted(rows, key=lambda v: -v.number)
         ]
 
+    def version_metadata(self, kb: str, path: str) -> dict[int, dict[str, Any]]:
+        with self.read() as s:
+            doc = s.doc(kb, path)
+            rows = [
+                v for v in s.versions.values() if v.doc_id == doc.doc_id and v.action != "deleted"
+            ]
+        return {v.number: json.loads(v.metadata) for v in rows}
+
     def list_revisions(self, kb: str) -> list[RevisionInfo]:
         with self.read() as s:
             s.require_kb(kb)

@@ -154,7 +154,15 @@ class MemStore(MemReads):
                 old = s.version(doc_id, restored_from)
                 if old is None or old.action == "deleted":
                     raise VersionNotFound(f"{path!r} has no version {restored_from} to restore.")
-            if head is not None and live and head.content_sha == sha and head.raw_sha == raw_sha:
+            meta = json.dumps(parsed.metadata, sort_keys=True, default=str)
+            if (
+                head is not None
+                and live
+                and head.content_sha == sha
+                and head.raw_sha == raw_sha
+                and head.metadata == meta
+                and head.title == parsed.title
+            ):
                 assert head.content is not None
                 c = s.contents[head.content]
                 rev_now = s.head_rev(kb)
@@ -189,7 +197,7 @@ class MemStore(MemReads):
                 raw_sha,
                 parsed.format,
                 parsed.title,
-                json.dumps(parsed.metadata, sort_keys=True, default=str),
+                meta,
                 source,
                 restored_from,
                 rev,
@@ -207,6 +215,11 @@ class MemStore(MemReads):
                 "version": number,
                 "content_sha256": sha,
                 "raw_sha256": raw_sha,
+                "metadata_sha256": hashlib.sha256(
+                    json.dumps(
+                        parsed.metadata, ensure_ascii=False, sort_keys=True, default=str
+                    ).encode("utf-8")
+                ).hexdigest(),
                 "size_bytes": len(raw),
                 "revision": rev,
                 "revision_hash": hash_hex,

@@ -23,7 +23,7 @@ MAX_YAML_DEPTH = 32
 MAX_FRONT_MATTER_CHARS = 64 * 1024
 
 
-class _BoundedLoader(yaml.SafeLoader):
+class BoundedLoader(yaml.SafeLoader):
     """Safe YAML without aliases and with bounded nesting. ``*alias`` chains expand
     exponentially when the metadata is walked (a "billion laughs" in a few hundred
     bytes) and deep ``[[[...`` overflows the stack; metadata never needs either."""
@@ -35,7 +35,7 @@ class _BoundedLoader(yaml.SafeLoader):
         mark: Any = event.start_mark
         if isinstance(event, yaml.AliasEvent):
             raise yaml.composer.ComposerError(
-                None, None, "YAML aliases (*name) are not allowed in front matter", mark
+                None, None, "YAML aliases (*name) are not allowed in metadata", mark
             )
         if self._depth >= MAX_YAML_DEPTH:
             raise yaml.composer.ComposerError(
@@ -75,7 +75,7 @@ def split_front_matter(text: str, name: str) -> tuple[dict[str, Any], int]:
             hint="Keep metadata short; move long content into the document body.",
         )
     try:
-        loaded = yaml.load(yaml_text, Loader=_BoundedLoader) if yaml_text.strip() else {}
+        loaded = yaml.load(yaml_text, Loader=BoundedLoader) if yaml_text.strip() else {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""
@@ -119,14 +119,21 @@ def _str_list(value: Any) -> list[str]:
     return [str(_jsonable(value))]
 
 
-def normalise_metadata(meta: dict[str, Any], name: str) -> dict[str, Any]:
+def normalise_metadata(
+    meta: dict[str, Any],
+    name: str,
+    *,
+    what: str = "front matter",
+    error: type[FrontMatterError] = FrontMatterError,
+) -> dict[str, Any]:
     """Normalise known keys; everything else is kept, made JSON-serialisable.
 
     ``title``/``edition``/``status`` -> str; ``tags``/``access`` -> list of str
-    (a comma-separated string is split); ``relations`` -> list of mappings.
+    (a comma-separated string is split); ``relations`` -> list of mappings. ``what`` names
+    where the metadata came from in messages (front matter, a sidecar, upload fields).
     """
     out: dict[str, Any] = {str(k): _jsonable(v) for k, v in meta.items()}
-    _check_access(out, name)
+    _check_access(out, name, what, error)
     for key in ("title", "edition", "status"):
         if key in out and out[key] is not None:
             out[key] = str(out[key]).strip()
@@ -134,8 +141,8 @@ def normalise_metadata(meta: dict[str, Any], name: str) -> dict[str, Any]:
         if key in out:
             out[key] = _str_list(out[key])
     if "access" in out and not out["access"]:
-        raise FrontMatterError(
-            f"{name}: front matter 'access' names no principal, so it would make the "
+        raise error(
+            f"{name}: {what} 'access' names no principal, so it would make the "
             "document readable by everyone.",
             hint="List who may read it (e.g. 'access: [alice]'), or remove the 'access' "
             "line to make the document public.",
@@ -147,21 +154,23 @@ def normalise_metadata(meta: dict[str, Any], name: str) -> dict[str, Any]:
         else:
             items = rel if isinstance(rel, list) else [rel]
             if not all(isinstance(r, dict) for r in items):
-                raise FrontMatterError(
-                    f"{name}: front matter 'relations' must be a list of mappings.",
+                raise error(
+                    f"{name}: {what} 'relations' must be a list of mappings.",
                     hint="Write each relation as e.g. '- {type: supersedes, target: other.md}'.",
                 )
             out["relations"] = items
     return out
 
 
-def _check_access(meta: dict[str, Any], name: str) -> None:
+def _check_access(
+    meta: dict[str, Any], name: str, what: str, error: type[FrontMatterError]
+) -> None:
     """Fail closed on a misspelt access key: ``Access:`` or `` access`` must never be
     read as "no access list" (which means public)."""
     for key in meta:
         if key != "access" and key.strip().lower() == "access":
-            raise FrontMatterError(
-                f"{name}: front matter key {key!r} is not 'access' (keys are case-sensitive), "
+            raise error(
+                f"{name}: {what} key {key!r} is not 'access' (keys are case-sensitive), "
                 "so the document would be public.",
                 hint="Write the key as 'access' in lower case.",
             )

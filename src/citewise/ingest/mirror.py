@@ -32,6 +32,7 @@ from citewise.errors import (
     UnreadableFile,
     UsageError,
 )
+from citewise.ingest.meta_yaml import META_FROM
 from citewise.ingest.models import ParsedDocument
 from citewise.ingest.parse import parse_document
 from citewise.ingest.sync import (
@@ -133,7 +134,8 @@ def _plan_file(
         if vid is not None:
             with reading():
                 stored, _ = kb.store.get_version_content(kb.name, item.rel_path, vid)
-            if stored == raw:
+                same_meta = _same_metadata_files(kb, item, vid)
+            if stored == raw and same_meta:
                 return SyncFile(item.rel_path, "unchanged"), None
         parsed = parse_document(
             raw,
@@ -141,6 +143,7 @@ def _plan_file(
             kb=kb.name,
             doc_path=item.rel_path,
             config=kb.settings.ingest,
+            metadata=item.metadata,
         )
     except NotRegularFile as exc:
         return SyncFile(item.rel_path, "skipped", code=exc.code, message=str(exc)), None
@@ -284,6 +287,13 @@ def apply_sync(
         revision.revision if revision else None,
         revision.hash if revision else None,
     )
+
+
+def _same_metadata_files(kb: StageContext, item: SourceFile, vid: int) -> bool:
+    """Whether the sidecar and folder files give ``item`` what they gave the stored
+    version (by the provenance record's digest): a changed sidecar is a change to sync."""
+    stored = kb.store.version_metadata(kb.name, item.rel_path).get(vid, {})
+    return stored.get(META_FROM) == item.metadata.get(META_FROM)
 
 
 def run_sync(

@@ -8,7 +8,7 @@ chunking.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import PurePosixPath
 from typing import Any
@@ -30,11 +30,8 @@ from citewise.ingest.frontmatter import split_front_matter
 from citewise.ingest.limits import ParseBudget
 from citewise.ingest.models import DocFormat, Node, ParsedDocument, sha256_text, stable_id
 from citewise.ingest.tree import RawNode
-from citewise.ingest.xml_meta import regulation_metadata
 
 _CLAUSE_BLOCKS = frozenset({"paragraph", "list_item", "blockquote"})
-#: Built-in formats whose parser adds no metadata of its own (only front matter counts).
-_NO_OWN_METADATA = frozenset({"markdown", "text", "html", "xml"})
 
 
 def detect_format(name: str) -> DocFormat:
@@ -109,21 +106,6 @@ def _assign_clauses(order: list[tuple[RawNode, int]]) -> None:
             raw.attrs["clause_ambiguous"] = True
 
 
-def document_metadata(raw: bytes, name: str) -> dict[str, Any]:
-    """The metadata :func:`parse_document` gives ``raw`` for a text format (its front
-    matter), without parsing the body: access checks on stored versions stay cheap however
-    large they are. Other formats' parsers may add metadata, so they are asked."""
-    spec = format_for(name)
-    if spec.name not in _NO_OWN_METADATA:  # a parser that may add metadata: ask it
-        return parse_document(raw, name=name, kb="", doc_path=name, config=IngestConfig()).metadata
-    if spec.name == "xml":  # the edition from the preamble (xml_meta reads the head only)
-        return regulation_metadata(decode_bytes(raw, name))
-    if not spec.front_matter:
-        return {}
-    metadata, _ = split_front_matter(decode_bytes(raw, name), name)
-    return metadata
-
-
 def parse_document(
     raw: bytes,
     *,
@@ -132,10 +114,16 @@ def parse_document(
     doc_path: str,
     config: IngestConfig,
     clock: Callable[[], float] | None = None,
+    metadata: Mapping[str, Any] | None = None,
 ) -> ParsedDocument:
     """Parse one file. Errors are :class:`~citewise.errors.IngestError` subclasses;
     a file past a :class:`~citewise.config.ParseLimits` bound raises
-    :class:`~citewise.errors.ParseLimitExceeded`. ``clock`` is for tests."""
+    :class:`~citewise.errors.ParseLimitExceeded`. ``clock`` is for tests.
+
+    ``metadata``: fields given from outside the file (its sidecar and folder files, or an
+    upload's fields), already validated. They replace what the format's parser found, key
+    by key; the file's own front matter replaces them in turn."""
+    given = dict(metadata or {})
     if len(raw) > config.max_file_bytes:
         raise FileTooLarge(
             f"{name}: {len(raw):,} bytes exceeds the {config.max_file_bytes:,}-byte limit.",
@@ -144,14 +132,13 @@ def parse_document(
     spec = format_for(name)
     fmt: DocFormat = spec.name
     budget = ParseBudget(name, config.limits, clock or time.monotonic)
-    metadata: dict[str, Any] = {}
     extracted: Extracted
     if spec.parse_bytes is not None:
         if not raw:
             raise EmptyFile(f"{name}: the file is empty.", hint="Add content or remove the file.")
         with contained(name, fmt):
             extracted = spec.parse_bytes(raw, name, budget)
-        metadata = dict(extracted.metadata)
+        meta = {**extracted.metadata, **given}
         text = extracted.text
         if not text.strip():
             raise EmptyFile(
@@ -164,13 +151,14 @@ def parse_document(
         text = decode_bytes(raw, name)
         index = LineIndex(text)
         body_offset = 0
+        front: dict[str, Any] = {}
         if spec.front_matter:
-            metadata, body_offset = split_front_matter(text, name)
+            front, body_offset = split_front_matter(text, name)
         with contained(name, fmt):
             extracted = spec.parse_text(TextSource(text, name, body_offset, index, budget))
-        metadata = {**extracted.metadata, **metadata}
+        meta = {**extracted.metadata, **given, **front}
     children, first_heading = extracted.nodes, extracted.title
-    title = str(metadata.get("title") or first_heading or _stem(name))
+    title = str(meta.get("title") or first_heading or _stem(name))
 
     root = RawNode("document", 0, len(text), title, title=title, children=children)
     root.clause_preset = True
@@ -218,8 +206,8 @@ def parse_document(
         )
     budget.check_time()
     if any("locator" in n.attrs for n in nodes):
-        metadata["locators"] = True  # recall/evidence read node locators for this document
+        meta["locators"] = True  # recall/evidence read node locators for this document
     chunks = build_chunks(nodes, title, config.chunks, (kb, doc_path, content_sha))
     return ParsedDocument(
-        format=fmt, text=text, title=title, metadata=metadata, nodes=tuple(nodes), chunks=chunks
+        format=fmt, text=text, title=title, metadata=meta, nodes=tuple(nodes), chunks=chunks
     )

@@ -10,6 +10,9 @@ theme/template folders of documentation builds (``_themes``, ``_templates``) are
 by policy: they are build plumbing, not documents (a file named on the command line is
 still taken). A folder that yields no document at all is a fatal ``NO_DOCUMENTS``
 problem naming the folder and the supported formats.
+
+A sidecar (``NAME.ext.meta.yaml``) and a folder's ``.citewise.yaml`` (hidden) are metadata,
+never documents: each file found carries the fields they give it (``ingest/sidecar.py``).
 """
 
 from __future__ import annotations
@@ -17,14 +20,17 @@ from __future__ import annotations
 import os
 import unicodedata
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import pathspec
 
+from citewise.errors import BadMetadata
 from citewise.ingest.formats import is_supported, supported_suffixes
+from citewise.ingest.meta_yaml import is_sidecar, sidecar_target
 from citewise.ingest.names import name_problem
+from citewise.ingest.sidecar import MetaFinder
 
 IGNORE_FILE = ".citewiseignore"
 #: Folders of documentation builds that hold page templates and themes, not documents.
@@ -33,11 +39,13 @@ TEMPLATE_DIRS = frozenset({"_themes", "_templates"})
 
 @dataclass(frozen=True, slots=True)
 class SourceFile:
-    """One file to ingest: ``rel_path`` (posix, relative to ``root``) is its identity."""
+    """One file to ingest: ``rel_path`` (posix, relative to ``root``) is its identity.
+    ``metadata``: the fields its sidecar and folder files give it (``ingest/sidecar.py``)."""
 
     root: Path
     abs_path: Path
     rel_path: str
+    metadata: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,13 +99,14 @@ def walk(path: Path) -> Iterator[SourceFile | WalkProblem]:
         return
     if path.is_file() or (path.is_symlink() and not path.is_dir()):
         root = path.parent
-        yield _check_file(root, path, path.name)
+        yield _described(_check_file(root, path, path.name), MetaFinder(root))
         return
     root = path
     taken = 0
+    finder = MetaFinder(root)
     for item in _walk_dir(root):
         taken += isinstance(item, SourceFile)
-        yield item
+        yield _described(item, finder)
     if not taken:
         yield WalkProblem(
             str(root),
@@ -108,6 +117,18 @@ def walk(path: Path) -> Iterator[SourceFile | WalkProblem]:
             "a file directly.",
             True,
         )
+
+
+def _described(item: SourceFile | WalkProblem, finder: MetaFinder) -> SourceFile | WalkProblem:
+    """``item`` with the fields its metadata files give it; a malformed metadata file
+    fails this file alone (BAD_METADATA naming the metadata file), never the batch."""
+    if isinstance(item, WalkProblem):
+        return item
+    try:
+        metadata = finder.for_file(item.rel_path)
+    except BadMetadata as exc:
+        return WalkProblem(item.rel_path, exc.code, str(exc), True)
+    return replace(item, metadata=metadata) if metadata else item
 
 
 def _walk_dir(root: Path) -> Iterator[SourceFile | WalkProblem]:
@@ -127,6 +148,16 @@ def _walk_dir(root: Path) -> Iterator[SourceFile | WalkProblem]:
         for name in sorted(filenames):
             rel = name if rel_dir == "." else f"{rel_dir}/{name}"
             if name.startswith(".") or (spec is not None and spec.match_file(rel)):
+                continue
+            if is_sidecar(name):  # metadata of a document beside it, never a document
+                if sidecar_target(name) not in filenames:
+                    yield WalkProblem(
+                        rel,
+                        "ORPHAN_METADATA",
+                        f"{rel}: skipped, no file {sidecar_target(name)!r} beside this "
+                        "sidecar; rename it after its document or remove it.",
+                        False,
+                    )
                 continue
             abs_path = here / name
             suffix = abs_path.suffix.lower()

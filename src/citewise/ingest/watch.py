@@ -6,7 +6,7 @@ batch runs a full :func:`~citewise.ingest.mirror.run_sync`, so the current revis
 the folder whatever the events said, and a batch is one revision. Files still being
 written are read until stable (``read_stable``), else reported failed and picked up by the
 next batch. Hidden paths (and the home, if it lies inside the folder) are ignored, so the
-store's own writes never trigger a sync.
+store's own writes never trigger a sync; a folder's ``.citewise.yaml`` (metadata) is not.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from citewise.ingest.meta_yaml import FOLDER_FILE
 from citewise.ingest.mirror import run_sync
 from citewise.ingest.sync import SyncReport, sync_root
 
@@ -36,7 +37,9 @@ def _relevant(root: Path, home: Path) -> Callable[[object, str], bool]:
         for r in roots:
             if r in p.parents:
                 rel = p.relative_to(r)
-                return not any(part.startswith(".") for part in rel.parts)
+                # a folder's metadata file is hidden but changes its files' metadata
+                parts = rel.parts[:-1] if rel.name == FOLDER_FILE else rel.parts
+                return not any(part.startswith(".") for part in parts)
         return False
 
     return keep

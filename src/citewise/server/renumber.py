@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 
 from citewise.answer.models import Answer
 from citewise.evidence.models import EvidencePack, Fragment
-from citewise.ingest.parse import document_metadata
 from citewise.recall.models import SearchResult
 from citewise.recall.scope import may_read
 from citewise.server.history import SeenHistory, seen_history
@@ -23,6 +22,8 @@ from citewise.server.history import SeenHistory, seen_history
 if TYPE_CHECKING:
     from citewise.kb import KnowledgeBase
 
+#: Metadata of a version with none stored: readable by nobody (fails closed).
+_NOBODY: dict[str, list[str]] = {"access": []}
 #: ``(path, store version number) -> the caller's version number``.
 Numbering = Callable[[str, int], int]
 
@@ -61,14 +62,14 @@ def numbering_for(kb: KnowledgeBase, principal: str | None) -> Numbering:
     """``principal``'s numbering of ``kb``'s versions, one history read per path."""
     seen: dict[str, SeenHistory] = {}
 
-    def readable(path: str, store_id: int) -> bool:
-        raw, _ = kb.store.get_version_content(kb.name, path, store_id)
-        return may_read(document_metadata(raw, path), principal)
-
     def number(path: str, store_id: int) -> int:
         if path not in seen:
             versions = kb.versions(path)[::-1]  # oldest first
-            flags = [v.action != "deleted" and readable(path, v.version_id) for v in versions]
+            stored = kb.store.version_metadata(kb.name, path)  # never the bytes, re-parsed
+            flags = [
+                v.action != "deleted" and may_read(stored.get(v.version_id, _NOBODY), principal)
+                for v in versions
+            ]
             seen[path] = seen_history(versions, flags)
         mine = seen[path].number(store_id)
         return store_id if mine is None else mine  # None: not readable, never shown

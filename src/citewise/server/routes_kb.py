@@ -89,11 +89,19 @@ def upload(
     service: ServiceDep,
     files: Annotated[list[UploadFile], File(description="One or more documents.")],
     prefix: Annotated[str, Form(description="Folder to place the files under.")] = "",
+    metadata: Annotated[
+        str,
+        Form(
+            description="Fields every uploaded file gets, as a sidecar gives them: a JSON "
+            'object such as {"access": ["finance"], "tags": ["q3"]} (access, tags, title, '
+            "edition, status, ...). Malformed: 400 BAD_METADATA, nothing written."
+        ),
+    ] = "",
 ) -> JSONResponse:
     """Ingest uploaded files with the CLI's rules. 201 when all succeed, 207 when some
     failed (the per-file report says why), the first error's envelope when all failed."""
     uploads = [Upload(f.filename or "", f.file) for f in files]
-    report = service.upload(caller, kb, uploads, prefix)
+    report = service.upload(caller, kb, uploads, prefix, metadata)
     failed = [f for f in report.files if f.status == "failed"]
     if failed and len(failed) == len(report.files):
         first = failed[0]

@@ -44,9 +44,9 @@ from citewise.errors import (
 from citewise.evidence.models import EvidencePack, Profile
 from citewise.graph.serialize import edge_json, point_json
 from citewise.ingest.formats import supported_suffixes
+from citewise.ingest.meta_yaml import parse_upload_fields
 from citewise.ingest.mirror import SyncPlan, apply_sync, plan_sync
 from citewise.ingest.models import AddReport, FileResult
-from citewise.ingest.parse import document_metadata, parse_document
 from citewise.ingest.sync import SyncReport, answer_principal, stale_answers
 from citewise.jsonable import to_jsonable
 from citewise.kb import Home, KnowledgeBase
@@ -70,6 +70,8 @@ from citewise.store.models import (
 )
 
 _COPY_CHUNK = 64 * 1024
+#: Metadata of a version with none stored: readable by nobody (fails closed).
+_NOBODY: dict[str, list[str]] = {"access": []}
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,13 +242,14 @@ class Service:
         return doc if number is None else replace(doc, version_id=number)
 
     def _readable_version(self, kb: KnowledgeBase, caller: Caller, path: str, vid: int) -> bool:
+        """Access to a stored version from the metadata stored with it at ingest (front
+        matter, sidecar and upload fields alike): its bytes are never read nor parsed again."""
         key = (kb.name, path, vid)
-        meta = self._version_meta.get(key)
-        if meta is None:
-            raw, _ = self.home.store.get_version_content(kb.name, path, vid)
-            meta = document_metadata(raw, path)  # front matter only, not the whole body
-            self._version_meta[key] = meta
-        return may_read(meta, caller.principal)
+        if key not in self._version_meta:
+            for number, meta in self.home.store.version_metadata(kb.name, path).items():
+                self._version_meta[(kb.name, path, number)] = meta
+        # A version without stored metadata (not one with content) is readable by nobody.
+        return may_read(self._version_meta.get(key, _NOBODY), caller.principal)
 
     def _document(self, caller: Caller, kb: KnowledgeBase, path: str) -> DocumentInfo:
         try:
@@ -300,9 +303,7 @@ class Service:
             kb, stored = self._revertible(caller, name, path, version_id)
             raw, _ = self.home.store.get_version_content(kb.name, path, stored)
         # The version's bytes never change: parse them before taking the write lock.
-        parsed = parse_document(
-            raw, name=path, kb=kb.name, doc_path=path, config=self.home.settings.ingest
-        )
+        parsed = kb.parse_version(path, stored, raw)
         with self.lock.write():
             kb, again = self._revertible(caller, name, path, version_id)  # checked again, alone
             if again != stored:
@@ -394,8 +395,18 @@ class Service:
             stale_answers=tuple(mine),
         )
 
-    def upload(self, caller: Caller, name: str, files: list[Upload], prefix: str = "") -> AddReport:
+    def upload(
+        self,
+        caller: Caller,
+        name: str,
+        files: list[Upload],
+        prefix: str = "",
+        metadata: str | Mapping[str, Any] | None = None,
+    ) -> AddReport:
         """Stage uploads in a private folder (size-limited while copying) and ingest them.
+
+        ``metadata`` (JSON or YAML text, or a mapping): fields every file of the upload gets,
+        as a sidecar would give them (checked first: malformed, nothing is written).
 
         A path that is not a current document for the caller is written as if it were new
         (its report says ``added``), so a write never reveals that a hidden document
@@ -403,6 +414,7 @@ class Service:
         """
         if not files:
             raise UsageError("No files were uploaded.", hint="Send one or more 'files' parts.")
+        given = parse_upload_fields(metadata)
         base = safe_doc_path(prefix.strip("/")) + "/" if prefix.strip("/") else ""
         rels = [base + safe_doc_path(f.name) for f in files]
         with self.lock.read():
@@ -440,7 +452,7 @@ class Service:
                 # Parsing is the slow part and touches no shared state: it runs outside
                 # the write lock, so searches go on meanwhile; only the store write and
                 # the index publish are exclusive.
-                prepared = kb.prepare([root])
+                prepared = kb.prepare([root], metadata=given)
                 with self.lock.write():
                     report = kb.commit(prepared)
                     self._version_meta.clear()

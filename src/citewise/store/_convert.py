@@ -120,6 +120,21 @@ def document_info(row: RowLike) -> DocumentInfo:
     )
 
 
+#: The head version's columns a document row carries (``v`` joined to document ``d``): all
+#: but ``raw``, so listing documents never loads their stored bytes.
+HEAD_COLUMNS = (
+    "v.vid, v.version_no, v.action, v.content_id, v.content_sha256, v.raw_sha256, "
+    "v.size_bytes, v.format, v.title, v.metadata_json, v.source, v.restored_from, "
+    "v.rev_added, v.rev_removed, v.created_at"
+)
+#: The version columns :func:`version_info` reads: never ``raw`` (a history listing must not
+#: load every stored file's bytes).
+VERSION_INFO_COLUMNS = (
+    "vid, doc_id, version_no, content_sha256, size_bytes, action, rev_added, created_at, "
+    "source, restored_from"
+)
+
+
 def version_info(row: RowLike, path: str, head_vid: int | None) -> VersionInfo:
     return VersionInfo(
         version_id=row["version_no"],

@@ -116,11 +116,17 @@ class SQLWrites(SQLRevisions):
             live = head is not None and head["action"] != "deleted"
             if restored_from is not None:
                 self._require_restorable(c, doc_id, path, restored_from)
+            metadata_json = cv.dumps(parsed.metadata)
+            # Same bytes and text but other metadata (a sidecar or upload fields changed) is
+            # a new version of the same content: the same nodes, so citations still resolve,
+            # and the history says when access, tags or title changed.
             if (
                 head is not None
                 and live
                 and head["content_sha256"] == content_sha
                 and head["raw_sha256"] == raw_sha
+                and head["metadata_json"] == metadata_json
+                and head["title"] == parsed.title
             ):
                 return IngestOutcome(
                     "unchanged",
@@ -169,7 +175,7 @@ class SQLWrites(SQLRevisions):
                     len(raw),
                     parsed.format,
                     parsed.title,
-                    cv.dumps(parsed.metadata),
+                    metadata_json,
                     source,
                     restored_from,
                     rev,
@@ -187,6 +193,7 @@ class SQLWrites(SQLRevisions):
                 "version": version_no,
                 "content_sha256": content_sha,
                 "raw_sha256": raw_sha,
+                "metadata_sha256": hashlib.sha256(metadata_json.encode("utf-8")).hexdigest(),
                 "size_bytes": len(raw),
                 "revision": rev,
                 "revision_hash": hash_hex,

@@ -200,6 +200,10 @@ class Store(Protocol):
     def list_versions(self, kb: str, path: str) -> list[VersionInfo]:
         """Newest first, deletions included; ``version_id`` counts 1.. per document."""
 
+    def version_metadata(self, kb: str, path: str) -> dict[int, dict[str, Any]]:
+        """The metadata stored with each content version of ``path`` at ingest, by version
+        number (deletions left out): what access checks read, never the stored bytes."""
+
     def list_revisions(self, kb: str) -> list[RevisionInfo]:
         """Oldest first: ``[-1]`` is the head revision."""
 

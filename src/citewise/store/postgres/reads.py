@@ -39,7 +39,8 @@ _KB_INFO_SQL = (
     "(SELECT max(revision) FROM revision WHERE kb = k.name)"
 )
 _DOC_SQL = (
-    "SELECT d.doc_id, d.kb, d.path, v.*, c.node_count, c.chunk_count FROM document d "
+    "SELECT d.doc_id, d.kb, d.path, " + cv.HEAD_COLUMNS + ", c.node_count, c.chunk_count "
+    "FROM document d "
     "JOIN version v ON v.vid = d.head_vid LEFT JOIN content c ON c.content_id = v.content_id "
 )
 _NODE_ORDER = "ORDER BY n.char_start, n.char_end DESC, n.ordinal"
@@ -163,10 +164,21 @@ class PgReads(PgTx):
         with self._read() as c:
             doc = self._doc_row(c, kb, path)
             rows = c.execute(
-                "SELECT * FROM version WHERE doc_id = %s ORDER BY version_no DESC",
+                "SELECT " + cv.VERSION_INFO_COLUMNS + " FROM version "
+                "WHERE doc_id = %s ORDER BY version_no DESC",
                 (doc["doc_id"],),
             ).fetchall()
         return [cv.version_info(r, path, doc["head_vid"]) for r in rows]
+
+    def version_metadata(self, kb: str, path: str) -> dict[int, dict[str, Any]]:
+        with self._read() as c:
+            doc = self._doc_row(c, kb, path)
+            rows = c.execute(
+                "SELECT version_no, metadata_json FROM version "
+                "WHERE doc_id = %s AND action != 'deleted'",
+                (doc["doc_id"],),
+            ).fetchall()
+        return {int(r["version_no"]): cv.loads_dict(r["metadata_json"]) for r in rows}
 
     def get_version_content(self, kb: str, path: str, version_id: int) -> tuple[bytes, str]:
         with self._read() as c:
