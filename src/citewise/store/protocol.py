@@ -2,8 +2,8 @@
 
 SQLite is the embedded default; PostgreSQL comes later. A backend implements both
 protocols, is opened by :func:`citewise.store.factory.open_store`, and must pass
-``tests/store_suite.py`` and ``tests/ledger_suite.py``; nothing outside ``store/`` and
-``audit/`` names a backend class. Nothing here is backend-specific: no connections or
+the suites of :mod:`citewise.testing` (``store_suite``, ``ledger_suite``); nothing outside
+``store/`` and ``audit/`` names a backend class. Nothing here is backend-specific: no connections or
 cursors in signatures, so a network database can implement it.
 
 Backends own their transactions. Each method that writes is atomic, and
