@@ -23,9 +23,7 @@ SECRET = (
 QUESTION = "When does the Kestrel merger close?"
 
 
-@pytest.fixture(autouse=True)
-def _dense_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CITEWISE_DENSE", "off")
+pytestmark = pytest.mark.usefixtures("dense_off")
 
 
 def _write(root: Path, files: dict[str, str]) -> Path:

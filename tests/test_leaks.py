@@ -27,9 +27,7 @@ from tests.conftest import run_cli
 VARIANTS = ("with", "deleted")
 
 
-@pytest.fixture(autouse=True)
-def _dense_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CITEWISE_DENSE", "off")
+pytestmark = pytest.mark.usefixtures("dense_off")
 
 
 def _home(backend: Backend, root: Path, variant: str) -> tuple[Path, dict[str, str]]:

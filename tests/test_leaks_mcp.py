@@ -15,10 +15,7 @@ from tests._leak_diff import diff, normalise
 from tests.backends import Backend
 from tests.test_mcp import _data, _run
 
-
-@pytest.fixture(autouse=True)
-def _dense_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CITEWISE_DENSE", "off")
+pytestmark = pytest.mark.usefixtures("dense_off")
 
 
 def _result(result: Any) -> Any:
