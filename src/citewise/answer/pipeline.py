@@ -120,7 +120,7 @@ def ask(
     cfg = EvidenceConfig()
     profile = weigh(_without_conditions(analysed), kb.index, who)
     profile = soften_descriptors(question, profile)  # "the diarist": not the subject
-    searched = respelt_text(question, profile)  # a slip ("Geegen") searched as spelt in the KB
+    searched = respelt_text(question, profile)  # a typing slip searched as the KB spells it
     seen = analysed if searched == question else analyse(searched, conditions)
     if searched != question:
         trace["respelt"] = {t.surface: t.key for t in profile.terms if t.asked}
@@ -137,7 +137,7 @@ def ask(
     conflicts = detect_conflicts(kb, analysed, pack, who, recall.hits)
     stale = stale_paths(kb, pack, who)
     unknown = _not_conditions(absent_terms(kb, analysed.named_terms, who), analysed.conditions)
-    unknown = tuple(t for t in unknown if t not in profile.respelt)  # "Frensh": "French"
+    unknown = tuple(t for t in unknown if t not in profile.respelt)  # a KB word's slip
     trace["terms"] = [asdict(t) for t in profile.terms]
     suff = review(
         GateInput(

@@ -69,8 +69,9 @@ class RecallSettings:
     #: scores, lexical 0.6 / vector 0.4, 100 candidates per content route (train 0.7360,
     #: test 0.7309 fp32). The z-score fusion over 300 candidates (``normalisation="zscore"``,
     #: ``depth=300``, weights 0.5 / 0.5: train 0.7397, test 0.7324) is measured and offered
-    #: but not the default: it moved one documentation answer to the wrong page (ty-024,
-    #: docs/benchmarks.md "Fusion depth, z-scores and feedback"). The identifier route's
+    #: but not the default: on the documentation question sets it moved an answer to a
+    #: sibling page that shares its words (docs/benchmarks.md "Fusion depth, z-scores and
+    #: feedback"). The identifier route's
     #: weight puts an exact clause match first.
     pool: int = 100  # candidates the graph boost and MMR read from the fused order
     #: Candidates per content route that convex fusion sees (at least ``pool``). When only

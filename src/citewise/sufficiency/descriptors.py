@@ -1,11 +1,12 @@
 """Descriptor words: a question word that describes a participant instead of naming it.
 
-"How many mortar shells did *the diarist* see at Vicksburg?" asks about the writer of a
-diary that says "I have seen as many as three"; "What *rumour* about Johnston reached the
-camp?" asks about "A report creeps into camp that Johnston is coming". No document holds
-"diarist" or "rumour", and the subject presence check (:mod:`presence`) refuses a
-question over a word no chunk holds. But these words are not the subject: the question
-names its subject otherwise (Vicksburg, Johnston, mortar shells), and the word stands
+"How many ships did *the narrator* count in the harbour?" asks about the writer of a
+first-person account that says "I counted seven"; "What *rumour* about the governor
+reached the town?" asks about "word came that the governor was leaving". A question's
+word for the writer or for a piece of news may be held by no document, and the subject
+presence check (:mod:`presence`) refuses a question over a word no chunk holds. But such
+words are not the subject: the question names its subject otherwise (the harbour, the
+governor, the ships), and the word stands
 where a paraphrase does, as the one who acts or the thing that happens:
 
 * the subject of a do-support or modal question (``did the diarist see``, ``could the
