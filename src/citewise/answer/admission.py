@@ -111,7 +111,7 @@ def admission(
         if caption:  # a PDF table's title scopes its rows: "November - 2015"
             headings.append(caption)
             deeper.append(caption)
-        deeper += expansions(c.clean, f"{section}\n{own}\n{opening}")  # "VHDPA": the Act
+        deeper += expansions(c.clean, f"{section}\n{own}\n{opening}")  # an acronym: its full name
         score = max(c.score, gate.floor) if _lifted(gate.question, c.clean, deeper) else c.score
         if c.kind == "sequel":  # its first sentence meets them alone; the next carries on
             parts = [s.text for s in split_sentences(c.clean)] or [c.clean]

@@ -119,7 +119,7 @@ def ask(
         )
     cfg = EvidenceConfig()
     profile = weigh(_without_conditions(analysed), kb.index, who)
-    profile = soften_descriptors(question, profile)  # "the diarist": not the subject
+    profile = soften_descriptors(question, profile)  # "the narrator": not the subject
     searched = respelt_text(question, profile)  # a typing slip searched as the KB spells it
     seen = analysed if searched == question else analyse(searched, conditions)
     if searched != question:
@@ -261,7 +261,7 @@ def ask(
     trace["removed_orchestration"] = removed_orchestration(fragments)
     unit_reader, unit_near = fragment_reader(kb, fragments)
     # a clause the question names ("What does clause 2.3 say?") is its answer, however
-    # few of the question's words it holds; a misspelt word ("bouregois") is missing from
+    # few of the question's words it holds; a misspelt word (a typing slip) is missing from
     # every unit as the composer scores the question typed: no relevance floor then
     floor = 0.0 if clause_refs(question) or searched != question else RELEVANCE_FLOOR
     gate = question_gate(question, intent.kind, profile, floor)

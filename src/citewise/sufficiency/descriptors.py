@@ -9,10 +9,10 @@ words are not the subject: the question names its subject otherwise (the harbour
 governor, the ships), and the word stands
 where a paraphrase does, as the one who acts or the thing that happens:
 
-* the subject of a do-support or modal question (``did the diarist see``, ``could the
+* the subject of a do-support or modal question (``did the narrator count``, ``could the
   author ...``): the bare verb after it says what the question asks about;
 * the wh-determiner's noun followed by a preposition or a verb (``What rumour about
-  Johnston``, ``Which account of ...``).
+  the governor``, ``Which account of ...``).
 
 Such a word, when no chunk holds it, is read softly (its absence makes the answer
 partial and is named, never a refusal on its own), and only when the question names its
