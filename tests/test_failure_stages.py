@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from citewise.core.search import SearchFilters
 from citewise.index.embedder import Unavailable
 from citewise.index.manager import KBIndex
 from citewise.kb import Home
-from citewise.recall.models import SearchFilters
 
 PUBLIC = "# Ports\n\nThe Tandem API listens on port 8443 in production.\n"
 SECRET = (

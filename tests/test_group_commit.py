@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from citewise.core.records import ParsedDocument
 from citewise.errors import StoreError
-from citewise.ingest.models import ParsedDocument
 from citewise.kb import Home, PreparedFile, file_groups
 from citewise.store import adhash
 from citewise.store.sqlite import SQLiteStore

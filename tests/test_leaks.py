@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from citewise.recall.models import SearchFilters
+from citewise.core.search import SearchFilters
 from citewise.server.auth import KeyStore
 from tests._leak_corpus import HIDDEN, TOKEN, build
 from tests._leak_diff import diff, hidden_path_routes, normalise, read_routes, write_routes

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from citewise.recall.models import SearchFilters
+from citewise.core.search import SearchFilters
 from citewise.server.auth import KeyStore
 from tests._leak_corpus import HIDDEN, QUERIES, TOKEN, build
 from tests._leak_diff import diff, normalise

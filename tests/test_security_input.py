@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from citewise.recall.scope import may_read
+from citewise.core.access import may_read
 from tests._server import running_server
 from tests.conftest import run_cli
 

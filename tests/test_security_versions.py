@@ -13,9 +13,9 @@ from typing import Any
 import httpx
 import pytest
 
+from citewise.core.stored import IngestAction, VersionInfo
 from citewise.server.auth import KeyStore
 from citewise.server.history import seen_history
-from citewise.store.models import IngestAction, VersionInfo
 from tests._server import running_server
 from tests.conftest import run_cli
 

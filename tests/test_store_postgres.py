@@ -252,7 +252,7 @@ def test_migrate_copies_a_home_with_its_history_and_ledger(
 ) -> None:
     """A home with changes, a delete, a revert, a second base, answers and a checkpoint is
     copied whole: the same revisions, bytes, citations and Merkle root, and it runs on."""
-    from citewise.store.migrate import migrate_store
+    from citewise.sync.migrate import migrate_store
 
     monkeypatch.setenv("CITEWISE_DENSE", "off")
     corpus = tmp_path / "corpus"

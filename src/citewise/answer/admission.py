@@ -17,9 +17,9 @@ import re
 from collections.abc import Callable, Sequence
 
 from citewise.answer.compose import Candidate
+from citewise.core.records import Node
 from citewise.evidence.nodes import NodeReader, Span
 from citewise.evidence.sentences import split_sentences
-from citewise.ingest.models import Node
 from citewise.sufficiency.constraints import Constraint, UnitGate, question_constraints
 from citewise.sufficiency.floor import unmentioned
 from citewise.sufficiency.measure import MEASURE_Q

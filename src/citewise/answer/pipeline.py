@@ -43,11 +43,11 @@ from citewise.answer.procedure import complete_procedures
 from citewise.answer.relevance import dense_scorer
 from citewise.answer.review import release_review, removed_orchestration
 from citewise.answer.unit_cache import fragment_reader, units_of_fragments, version_units
+from citewise.core.search import SearchFilters
 from citewise.evidence.assemble import assemble
 from citewise.evidence.models import EvidenceConfig, EvidencePack
 from citewise.index.ask_reads import ask_reads
 from citewise.recall.identifiers import clause_refs
-from citewise.recall.models import SearchFilters
 from citewise.recall.search import RecallSettings, search, search_summary
 from citewise.sufficiency.conflicts_adapter import detect_conflicts, stale_paths
 from citewise.sufficiency.descriptors import soften_descriptors

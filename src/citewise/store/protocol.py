@@ -19,9 +19,9 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol, runtime_checkable
 
-from citewise.audit.entries import LedgerEntry
-from citewise.ingest.models import Node, ParsedDocument
-from citewise.store.models import (
+from citewise.core.ledger_entries import LedgerEntry
+from citewise.core.records import Node, ParsedDocument
+from citewise.core.stored import (
     ClauseMatch,
     DocumentInfo,
     IngestOutcome,
@@ -46,7 +46,7 @@ class LedgerWriter(Protocol):
         principal: str | None = None,
         lineage: Mapping[str, object] | None = None,
     ) -> LedgerEntry:
-        """Append one entry (built by :func:`~citewise.audit.entries.new_entry`) at the next
+        """Append one entry (built by :func:`~citewise.core.ledger_entries.new_entry`) at the next
         ``seq``; it commits with the transaction, or not at all."""
 
 
@@ -85,7 +85,7 @@ class Ledger(Protocol):
 
     def iter_leaves(self, *, batch: int = 20000) -> Iterator[tuple[int, bytes, str, str, str]]:
         """``(seq, leaf hash recomputed from the stored texts, stored hash hex, type, payload
-        text)`` in ``seq`` order (see :func:`~citewise.audit.entries.encode_stored`)."""
+        text)`` in ``seq`` order (see :func:`~citewise.core.ledger_entries.encode_stored`)."""
 
     def stored_leaves(self) -> list[bytes]:
         """The stored leaf hashes in ``seq`` order, unchecked (enough to build proofs)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from citewise.ingest.models import Chunk, Node, ParsedDocument, sha256_text, stable_id
+from citewise.core.records import Chunk, Node, ParsedDocument, sha256_text, stable_id
 
 
 def make_doc(

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from citewise.audit import checkpoint as cp
-from citewise.audit.entries import canonical_json, ledger_context
+from citewise.core.ledger_entries import canonical_json, ledger_context
 from citewise.errors import CitationNotFound, CitewiseError, DocumentNotFound
 from citewise.store.protocol import Ledger, Store
 from citewise.testing.docs import make_doc

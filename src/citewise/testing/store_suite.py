@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from citewise.core.stored import ClauseMatch
 from citewise.errors import (
     CitationNotFound,
     CorruptContent,
@@ -34,7 +35,6 @@ from citewise.errors import (
     VersionNotFound,
 )
 from citewise.store import adhash
-from citewise.store.models import ClauseMatch
 from citewise.store.protocol import Store
 from citewise.testing.docs import make_doc
 

@@ -10,10 +10,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from citewise.core.records import ParsedDocument
 from citewise.errors import CitewiseError, FileTooLarge, UnreadableFile, UsageError
-from citewise.ingest.models import ParsedDocument
 from citewise.ingest.parse import parse_document
-from citewise.ingest.sync import (
+from citewise.ingest.walker import SourceFile, WalkProblem, walk
+from citewise.sync.folder import (
     StaleAnswer,
     SyncFile,
     SyncReport,
@@ -23,7 +24,6 @@ from citewise.ingest.sync import (
     source_of,
     sync_root,
 )
-from citewise.ingest.walker import SourceFile, WalkProblem, walk
 
 if TYPE_CHECKING:
     from citewise.context import StageContext
