@@ -3,8 +3,9 @@
 SQLite is the embedded default; PostgreSQL comes later. A backend implements both
 protocols, is opened by :func:`citewise.store.factory.open_store`, and must pass
 the suites of :mod:`citewise.testing` (``store_suite``, ``ledger_suite``); nothing outside
-``store/`` and ``audit/`` names a backend class. Nothing here is backend-specific: no connections or
-cursors in signatures, so a network database can implement it.
+``store/``, ``audit/`` and the store migration (``sync/migrate.py``) names a backend class.
+Nothing here is backend-specific: no connections or cursors in signatures, so a network
+database can implement it.
 
 Backends own their transactions. Each method that writes is atomic, and
 ``ingest_document`` writes a document version, its nodes, chunks, the revision
