@@ -36,7 +36,8 @@ ocr:
 		|| echo "tesseract-ocr could not be installed; scanned pages are reported as needs_ocr"
 
 # Debian's PostgreSQL 15 server binaries for the PostgreSQL store tests (tests/pg.py starts a
-# throwaway cluster; the tests are skipped, with the reason, when it cannot be installed).
+# throwaway cluster; the tests are skipped, with the reason, when it cannot be installed, and
+# fail in CI (CI=true) when it is installed but cannot start).
 # Not a dependency of `demo`: SQLite stays the default and needs no server.
 postgres:
 	test -x /usr/lib/postgresql/15/bin/initdb || (apt-get update && apt-get install -y postgresql-15) \

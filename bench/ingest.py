@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from citewise.config import IngestConfig, Settings
-from citewise.ingest.models import ParsedDocument
+from citewise.core.records import ParsedDocument
 from citewise.ingest.parse import parse_document
 from citewise.kb import Home
 from citewise.store.factory import DB_NAME, open_store

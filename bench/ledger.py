@@ -35,7 +35,7 @@ os.environ["CITEWISE_DENSE"] = "off"
 
 from citewise.answer.pipeline import ask as bare_ask
 from citewise.audit import checkpoint as cp
-from citewise.audit.entries import LedgerEntry
+from citewise.core.ledger_entries import LedgerEntry
 from citewise.kb import Home
 from citewise.recall.search import search as recall_search
 from citewise.store import _ledger as sqlite_ledger  # the ingest run swaps its append

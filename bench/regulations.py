@@ -81,8 +81,8 @@ def build(root: Path) -> Path:
 
 def run(n: int) -> dict[str, Any]:
     os.environ["CITEWISE_DENSE"] = "off"
+    from citewise.core.search import SearchFilters
     from citewise.kb import Home
-    from citewise.recall.models import SearchFilters
 
     rng = random.Random(7)
     out: dict[str, Any] = {"regulations": {}}

@@ -41,6 +41,7 @@ import numpy as np
 
 from bench._beir import data_root
 from citewise.analysis.tokenize import term_coverage
+from citewise.core.search import SearchMode
 from citewise.eval.retrieval import (
     BeirSet,
     doc_id_of,
@@ -51,7 +52,6 @@ from citewise.eval.retrieval import (
 )
 from citewise.index.manager import KBIndex
 from citewise.kb import KnowledgeBase
-from citewise.recall.models import SearchMode
 from citewise.recall.search import RecallSettings
 
 OUT = Path(__file__).resolve().parent / "out" / "retrieval.json"

@@ -78,8 +78,8 @@ def searches_during_sync(tmp: Path, files: int, mb: float) -> dict[str, Any]:
 
 
 def phases(tmp: Path, files: int, mb: float) -> dict[str, float]:
-    from citewise.ingest.mirror import apply_sync, plan_sync
     from citewise.kb import Home
+    from citewise.sync.mirror import apply_sync, plan_sync
 
     folder = tmp / "phases"
     folder.mkdir()

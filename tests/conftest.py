@@ -70,6 +70,14 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture
+def dense_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dense route off (``CITEWISE_DENSE=off``) for this test and the processes it
+    starts: for tests about something else, so they never load the embedding model. A
+    module takes it for all its tests with ``pytestmark = pytest.mark.usefixtures("dense_off")``."""
+    monkeypatch.setenv("CITEWISE_DENSE", "off")
+
+
+@pytest.fixture
 def home(tmp_path: Path) -> Iterator[Home]:
     from citewise.kb import Home
 

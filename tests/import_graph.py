@@ -108,3 +108,151 @@ def describe(graph: Graph) -> str:
         lines.append(f"{len(component)} modules: {', '.join(component)}")
         lines.append("  e.g. " + " -> ".join(a_cycle(graph, component)))
     return "\n".join(lines) or "no cycles"
+
+
+# -- folder layers ------------------------------------------------------------------------
+#
+# The top-level folders and modules of ``src/citewise`` in one declared order, bottom first,
+# grouped into named layers. An import between two folders must point down this list (to an
+# earlier folder); an arrow that points up is allowed only if it is named in EXCEPTIONS,
+# with its reason. Imports within a folder are the module rule's business (no cycle).
+
+
+Layer = tuple[str, tuple[str, ...], str]
+
+#: (layer name, its folders bottom first, what it holds), the bottom layer first.
+LAYERS: tuple[Layer, ...] = (
+    (
+        "Base",
+        ("errors", "switches", "config", "memo", "jsonable"),
+        "the one exception hierarchy, the on/off switches, settings, the memo of pure text "
+        "functions, JSON conversion",
+    ),
+    ("Analysis", ("analysis",), "text and question analysis (the `Question`, read once)"),
+    (
+        "Core",
+        ("core",),
+        "what two stages share: the parsed-document and stored records, search filters and "
+        "results, the access rule, the ledger entry format and Merkle tree, secret "
+        "redaction, the `Reranker` protocol",
+    ),
+    (
+        "Data",
+        ("ingest", "store", "graph", "index"),
+        "parsing, the Store and Ledger protocols and backends, the knowledge graph built from "
+        "stored chunks, and the index (BM25, vectors, per-caller views)",
+    ),
+    (
+        "Stages",
+        ("recall", "context", "evidence", "sufficiency", "answer", "web", "llm", "audit"),
+        "recall, the `StageContext` a stage takes, evidence, the sufficiency verdict, the "
+        "answer, the opt-in second source, the optional LLM route, and audit (recording, "
+        "pinned citations, bundles, replay)",
+    ),
+    (
+        "Operations",
+        ("conversation", "sync"),
+        "conversations over asks, and the whole-knowledge-base operations: folder sync, "
+        "mirror, watch and store migration",
+    ),
+    ("Facade", ("kb", "testing"), "`Home` / `KnowledgeBase`, and the backend test suites"),
+    (
+        "Interfaces",
+        ("eval", "server", "mcp_server", "cli"),
+        "evaluation, the HTTP server, the MCP server and the command line",
+    ),
+)
+
+#: Upward arrows still allowed: (importer folder, imported folder) -> the reason. Empty is
+#: the aim; a test fails when an entry is no longer needed.
+EXCEPTIONS: dict[tuple[str, str], str] = {}
+
+
+def folder_order() -> list[str]:
+    return [folder for _, folders, _ in LAYERS for folder in folders]
+
+
+def folder_of(module: str) -> str | None:
+    """The top-level folder or module of ``citewise`` that ``module`` lives in (None for the
+    package itself)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else None
+
+
+def folder_graph(graph: Graph) -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """(importer folder, imported folder) -> the module imports that make that arrow."""
+    arrows: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for module, targets in graph.items():
+        a = folder_of(module)
+        for target in targets:
+            b = folder_of(target)
+            if a is not None and b is not None and a != b:
+                arrows.setdefault((a, b), []).append((module, target))
+    return {k: sorted(v) for k, v in sorted(arrows.items())}
+
+
+def upward(graph: Graph) -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """The folder arrows that point up the declared order (or to an undeclared folder)."""
+    rank = {folder: i for i, folder in enumerate(folder_order())}
+    return {
+        (a, b): imports
+        for (a, b), imports in folder_graph(graph).items()
+        if a not in rank or b not in rank or rank[b] > rank[a]
+    }
+
+
+def folder_cycles(graph: Graph) -> list[list[str]]:
+    """The folder cycles: strongly connected components of the folder graph."""
+    folders: Graph = {}
+    for a, b in folder_graph(graph):
+        folders.setdefault(a, set()).add(b)
+        folders.setdefault(b, set())
+    return strongly_connected(folders)
+
+
+def layers_markdown() -> str:
+    """The Markdown of docs/architecture.md's layer list, generated from LAYERS and
+    EXCEPTIONS (``python -m tests.import_graph --docs`` prints it)."""
+
+    def name(folder: str) -> str:
+        return f"`{folder}/`" if (SRC / PACKAGE / folder).is_dir() else f"`{folder}.py`"
+
+    lines = [
+        "Folders, from the top (imports between folders point down this list; within a "
+        "layer, down its list, which reads bottom first):",
+        "",
+    ]
+    for number, (title, folders, what) in enumerate(reversed(LAYERS), start=1):
+        shown = ", ".join(name(f) for f in folders)
+        lines.append(f"{number}. **{title}** ({shown}): {what}.")
+    lines.append("")
+    if EXCEPTIONS:
+        lines.append("Upward arrows still allowed, each with its reason:")
+        lines.append("")
+        lines.extend(f"- {name(a)} → {name(b)}: {why}" for (a, b), why in EXCEPTIONS.items())
+    else:
+        lines.append("Upward arrows allowed: none. The folder graph has no cycle.")
+    return "\n".join(lines)
+
+
+DOCS_BEGIN = "<!-- layers: generated by python -m tests.import_graph --docs -->"
+DOCS_END = "<!-- /layers -->"
+
+
+def docs_section(text: str) -> str:
+    """The generated part of docs/architecture.md (between DOCS_BEGIN and DOCS_END)."""
+    start = text.index(DOCS_BEGIN) + len(DOCS_BEGIN)
+    return text[start : text.index(DOCS_END)].strip("\n")
+
+
+if __name__ == "__main__":
+    import sys
+
+    if sys.argv[1:] == ["--docs"]:
+        print(layers_markdown())
+    else:
+        g = import_graph()
+        print(describe(g))
+        for (a, b), imports in upward(g).items():
+            print(f"up: {a} -> {b}: {', '.join(f'{m} -> {t}' for m, t in imports)}")
+        print("folder cycles:", folder_cycles(g) or "none")

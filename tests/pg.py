@@ -4,12 +4,17 @@ Uses Debian's server binaries (``/usr/lib/postgresql/15/bin``, package ``postgre
 ``CITEWISE_PG_BIN`` overrides the folder): ``initdb`` a cluster under a temp folder, start it
 on a free port with its unix socket in that folder and ``fsync=off``, and stop and remove it
 at the end of the session. PostgreSQL refuses to run as root, so as root the cluster is
-owned and run by the ``postgres`` OS user (created by the Debian package). Where no server
-can be started every PostgreSQL test is skipped with the reason (``pytest -rs`` shows it).
+owned and run by the ``postgres`` OS user (created by the Debian package); server binaries
+that user cannot reach (those inside a virtual environment under a 0700 folder, such as a
+fresh clone in a private temp folder) are first copied to a 0755 folder under ``/tmp``.
+Where no server is installed every PostgreSQL test is skipped with the reason (``pytest
+-rs`` shows it); in CI (``CI=true``) a server that is installed but cannot start fails the
+tests instead, so a CI checkout cannot silently lose them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import os
 import pwd
@@ -26,6 +31,9 @@ import pytest
 
 PG_BIN = Path(os.environ.get("CITEWISE_PG_BIN", "/usr/lib/postgresql/15/bin"))
 RUN_AS = "postgres"
+#: The folders of a PostgreSQL install the server needs at run time (it finds ``lib`` and
+#: ``share`` relative to its own ``bin``, so a copy of the three runs from anywhere).
+INSTALL_PARTS = ("bin", "lib", "share")
 
 
 @dataclass(frozen=True)
@@ -63,6 +71,65 @@ def _runner() -> tuple[list[str], str]:
             "(install postgresql-15, or create the user)"
         ) from exc
     return ["runuser", "-u", RUN_AS, "--"], RUN_AS
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in {"true", "1", "yes"}
+
+
+def _others_reach(path: Path, owner: int) -> bool:
+    """Whether a user other than root (uid ``owner``) can reach and execute ``path``: every
+    folder above it searchable, and the file executable, by that user or by everyone."""
+    for step in [*reversed(path.parents), path]:
+        st = step.stat()
+        if st.st_uid != owner and not st.st_mode & 0o001:
+            return False
+    return True
+
+
+def _staged_copy(install: Path) -> Path:
+    """A copy of ``install``'s bin, lib and share, under a 0755 folder in ``/tmp``, from
+    which the ``postgres`` user can run them; returns the copy's install folder.
+
+    A wheel's binaries find their vendored libraries by a path relative to themselves
+    (auditwheel's ``$ORIGIN/../../../<dist>.libs``), so the copy keeps the two folders above
+    ``bin`` and brings the ``*.libs`` folders beside them whose name starts with the
+    package's. One copy per source install and version, kept and reused like a download
+    cache; it is made under a scratch name and renamed, so concurrent runs never see half
+    a copy."""
+    stamp = (install / "bin" / "initdb").stat()
+    key = hashlib.sha256(f"{install.resolve()}|{stamp.st_size}|{stamp.st_mtime_ns}".encode())
+    target = Path("/tmp") / f"citewise-pgbin-{key.hexdigest()[:16]}"
+    inside = Path(install.parent.name) / install.name
+    if (target / inside / "bin" / "initdb").exists():
+        return target / inside
+    scratch = Path(tempfile.mkdtemp(prefix="citewise-pgbin-tmp-", dir="/tmp"))
+    for part in INSTALL_PARTS:
+        if (install / part).is_dir():
+            shutil.copytree(install / part, scratch / inside / part, symlinks=True)
+    for libs in install.parent.parent.glob(f"{install.parent.name}*.libs"):
+        shutil.copytree(libs, scratch / libs.name, symlinks=True)
+    for folder in [scratch, *(p for p in scratch.rglob("*") if p.is_dir())]:
+        os.chmod(folder, 0o755)
+    try:
+        scratch.rename(target)
+    except OSError:  # another run made it first
+        shutil.rmtree(scratch, ignore_errors=True)
+    return target / inside
+
+
+def reachable_bin(bin_dir: Path) -> Path:
+    """``bin_dir``, or, when the server must run as the ``postgres`` OS user and that user
+    cannot execute it there, the ``bin`` of a copy it can (see :func:`_staged_copy`)."""
+    if os.geteuid() != 0 or not (bin_dir / "initdb").exists():
+        return bin_dir
+    try:
+        owner = pwd.getpwnam(RUN_AS).pw_uid
+    except KeyError:
+        return bin_dir  # _runner names the missing user
+    if _others_reach(bin_dir / "initdb", owner):
+        return bin_dir
+    return _staged_copy(bin_dir.parent) / "bin"
 
 
 def _start(
@@ -135,14 +202,20 @@ def _cluster(
     bin_dir: Path, what: str, check: Callable[[PgCluster, Path], str | None] | None = None
 ) -> Iterator[PgCluster]:
     """Start a throwaway cluster with the server binaries in ``bin_dir`` (skip, naming
-    ``what`` and the reason, when it cannot start or ``check`` names a problem); stop and
-    remove it afterwards."""
-    base = Path(tempfile.mkdtemp(prefix="citewise-pg-"))
+    ``what`` and the reason, when it cannot start or ``check`` names a problem; in CI fail
+    instead when the server is installed but cannot start); stop and remove it afterwards."""
+    installed = (bin_dir / "initdb").exists()
+    base = Path(tempfile.mkdtemp(prefix="citewise-pg-", dir="/tmp"))
     os.chmod(base, 0o755)
     try:
+        bin_dir = reachable_bin(bin_dir)
         cluster, prefix, data = _start(base, bin_dir)
     except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
         shutil.rmtree(base, ignore_errors=True)
+        from tests.conftest import FastLoopViolation
+
+        if installed and _in_ci() and not isinstance(exc, FastLoopViolation):
+            pytest.fail(f"{what} is installed but could not start in CI: {exc}")
         pytest.skip(f"{what} unavailable: {exc}")
     problem = check(cluster, base / "server.log") if check is not None else None
     try:
@@ -211,7 +284,7 @@ def _pgvector_bin() -> Path | None:
     if spec is None or spec.origin is None:
         return None
     bin_dir = Path(spec.origin).parent / "pginstall" / "bin"
-    return bin_dir if (bin_dir / "initdb").exists() else None
+    return reachable_bin(bin_dir) if (bin_dir / "initdb").exists() else None
 
 
 @pytest.fixture(scope="session")

@@ -10,10 +10,10 @@ import pytest
 from citewise.answer.citations import cite_claims
 from citewise.answer.compose import compose, fragment_spans
 from citewise.answer.models import new_trace_id
+from citewise.core.records import sha256_text
 from citewise.evidence import assemble
 from citewise.evidence.models import TRUNCATION_MARKER, Fragment
 from citewise.evidence.sentences import split_sentences
-from citewise.ingest.models import sha256_text
 from citewise.kb import KnowledgeBase
 from tests.conftest import one_file_kb
 

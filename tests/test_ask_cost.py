@@ -24,6 +24,7 @@ from citewise.answer.clean import clean_sentence
 from citewise.answer.markup import strip_markup
 from citewise.answer.relation import subject_of
 from citewise.answer.units import Unit, document_units
+from citewise.core.search import SearchFilters
 from citewise.evidence import sentences
 from citewise.graph.build import KnowledgeGraph
 from citewise.graph.models import Point
@@ -32,7 +33,6 @@ from citewise.index.lexical import LexicalIndex
 from citewise.index.query_vectors import query_vector
 from citewise.kb import Home
 from citewise.recall.fusion import Jaccard, mmr, mmr_columns
-from citewise.recall.models import SearchFilters
 from citewise.recall.search import WordIds
 from citewise.store import _near
 from citewise.store.protocol import Store

@@ -21,7 +21,7 @@ from citewise.index import ask_reads
 from citewise.kb import Home
 from citewise.store.protocol import Store
 from citewise.store.sqlite import SQLiteStore
-from tests._docs import make_doc
+from citewise.testing.docs import make_doc
 from tests.test_query_cost import CountingStore
 
 

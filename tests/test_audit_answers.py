@@ -14,8 +14,8 @@ import pytest
 from citewise.audit import checkpoint as cp
 from citewise.audit.keys import default_key_path
 from citewise.audit.pinned import check_citations
+from citewise.core.search import SearchFilters
 from citewise.kb import Home
-from citewise.recall.models import SearchFilters
 from citewise.store.protocol import Ledger
 from tests.conftest import EXAMPLES, run_cli
 

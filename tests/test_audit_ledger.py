@@ -13,8 +13,8 @@ import pytest
 
 from citewise.audit import checkpoint as cp
 from citewise.audit import keys
-from citewise.audit.entries import canonical_json, encode_entry, ledger_context
-from citewise.audit.merkle import leaf_hash
+from citewise.core.ledger_entries import canonical_json, encode_entry, ledger_context
+from citewise.core.merkle import leaf_hash
 from citewise.errors import CitewiseError
 from citewise.kb import Home
 

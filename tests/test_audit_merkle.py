@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citewise.audit import merkle as mk
+from citewise.core import merkle as mk
 
 D = [f"entry {i}".encode() for i in range(7)]
 a, b, c, d, e, f, j = (mk.leaf_hash(x) for x in D)

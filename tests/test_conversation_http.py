@@ -11,11 +11,8 @@ from citewise.errors import UsageError
 from citewise.kb import Home
 from tests._server import running_server
 
-
-@pytest.fixture(autouse=True)
-def _dense_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    """These tests are about turns and rewrites, not the dense route (kept out of the model)."""
-    monkeypatch.setenv("CITEWISE_DENSE", "off")
+# These tests are about turns and rewrites, not the dense route (kept out of the model)
+pytestmark = pytest.mark.usefixtures("dense_off")
 
 
 DOC = b"""# Agent

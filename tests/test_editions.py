@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 
 from citewise.analysis.asof import as_of_in_question, parse_as_of
+from citewise.core.access import parse_filters
+from citewise.core.search import SearchFilters
 from citewise.errors import UsageError
 from citewise.evidence import assemble
 from citewise.ingest.editions import Edition, edition_status
 from citewise.ingest.regulation import from_metadata
 from citewise.ingest.xml_meta import regulation_metadata
 from citewise.kb import Home, KnowledgeBase
-from citewise.recall.models import SearchFilters
-from citewise.recall.scope import parse_filters
 
 FIXTURES = Path(__file__).parent / "fixtures" / "editions"
 Q = "What does 12 CFR 1002.4(b) say about discouragement?"

@@ -62,9 +62,7 @@ def _home() -> Home:
     return home
 
 
-@pytest.fixture(autouse=True)
-def _dense_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CITEWISE_DENSE", "off")
+pytestmark = pytest.mark.usefixtures("dense_off")
 
 
 def _check(fragments: tuple[Fragment, ...], text_of: dict[str, str]) -> None:

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from citewise.core.search import SearchFilters
 from citewise.index.embedder import Unavailable
 from citewise.index.manager import KBIndex
 from citewise.kb import Home
-from citewise.recall.models import SearchFilters
 
 PUBLIC = "# Ports\n\nThe Tandem API listens on port 8443 in production.\n"
 SECRET = (
@@ -23,9 +23,7 @@ SECRET = (
 QUESTION = "When does the Kestrel merger close?"
 
 
-@pytest.fixture(autouse=True)
-def _dense_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CITEWISE_DENSE", "off")
+pytestmark = pytest.mark.usefixtures("dense_off")
 
 
 def _write(root: Path, files: dict[str, str]) -> Path:

@@ -15,7 +15,7 @@ from rich.console import Console
 
 from citewise.cli import output as ui
 from citewise.config import IngestConfig
-from citewise.ingest.models import AddReport, FileResult
+from citewise.core.records import AddReport, FileResult
 from citewise.ingest.parse import parse_document
 from citewise.kb import Home
 from tests.conftest import REPO

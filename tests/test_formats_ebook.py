@@ -9,8 +9,8 @@ import zipfile
 import pytest
 
 from citewise.config import IngestConfig
+from citewise.core.records import ParsedDocument
 from citewise.errors import BrokenFile, Encrypted
-from citewise.ingest.models import ParsedDocument
 from citewise.ingest.parse import parse_document
 
 CONTAINER = """<?xml version="1.0"?>

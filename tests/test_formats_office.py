@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from citewise.config import IngestConfig
+from citewise.core.records import Node, ParsedDocument
 from citewise.errors import BrokenFile, Encrypted
-from citewise.ingest.models import Node, ParsedDocument
 from citewise.ingest.parse import parse_document
 from citewise.kb import Home
 

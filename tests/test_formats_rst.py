@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from citewise.config import IngestConfig
-from citewise.ingest.models import ParsedDocument
+from citewise.core.records import ParsedDocument
 from citewise.ingest.parse import parse_document
 from citewise.ingest.walker import SourceFile, WalkProblem, walk
 from citewise.kb import Home

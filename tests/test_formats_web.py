@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from citewise.config import IngestConfig
-from citewise.ingest.locator import describe
+from citewise.core.locator import describe
 from citewise.ingest.parse import parse_document
 from tests._server import running_server
 from tests.conftest import run_cli

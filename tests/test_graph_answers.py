@@ -14,10 +14,10 @@ from typer.testing import CliRunner
 
 from citewise.answer.relation import asked_relation, wording
 from citewise.cli.graph import graph_app
+from citewise.core.search import SearchFilters
 from citewise.evidence.neighbors import neighbor_fragments
 from citewise.graph.models import Edge, Point, SourceSpan
 from citewise.kb import Home
-from citewise.recall.models import SearchFilters
 
 HELIX = Path(__file__).parent / "probes" / "corpus" / "helix"
 

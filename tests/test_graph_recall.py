@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from citewise.core.search import SearchFilters
 from citewise.errors import CorruptContent
 from citewise.kb import Home
-from citewise.recall.models import SearchFilters
 from tests.conftest import EXAMPLES
 
 QUESTION = "what happens when a sync cursor expires?"

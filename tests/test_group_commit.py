@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
+from citewise.core.records import ParsedDocument
 from citewise.errors import StoreError
-from citewise.ingest.models import ParsedDocument
 from citewise.kb import Home, PreparedFile, file_groups
 from citewise.store import adhash
 from citewise.store.sqlite import SQLiteStore
-from tests._docs import make_doc
+from citewise.testing.docs import make_doc
 
 
 def _failing_on(store: SQLiteStore, bad: str, monkeypatch: pytest.MonkeyPatch) -> None:

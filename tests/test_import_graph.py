@@ -7,7 +7,24 @@ from __future__ import annotations
 
 import ast
 
-from tests.import_graph import a_cycle, describe, import_graph, strongly_connected
+from tests.import_graph import (
+    DOCS_BEGIN,
+    DOCS_END,
+    EXCEPTIONS,
+    LAYERS,
+    SRC,
+    a_cycle,
+    describe,
+    docs_section,
+    folder_cycles,
+    folder_graph,
+    folder_of,
+    folder_order,
+    import_graph,
+    layers_markdown,
+    strongly_connected,
+    upward,
+)
 
 GRAPH = import_graph()
 
@@ -20,7 +37,7 @@ def _is_cli(module: str) -> bool:
 def test_the_graph_sees_lazy_and_type_checking_imports() -> None:
     # cli/core.py imports the facade only inside commands, FileResult only for typing.
     assert "citewise.kb" in GRAPH["citewise.cli.options"]
-    assert "citewise.ingest.models" in GRAPH["citewise.cli.core"]
+    assert "citewise.core.records" in GRAPH["citewise.cli.core"]
     assert "citewise.graph.serialize" in GRAPH["citewise.server.service"]
     assert "citewise.graph" in GRAPH["citewise.server.service"]  # its __init__ runs too
 
@@ -112,3 +129,55 @@ def test_no_import_cycles() -> None:
     text = describe(GRAPH)
     print(text)
     assert strongly_connected(GRAPH) == [], text
+
+
+# -- folder layers (tests/import_graph.py: LAYERS, EXCEPTIONS) -----------------------------
+
+
+def test_every_folder_has_one_place_in_the_layer_order() -> None:
+    order = folder_order()
+    assert len(order) == len(set(order)), "a folder is declared twice"
+    present = {folder_of(m) for m in GRAPH} - {None}
+    assert sorted(present - set(order)) == [], "declare each top-level folder in LAYERS"
+    assert sorted(set(order) - present) == [], "LAYERS names a folder that does not exist"
+
+
+def test_folder_imports_point_down_the_declared_order() -> None:
+    up = upward(GRAPH)
+    unexplained = {arrow: imports for arrow, imports in up.items() if arrow not in EXCEPTIONS}
+    assert unexplained == {}, (
+        f"imports up the layer order (move the shared code down): {unexplained}"
+    )
+
+
+def test_every_allowed_exception_is_still_needed() -> None:
+    up = upward(GRAPH)
+    stale = sorted(arrow for arrow in EXCEPTIONS if arrow not in up)
+    assert stale == [], f"exceptions no import needs any more (remove them): {stale}"
+    assert all(reason.strip() for reason in EXCEPTIONS.values())
+
+
+def test_no_folder_cycle_outside_the_exceptions() -> None:
+    without = {
+        m: {t for t in ts if (folder_of(m), folder_of(t)) not in EXCEPTIONS}
+        for m, ts in GRAPH.items()
+    }
+    assert folder_cycles(without) == []
+    if not EXCEPTIONS:
+        assert folder_cycles(GRAPH) == []
+
+
+def test_the_folder_rule_finds_a_planted_upward_arrow() -> None:
+    planted = {"citewise.errors": {"citewise.cli.root"}, "citewise.cli.root": {"citewise.errors"}}
+    assert upward(planted) == {("errors", "cli"): [("citewise.errors", "citewise.cli.root")]}
+    assert folder_cycles(planted) == [["cli", "errors"]]
+    assert ("cli", "errors") in folder_graph(planted)
+
+
+def test_the_architecture_doc_lists_the_declared_layers() -> None:
+    doc = (SRC.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert DOCS_BEGIN in doc and DOCS_END in doc
+    assert docs_section(doc) == layers_markdown(), (
+        "regenerate docs/architecture.md's layer list: python -m tests.import_graph --docs"
+    )
+    assert all(title in layers_markdown() for title, _, _ in LAYERS)

@@ -16,9 +16,7 @@ from citewise.kb import Home
 GUARD = 60.0
 
 
-@pytest.fixture(autouse=True)
-def _dense_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CITEWISE_DENSE", "off")
+pytestmark = pytest.mark.usefixtures("dense_off")
 
 
 def _write(folder: Path, name: str, text: str) -> Path:

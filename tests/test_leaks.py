@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from citewise.recall.models import SearchFilters
+from citewise.core.search import SearchFilters
 from citewise.server.auth import KeyStore
 from tests._leak_corpus import HIDDEN, TOKEN, build
 from tests._leak_diff import diff, hidden_path_routes, normalise, read_routes, write_routes
@@ -27,9 +27,7 @@ from tests.conftest import run_cli
 VARIANTS = ("with", "deleted")
 
 
-@pytest.fixture(autouse=True)
-def _dense_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CITEWISE_DENSE", "off")
+pytestmark = pytest.mark.usefixtures("dense_off")
 
 
 def _home(backend: Backend, root: Path, variant: str) -> tuple[Path, dict[str, str]]:

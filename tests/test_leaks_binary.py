@@ -18,8 +18,8 @@ import httpx
 import pytest
 
 from citewise.audit.bundle import export_bundle
+from citewise.core.search import SearchFilters
 from citewise.kb import Home
-from citewise.recall.models import SearchFilters
 from citewise.server.auth import KeyStore
 from tests._leak_corpus import PUBLIC
 from tests._leak_diff import diff, read_routes

@@ -8,17 +8,14 @@ from typing import Any
 
 import pytest
 
-from citewise.recall.models import SearchFilters
+from citewise.core.search import SearchFilters
 from citewise.server.auth import KeyStore
 from tests._leak_corpus import HIDDEN, QUERIES, TOKEN, build
 from tests._leak_diff import diff, normalise
 from tests.backends import Backend
 from tests.test_mcp import _data, _run
 
-
-@pytest.fixture(autouse=True)
-def _dense_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CITEWISE_DENSE", "off")
+pytestmark = pytest.mark.usefixtures("dense_off")
 
 
 def _result(result: Any) -> Any:

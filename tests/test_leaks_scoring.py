@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from citewise.core.search import SearchFilters
 from citewise.index.lexical import LexicalIndex
 from citewise.kb import Home
-from citewise.recall.models import SearchFilters
 from tests._leak_corpus import HIDDEN, HIDDEN_NAME, QUERIES, TOKEN, build
 from tests.backends import Backend
 
@@ -136,7 +136,7 @@ def test_revision_view_counts_changes_to_what_the_principal_may_read(
 ) -> None:
     """A document turning restricted is a change bob sees (it leaves his view); the
     restricted versions themselves are not. The store reads each version's own access."""
-    from citewise.recall.scope import revision_view
+    from citewise.core.access import revision_view
 
     versions = [
         (1, 3, {}),
@@ -184,8 +184,8 @@ def test_principals_with_the_same_access_classes_share_their_views(
 def test_access_class_decides_like_the_metadata(meta: dict[str, Any]) -> None:
     """Views are shared per access class, so a class must admit exactly whom the document
     admits (fail-closed spellings included)."""
+    from citewise.core.access import may_read
     from citewise.index.views import access_class
-    from citewise.recall.scope import may_read
 
     for who in (None, "alice", "bob"):
         assert may_read(dict(access_class(meta)), who) == may_read(meta, who)

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from citewise.answer.models import Answer
+from citewise.core.search import SearchFilters
 from citewise.eval.probes import check_case, citation_problems, load_cases
 from citewise.kb import Home, KnowledgeBase
 from citewise.llm.models import Route, Target
 from citewise.llm.routes import RouteStore
-from citewise.recall.models import SearchFilters
 from tests.llm_server import INVENTED, ScriptedLLM
 
 SUITE = Path(__file__).parent / "probes"

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from citewise.core.secrets import resolve_key, write_secret
 from citewise.errors import CitewiseError, SecretsError
 from citewise.kb import Home
 from citewise.llm.models import Route, Target
 from citewise.llm.routes import RouteStore
-from citewise.llm.secrets import resolve_key, write_secret
 from tests.conftest import run_cli
 from tests.llm_server import ScriptedLLM
 

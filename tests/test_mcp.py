@@ -14,11 +14,8 @@ import pytest
 
 from tests.conftest import run_cli
 
-
-@pytest.fixture(autouse=True)
-def _dense_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    """CLI subprocesses in these tests run without the dense route (for speed)."""
-    monkeypatch.setenv("CITEWISE_DENSE", "off")
+# CLI subprocesses in these tests run without the dense route (for speed)
+pytestmark = pytest.mark.usefixtures("dense_off")
 
 
 GUIDE = "# Key rotation\n\nTo rotate keys, run `citewise rotate` every 90 days.\n"

@@ -12,11 +12,11 @@ import pytest
 from citewise.errors import StoreError
 from citewise.kb import Home
 from citewise.store.factory import DB_NAME
-from citewise.store.migrate import copy_columns, source_columns
-from tests._docs import make_doc
+from citewise.sync.migrate import copy_columns, source_columns
+from citewise.testing.docs import make_doc
+from citewise.testing.store_suite import P1
 from tests.conftest import run_cli
 from tests.pg import PgCluster, pg_cluster, pg_url  # noqa: F401  (fixtures)
-from tests.store_suite import P1
 
 #: A column name that, pasted into an INSERT, turns it into a SELECT run as the migrating
 #: role (the statement's own parameters feed it; the rest of the line is commented out).
@@ -66,7 +66,7 @@ def test_a_crafted_column_name_runs_no_sql_and_writes_nothing(
     pg_url: str,  # noqa: F811
 ) -> None:
     psycopg = pytest.importorskip("psycopg")
-    from citewise.store.migrate import migrate_store
+    from citewise.sync.migrate import migrate_store
 
     db = _crafted_store(tmp_path)
     with pytest.raises(StoreError, match="nothing was copied") as err:

@@ -15,10 +15,10 @@ import pypdfium2 as pdfium
 import pytest
 
 from citewise.config import IngestConfig, ParseLimits, limits_from_env
+from citewise.core.records import ParsedDocument
 from citewise.errors import ParseLimitExceeded
 from citewise.ingest import formats, pdf_ocr
 from citewise.ingest.limits import ParseBudget
-from citewise.ingest.models import ParsedDocument
 from citewise.ingest.parse import parse_document
 from citewise.ingest.pdf import PDFIUM_LOCK
 from citewise.ingest.pdf_layout import Char, Line

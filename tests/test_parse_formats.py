@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from citewise.config import ChunkConfig, IngestConfig
+from citewise.core.records import ParsedDocument
 from citewise.errors import FileTooLarge, IngestError, UnsupportedFormat
-from citewise.ingest.models import ParsedDocument
 from citewise.ingest.parse import parse_document
 
 FIXTURES = Path(__file__).parent / "fixtures" / "parse"

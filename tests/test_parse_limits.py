@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from citewise.config import IngestConfig, ParseLimits, limits_from_env
+from citewise.core.records import ParsedDocument
 from citewise.errors import FrontMatterError, ParseLimitExceeded, UsageError
-from citewise.ingest.models import ParsedDocument
 from citewise.ingest.parse import parse_document
 from citewise.kb import Home
 

@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from citewise.config import ChunkConfig, IngestConfig
+from citewise.core.records import BLOCK_KINDS, ParsedDocument, sha256_text
 from citewise.ingest.chunking import count_words
-from citewise.ingest.models import BLOCK_KINDS, ParsedDocument, sha256_text
 from citewise.ingest.parse import parse_document
 
 _WORDS = st.sampled_from(

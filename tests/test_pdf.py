@@ -15,9 +15,9 @@ import pypdfium2 as pdfium
 import pytest
 
 from citewise.config import IngestConfig
+from citewise.core.locator import locate, locator_fields, place
+from citewise.core.records import ParsedDocument
 from citewise.errors import BrokenFile, Encrypted, NeedsOCR
-from citewise.ingest.locator import locate, locator_fields, place
-from citewise.ingest.models import ParsedDocument
 from citewise.ingest.parse import parse_document
 from citewise.kb import Home
 

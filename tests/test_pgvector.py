@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from citewise.core.search import SearchFilters
 from citewise.index.manager import _WHOLE_BY_KEY, _WHOLE_BY_PASSAGE
 from citewise.index.vectors import VectorIndex, vectors_to_bytes
 from citewise.kb import Home
-from citewise.recall.models import SearchFilters
 from citewise.store.factory import open_store
 from citewise.store.postgres.vectors import pgvector_text, version_tuple
 from citewise.store.protocol import Store, VectorSearch
@@ -162,8 +162,8 @@ def test_the_vector_route_through_hnsw_is_the_same_and_leaks_nothing(
 
 def test_migrate_copies_vectors_into_pgvectors_column(tmp_path: Path, pgv_url: str) -> None:
     """``citewise migrate`` from SQLite: the copied vectors are searchable with HNSW."""
-    from citewise.store.migrate import migrate_store
     from citewise.store.sqlite import SQLiteStore
+    from citewise.sync.migrate import migrate_store
 
     vecs = _unit(np.random.default_rng(3), 50, 8)
     keys = [f"m{i:02d}" for i in range(50)]

@@ -16,8 +16,8 @@ from typing import Any, cast
 
 import pytest
 
+from citewise.core.search import SearchFilters
 from citewise.kb import Home
-from citewise.recall.models import SearchFilters
 from citewise.store.protocol import Store
 from citewise.store.sqlite import SQLiteStore
 

@@ -9,12 +9,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from citewise.core.search import SearchFilters
 from citewise.index.embedder import Unavailable
 from citewise.index.manager import KBIndex, default_loader
 from citewise.index.minilm import MiniLMSettings, load_minilm
 from citewise.ingest.walker import SourceFile, WalkProblem, walk
 from citewise.kb import Home
-from citewise.recall.models import SearchFilters
 from citewise.recall.search import search
 
 PUBLIC = "---\ntitle: Ports\n---\n# Ports\n\nThe public API listens on port 8443 in production.\n"

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from citewise.core.search import SearchFilters
 from citewise.kb import Home
 from citewise.recall import gate, meaning_model
-from citewise.recall.models import SearchFilters
 from citewise.recall.search import RecallSettings
 
 needs_model = pytest.mark.skipif(

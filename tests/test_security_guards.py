@@ -25,9 +25,7 @@ DOC = b"# Runbook\n\nRestart the pump before noon.\n"
 STATIC = Path(__file__).resolve().parents[1] / "src" / "citewise" / "server" / "static"
 
 
-@pytest.fixture(autouse=True)
-def _dense_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CITEWISE_DENSE", "off")
+pytestmark = pytest.mark.usefixtures("dense_off")
 
 
 def _files(name: str = "run.md", data: bytes = DOC) -> list[tuple[str, tuple[str, bytes, str]]]:

@@ -15,14 +15,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from citewise.recall.scope import may_read
+from citewise.core.access import may_read
 from tests._server import running_server
 from tests.conftest import run_cli
 
-
-@pytest.fixture(autouse=True)
-def _dense_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CITEWISE_DENSE", "off")
+pytestmark = pytest.mark.usefixtures("dense_off")
 
 
 DOC = b"# Pumps\n\nRestart the pump before noon.\n"

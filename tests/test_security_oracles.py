@@ -17,10 +17,7 @@ import pytest
 from citewise.server.auth import KeyStore
 from tests._server import running_server
 
-
-@pytest.fixture(autouse=True)
-def _dense_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CITEWISE_DENSE", "off")
+pytestmark = pytest.mark.usefixtures("dense_off")
 
 
 SECRET = b"---\naccess: [alice]\n---\n# Vault\n\nThe vault code is ZEBRAQUARTZ.\n"

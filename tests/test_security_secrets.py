@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from citewise.llm.secrets import MASK
+from citewise.core.secrets import MASK
 from tests.conftest import run_cli
 from tests.llm_server import ScriptedLLM
 
@@ -108,7 +108,7 @@ def test_endpoint_credentials_never_shown_traced_or_exported(home: Path, llm: Sc
 
 
 def test_url_credential_helpers() -> None:
-    from citewise.llm.secrets import public_url, url_secrets
+    from citewise.core.secrets import public_url, url_secrets
 
     url = "https://me:p%40ss@llm.example:8443/v1"
     assert public_url(url) == f"https://{MASK}@llm.example:8443/v1"

@@ -13,16 +13,13 @@ from typing import Any
 import httpx
 import pytest
 
+from citewise.core.stored import IngestAction, VersionInfo
 from citewise.server.auth import KeyStore
 from citewise.server.history import seen_history
-from citewise.store.models import IngestAction, VersionInfo
 from tests._server import running_server
 from tests.conftest import run_cli
 
-
-@pytest.fixture(autouse=True)
-def _dense_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CITEWISE_DENSE", "off")
+pytestmark = pytest.mark.usefixtures("dense_off")
 
 
 def _v(no: int, action: IngestAction, restored_from: int | None = None) -> VersionInfo:

@@ -15,11 +15,8 @@ import pytest
 from tests._server import running_server
 from tests.conftest import run_cli
 
-
-@pytest.fixture(autouse=True)
-def _dense_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    """CLI subprocesses in these tests run without the dense route (for speed)."""
-    monkeypatch.setenv("CITEWISE_DENSE", "off")
+# CLI subprocesses in these tests run without the dense route (for speed)
+pytestmark = pytest.mark.usefixtures("dense_off")
 
 
 LIMIT = 64 * 1024

@@ -19,13 +19,8 @@ import yaml
 from tests._server import running_server
 from tests.conftest import run_cli
 
-pytestmark = pytest.mark.subprocess
-
-
-@pytest.fixture(autouse=True)
-def _dense_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    """CLI subprocesses in these tests run without the dense route (for speed)."""
-    monkeypatch.setenv("CITEWISE_DENSE", "off")
+# CLI subprocesses in these tests run without the dense route (for speed)
+pytestmark = [pytest.mark.subprocess, pytest.mark.usefixtures("dense_off")]
 
 
 PUBLIC = b"""# Key rotation

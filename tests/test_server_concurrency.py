@@ -46,10 +46,8 @@ NEW_DOCS = {
 }
 
 
-@pytest.fixture(autouse=True)
-def _dense_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The server's home and CLI subprocesses run without the dense route (for speed)."""
-    monkeypatch.setenv("CITEWISE_DENSE", "off")
+# The server's home and CLI subprocesses run without the dense route (for speed)
+pytestmark = pytest.mark.usefixtures("dense_off")
 
 
 class Served:

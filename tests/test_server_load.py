@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-
-@pytest.fixture(autouse=True)
-def _dense_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    """CLI subprocesses in these tests run without the dense route (for speed)."""
-    monkeypatch.setenv("CITEWISE_DENSE", "off")
+# CLI subprocesses in these tests run without the dense route (for speed)
+pytestmark = pytest.mark.usefixtures("dense_off")
 
 
 def test_load_bench_has_no_errors() -> None:

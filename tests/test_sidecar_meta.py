@@ -21,6 +21,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from citewise.core.search import SearchFilters
 from citewise.errors import BadMetadata
 from citewise.ingest import frontmatter, meta_yaml
 from citewise.ingest.meta_yaml import (
@@ -31,7 +32,6 @@ from citewise.ingest.meta_yaml import (
     parse_upload_fields,
 )
 from citewise.kb import Home, KnowledgeBase
-from citewise.recall.models import SearchFilters
 from citewise.server.auth import KeyStore
 from tests._server import running_server
 from tests.test_formats_ebook import _epub
@@ -319,7 +319,7 @@ def test_a_sidecar_change_syncs_as_a_new_version_of_the_same_content(
 def test_watch_follows_sidecars_and_folder_files_but_no_other_hidden_path(
     tmp_path: Path,
 ) -> None:
-    from citewise.ingest.watch import _relevant
+    from citewise.sync.watch import _relevant
 
     root, home = tmp_path / "src", tmp_path / "home"
     keep = _relevant(root, home)

@@ -13,10 +13,10 @@ from citewise.audit import checkpoint as cp
 from citewise.kb import Home
 from citewise.store.factory import DB_NAME
 from citewise.store.protocol import Ledger, Store
+from citewise.testing.ledger_suite import LedgerSuite
+from citewise.testing.store_suite import StoreFactory, StoreSuite
 from tests.conftest import EXAMPLES
-from tests.ledger_suite import LedgerSuite
 from tests.memstore import MemStore
-from tests.store_suite import StoreFactory, StoreSuite
 
 
 @pytest.fixture

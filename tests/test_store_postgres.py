@@ -21,11 +21,11 @@ from citewise.kb import Home
 from citewise.store import adhash
 from citewise.store.factory import DB_NAME, open_store
 from citewise.store.protocol import Ledger, Store
-from tests._docs import make_doc
+from citewise.testing.docs import make_doc
+from citewise.testing.ledger_suite import LedgerSuite
+from citewise.testing.store_suite import P1, P2, StoreFactory, StoreSuite
 from tests.conftest import EXAMPLES, run_cli
-from tests.ledger_suite import LedgerSuite
 from tests.pg import PgCluster, pg_cluster, pg_url  # noqa: F401  (fixtures)
-from tests.store_suite import P1, P2, StoreFactory, StoreSuite
 from tests.test_store_memory import _run_home
 
 psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed (extra 'postgres')")
@@ -52,6 +52,7 @@ def make_pg(pg_cluster: PgCluster) -> Iterator[StoreFactory]:  # noqa: F811
         s.close()
 
 
+@pytest.mark.subprocess  # the session's cluster: initdb and pg_ctl run as processes
 class TestPostgres(StoreSuite):
     @pytest.fixture
     def make_store(self, make_pg: StoreFactory) -> StoreFactory:
@@ -64,6 +65,7 @@ class TestPostgres(StoreSuite):
         _sql(store.url, "UPDATE content SET text = %s WHERE doc_id = %s", (text, doc_id))  # type: ignore[attr-defined]
 
 
+@pytest.mark.subprocess
 class TestPostgresLedger(LedgerSuite):
     @pytest.fixture
     def make_store(self, make_pg: StoreFactory) -> StoreFactory:
@@ -181,7 +183,7 @@ _WRITER = textwrap.dedent(
     import sys
     sys.path.insert(0, sys.argv[3])
     from citewise.store.factory import open_store
-    from tests._docs import make_doc
+    from citewise.testing.docs import make_doc
 
     store = open_store(sys.argv[1])
     me = sys.argv[2]
@@ -250,7 +252,7 @@ def test_migrate_copies_a_home_with_its_history_and_ledger(
 ) -> None:
     """A home with changes, a delete, a revert, a second base, answers and a checkpoint is
     copied whole: the same revisions, bytes, citations and Merkle root, and it runs on."""
-    from citewise.store.migrate import migrate_store
+    from citewise.sync.migrate import migrate_store
 
     monkeypatch.setenv("CITEWISE_DENSE", "off")
     corpus = tmp_path / "corpus"

@@ -19,9 +19,9 @@ from citewise.store import adhash
 from citewise.store.factory import open_store
 from citewise.store.protocol import Store
 from citewise.store.sqlite import SCHEMA_VERSION, SQLiteStore
-from tests._docs import make_doc
-from tests.ledger_suite import LedgerSuite
-from tests.store_suite import P1, P2, StoreFactory, StoreSuite
+from citewise.testing.docs import make_doc
+from citewise.testing.ledger_suite import LedgerSuite
+from citewise.testing.store_suite import P1, P2, StoreFactory, StoreSuite
 
 
 def _raw(store: Store) -> sqlite3.Connection:
@@ -136,7 +136,7 @@ _CRASH_CHILD = textwrap.dedent(
     """
     import os, signal, sys
     sys.path.insert(0, sys.argv[2])
-    from tests._docs import make_doc
+    from citewise.testing.docs import make_doc
     from citewise.store.sqlite import SQLiteStore
     import citewise.store.sqlite as mod
 

@@ -15,9 +15,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from citewise.core.search import SearchFilters
 from citewise.errors import NotFoundError
 from citewise.kb import Home, KnowledgeBase
-from citewise.recall.models import SearchFilters
 from tests.conftest import REPO, run_cli
 
 
@@ -256,8 +256,8 @@ def test_kill_between_delete_commit_and_index_update(lhome: Home, tmp_path: Path
 
 
 def test_watch_picks_up_a_change_and_a_delete(lhome: Home, tmp_path: Path) -> None:
-    from citewise.ingest.sync import SyncReport
-    from citewise.ingest.watch import watch_folder
+    from citewise.sync.folder import SyncReport
+    from citewise.sync.watch import watch_folder
 
     folder = _folder(tmp_path)
     kb = lhome.kb()
@@ -295,7 +295,7 @@ def test_a_file_changing_while_read_is_retried(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from citewise.ingest import safe_open
-    from citewise.ingest import sync as sync_mod
+    from citewise.sync import folder as sync_mod
 
     path = tmp_path / "growing.md"
     path.write_text("# Half", encoding="utf-8")

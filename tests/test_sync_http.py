@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-import citewise.ingest.mirror as mirror
+import citewise.sync.mirror as mirror
 from citewise.ingest.parse import parse_document
 from citewise.kb import Home
 from citewise.server.auth import LOCAL, KeyStore
@@ -223,8 +223,8 @@ def test_no_server_path_in_sync_responses(tmp_path: Path) -> None:
 
 
 def test_a_row_is_judged_by_the_versions_it_is_about() -> None:
-    from citewise.ingest.sync import SyncFile
     from citewise.server.sync_view import file_as_seen
+    from citewise.sync.folder import SyncFile
 
     hidden = {"access": ["bob"]}
     can = {1: True, 2: False, 3: True}.__getitem__

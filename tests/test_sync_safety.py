@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import citewise.ingest.mirror as mirror
+import citewise.sync.mirror as mirror
 from citewise.kb import Home, KnowledgeBase
 
 SECRET = "xylophonist"
@@ -253,7 +253,7 @@ _REL = st.lists(_NAME, min_size=1, max_size=4).map("/".join)
 @given(rel=_REL, other=_REL)
 @settings(max_examples=200, deadline=None)
 def test_came_from_is_exactly_the_folder_joined_with_the_path(rel: str, other: str) -> None:
-    from citewise.ingest.sync import came_from
+    from citewise.sync.folder import came_from
 
     root, home = Path("/srv/docs"), Path("/srv/docs/kbhome")
     assert came_from(str(root / rel), rel, root)

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from citewise.kb import Home
 from citewise.store.sqlite import SCHEMA_VERSION, SQLiteStore
-from tests._docs import make_doc
+from citewise.testing.docs import make_doc
 
 #: The table as schema 2 made it (what the migration must handle).
 OLD_TABLE = """CREATE TABLE dense_vector (

@@ -17,13 +17,8 @@ import pytest
 
 from tests._server import running_server
 
-pytestmark = [pytest.mark.browser, pytest.mark.subprocess]
-
-
-@pytest.fixture(autouse=True)
-def _dense_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    """CLI subprocesses in these tests run without the dense route (for speed)."""
-    monkeypatch.setenv("CITEWISE_DENSE", "off")
+# CLI subprocesses in these tests run without the dense route (for speed)
+pytestmark = [pytest.mark.browser, pytest.mark.subprocess, pytest.mark.usefixtures("dense_off")]
 
 
 CHROMIUM = "/usr/bin/chromium"

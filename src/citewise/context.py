@@ -4,7 +4,7 @@ The facade (:mod:`citewise.kb`) sits on top and drives the stages; the stages si
 and never import it. Each stage that needs more than its arguments takes a
 :class:`StageContext`: the knowledge base's name, its store, its derived search index and
 the home's settings. The reader's principal is per request, not per knowledge base: it
-travels in :class:`~citewise.recall.models.SearchFilters` (authorization is applied by
+travels in :class:`~citewise.core.search.SearchFilters` (authorization is applied by
 recall, before ranking), so the context does not repeat it.
 
 The index is opened on first use (``open_index``, the home's shared per-KB index), so an

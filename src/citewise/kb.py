@@ -33,21 +33,9 @@ from citewise.audit.record import reader_of, record_answer, record_evidence, rec
 from citewise.config import DEFAULT_KB, Settings
 from citewise.context import StageContext
 from citewise.conversation import Conversation
-from citewise.errors import CitewiseError, FileTooLarge, UnreadableFile, UsageError
-from citewise.evidence.assemble import assemble
-from citewise.evidence.models import EvidencePack, Profile
-from citewise.index.manager import LOADERS, KBIndex
-from citewise.ingest.mirror import SyncProgress, missing_from, run_sync, stale_answers
-from citewise.ingest.models import AddReport, FileResult, FileStatus, Node, ParsedDocument
-from citewise.ingest.parse import parse_document
-from citewise.ingest.safe_open import read_inside
-from citewise.ingest.sync import StaleAnswer, SyncReport, source_of
-from citewise.ingest.walker import SourceFile, WalkProblem, walk
-from citewise.recall.models import SearchFilters, SearchMode, SearchResult
-from citewise.recall.rerank import load_reranker
-from citewise.recall.search import RecallSettings, search
-from citewise.store.factory import DB_NAME, open_store
-from citewise.store.models import (
+from citewise.core.records import AddReport, FileResult, FileStatus, Node, ParsedDocument
+from citewise.core.search import SearchFilters, SearchMode, SearchResult
+from citewise.core.stored import (
     DocumentInfo,
     IngestOutcome,
     KBInfo,
@@ -55,7 +43,19 @@ from citewise.store.models import (
     RevisionInfo,
     VersionInfo,
 )
+from citewise.errors import CitewiseError, FileTooLarge, UnreadableFile, UsageError
+from citewise.evidence.assemble import assemble
+from citewise.evidence.models import EvidencePack, Profile
+from citewise.index.manager import LOADERS, KBIndex
+from citewise.ingest.parse import parse_document
+from citewise.ingest.safe_open import read_inside
+from citewise.ingest.walker import SourceFile, WalkProblem, walk
+from citewise.recall.rerank import load_reranker
+from citewise.recall.search import RecallSettings, search
+from citewise.store.factory import DB_NAME, open_store
 from citewise.store.protocol import Store
+from citewise.sync.folder import StaleAnswer, SyncReport, source_of
+from citewise.sync.mirror import SyncProgress, missing_from, run_sync, stale_answers
 
 if TYPE_CHECKING:
     from citewise.web.verify import WebVerifier

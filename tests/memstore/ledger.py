@@ -8,8 +8,8 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from citewise.audit.entries import LedgerEntry, canonical_json, encode_stored, new_entry
-from citewise.audit.merkle import leaf_hash
+from citewise.core.ledger_entries import LedgerEntry, canonical_json, encode_stored, new_entry
+from citewise.core.merkle import leaf_hash
 from citewise.errors import CitationNotFound, StoreError
 from tests.memstore.state import MemTx, State
 

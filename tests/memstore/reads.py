@@ -8,16 +8,8 @@ import json
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from citewise.errors import (
-    CitationNotFound,
-    CorruptContent,
-    DocumentNotFound,
-    UsageError,
-    VersionNotFound,
-)
-from citewise.ingest.models import Chunk, Node, sha256_text
-from citewise.store import adhash
-from citewise.store.models import (
+from citewise.core.records import Chunk, Node, sha256_text
+from citewise.core.stored import (
     ClauseMatch,
     DocumentInfo,
     KBInfo,
@@ -27,6 +19,14 @@ from citewise.store.models import (
     StoredChunk,
     VersionInfo,
 )
+from citewise.errors import (
+    CitationNotFound,
+    CorruptContent,
+    DocumentNotFound,
+    UsageError,
+    VersionNotFound,
+)
+from citewise.store import adhash
 from tests.memstore.state import Content, Doc, MemTx, State, Version, verify_node
 
 

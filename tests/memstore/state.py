@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from citewise.core.records import Chunk, Node, sha256_text, stable_id
+from citewise.core.stored import IngestAction, RevisionInfo
 from citewise.errors import CorruptContent, DocumentNotFound, KBNotFound
-from citewise.ingest.models import Chunk, Node, sha256_text, stable_id
 from citewise.store import checks
-from citewise.store.models import IngestAction, RevisionInfo
 
 DEFAULT_KB = "default"
 

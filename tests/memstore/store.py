@@ -8,6 +8,8 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 
+from citewise.core.records import ParsedDocument, stable_id
+from citewise.core.stored import IngestAction, IngestOutcome, KBInfo, RevisionInfo
 from citewise.errors import (
     DocumentNotFound,
     KBExists,
@@ -16,10 +18,8 @@ from citewise.errors import (
     UsageError,
     VersionNotFound,
 )
-from citewise.ingest.models import ParsedDocument, stable_id
 from citewise.store import adhash, checks
 from citewise.store._vectors import check_vectors
-from citewise.store.models import IngestAction, IngestOutcome, KBInfo, RevisionInfo
 from tests.memstore.ledger import MemLedger, append_to
 from tests.memstore.reads import MemReads
 from tests.memstore.state import DEFAULT_KB, Content, Doc, State, Version, now

@@ -17,9 +17,9 @@ import re
 from collections.abc import Callable, Sequence
 
 from citewise.answer.compose import Candidate
+from citewise.core.records import Node
 from citewise.evidence.nodes import NodeReader, Span
 from citewise.evidence.sentences import split_sentences
-from citewise.ingest.models import Node
 from citewise.sufficiency.constraints import Constraint, UnitGate, question_constraints
 from citewise.sufficiency.floor import unmentioned
 from citewise.sufficiency.measure import MEASURE_Q
@@ -111,7 +111,7 @@ def admission(
         if caption:  # a PDF table's title scopes its rows: "November - 2015"
             headings.append(caption)
             deeper.append(caption)
-        deeper += expansions(c.clean, f"{section}\n{own}\n{opening}")  # "VHDPA": the Act
+        deeper += expansions(c.clean, f"{section}\n{own}\n{opening}")  # an acronym: its full name
         score = max(c.score, gate.floor) if _lifted(gate.question, c.clean, deeper) else c.score
         if c.kind == "sequel":  # its first sentence meets them alone; the next carries on
             parts = [s.text for s in split_sentences(c.clean)] or [c.clean]
@@ -127,8 +127,8 @@ _ACRONYM_USE = re.compile(r"\b[A-Z]{2,}[0-9]*\b")
 
 def expansions(text: str, context: str) -> list[str]:
     """What the acronyms of ``text`` stand for, where ``context`` (the unit's blocks and
-    its document's opening) defines them: "Vessel Hull Design Protection Act (VHDPA)"
-    for a unit that says only "VHDPA". Each is the words right before the acronym's
+    its document's opening) defines them: "Water Quality Protection Act (WQPA)" for a
+    unit that says only "WQPA". Each is the words right before the acronym's
     defining parenthesis, up to the end of the clause."""
     out = []
     for acronym in dict.fromkeys(_ACRONYM_USE.findall(text)):
@@ -163,10 +163,10 @@ def _intro(nodes: list[Node], own: Node) -> str:
 
 
 #: The opening of a document (its title and first paragraphs, up to this many characters)
-#: names what the whole document is about ("The Digital Millennium Copyright Act (DMCA)
-#: was signed ...", "... applies to all The Boeing Company Model 737-8 and 737-9 (737
-#: MAX) airplanes"): a sentence deep inside it ("Under section 1204 penalties range up to
-#: ...", "this proposed AD affects 73 airplanes") does not repeat the name.
+#: names what the whole document is about (an act's title and acronym "... Act (XYZA) was
+#: signed ...", an airworthiness directive's "applies to all <maker> Model <number>
+#: airplanes"): a sentence deep inside it ("Under section 12 penalties range up to ...",
+#: "this directive affects 73 airplanes") does not repeat the name.
 OPENING_CHARS = 2500
 _OPENING_SKIP = frozenset({"document", "section", "page_furniture"})
 
@@ -245,9 +245,10 @@ def _in_name(question: str, c: Constraint) -> bool:
 
 
 def named_parts(question: str, constraints: Sequence[Constraint]) -> tuple[Constraint, ...]:
-    """``constraints`` with a figure inside a name ("737" in "Boeing 737 MAX") read as a
-    name, which a unit's context (its headings, its paragraph, its document's subject)
-    may supply, as it supplies "Boeing"; and "up to what length" asking for a measure."""
+    """``constraints`` with a figure inside a name (a model number between a maker's name
+    and a series name) read as a name, which a unit's context (its headings, its
+    paragraph, its document's subject) may supply, as it supplies the maker's name; and
+    "up to what length" asking for a measure."""
     out: list[Constraint] = []
     names: list[Constraint] = []
     for c in constraints:

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 from citewise.answer.candidate import Candidate
 from citewise.answer.models import Citation, CitationRole, Claim
+from citewise.core.locator import locate
+from citewise.core.records import Node, sha256_text
 from citewise.evidence.models import Fragment
 from citewise.evidence.nodes import NodeReader
-from citewise.ingest.locator import locate
-from citewise.ingest.models import Node, sha256_text
 from citewise.sufficiency.models import ConflictNote
 
 if TYPE_CHECKING:

@@ -26,15 +26,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from citewise.recall.models import SearchFilters, SearchResult
-from citewise.recall.scope import in_scope, may_read
+from citewise.core.access import in_scope, may_read
+from citewise.core.search import SearchFilters, SearchResult
 from citewise.sufficiency.models import Reason
 
 if TYPE_CHECKING:
     from citewise.answer.models import FailureStage
     from citewise.context import StageContext
+    from citewise.core.stored import StoredChunk
     from citewise.evidence.models import EvidencePack
-    from citewise.store.models import StoredChunk
 
 __all__ = ["Failure", "classify", "withheld_matches"]
 

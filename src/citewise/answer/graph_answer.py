@@ -16,10 +16,10 @@ from citewise.analysis.tokenize import tokenize
 from citewise.answer.candidate import Candidate
 from citewise.answer.models import AnswerTrace, Citation, Claim
 from citewise.answer.relation import Found, asked_relation, documented, gate, subject_of
+from citewise.core.access import visible_chunks
+from citewise.core.search import SearchFilters
 from citewise.evidence.models import EvidencePack
 from citewise.graph.select import GraphDiagnostics
-from citewise.recall.models import SearchFilters
-from citewise.recall.scope import visible_chunks
 from citewise.sufficiency.models import Reason, Sufficiency
 from citewise.sufficiency.presence import TermProfile
 

@@ -1,8 +1,7 @@
-"""A question that asks for a counted list ("Which four categories of conduct ...?",
-"What are the three steps ...?") is answered by the lead-in that announces that list with
-its items ("The limitations are based on the following four categories: 1. ... 4. ..."),
-even when a sentence that merely mentions the number ("creates four new limitations")
-shares more of the question's words."""
+"""A question that asks for a counted list ("Which four kinds of ...?", "What are the
+three steps ...?") is answered by the lead-in that announces that list with its items
+("... falls into the following four kinds: 1. ... 4. ..."), even when a sentence that
+merely mentions the number ("adds four new rules") shares more of the question's words."""
 
 from __future__ import annotations
 

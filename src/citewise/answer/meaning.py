@@ -127,8 +127,8 @@ NOT_PROSE = frozenset({"row", "table", "code"})
 
 def tabular(kind: str, text: str) -> bool:
     """Whether a unit is a table, a table row or code, or carries a table (a lead-in with
-    the rows it introduces): the model was trained on prose passages and reads "Maple Leafs
-    | TOR | 13" as no answer to "How many Stanley Cups have the Maple Leafs won?"
+    the rows it introduces): the model was trained on prose passages and reads a row such
+    as "Team | City | 13" as no answer to a "how many titles has the team won" question
     (real documents, docs/benchmarks.md); such answers are not checked."""
     return kind in NOT_PROSE or text.count(" | ") >= 2
 

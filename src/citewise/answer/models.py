@@ -7,8 +7,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
+from citewise.core.locator import locator_fields
 from citewise.evidence.models import Role
-from citewise.ingest.locator import locator_fields
 from citewise.sufficiency.models import Degradation, JudgementJSON, Sufficiency, SufficiencyJSON
 
 Outcome = Literal["answered", "insufficient_evidence", "non_kb_reply", "generation_unavailable"]
@@ -52,7 +52,7 @@ class Citation:
     excerpt: str
     sha256: str
     role: CitationRole
-    #: Where the excerpt is in the original file (ingest/locator.py); None for text formats.
+    #: Where the excerpt is in the original file (core/locator.py); None for text formats.
     locator: dict[str, Any] | None = None
     #: The second source's verdict (web/verify.py), set only when web verification ran.
     verification: dict[str, Any] | None = None

@@ -43,11 +43,11 @@ from citewise.answer.procedure import complete_procedures
 from citewise.answer.relevance import dense_scorer
 from citewise.answer.review import release_review, removed_orchestration
 from citewise.answer.unit_cache import fragment_reader, units_of_fragments, version_units
+from citewise.core.search import SearchFilters
 from citewise.evidence.assemble import assemble
 from citewise.evidence.models import EvidenceConfig, EvidencePack
 from citewise.index.ask_reads import ask_reads
 from citewise.recall.identifiers import clause_refs
-from citewise.recall.models import SearchFilters
 from citewise.recall.search import RecallSettings, search, search_summary
 from citewise.sufficiency.conflicts_adapter import detect_conflicts, stale_paths
 from citewise.sufficiency.descriptors import soften_descriptors
@@ -123,8 +123,8 @@ def ask(
         )
     cfg = EvidenceConfig()
     profile = weigh(_without_conditions(analysed), kb.index, who)
-    profile = soften_descriptors(question, profile)  # "the diarist": not the subject
-    searched = respelt_text(question, profile)  # a slip ("Geegen") searched as spelt in the KB
+    profile = soften_descriptors(question, profile)  # "the narrator": not the subject
+    searched = respelt_text(question, profile)  # a typing slip searched as the KB spells it
     seen = analysed if searched == question else analyse(searched, conditions)
     if searched != question:
         trace["respelt"] = {t.surface: t.key for t in profile.terms if t.asked}
@@ -141,7 +141,7 @@ def ask(
     conflicts = detect_conflicts(kb, analysed, pack, who, recall.hits)
     stale = stale_paths(kb, pack, who)
     unknown = _not_conditions(absent_terms(kb, analysed.named_terms, who), analysed.conditions)
-    unknown = tuple(t for t in unknown if t not in profile.respelt)  # "Frensh": "French"
+    unknown = tuple(t for t in unknown if t not in profile.respelt)  # a KB word's slip
     trace["terms"] = [asdict(t) for t in profile.terms]
     suff = review(
         GateInput(
@@ -265,7 +265,7 @@ def ask(
     trace["removed_orchestration"] = removed_orchestration(fragments)
     unit_reader, unit_near = fragment_reader(kb, fragments)
     # a clause the question names ("What does clause 2.3 say?") is its answer, however
-    # few of the question's words it holds; a misspelt word ("bouregois") is missing from
+    # few of the question's words it holds; a misspelt word (a typing slip) is missing from
     # every unit as the composer scores the question typed: no relevance floor then
     floor = 0.0 if clause_refs(question) or searched != question else RELEVANCE_FLOOR
     gate = question_gate(question, intent.kind, profile, floor)

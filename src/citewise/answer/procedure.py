@@ -13,10 +13,10 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
+from citewise.core.records import Node
 from citewise.evidence.models import Fragment
 from citewise.evidence.tokens import estimate_tokens
 from citewise.evidence.whole import node_fragment
-from citewise.ingest.models import Node
 
 STEP = re.compile(r"^\s*(?:\d{1,3}[.)]|step\s+\d+)", re.I)
 #: Section headings that announce the main procedure of a document.

@@ -24,8 +24,8 @@ from citewise.answer.doc_role import role_factor
 from citewise.answer.relevance import Scorer, blend, encode_head, lexical_score
 from citewise.answer.support import contains_orchestration
 from citewise.answer.units import Unit, document_units
+from citewise.core.records import Node
 from citewise.evidence.models import Fragment
-from citewise.ingest.models import Node
 
 __all__ = [
     "DENSE_MAX",

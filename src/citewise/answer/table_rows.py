@@ -1,8 +1,8 @@
 """An answer quoted from a table must hold the row the question asks for.
 
-"How many calories per portion do fish have?" against a table with rows for leaves,
-berries and grain: the table matches the question's column words ("calories per
-portion"), so presence and relevance pass, yet no row is about fish. When every claim an
+A question that names a column and a row ("what is the <column> of <row>?") against a
+table whose rows are all about other things: the table matches the question's column
+words, so presence and relevance pass, yet no row is about the asked one. When every claim an
 answer keeps is table content (rows, or a table / lead-in with its table, shown as
 ``a | b | c`` lines), none of the quoted data rows holds a key term of the question other
 than the header's (the column words), and some key term of the question is in none of the

@@ -66,9 +66,9 @@ from citewise.answer.markup import (
     strip_markup,
 )
 from citewise.answer.orchestration import contains_orchestration
+from citewise.core.records import Node
 from citewise.evidence.sentences import Span, split_sentences
 from citewise.ingest.chunking import chunk_members
-from citewise.ingest.models import Node
 
 __all__ = ["BLOCK_CAP", "ITEM_CAP", "Unit", "document_units", "refers_back", "render_code"]
 

@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from citewise.analysis.conditions import Condition, ConditionSet
 from citewise.answer.pipeline import ask
 from citewise.audit import checkpoint as cp
-from citewise.audit.entries import canonical_json
 from citewise.audit.llm_replay import RecordedLLM, uses_llm
 from citewise.audit.record import filters_from, retrieval_snapshot
+from citewise.core.ledger_entries import canonical_json
 from citewise.errors import CitewiseError
 
 if TYPE_CHECKING:
@@ -47,8 +47,8 @@ LLM_STAGES = ("retrieval", "evidence", "sufficiency", "llm_payload", "answer")
 def export_bundle(home: ContextSource, answer_id: str) -> dict[str, Any]:
     """The bundle of a saved answer, with every secret the home knows of masked (a record
     written before a secret was known, or by an older version, is scrubbed here too)."""
+    from citewise.core.secrets import redact_obj
     from citewise.llm.routes import known_secrets
-    from citewise.llm.secrets import redact_obj
 
     bundle = _bundle(home, answer_id)
     scrubbed: dict[str, Any] = redact_obj(bundle, known_secrets(home.settings.home))

@@ -8,8 +8,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from citewise.audit import keys, merkle
-from citewise.audit.entries import canonical_json
+from citewise.audit import keys
+from citewise.core import merkle
+from citewise.core.ledger_entries import canonical_json
 from citewise.errors import UsageError
 from citewise.store.protocol import Ledger
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from citewise.audit.entries import LINEAGE_KEYS
+from citewise.core.ledger_entries import LINEAGE_KEYS
 from citewise.errors import UsageError
 
 __all__ = ["LINEAGE_KEYS", "check_lineage"]

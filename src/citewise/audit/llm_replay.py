@@ -25,7 +25,7 @@ from citewise.llm.written import build_payload, write_answer
 if TYPE_CHECKING:
     from citewise.answer.models import Answer, AnswerTrace, JudgeTrace
     from citewise.context import StageContext
-    from citewise.recall.models import SearchFilters
+    from citewise.core.search import SearchFilters
     from citewise.sufficiency.gates import GateInput
     from citewise.sufficiency.models import ConflictNote, Sufficiency
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import difflib
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
+from citewise.core.records import sha256_text
 from citewise.errors import CitewiseError
-from citewise.ingest.models import sha256_text
 
 if TYPE_CHECKING:
     from citewise.store.protocol import Store

@@ -11,13 +11,13 @@ import hashlib
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from citewise.audit.entries import current_context, default_principal
+from citewise.core.access import may_read
+from citewise.core.ledger_entries import current_context, default_principal
+from citewise.core.search import SearchFilters, SearchResult, filters_json
+from citewise.core.stored import StoredChunk
 from citewise.errors import UsageError
 from citewise.evidence.models import EvidenceConfig, EvidencePack
-from citewise.recall.models import SearchFilters, SearchResult, filters_json
-from citewise.recall.scope import may_read
 from citewise.recall.search import RecallSettings, search, search_summary
-from citewise.store.models import StoredChunk
 from citewise.store.protocol import Store
 
 if TYPE_CHECKING:

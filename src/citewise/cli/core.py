@@ -28,7 +28,7 @@ from citewise.cli.options import (
 from citewise.config import DEFAULT_KB
 
 if TYPE_CHECKING:
-    from citewise.ingest.models import FileResult
+    from citewise.core.records import FileResult
 
 kb_app = typer.Typer(help="Create, list, show and delete knowledge bases.", no_args_is_help=True)
 docs_app = typer.Typer(

@@ -10,9 +10,9 @@ import typer
 from citewise.cli import output as ui
 from citewise.cli.options import HomeOpt, JsonOpt
 from citewise.config import Settings
+from citewise.core.secrets import public_url
 from citewise.errors import UsageError
 from citewise.llm.models import MAX_FALLBACKS, Route, Target
-from citewise.llm.secrets import public_url
 
 if TYPE_CHECKING:
     from citewise.llm.models import LLMRouteStatus

@@ -19,7 +19,7 @@ def migrate(
 ) -> None:
     """Copy a store with its full history and ledger into PostgreSQL, then verify the copy
     (revision hashes, bytes, the ledger's Merkle root)."""
-    from citewise.store.migrate import migrate_store
+    from citewise.sync.migrate import migrate_store
 
     report = migrate_store(source, target)
     if json:

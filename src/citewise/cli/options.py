@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 if TYPE_CHECKING:
+    from citewise.core.search import SearchFilters
     from citewise.kb import Home
-    from citewise.recall.models import SearchFilters
 
 HomeOpt = Annotated[
     Path | None,
@@ -116,7 +116,7 @@ def search_filters(
 ) -> SearchFilters:
     """``--filter`` values, ``--as``, ``--current-only/--all-editions`` and ``--as-of`` as
     search filters (raises UsageError on a bad one)."""
-    from citewise.recall.scope import parse_filters
+    from citewise.core.access import parse_filters
 
     return parse_filters(items or [], principal, current_only=current_only, as_of=as_of)
 

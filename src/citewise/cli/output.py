@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.table import Table
 
-from citewise.ingest.locator import place
+from citewise.core.locator import place
 from citewise.jsonable import to_jsonable as to_jsonable
 
 if TYPE_CHECKING:
     from citewise.answer.models import Answer
-    from citewise.ingest.models import AddReport, Node
-    from citewise.recall.models import SearchResult
-    from citewise.store.models import DocumentInfo, KBInfo, ResolvedCitation, VersionInfo
+    from citewise.core.records import AddReport, Node
+    from citewise.core.search import SearchResult
+    from citewise.core.stored import DocumentInfo, KBInfo, ResolvedCitation, VersionInfo
 
 # Piped output is not squeezed into 80 columns: tables keep ids whole.
 out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 200)

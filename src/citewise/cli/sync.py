@@ -12,7 +12,7 @@ from citewise.cli.options import HomeOpt, JsonOpt, KbOpt, open_home
 from citewise.config import DEFAULT_KB
 
 if TYPE_CHECKING:
-    from citewise.ingest.sync import SyncFile, SyncReport
+    from citewise.sync.folder import SyncFile, SyncReport
 
 
 def print_sync_report(report: SyncReport, *, verbose: bool = False) -> None:
@@ -87,8 +87,8 @@ def sync(
 
 
 def _watch(base: object, folder: Path, *, verbose: bool, json: bool) -> None:
-    from citewise.ingest.watch import watch_folder
     from citewise.kb import KnowledgeBase
+    from citewise.sync.watch import watch_folder
 
     assert isinstance(base, KnowledgeBase)
 

@@ -21,10 +21,10 @@ from typing import Any
 import yaml
 
 from citewise.answer.models import Answer
+from citewise.core.records import sha256_text
+from citewise.core.search import SearchFilters
 from citewise.errors import UsageError
-from citewise.ingest.models import sha256_text
 from citewise.kb import Home, KnowledgeBase
-from citewise.recall.models import SearchFilters
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,10 +29,10 @@ from typing import IO, Any
 from urllib.parse import quote, unquote
 
 from citewise.config import Settings
+from citewise.core.search import SearchMode
 from citewise.errors import CitewiseError, UsageError
 from citewise.index.manager import LOADERS
 from citewise.kb import Home, KnowledgeBase
-from citewise.recall.models import SearchMode
 from citewise.recall.search import RecallSettings
 from citewise.store.factory import DB_NAME, open_store
 

@@ -12,6 +12,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from citewise.analysis.question import Question, analyse
+from citewise.core.access import visible_chunks
+from citewise.core.locator import locate
+from citewise.core.records import Node
+from citewise.core.search import Hit, SearchFilters, SearchResult, filters_json
+from citewise.core.stored import StoredChunk
 from citewise.errors import CitewiseError
 from citewise.evidence.augment import context_fragments, direct_fragments, hit_fragment
 from citewise.evidence.budget import apply_budget, profile_for, truncate
@@ -35,12 +40,7 @@ from citewise.evidence.sentences import query_terms
 from citewise.evidence.spans import SupportSpan, best_hit_span, select_spans
 from citewise.index import ask_reads
 from citewise.index.manager import KBIndex
-from citewise.ingest.locator import locate
-from citewise.ingest.models import Node
-from citewise.recall.models import Hit, SearchFilters, SearchResult, filters_json
-from citewise.recall.scope import visible_chunks
 from citewise.recall.search import RecallSettings, search
-from citewise.store.models import StoredChunk
 
 if TYPE_CHECKING:
     from citewise.context import StageContext
@@ -197,7 +197,7 @@ def _checked_text(index: KBIndex, key: DocKey) -> str:
 
 def _with_locators(index: KBIndex, frags: list[Fragment]) -> list[Fragment]:
     """Each fragment with the locator of its exact characters (documents whose nodes
-    carry locators only; see ingest/locator.py), from the nodes around it."""
+    carry locators only; see core/locator.py), from the nodes around it."""
     located = index.memo("located-versions", lambda: _located(index))
     if not located:
         return frags

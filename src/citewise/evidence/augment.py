@@ -22,12 +22,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from citewise.core.records import Node
+from citewise.core.search import Hit
 from citewise.evidence.docview import DocView
 from citewise.evidence.models import Budget, Fragment, Role
 from citewise.evidence.spans import SupportSpan
 from citewise.evidence.tokens import estimate_tokens
-from citewise.ingest.models import Node
-from citewise.recall.models import Hit
 
 BLOCKS = frozenset({"code", "mermaid", "table"})
 LEAD_KINDS = frozenset({"paragraph", "list_item", "blockquote"})

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from citewise.core.records import Node
 from citewise.evidence.models import Fragment, Role
 from citewise.evidence.tokens import estimate_tokens
 from citewise.ingest.chunking import chunk_members
-from citewise.ingest.models import Node
 from citewise.store.adhash import line_range, span_id
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from citewise.analysis.intent import IntentKind
-from citewise.ingest.locator import locator_fields
+from citewise.core.locator import locator_fields
 
 Role = Literal[
     "direct_support",
@@ -144,7 +144,7 @@ class Fragment:
     relation: str = ""
     direction: str = ""
     path_to_anchor: tuple[str, ...] = ()
-    #: Where the text is in the original file (ingest/locator.py); None for text formats.
+    #: Where the text is in the original file (core/locator.py); None for text formats.
     locator: dict[str, Any] | None = None
     #: Regulation, edition, clause path, effective date and status (recall/editions.py);
     #: None when the document is no regulation edition.

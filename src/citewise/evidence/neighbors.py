@@ -15,12 +15,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from citewise.analysis.tokenize import key_terms, tokenize
+from citewise.core.records import Node
 from citewise.errors import CitewiseError, CorruptContent
 from citewise.evidence.models import Fragment, Limitation
 from citewise.evidence.whole import node_fragment
 from citewise.graph.select import GraphDiagnostics, neighbor_support
 from citewise.index.manager import KBIndex
-from citewise.ingest.models import Node
 
 #: Node kinds that state nothing by themselves.
 _NOT_EVIDENCE = frozenset({"heading", "document", "section", "front_matter"})

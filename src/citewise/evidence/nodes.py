@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from citewise.ingest.models import Node
-from citewise.store.models import NodeWindow
+from citewise.core.records import Node
+from citewise.core.stored import NodeWindow
 from citewise.store.protocol import Store
 
 Span = tuple[int, int]

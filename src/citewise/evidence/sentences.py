@@ -3,7 +3,7 @@
 Rationale: every answer sentence must cite an exact, checkable span, so the splitter
 never rewrites text: each :class:`Span` is ``text[start:end]`` of its source (offsets
 are code points, end exclusive, shifted by ``base_offset`` like ``Node.char_start`` in
-:mod:`citewise.ingest.models`). Display cleaning is a separate step
+:mod:`citewise.core.records`). Display cleaning is a separate step
 (:func:`citewise.answer.clean.clean_sentence`). This is the one splitter of the
 pipeline: the evidence stage cuts direct-support pieces with it, sufficiency reads
 facts from its units and the answer stage quotes them.

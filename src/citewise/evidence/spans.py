@@ -7,10 +7,10 @@ import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
+from citewise.core.records import Node
+from citewise.core.stored import StoredChunk
 from citewise.evidence.docview import DocView
 from citewise.evidence.sentences import held_terms, split_sentences
-from citewise.ingest.models import Node
-from citewise.store.models import StoredChunk
 
 WHOLE = frozenset({"code", "mermaid"})
 #: (-coverage, order, node, unit, start, end) of a candidate piece.

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from citewise.core.records import Node
 from citewise.evidence.models import Fragment, Role
 from citewise.evidence.tokens import estimate_tokens
-from citewise.ingest.models import Node
 
 
 def node_fragment(

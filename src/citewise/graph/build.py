@@ -22,11 +22,11 @@ from typing import Any
 
 import networkx as nx
 
+from citewise.core.records import Node
+from citewise.core.stored import DocumentInfo, StoredChunk
 from citewise.graph.extract import EdgeExtractor, extract_document
 from citewise.graph.models import DocExtract, DocInput, Edge, Endpoint, Point, Ref
 from citewise.graph.text import norm_title, slugify, subject_title
-from citewise.ingest.models import Node
-from citewise.store.models import DocumentInfo, StoredChunk
 from citewise.store.protocol import Store
 
 #: Children of one point a graph walk steps down into (see ``walk_in_edges``).

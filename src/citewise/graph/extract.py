@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import unquote
 
+from citewise.core.records import Node, ParsedDocument, stable_id
 from citewise.graph.mermaid import parse_flowchart
 from citewise.graph.models import (
     CONFIDENCE,
@@ -36,7 +37,6 @@ from citewise.graph.text import (
     slugify,
     subject_title,
 )
-from citewise.ingest.models import Node, ParsedDocument, stable_id
 
 
 @runtime_checkable

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from citewise.config import RerankConfig
+from citewise.core.stored import StoredChunk
 from citewise.errors import StoreError
 from citewise.graph.build import ChunkRow, KBGraph, chunk_rows_of
 from citewise.index import passages as passage_vectors
@@ -44,11 +45,10 @@ from citewise.index.vector_store import keep_vectors, stored_vectors
 from citewise.index.vectors import VectorHit, VectorIndex
 from citewise.index.views import CallerViews
 from citewise.ingest.editions import superseded_paths
-from citewise.store.models import StoredChunk
 from citewise.store.protocol import Store
 
 if TYPE_CHECKING:
-    from citewise.recall.rerank import Reranker
+    from citewise.core.reranker import Reranker
 
 EmbedderLoader = Callable[[], Embedder | Unavailable]
 MANIFEST = "manifest.json"

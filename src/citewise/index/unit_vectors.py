@@ -23,10 +23,10 @@ import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
+from citewise.core.records import Node
 from citewise.errors import NotFoundError, StoreError
 from citewise.index.embedder import Embedder
 from citewise.index.vectors import F32, vector_from_bytes, vectors_to_bytes
-from citewise.ingest.models import Node
 from citewise.store.protocol import Store
 
 log = logging.getLogger(__name__)

@@ -14,13 +14,13 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
+from citewise.core.access import may_read, revision_view
+from citewise.core.records import Node
+from citewise.core.stored import NodeWindow, StoredChunk
 from citewise.graph.build import KBGraph, KnowledgeGraph
 from citewise.index import ask_reads
 from citewise.index.lexical import LexicalIndex, Population
 from citewise.ingest.editions import superseded_paths
-from citewise.ingest.models import Node
-from citewise.recall.scope import may_read, revision_view
-from citewise.store.models import NodeWindow, StoredChunk
 from citewise.store.protocol import Store
 
 T = TypeVar("T")
@@ -31,7 +31,7 @@ AccessClass = tuple[tuple[str, Any], ...]
 
 def access_class(metadata: Mapping[str, Any]) -> AccessClass:
     """Metadata keys named ``access`` in any case with their values (lists as sorted
-    tuples): :func:`~citewise.recall.scope.may_read` gives the same answer for
+    tuples): :func:`~citewise.core.access.may_read` gives the same answer for
     ``dict(access_class(m))`` as for ``m``."""
     return tuple(
         sorted(

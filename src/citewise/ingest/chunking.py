@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 
 from citewise.config import ChunkConfig
-from citewise.ingest.models import BLOCK_KINDS, Chunk, Node, stable_id
+from citewise.core.records import BLOCK_KINDS, Chunk, Node, stable_id
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")

@@ -22,10 +22,10 @@ import re
 from typing import Any
 from xml.etree.ElementTree import Element
 
+from citewise.core.records import NodeKind
 from citewise.errors import EmptyFile, IngestError
 from citewise.ingest.extracted import Extracted
 from citewise.ingest.limits import ParseBudget
-from citewise.ingest.models import NodeKind
 from citewise.ingest.office import (
     TextBuilder,
     broken,

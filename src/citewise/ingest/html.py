@@ -14,11 +14,11 @@ import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
+from citewise.core.records import NodeKind
 from citewise.errors import IngestError
 from citewise.ingest.decode import trim_range
 from citewise.ingest.limits import ParseBudget
 from citewise.ingest.markdown import unique_headers
-from citewise.ingest.models import NodeKind
 from citewise.ingest.tree import Heading, RawNode, collapse_ws, nest_sections
 
 _SKIP = frozenset(

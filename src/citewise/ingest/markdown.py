@@ -21,9 +21,9 @@ from markdown_it.rules_block import StateBlock
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
+from citewise.core.records import NodeKind
 from citewise.ingest.decode import LineIndex, trim_range
 from citewise.ingest.limits import ParseBudget, limit_error
-from citewise.ingest.models import NodeKind
 from citewise.ingest.tree import Heading, RawNode, collapse_ws, nest_sections
 
 _BUDGET = "citewise_budget"

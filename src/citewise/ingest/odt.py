@@ -21,10 +21,10 @@ import zipfile
 from typing import Any
 from xml.etree.ElementTree import Element
 
+from citewise.core.records import NodeKind
 from citewise.errors import BrokenFile, EmptyFile, Encrypted, IngestError
 from citewise.ingest.extracted import Extracted
 from citewise.ingest.limits import ParseBudget
-from citewise.ingest.models import NodeKind
 from citewise.ingest.office import TextBuilder, broken, one_line, parse_xml_part, table_node
 from citewise.ingest.tree import Heading, RawNode, nest_sections
 

@@ -14,6 +14,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from citewise.config import IngestConfig
+from citewise.core.records import DocFormat, Node, ParsedDocument, sha256_text, stable_id
 from citewise.errors import (
     BrokenFile,
     CitewiseError,
@@ -28,7 +29,6 @@ from citewise.ingest.extracted import Extracted, TextSource
 from citewise.ingest.formats import format_for
 from citewise.ingest.frontmatter import split_front_matter
 from citewise.ingest.limits import ParseBudget
-from citewise.ingest.models import DocFormat, Node, ParsedDocument, sha256_text, stable_id
 from citewise.ingest.tree import RawNode
 
 _CLAUSE_BLOCKS = frozenset({"paragraph", "list_item", "blockquote"})

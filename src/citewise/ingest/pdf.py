@@ -23,12 +23,12 @@ from typing import Any
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
+from citewise.core.records import NodeKind
 from citewise.errors import BrokenFile, Encrypted, NeedsOCR
 from citewise.ingest import pdf_layout as lay
 from citewise.ingest import pdf_ocr, pdf_table
 from citewise.ingest.extracted import Extracted
 from citewise.ingest.limits import ParseBudget, limit_error
-from citewise.ingest.models import NodeKind
 from citewise.ingest.tree import Heading, RawNode, nest_sections
 
 #: Held around every PDFium call (parse, OCR rendering, page images): PDFium must never

@@ -15,10 +15,10 @@ import io
 from collections.abc import Iterator
 from typing import Any
 
+from citewise.core.records import NodeKind
 from citewise.errors import EmptyFile, IngestError
 from citewise.ingest.extracted import Extracted
 from citewise.ingest.limits import ParseBudget
-from citewise.ingest.models import NodeKind
 from citewise.ingest.office import TextBuilder, broken, check_container, one_line, table_node
 from citewise.ingest.tree import Heading, RawNode, nest_sections
 

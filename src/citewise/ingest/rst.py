@@ -25,10 +25,10 @@ from docutils import nodes, utils
 from docutils.core import publish_doctree
 from docutils.parsers.rst import roles
 
+from citewise.core.records import NodeKind
 from citewise.errors import ParseLimitExceeded
 from citewise.ingest.decode import LineIndex, trim_range
 from citewise.ingest.limits import ParseBudget
-from citewise.ingest.models import NodeKind
 from citewise.ingest.tree import Heading, RawNode, collapse_ws, nest_sections
 
 _SETTINGS = {

@@ -1,7 +1,7 @@
 """Format-neutral intermediate tree the format parsers produce.
 
 Parsers emit :class:`RawNode` objects with exact character ranges; ``parse.py``
-turns them into final :class:`~citewise.ingest.models.Node` objects (ids,
+turns them into final :class:`~citewise.core.records.Node` objects (ids,
 ordinals, line ranges, heading paths, clause paths).
 """
 
@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from citewise.core.records import NodeKind
 from citewise.ingest.decode import trim_range
-from citewise.ingest.models import NodeKind
 
 _WS = re.compile(r"\s+")
 

@@ -12,8 +12,8 @@ from typing import Any, Protocol
 
 import httpx
 
+from citewise.core.secrets import redact, url_secrets
 from citewise.llm.models import LLMCallError, Target
-from citewise.llm.secrets import redact, url_secrets
 
 
 class ChatClient(Protocol):

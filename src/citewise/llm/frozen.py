@@ -26,10 +26,10 @@ from typing import Any
 
 from citewise.answer.orchestration import redact_orchestration
 from citewise.answer.review import REMOVED_WHY, flagged_units
+from citewise.core.records import Node, sha256_text
+from citewise.core.search import SearchFilters
 from citewise.evidence.models import EvidencePack, Fragment
 from citewise.evidence.tokens import estimate_tokens
-from citewise.ingest.models import Node, sha256_text
-from citewise.recall.models import SearchFilters
 from citewise.sufficiency.gates import GateInput, review
 from citewise.sufficiency.models import Sufficiency
 

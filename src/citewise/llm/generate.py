@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from citewise.answer.models import Answer, AnswerTrace, JudgeTrace, LLMTrace, new_trace_id
+from citewise.core.search import SearchFilters
+from citewise.core.secrets import public_url, redact, redact_obj, resolve_key, url_secrets
 from citewise.llm.client import ChatClient, OpenAICompatibleClient, parse_json_object
 from citewise.llm.frozen import (
     EvidenceDoesNotFit,
@@ -34,9 +36,7 @@ from citewise.llm.models import (
     SetLimits,
 )
 from citewise.llm.routes import RouteStore
-from citewise.llm.secrets import public_url, redact, redact_obj, resolve_key, url_secrets
 from citewise.llm.written import build_payload, write_answer
-from citewise.recall.models import SearchFilters
 from citewise.sufficiency.gates import GateInput
 from citewise.sufficiency.models import Sufficiency
 

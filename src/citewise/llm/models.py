@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from citewise.core.secrets import public_url
 from citewise.errors import UsageError
-from citewise.llm.secrets import public_url
 
 #: The sufficiency judge's verdict.
 JudgeVerdict = Literal["sufficient", "insufficient"]

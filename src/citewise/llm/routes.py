@@ -18,10 +18,10 @@ from typing import Any
 
 import yaml
 
+from citewise.core.secrets import public_url, redact, resolve_key, stored_keys, url_secrets
 from citewise.errors import RouteNotActive, RouteNotFound, SecretsError, UsageError
 from citewise.llm.client import ChatClient, OpenAICompatibleClient
 from citewise.llm.models import LLMCallError, LLMRouteStatus, Route, RouteState
-from citewise.llm.secrets import public_url, redact, resolve_key, stored_keys, url_secrets
 
 ROUTES_FILE = "llm_routes.yaml"
 CHECK_MESSAGES = [

@@ -27,12 +27,12 @@ from citewise.answer.relevance import dense_scorer
 from citewise.answer.review import release_review
 from citewise.answer.support import support_score
 from citewise.answer.units import Unit, refers_back
+from citewise.core.records import Node
+from citewise.core.search import SearchFilters
 from citewise.evidence.nodes import NodeReader, spans_by_version
 from citewise.evidence.sentences import Span
-from citewise.ingest.models import Node
 from citewise.llm.frozen import FrozenPayload, _candidates, freeze, minimal_set, unit_items
 from citewise.llm.models import ModelSentence, SetLimits
-from citewise.recall.models import SearchFilters
 from citewise.sufficiency.constraints import UnitGate
 from citewise.sufficiency.gates import GateInput
 from citewise.sufficiency.models import Reason, Sufficiency

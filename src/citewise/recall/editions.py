@@ -18,6 +18,8 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from citewise.analysis.asof import as_of_in_question, parse_as_of
+from citewise.core.search import Abstention, SearchFilters
+from citewise.core.stored import ClauseMatch, StoredChunk
 from citewise.index.manager import KBIndex
 from citewise.ingest.editions import EXCLUDED, Edition, Status, edition_of, edition_status
 from citewise.ingest.regulation import (
@@ -28,8 +30,6 @@ from citewise.ingest.regulation import (
 )
 from citewise.recall import summaries
 from citewise.recall.identifiers import clause_refs
-from citewise.recall.models import Abstention, SearchFilters
-from citewise.store.models import ClauseMatch, StoredChunk
 
 
 @dataclass(frozen=True, slots=True)

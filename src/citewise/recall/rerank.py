@@ -19,35 +19,16 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
 
 from citewise.config import RerankConfig
+from citewise.core.reranker import Reranker
+from citewise.core.search import RouteDiagnostic
 from citewise.errors import RerankFailed, RerankTimedOut
 from citewise.index.embedder import Unavailable
-from citewise.recall.models import RouteDiagnostic
 
 #: Reason of the route when no reranker is configured (kept word for word: it is part of
 #: every recorded search's diagnostics).
 NOT_CONFIGURED = "no reranker configured (CITEWISE_RERANK)"
-
-
-@runtime_checkable
-class Reranker(Protocol):
-    """Scores (query, document) pairs; higher is more relevant. Scores are only compared
-    with each other and with the configured threshold, on the backend's own scale."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def fingerprint(self) -> str:
-        """Stable id of the model and every setting that changes the scores."""
-        ...
-
-    def score(self, query: str, documents: Sequence[str], *, timeout: float) -> list[float]:
-        """One score per document, in order. Raises :class:`RerankTimedOut` past ``timeout``
-        seconds and :class:`RerankFailed` for any other failure."""
-        ...
 
 
 @dataclass(frozen=True, slots=True)

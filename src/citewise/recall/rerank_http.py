@@ -19,9 +19,9 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from citewise.core.secrets import public_url, redact, url_secrets
 from citewise.errors import RerankFailed, RerankTimedOut
 from citewise.index.embedder import fingerprint_of
-from citewise.llm.secrets import public_url, redact, url_secrets
 
 #: Keys under which servers put the list of results.
 _RESULT_KEYS = ("results", "data", "rerank")

@@ -15,13 +15,24 @@ import numpy as np
 
 from citewise.analysis.question import Question, analyse
 from citewise.analysis.tokenize import is_cjk_char, query_tokens, term_coverage, tokenize
+from citewise.core.access import visible_chunks
+from citewise.core.locator import locate
+from citewise.core.records import sha256_text
+from citewise.core.search import (
+    Abstention,
+    Hit,
+    RouteDiagnostic,
+    RouteName,
+    SearchFilters,
+    SearchMode,
+    SearchResult,
+)
+from citewise.core.stored import ClauseMatch
 from citewise.graph.models import Point
 from citewise.graph.select import GraphDiagnostics, graph_boost, graph_context
 from citewise.index.embedder import Unavailable
 from citewise.index.manager import KBIndex
 from citewise.index.vectors import VectorHit
-from citewise.ingest.locator import locate
-from citewise.ingest.models import sha256_text
 from citewise.recall.editions import (
     EditionScope,
     edition_scope,
@@ -41,21 +52,10 @@ from citewise.recall.fusion import (
 )
 from citewise.recall.gate import meaning_read
 from citewise.recall.identifiers import clause_refs
-from citewise.recall.models import (
-    Abstention,
-    Hit,
-    RouteDiagnostic,
-    RouteName,
-    SearchFilters,
-    SearchMode,
-    SearchResult,
-)
 from citewise.recall.passage_scope import document_placed
 from citewise.recall.rerank import rerank_pool
 from citewise.recall.rerank import skipped as rerank_skipped
-from citewise.recall.scope import visible_chunks
 from citewise.recall.summaries import BOOST as SUMMARY_BOOST
-from citewise.store.models import ClauseMatch
 
 #: Rank fusion weights when only one content route has candidates (identifier first).
 RRF_WEIGHTS = {"identifier": 4.0, "lexical": 2.0, "vector": 1.0}
@@ -69,8 +69,9 @@ class RecallSettings:
     #: scores, lexical 0.6 / vector 0.4, 100 candidates per content route (train 0.7360,
     #: test 0.7309 fp32). The z-score fusion over 300 candidates (``normalisation="zscore"``,
     #: ``depth=300``, weights 0.5 / 0.5: train 0.7397, test 0.7324) is measured and offered
-    #: but not the default: it moved one documentation answer to the wrong page (ty-024,
-    #: docs/benchmarks.md "Fusion depth, z-scores and feedback"). The identifier route's
+    #: but not the default: on the documentation question sets it moved an answer to a
+    #: sibling page that shares its words (docs/benchmarks.md "Fusion depth, z-scores and
+    #: feedback"). The identifier route's
     #: weight puts an exact clause match first.
     pool: int = 100  # candidates the graph boost and MMR read from the fused order
     #: Candidates per content route that convex fusion sees (at least ``pool``). When only

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from citewise.store.models import VersionInfo
+from citewise.core.stored import VersionInfo
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,9 +14,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from citewise.answer.models import Answer
+from citewise.core.access import may_read
+from citewise.core.search import SearchResult
 from citewise.evidence.models import EvidencePack, Fragment
-from citewise.recall.models import SearchResult
-from citewise.recall.scope import may_read
 from citewise.server.history import SeenHistory, seen_history
 
 if TYPE_CHECKING:

@@ -28,6 +28,16 @@ from typing import Any, BinaryIO
 from citewise.analysis.conditions import ConditionSet
 from citewise.answer.meaning import meaning_status
 from citewise.answer.models import Answer
+from citewise.core.access import RevisionView, may_read, revision_view
+from citewise.core.records import AddReport, FileResult
+from citewise.core.search import SearchFilters, SearchMode, SearchResult
+from citewise.core.stored import (
+    DocumentInfo,
+    IngestOutcome,
+    KBInfo,
+    ResolvedCitation,
+    VersionInfo,
+)
 from citewise.errors import (
     CitationNotFound,
     CitewiseError,
@@ -45,14 +55,9 @@ from citewise.evidence.models import EvidencePack, Profile
 from citewise.graph.serialize import edge_json, point_json
 from citewise.ingest.formats import supported_suffixes
 from citewise.ingest.meta_yaml import parse_upload_fields
-from citewise.ingest.mirror import SyncPlan, apply_sync, plan_sync
-from citewise.ingest.models import AddReport, FileResult
-from citewise.ingest.sync import SyncReport, answer_principal, stale_answers
 from citewise.jsonable import to_jsonable
 from citewise.kb import Home, KnowledgeBase
-from citewise.recall.models import SearchFilters, SearchMode, SearchResult
 from citewise.recall.rerank import health as rerank_health
-from citewise.recall.scope import RevisionView, may_read, revision_view
 from citewise.server import renumber
 from citewise.server.auth import Caller
 from citewise.server.history import SeenHistory, seen_history
@@ -61,13 +66,8 @@ from citewise.server.sync_roots import sync_folder
 from citewise.server.sync_view import folder_names, scrub_report, scrubbed, visible_files
 from citewise.server.uploads import clean_stale, name_conflicts, safe_doc_path, staging
 from citewise.store.adhash import multiset_hash
-from citewise.store.models import (
-    DocumentInfo,
-    IngestOutcome,
-    KBInfo,
-    ResolvedCitation,
-    VersionInfo,
-)
+from citewise.sync.folder import SyncReport, answer_principal, stale_answers
+from citewise.sync.mirror import SyncPlan, apply_sync, plan_sync
 
 _COPY_CHUNK = 64 * 1024
 #: Metadata of a version with none stored: readable by nobody (fails closed).

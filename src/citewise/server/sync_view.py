@@ -20,9 +20,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from citewise.core.access import may_read
 from citewise.errors import CitewiseError
-from citewise.ingest.sync import SyncFile, SyncReport
-from citewise.recall.scope import may_read
+from citewise.sync.folder import SyncFile, SyncReport
 
 
 def folder_names(roots: Sequence[Path], root: int, target: Path) -> dict[str, str]:

@@ -9,9 +9,8 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any, cast
 
-from citewise.errors import CitationNotFound
-from citewise.ingest.models import Chunk, Node, ParsedDocument
-from citewise.store.models import (
+from citewise.core.records import Chunk, Node, ParsedDocument
+from citewise.core.stored import (
     DocumentInfo,
     IngestAction,
     KBInfo,
@@ -19,6 +18,7 @@ from citewise.store.models import (
     StoredChunk,
     VersionInfo,
 )
+from citewise.errors import CitationNotFound
 
 #: A row read by name: ``sqlite3.Row`` or a psycopg ``dict_row``.
 RowLike = sqlite3.Row | Mapping[str, Any]

@@ -23,8 +23,8 @@ from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
-from citewise.audit.entries import LedgerEntry, canonical_json, encode_stored, new_entry
-from citewise.audit.merkle import leaf_hash
+from citewise.core.ledger_entries import LedgerEntry, canonical_json, encode_stored, new_entry
+from citewise.core.merkle import leaf_hash
 from citewise.errors import CitationNotFound
 from citewise.store._convert import answer_binding, saved_answer
 from citewise.store._sql import marks, run

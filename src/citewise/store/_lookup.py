@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from citewise.core.stored import ClauseMatch
 from citewise.store._reads import SQLiteReads
-from citewise.store.models import ClauseMatch
 
 
 class SQLiteLookup(SQLiteReads):

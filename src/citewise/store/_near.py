@@ -14,11 +14,11 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
+from citewise.core.records import Node
+from citewise.core.stored import NodeWindow
 from citewise.errors import VersionNotFound
-from citewise.ingest.models import Node
 from citewise.store import _convert as cv
 from citewise.store._reads import _VERSION_NODES_SQL, SQLiteReads
-from citewise.store.models import NodeWindow
 
 #: Versions up to this many nodes are read whole.
 FULL_VIEW_NODES = 2000

@@ -8,6 +8,14 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from citewise.core.records import Node, sha256_text
+from citewise.core.stored import (
+    DocumentInfo,
+    KBInfo,
+    RevisionInfo,
+    StoredChunk,
+    VersionInfo,
+)
 from citewise.errors import (
     CorruptContent,
     DocumentNotFound,
@@ -15,17 +23,9 @@ from citewise.errors import (
     UsageError,
     VersionNotFound,
 )
-from citewise.ingest.models import Node, sha256_text
 from citewise.store import _convert as cv
 from citewise.store import checks
 from citewise.store._txn import SQLiteTx
-from citewise.store.models import (
-    DocumentInfo,
-    KBInfo,
-    RevisionInfo,
-    StoredChunk,
-    VersionInfo,
-)
 
 _KB_INFO_SQL = (
     "SELECT k.name, k.description, k.created_at, r.revision, r.document_count FROM kb k "

@@ -13,14 +13,14 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
+from citewise.core.locator import describe, locate
+from citewise.core.records import sha256_text
+from citewise.core.stored import ResolvedCitation
 from citewise.errors import CitationNotFound, CorruptContent, UsageError
-from citewise.ingest.locator import describe, locate
-from citewise.ingest.models import sha256_text
 from citewise.store import _convert as cv
 from citewise.store import adhash
 from citewise.store._reads import SQLiteReads
 from citewise.store._sql import marks, run
-from citewise.store.models import ResolvedCitation
 
 _MEMBERS_SQL = (
     "SELECT d.path, v.content_sha256 FROM version v JOIN document d ON d.doc_id = v.doc_id "

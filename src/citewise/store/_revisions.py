@@ -10,12 +10,12 @@ from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from typing import Any
 
+from citewise.core.stored import RevisionInfo
 from citewise.errors import StoreError, UsageError
 from citewise.store import _convert as cv
 from citewise.store import adhash
 from citewise.store._ledger import append_entry
 from citewise.store._sql import run
-from citewise.store.models import RevisionInfo
 
 
 def timestamp() -> str:

@@ -10,14 +10,14 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from citewise.core.records import ParsedDocument, stable_id
+from citewise.core.stored import IngestAction, IngestOutcome, KBInfo
 from citewise.errors import DocumentNotFound, KBExists, KBInUse, KBIsDefault, VersionNotFound
-from citewise.ingest.models import ParsedDocument, stable_id
 from citewise.store import _convert as cv
 from citewise.store import adhash, checks
 from citewise.store._ledger import append_entry
 from citewise.store._revisions import SQLRevisions, timestamp
 from citewise.store._sql import run
-from citewise.store.models import IngestAction, IngestOutcome, KBInfo
 
 #: The base every store has; it cannot be deleted.
 DEFAULT_KB = "default"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
+from citewise.core.records import ParsedDocument, sha256_text
 from citewise.errors import StoreError, UsageError
-from citewise.ingest.models import ParsedDocument, sha256_text
 
 KB_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 

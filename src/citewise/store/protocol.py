@@ -2,9 +2,10 @@
 
 SQLite is the embedded default; PostgreSQL comes later. A backend implements both
 protocols, is opened by :func:`citewise.store.factory.open_store`, and must pass
-``tests/store_suite.py`` and ``tests/ledger_suite.py``; nothing outside ``store/`` and
-``audit/`` names a backend class. Nothing here is backend-specific: no connections or
-cursors in signatures, so a network database can implement it.
+the suites of :mod:`citewise.testing` (``store_suite``, ``ledger_suite``); nothing outside
+``store/``, ``audit/`` and the store migration (``sync/migrate.py``) names a backend class.
+Nothing here is backend-specific: no connections or cursors in signatures, so a network
+database can implement it.
 
 Backends own their transactions. Each method that writes is atomic, and
 ``ingest_document`` writes a document version, its nodes, chunks, the revision
@@ -19,9 +20,9 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol, runtime_checkable
 
-from citewise.audit.entries import LedgerEntry
-from citewise.ingest.models import Node, ParsedDocument
-from citewise.store.models import (
+from citewise.core.ledger_entries import LedgerEntry
+from citewise.core.records import Node, ParsedDocument
+from citewise.core.stored import (
     ClauseMatch,
     DocumentInfo,
     IngestOutcome,
@@ -46,7 +47,7 @@ class LedgerWriter(Protocol):
         principal: str | None = None,
         lineage: Mapping[str, object] | None = None,
     ) -> LedgerEntry:
-        """Append one entry (built by :func:`~citewise.audit.entries.new_entry`) at the next
+        """Append one entry (built by :func:`~citewise.core.ledger_entries.new_entry`) at the next
         ``seq``; it commits with the transaction, or not at all."""
 
 
@@ -85,7 +86,7 @@ class Ledger(Protocol):
 
     def iter_leaves(self, *, batch: int = 20000) -> Iterator[tuple[int, bytes, str, str, str]]:
         """``(seq, leaf hash recomputed from the stored texts, stored hash hex, type, payload
-        text)`` in ``seq`` order (see :func:`~citewise.audit.entries.encode_stored`)."""
+        text)`` in ``seq`` order (see :func:`~citewise.core.ledger_entries.encode_stored`)."""
 
     def stored_leaves(self) -> list[bytes]:
         """The stored leaf hashes in ``seq`` order, unchecked (enough to build proofs)."""

@@ -18,10 +18,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from citewise.core.records import ParsedDocument
 from citewise.errors import (
     StoreError,
 )
-from citewise.ingest.models import ParsedDocument
 from citewise.store import _convert as cv
 from citewise.store import _ledger as sqlite_ledger
 from citewise.store._lookup import SQLiteLookup

@@ -1,8 +1,8 @@
-"""The attribute a value question asks for: "What is the default *page size* of the pager?",
-"Which *color* does secho use?", "Which UUID *version* does Typer generate?".
+"""The attribute a value question asks for: "What is the default *page size* of the
+viewer?", "Which *color* does the printer use?", "Which *version* does it generate?".
 
 Such a question names a thing the documents cover and an attribute of it; text about the
-thing that never names the attribute ("the pager writes to a file-like object") answers
+thing that never names the attribute ("the viewer writes to a file-like object") answers
 another question. Every word of the attribute may be a common one ("size", "color",
 "version"), so the term-presence gates let it pass as a partial answer. The head noun of
 the asked attribute must be in the cited text (for a numeric attribute, a number stated in

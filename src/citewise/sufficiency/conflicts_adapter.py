@@ -17,10 +17,10 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
 from citewise.analysis.tokenize import key_terms, term_coverage, word_tokens
+from citewise.core.records import BLOCK_KINDS, Node
+from citewise.core.search import Hit
 from citewise.evidence.augment import hit_fragment
 from citewise.evidence.models import EvidencePack, Fragment
-from citewise.ingest.models import BLOCK_KINDS, Node
-from citewise.recall.models import Hit
 from citewise.sufficiency.models import ConflictNote, ConflictSide
 
 if TYPE_CHECKING:

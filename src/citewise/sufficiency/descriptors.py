@@ -1,17 +1,18 @@
 """Descriptor words: a question word that describes a participant instead of naming it.
 
-"How many mortar shells did *the diarist* see at Vicksburg?" asks about the writer of a
-diary that says "I have seen as many as three"; "What *rumour* about Johnston reached the
-camp?" asks about "A report creeps into camp that Johnston is coming". No document holds
-"diarist" or "rumour", and the subject presence check (:mod:`presence`) refuses a
-question over a word no chunk holds. But these words are not the subject: the question
-names its subject otherwise (Vicksburg, Johnston, mortar shells), and the word stands
+"How many ships did *the narrator* count in the harbour?" asks about the writer of a
+first-person account that says "I counted seven"; "What *rumour* about the governor
+reached the town?" asks about "word came that the governor was leaving". A question's
+word for the writer or for a piece of news may be held by no document, and the subject
+presence check (:mod:`presence`) refuses a question over a word no chunk holds. But such
+words are not the subject: the question names its subject otherwise (the harbour, the
+governor, the ships), and the word stands
 where a paraphrase does, as the one who acts or the thing that happens:
 
-* the subject of a do-support or modal question (``did the diarist see``, ``could the
+* the subject of a do-support or modal question (``did the narrator count``, ``could the
   author ...``): the bare verb after it says what the question asks about;
 * the wh-determiner's noun followed by a preposition or a verb (``What rumour about
-  Johnston``, ``Which account of ...``).
+  the governor``, ``Which account of ...``).
 
 Such a word, when no chunk holds it, is read softly (its absence makes the answer
 partial and is named, never a refusal on its own), and only when the question names its

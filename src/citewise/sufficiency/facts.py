@@ -9,7 +9,7 @@ are both found; anything vaguer is left to the reader.
 Input units come from :func:`citewise.evidence.sentences.split_sentences`, so every
 fact's ``start``/``end`` slices the source document exactly (``base_offset`` is
 the offset of ``text[0]``, as ``Node.char_start`` in
-:mod:`citewise.ingest.models`).  ``value_start``/``value_end`` locate the value.
+:mod:`citewise.core.records`).  ``value_start``/``value_end`` locate the value.
 
 Values (``attribute`` is the value's kind; normalised ``value``):
 

@@ -1,9 +1,9 @@
 """Whether a unit gives a duration or a length: the answer type of "how long", "how far"
 and "up to what length".
 
-Any figure is no answer to "For how long could an organization keep a recording?":
-"section 402 of the DMCA amends section 112" holds figures and no duration, while "retain
-for up to six months" holds one. A *measure* is a number (digits or a number word, or
+Any figure is no answer to "For how long may a record be kept?": "section 4 amends
+section 12" holds figures and no duration, while "retain for up to six months" holds
+one. A *measure* is a number (digits or a number word, or
 "a" / "an") with a unit of time or length after it ("six months", "200 feet", "a
 decade", "5-year", "1,280 km"), a span of years ("from 1914 to 1918", "1337-1453"), or a
 count (not a reference or a year, :func:`answer_type.gives_quantity`) in a unit the text

@@ -212,7 +212,7 @@ def profile_terms(
         if n == 0 and last:
             n = min(df(t) for t in tokenize(last, literals=False))  # "typer.Abort": "Abort"
         asked = ""
-        if n == 0 and kind != "identifier":  # "Frensh": a slip of the documents' "French"
+        if n == 0 and kind != "identifier":  # a typing slip of a documents' word
             meant = respell(word, key, df, english_zipf)
             if meant is not None:
                 asked, key, n = key, meant, df(meant)

@@ -1,8 +1,9 @@
 """A question's misspelt word read as the knowledge base's word (issue 15).
 
-Questions carry typing slips ("Frensh", "Governon", "bouregois", "Geegen" for "Gegeen")
-that no document holds. Taken literally they are absent subjects, and the question is
-refused ("the documents do not mention: Frensh") although the documents answer it. A
+Questions carry typing slips (a swapped, doubled, dropped or wrong letter in a name or a
+word: "Pariss", "goverment") that no document holds. Taken literally they are absent
+subjects, and the question is refused ("the documents do not mention: Pariss") although
+the documents answer it. A
 word is read as a slip of a knowledge-base word only when nothing else explains it:
 
 * the question's word is not an English word (``wordfreq``: below Zipf 3, the list's
@@ -86,7 +87,7 @@ def _stemmed_edits(word: str, key: str) -> set[str]:
 
 def respelt_text(question: str, profile: TermProfile) -> str:
     """``question`` with each word read as a slip replaced by the knowledge base's token
-    for it ("When was Geegen the emperor?" -> "When was gegeen the emperor?"): what
+    for it ("When did Pariss host it?" -> "When did paris host it?"): what
     recall searches for, so the passage that spells the word right is found."""
     out = question
     for t in profile.terms:

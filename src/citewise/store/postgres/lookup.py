@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from citewise.core.stored import ClauseMatch, NodeWindow
 from citewise.store import _convert as cv
 from citewise.store._near import FULL_VIEW_NODES, NEAR_NODES
-from citewise.store.models import ClauseMatch, NodeWindow
 from citewise.store.postgres.reads import PgReads, _one
 
 if TYPE_CHECKING:

@@ -8,6 +8,14 @@ import itertools
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from citewise.core.records import Node, sha256_text
+from citewise.core.stored import (
+    DocumentInfo,
+    KBInfo,
+    RevisionInfo,
+    StoredChunk,
+    VersionInfo,
+)
 from citewise.errors import (
     CorruptContent,
     DocumentNotFound,
@@ -15,16 +23,8 @@ from citewise.errors import (
     UsageError,
     VersionNotFound,
 )
-from citewise.ingest.models import Node, sha256_text
 from citewise.store import _convert as cv
 from citewise.store import checks
-from citewise.store.models import (
-    DocumentInfo,
-    KBInfo,
-    RevisionInfo,
-    StoredChunk,
-    VersionInfo,
-)
 from citewise.store.postgres._db import PgTx
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from citewise.ingest.models import ParsedDocument
+from citewise.core.records import ParsedDocument
 from citewise.store import _convert as cv
 from citewise.store._revisions import timestamp
 from citewise.store._sql import sql_for

@@ -9,12 +9,18 @@ paragraphs in pairs.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from citewise.ingest.models import Chunk, Node, ParsedDocument, sha256_text, stable_id
+from citewise.core.records import Chunk, Node, ParsedDocument, sha256_text, stable_id
 
 
 def make_doc(
-    kb: str, path: str, paragraphs: Sequence[str], *, title: str = "", meta: dict | None = None
+    kb: str,
+    path: str,
+    paragraphs: Sequence[str],
+    *,
+    title: str = "",
+    meta: dict[str, Any] | None = None,
 ) -> tuple[bytes, ParsedDocument]:
     """Return (raw bytes, parsed document) for ``paragraphs``."""
     text = "\n\n".join(paragraphs) + "\n"

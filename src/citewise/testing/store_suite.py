@@ -5,7 +5,7 @@ fixture (a factory returning a fresh, empty store each call). Tests needing raw
 access to the backend (tampering) call :meth:`StoreSuite.tamper_node_text`,
 which a backend overrides; by default those tests are skipped. Every method of the
 :class:`~citewise.store.protocol.Store` protocol is called here (a test checks that);
-the ledger has its own suite, ``tests/ledger_suite.py``.
+the ledger has its own suite, ``src/citewise/testing/ledger_suite.py``.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from citewise.core.stored import ClauseMatch
 from citewise.errors import (
     CitationNotFound,
     CorruptContent,
@@ -34,9 +35,8 @@ from citewise.errors import (
     VersionNotFound,
 )
 from citewise.store import adhash
-from citewise.store.models import ClauseMatch
 from citewise.store.protocol import Store
-from tests._docs import make_doc
+from citewise.testing.docs import make_doc
 
 StoreFactory = Callable[[], Store]
 
@@ -791,10 +791,10 @@ class StoreSuite:
             for path, versions in history.items():
                 assert len(store.list_versions(kb, path)) == len(versions)
         for path, versions in history.items():
-            for number, idx in enumerate(versions, start=1):
-                if idx is None:
+            for number, slot in enumerate(versions, start=1):
+                if slot is None:
                     continue
-                raw, parsed = make_doc(kb, path, texts[idx])
+                raw, parsed = make_doc(kb, path, texts[slot])
                 assert store.get_version_content(kb, path, number)[0] == raw
                 for node in parsed.nodes:
                     assert store.resolve(node.id).text == node.text

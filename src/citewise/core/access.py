@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from citewise.analysis.asof import parse_as_of
+from citewise.core.search import SearchFilters
+from citewise.core.stored import StoredChunk
 from citewise.errors import UsageError
-from citewise.recall.models import SearchFilters
-from citewise.store.models import StoredChunk
 
 
 def may_read(metadata: Mapping[str, Any], principal: str | None) -> bool:

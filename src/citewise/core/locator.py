@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from citewise.ingest.models import Node
+from citewise.core.records import Node
 
 
 def _located(nodes: Sequence[Node], start: int, end: int) -> list[Node]:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from citewise.audit import merkle
+from citewise.core import merkle
 from citewise.errors import StoreError, UsageError
 from citewise.store.factory import parse_location
 from citewise.store.postgres.store import PostgresStore

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from citewise.audit.merkle import leaf_hash
+from citewise.core.merkle import leaf_hash
 
 #: Event types written today. ``access`` carries allowed / denied / redacted decisions.
 EVENT_TYPES = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from citewise.ingest.models import Node
+from citewise.core.records import Node
 
 IngestAction = Literal["added", "changed", "unchanged", "reverted", "deleted"]
 

@@ -77,7 +77,7 @@ class Hit:
     sha256: str
     route_ranks: dict[str, int] = field(default_factory=dict)
     #: Where the excerpt is in the original file (page, boxes, ...); None for text
-    #: formats, whose lines and offsets already point into the file. See ingest/locator.py.
+    #: formats, whose lines and offsets already point into the file. See core/locator.py.
     locator: dict[str, Any] | None = None
     #: Regulation edition and clause (regulation, edition, clause, effective_date, status)
     #: when the document is an edition of a regulation; None otherwise.

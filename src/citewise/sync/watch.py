@@ -2,7 +2,7 @@
 
 Uses ``watchfiles`` (a maintained, Rust-backed watcher) for the events and its debounce
 (changes are grouped until the folder has been quiet for ``debounce_ms``). Each settled
-batch runs a full :func:`~citewise.ingest.mirror.run_sync`, so the current revision mirrors
+batch runs a full :func:`~citewise.sync.mirror.run_sync`, so the current revision mirrors
 the folder whatever the events said, and a batch is one revision. Files still being
 written are read until stable (``read_stable``), else reported failed and picked up by the
 next batch. Hidden paths (and the home, if it lies inside the folder) are ignored, so the
@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from citewise.ingest.meta_yaml import FOLDER_FILE
-from citewise.ingest.mirror import run_sync
-from citewise.ingest.sync import SyncReport, sync_root
+from citewise.sync.folder import SyncReport, sync_root
+from citewise.sync.mirror import run_sync
 
 if TYPE_CHECKING:
     from citewise.context import StageContext

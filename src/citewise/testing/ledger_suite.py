@@ -1,7 +1,8 @@
 """The backend-agnostic Ledger test suite.
 
 A backend module subclasses :class:`LedgerSuite` and overrides ``make_store`` (as for
-:class:`tests.store_suite.StoreSuite`); the suite reaches the ledger only as ``store.ledger``.
+:class:`citewise.testing.store_suite.StoreSuite`); the suite reaches the ledger only as
+``store.ledger``.
 It checks what the audit stage relies on: the store's changes are recorded in their own
 transaction, explicit transactions are atomic, entries read back exactly (so leaves and
 checkpoints verify), and saved answers are bound to their ``answer`` entry.
@@ -18,11 +19,11 @@ from typing import Any
 import pytest
 
 from citewise.audit import checkpoint as cp
-from citewise.audit.entries import canonical_json, ledger_context
+from citewise.core.ledger_entries import canonical_json, ledger_context
 from citewise.errors import CitationNotFound, CitewiseError, DocumentNotFound
 from citewise.store.protocol import Ledger, Store
-from tests._docs import make_doc
-from tests.store_suite import P1, P2, P3, StoreFactory
+from citewise.testing.docs import make_doc
+from citewise.testing.store_suite import P1, P2, P3, StoreFactory
 
 
 def _add(store: Store, path: str, paras: list[str], **kw: Any) -> None:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from citewise.core.records import ParsedDocument
 from citewise.errors import (
     ChangedDuringSync,
     CitewiseError,
@@ -33,9 +34,9 @@ from citewise.errors import (
     UsageError,
 )
 from citewise.ingest.meta_yaml import META_FROM
-from citewise.ingest.models import ParsedDocument
 from citewise.ingest.parse import parse_document
-from citewise.ingest.sync import (
+from citewise.ingest.walker import SourceFile, WalkProblem, walk
+from citewise.sync.folder import (
     SyncFile,
     SyncReport,
     SyncStatus,
@@ -44,8 +45,7 @@ from citewise.ingest.sync import (
     source_of,
     sync_root,
 )
-from citewise.ingest.sync import stale_answers as stale_answers  # kb.py imports it here
-from citewise.ingest.walker import SourceFile, WalkProblem, walk
+from citewise.sync.folder import stale_answers as stale_answers  # kb.py imports it here
 
 if TYPE_CHECKING:
     from citewise.context import StageContext
