@@ -35,6 +35,7 @@ from citewise.ingest.office import (
     table_node,
 )
 from citewise.ingest.tree import Heading, RawNode, nest_sections
+from citewise.ingest.zipbudget import open_package
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _HEADING = re.compile(r"^heading\s*(\d)$", re.I)
@@ -105,6 +106,7 @@ def _table_rows(table: Any) -> list[tuple[list[str], list[str]]]:
 
 def parse_docx(raw: bytes, name: str, budget: ParseBudget | None = None) -> Extracted:
     check_container(raw, name, "DOCX")
+    open_package(raw, name, "DOCX", budget)  # sizes checked before python-docx reads it
     try:
         from docx import Document
         from docx.table import Table

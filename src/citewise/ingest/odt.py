@@ -16,7 +16,6 @@ file (``encryption-data`` in the manifest) is ``ENCRYPTED``.
 
 from __future__ import annotations
 
-import io
 import zipfile
 from typing import Any
 from xml.etree.ElementTree import Element
@@ -27,6 +26,7 @@ from citewise.ingest.limits import ParseBudget
 from citewise.ingest.models import NodeKind
 from citewise.ingest.office import TextBuilder, broken, one_line, parse_xml_part, table_node
 from citewise.ingest.tree import Heading, RawNode, nest_sections
+from citewise.ingest.zipbudget import open_package
 
 TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
 TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
@@ -152,14 +152,8 @@ class _Walker:
 
 
 def parse_odt(raw: bytes, name: str, budget: ParseBudget | None = None) -> Extracted:
-    try:
-        z = zipfile.ZipFile(io.BytesIO(raw))
-        names = set(z.namelist())
-    except zipfile.BadZipFile as exc:
-        raise BrokenFile(
-            f"{name}: not a readable ODT file (not a zip package).",
-            hint="Check the file opens in an office suite, re-save it as ODT, add it again.",
-        ) from exc
+    z = open_package(raw, name, "ODT", budget)  # every member's size checked first
+    names = set(z.namelist())
     try:
         return _parse(z, names, name, budget)
     except IngestError:
