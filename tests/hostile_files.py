@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import random
 import struct
 import subprocess
 import sys
@@ -17,6 +18,7 @@ import tempfile
 import zipfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 MB = 1024 * 1024
 _CHUNK = " " * MB
@@ -89,6 +91,38 @@ def odt_zip_bomb(expanded_mb: int = 512) -> bytes:
             ("content.xml", _padded(head + "bomb", tail, expanded_mb)),
         ]
     )
+
+
+def spread_bomb(members: int = 3, expanded_mb: int = 100) -> bytes:
+    """An ODT with ``members`` extra parts of ``expanded_mb`` MB each: every one within
+    the per-member limit, together past the total."""
+    parts: list[tuple[str, str | bytes | Callable[[io.BufferedIOBase], None]]] = [
+        ("mimetype", "application/vnd.oasis.opendocument.text"),
+        ("content.xml", _odt_content("<text:p>Pilots board at the buoy.</text:p>")),
+    ]
+    parts.extend((f"Data/{i}.xml", _padded("<d>", "</d>", expanded_mb)) for i in range(members))
+    return _zip(parts)
+
+
+def odt_dense_spans(expanded_mb: int = 24) -> bytes:
+    """An ODT whose ``content.xml`` is ``expanded_mb`` MB of short, varied spans: it
+    compresses like real XML (about 7x, within every size limit), while a tree of it
+    takes several times its size in memory."""
+    rnd = random.Random(7)
+    head, tail = _odt_content("<text:p>\x00</text:p>").split("\x00")
+
+    def write(out: io.BufferedIOBase) -> None:
+        out.write(head.encode())
+        written = 0
+        while written < expanded_mb * MB:
+            spans = "".join(
+                f"<text:span>{rnd.randrange(10**6)}</text:span>" for _ in range(2000)
+            ).encode()
+            out.write(spans)
+            written += len(spans)
+        out.write(tail.encode())
+
+    return _zip([("mimetype", "application/vnd.oasis.opendocument.text"), ("content.xml", write)])
 
 
 # --- DOCX / PPTX -------------------------------------------------------------------
@@ -211,8 +245,12 @@ def xlsx_far_cells() -> bytes:
 
 def epub_repeated_spine(chapter_kb: int = 2048, repeats: int = 5000) -> bytes:
     """A book whose spine lists one chapter of ``chapter_kb`` KB ``repeats`` times."""
-    words = "The lamp turns every ten seconds. " * 30
-    paras = "".join(f"<p>{words}</p>" for _ in range(chapter_kb * 1024 // (len(words) + 7)))
+    rnd = random.Random(32)  # varied text: compresses like prose, not like a bomb
+    vocab = ["lamp", "turns", "every", "ten", "seconds", "pilots", "board", "the", "buoy"]
+    words = (rnd.choice(vocab) + str(rnd.randrange(100)) for _ in range(chapter_kb * 128))
+    text = " ".join(words)
+    step = 256 * 1024  # few, long paragraphs: a few nodes per copy of the chapter
+    paras = "".join(f"<p>{text[i : i + step]}</p>" for i in range(0, len(text), step))
     chapter = (
         '<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>c</title>'
         f"</head><body><h1>Light</h1>{paras}</body></html>"
@@ -247,7 +285,7 @@ def set_declared_size(raw: bytes, member: str, declared: int) -> bytes:
     out = bytearray(raw)
     with zipfile.ZipFile(io.BytesIO(raw)) as z:
         info = z.getinfo(member)
-        start_dir = z.start_dir  # type: ignore[attr-defined]
+        start_dir = z.start_dir
     struct.pack_into("<I", out, info.header_offset + 22, declared)
     at = start_dir
     while out[at : at + 4] == b"PK\x01\x02":
@@ -284,6 +322,8 @@ HOSTILE: dict[str, tuple[str, Callable[[], bytes]]] = {
     "epub_repeated_spine": ("loop.epub", epub_repeated_spine),
     "lying_declared_size": ("lying.odt", lambda: lying_declared_size_zip(512)),
     "many_members": ("crowded.odt", lambda: many_members_zip(20_000)),
+    "spread_bomb": ("spread.odt", lambda: spread_bomb(3, 100)),
+    "odt_dense_spans": ("dense.odt", lambda: odt_dense_spans(100)),
 }
 
 _CHILD = """
@@ -294,7 +334,9 @@ from citewise.ingest.parse import parse_document
 import citewise.ingest.docx, citewise.ingest.xlsx, citewise.ingest.pptx  # noqa: baseline
 import citewise.ingest.epub, citewise.ingest.odt  # noqa: baseline
 import docx, openpyxl, pptx  # noqa: libraries loaded before the baseline is taken
-path, name = sys.argv[1], sys.argv[2]
+path, name, cap = sys.argv[1], sys.argv[2], int(sys.argv[3])
+if cap:
+    resource.setrlimit(resource.RLIMIT_AS, (cap * 1024 * 1024, resource.RLIM_INFINITY))
 raw = open(path, "rb").read()
 config = IngestConfig(limits=limits_from_env(os.environ))
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -316,19 +358,27 @@ print(json.dumps({"code": code, "message": message, "nodes": nodes, "seconds": s
 
 
 def measure_parse(
-    name: str, raw: bytes, env: dict[str, str] | None = None, timeout: float = 600
-) -> dict[str, object]:
+    name: str,
+    raw: bytes,
+    env: dict[str, str] | None = None,
+    timeout: float = 600,
+    src: Path | None = None,
+    address_space_mb: int = 0,
+) -> dict[str, Any]:
     """Parse ``raw`` as ``name`` in a fresh interpreter; its outcome (``code``: ``ok`` or
     the error code), node count, seconds, and peak RSS over its baseline (``growth_mb``:
-    ``ru_maxrss`` after the parse minus before, the libraries already loaded)."""
-    src = Path(__file__).resolve().parents[1] / "src"
+    ``ru_maxrss`` after the parse minus before, the libraries already loaded;
+    ``child_peak_mb``: the largest process it started). ``src``: the citewise sources to
+    run (default: this tree's); ``address_space_mb``: a safety cap on the measuring
+    process itself (for old code that would take the machine's memory)."""
+    src = src or Path(__file__).resolve().parents[1] / "src"
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / name
         path.write_bytes(raw)
         child_env = {**os.environ, **(env or {})}
         child_env["PYTHONPATH"] = os.pathsep.join([str(src), child_env.get("PYTHONPATH", "")])
         done = subprocess.run(
-            [sys.executable, "-c", _CHILD, str(path), name],
+            [sys.executable, "-c", _CHILD, str(path), name, str(address_space_mb)],
             capture_output=True,
             text=True,
             timeout=timeout,
@@ -336,7 +386,7 @@ def measure_parse(
             check=False,
         )
     if done.returncode != 0:
-        return {"code": f"exit {done.returncode}", "message": done.stderr[-400:], "growth_mb": 0.0}
-    result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
-    result["growth_mb"] = float(result["peak_mb"]) - float(result["baseline_mb"])  # type: ignore[arg-type]
+        return {"code": f"exit {done.returncode}", "message": done.stderr[-400:]}
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    result["growth_mb"] = float(result["peak_mb"]) - float(result["baseline_mb"])
     return result

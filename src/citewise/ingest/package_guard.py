@@ -60,7 +60,7 @@ def _memory_error(budget_name: str, limits: ParseLimits) -> Exception:
 def parse_package(fmt: str, raw: bytes, name: str, budget: ParseBudget) -> Extracted:
     """``fmt``'s parser on ``raw``: in process for a small package, else in a child with
     a memory ceiling, stopped at the file's time limit (see the module docstring)."""
-    if declared_total(raw) <= IN_PROCESS_BYTES:
+    if declared_total(raw, name, budget.limits) <= IN_PROCESS_BYTES:
         result: Extracted = _parser(fmt)(raw, name, budget)
         return result
     job = pickle.dumps((fmt, raw, name, budget.limits))

@@ -56,8 +56,11 @@ def check_directory(z: zipfile.ZipFile, name: str, limits: ParseLimits) -> int:
             name, f"{len(infos):,} package members", "max_zip_members", limits.max_zip_members
         )
     total = 0
-    for info in infos:
+    for info in infos:  # sizes first: a limit on size is the plainer message
         _check_member(name, info.filename, info.file_size, limits)
+        total += info.file_size
+        _check_total(name, total, limits)
+    for info in infos:
         if info.file_size > RATIO_FLOOR:
             ratio = info.file_size // max(info.compress_size, 1)
             if ratio > limits.max_zip_ratio:
@@ -67,8 +70,6 @@ def check_directory(z: zipfile.ZipFile, name: str, limits: ParseLimits) -> int:
                     "max_zip_ratio",
                     limits.max_zip_ratio,
                 )
-        total += info.file_size
-        _check_total(name, total, limits)
     return total
 
 
@@ -169,13 +170,16 @@ def open_package(raw: bytes, name: str, kind: str, budget: ParseBudget | None) -
     return z
 
 
-def declared_total(raw: bytes) -> int:
-    """The expanded size the central directory declares (0 if it cannot be read)."""
+def declared_total(raw: bytes, name: str, limits: ParseLimits) -> int:
+    """The expanded size the central directory declares, once within the limits (step 1
+    only: a package refused here costs no decompression); 0 if it cannot be read (the
+    parser then says why)."""
     try:
-        with zipfile.ZipFile(io.BytesIO(raw)) as z:
-            return sum(i.file_size for i in z.infolist())
+        z = zipfile.ZipFile(io.BytesIO(raw))
     except (zipfile.BadZipFile, ValueError, EOFError):
         return 0
+    with z:
+        return check_directory(z, name, limits)
 
 
 __all__ = [
