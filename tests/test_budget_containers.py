@@ -16,6 +16,7 @@ import tracemalloc
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -353,3 +354,39 @@ def test_a_hostile_package_fails_alone_in_an_add_batch(
     listed = run_cli("docs", "list", home=home)
     assert "fine.docx" in listed.stdout
     assert "merge.xlsx" not in listed.stdout and "bomb.odt" not in listed.stdout
+
+
+@pytest.mark.subprocess
+def test_a_package_parsed_in_the_child_gives_the_in_process_result(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past the in-process size (lowered here so a small book is enough) the package is
+    parsed in the memory-capped child; what comes back is what the parser gives in
+    process (text, nodes, locators), and the child's errors come back as errors."""
+    import subprocess
+
+    from citewise.ingest import package_guard
+    from citewise.ingest.odt import parse_odt
+
+    spawned: list[object] = []
+    real_run = subprocess.run
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        spawned.append(args)
+        return real_run(*args, **kwargs)
+
+    monkeypatch.setattr(package_guard, "IN_PROCESS_BYTES", 1024)
+    monkeypatch.setattr(subprocess, "run", run)
+    body = '<text:h text:outline-level="1">Harbor</text:h>' + "".join(
+        f"<text:p>Paragraph {i}: pilots board at buoy {i}.</text:p>" for i in range(200)
+    )
+    raw = hf.odt(body)
+    in_process = parse_odt(raw, "big.odt", ParseBudget("big.odt"))
+    doc = _parse("big.odt", raw)  # through the format registry: the child
+    assert len(spawned) == 1
+    assert doc.text == in_process.text
+    locators = [n.attrs.get("locator") for n in doc.nodes if n.kind == "paragraph"]
+    assert locators == [{"paragraph": i} for i in range(1, 201)]
+    with pytest.raises(ParseLimitExceeded, match="CITEWISE_PARSE_MAX_NODES"):
+        _parse("big.odt", raw, ParseLimits(max_nodes=50))
+    assert len(spawned) == 2
