@@ -165,6 +165,19 @@ def docx_zip_bomb(expanded_mb: int = 512) -> bytes:
     )
 
 
+def docx_huge_span(span: int = 50_000_000) -> bytes:
+    """A one-cell DOCX table whose cell spans ``span`` grid columns (``w:gridSpan``)."""
+    cell = (
+        f'<w:tc><w:tcPr><w:gridSpan w:val="{span}"/></w:tcPr>'
+        "<w:p><w:r><w:t>wide</w:t></w:r></w:p></w:tc>"
+    )
+    row = "<w:tr><w:tc><w:p><w:r><w:t>below</w:t></w:r></w:p></w:tc></w:tr>"
+    body = (
+        f"<w:document {_W_NS}><w:body><w:tbl><w:tr>{cell}</w:tr>{row}</w:tbl></w:body></w:document>"
+    )
+    return _ooxml(_DOCX_MAIN, "word/document.xml", body)
+
+
 def pptx_zip_bomb(expanded_mb: int = 512) -> bytes:
     """A PPTX whose ``ppt/presentation.xml`` expands to ``expanded_mb`` MB."""
     kind = "application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml"
@@ -319,6 +332,7 @@ HOSTILE: dict[str, tuple[str, Callable[[], bytes]]] = {
     "odt_zip_bomb": ("bomb.odt", lambda: odt_zip_bomb(512)),
     "docx_zip_bomb": ("bomb.docx", lambda: docx_zip_bomb(512)),
     "pptx_zip_bomb": ("bomb.pptx", lambda: pptx_zip_bomb(512)),
+    "docx_huge_span": ("span.docx", docx_huge_span),
     "epub_repeated_spine": ("loop.epub", epub_repeated_spine),
     "lying_declared_size": ("lying.odt", lambda: lying_declared_size_zip(512)),
     "many_members": ("crowded.odt", lambda: many_members_zip(20_000)),

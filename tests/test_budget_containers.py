@@ -177,6 +177,14 @@ def test_far_apart_cells_are_read_without_walking_the_rectangle() -> None:
     assert paragraphs == [("first", "Sheet1!A1:XFD1"), ("last", "Sheet1!A1048576:XFD1048576")]
 
 
+def test_a_docx_cell_spanning_millions_of_columns_is_refused_before_python_docx() -> None:
+    with pytest.raises(ParseLimitExceeded, match="CITEWISE_PARSE_MAX_SHEET_CELLS"):
+        _parse("span.docx", hf.docx_huge_span())
+    doc = _parse("span.docx", hf.docx_huge_span(3))  # an ordinary span
+    (row,) = [n for n in doc.nodes if n.kind == "table_row"]
+    assert row.attrs["cells"] == ["below"]
+
+
 # --- EPUB -------------------------------------------------------------------------
 
 
@@ -303,6 +311,7 @@ _MEASURED = [
     ("bomb.odt", lambda: hf.odt_zip_bomb(160), "PARSE_LIMIT", "max_zip_member_bytes"),
     ("bomb.docx", lambda: hf.docx_zip_bomb(160), "PARSE_LIMIT", "max_zip_member_bytes"),
     ("bomb.pptx", lambda: hf.pptx_zip_bomb(160), "PARSE_LIMIT", "max_zip_member_bytes"),
+    ("span.docx", hf.docx_huge_span, "PARSE_LIMIT", "max_sheet_cells"),
     ("spread.odt", lambda: hf.spread_bomb(3, 100), "PARSE_LIMIT", "max_zip_total_bytes"),
     ("lying.odt", lambda: hf.lying_declared_size_zip(160), "BROKEN_FILE", "declared"),
     ("crowded.odt", lambda: hf.many_members_zip(10_001), "PARSE_LIMIT", "max_zip_members"),

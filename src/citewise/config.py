@@ -40,7 +40,8 @@ class ParseLimits:
     all together to ``max_zip_total_bytes`` (checked from the central directory and again
     while decompressing), and no member over 1 MiB expanding more than ``max_zip_ratio``
     times its compressed size. ``max_sheet_cells``: cells of one XLSX sheet, merged and
-    hyperlinked ranges counted by their area. ``max_spine_items``: EPUB spine entries.
+    hyperlinked ranges counted by their area, or of one DOCX table, spans counted.
+    ``max_spine_items``: EPUB spine entries.
     ``max_parse_memory_mb``: the address space of the child process that parses a package
     expanding past ``ingest/package_guard.py``'s in-process size.
     """
