@@ -80,6 +80,11 @@ def odt(body: str = "<text:p>Pilots board at the buoy.</text:p>") -> bytes:
     )
 
 
+def odt_space_run(count: int = 2_000_000_000) -> bytes:
+    """An ODT paragraph holding one ``<text:s text:c="count"/>`` (a run of spaces)."""
+    return odt(f'<text:p>before<text:s text:c="{count}"/>after</text:p>')
+
+
 def odt_zip_bomb(expanded_mb: int = 512) -> bytes:
     """An ODT whose ``content.xml`` expands to ``expanded_mb`` MB (one paragraph of
     spaces): about 1 KB per MB compressed."""
@@ -337,6 +342,7 @@ HOSTILE: dict[str, tuple[str, Callable[[], bytes]]] = {
     "lying_declared_size": ("lying.odt", lambda: lying_declared_size_zip(512)),
     "many_members": ("crowded.odt", lambda: many_members_zip(20_000)),
     "spread_bomb": ("spread.odt", lambda: spread_bomb(3, 100)),
+    "odt_space_run": ("spaces.odt", odt_space_run),
     "odt_dense_spans": ("dense.odt", lambda: odt_dense_spans(100)),
 }
 

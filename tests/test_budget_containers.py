@@ -185,6 +185,12 @@ def test_a_docx_cell_spanning_millions_of_columns_is_refused_before_python_docx(
     assert row.attrs["cells"] == ["below"]
 
 
+def test_an_odt_space_run_is_read_as_one_space() -> None:
+    doc = _parse("spaces.odt", hf.odt_space_run(5_000_000))
+    (para,) = [n for n in doc.nodes if n.kind == "paragraph"]
+    assert para.text == "before after"
+
+
 # --- EPUB -------------------------------------------------------------------------
 
 
@@ -316,6 +322,7 @@ _MEASURED = [
     ("lying.odt", lambda: hf.lying_declared_size_zip(160), "BROKEN_FILE", "declared"),
     ("crowded.odt", lambda: hf.many_members_zip(10_001), "PARSE_LIMIT", "max_zip_members"),
     ("loop.epub", hf.epub_repeated_spine, "ok", ""),
+    ("spaces.odt", hf.odt_space_run, "ok", ""),
 ]
 
 

@@ -50,7 +50,9 @@ def _inline(el: Element, notes: list[tuple[str, str, str]]) -> str:
             )
             notes.append((kind, label, text))
         elif child.tag == f"{TEXT}s":
-            parts.append(" " * int(child.get(f"{TEXT}c", "1")))
+            # a space run (``text:c`` may declare billions) collapses to one space in
+            # every caller (``one_line``), so more than a few are never built
+            parts.append(" " * min(int(child.get(f"{TEXT}c", "1")), 8))
         elif child.tag in (f"{TEXT}tab", f"{TEXT}line-break"):
             parts.append(" ")
         else:
