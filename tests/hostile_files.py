@@ -258,6 +258,17 @@ def xlsx_far_cells() -> bytes:
     )
 
 
+def xlsx_million_cells(rows: int = 1000, cols: int = 999) -> bytes:
+    """A sheet of ``rows`` x ``cols`` short varied numbers (just under the cell limit by
+    default): 1.3 MB compressed, 16 MB of sheet XML."""
+    rnd = random.Random(1)
+    data = "".join(
+        "<row>" + "".join(f"<c><v>{rnd.randrange(100)}</v></c>" for _ in range(cols)) + "</row>"
+        for _ in range(rows)
+    )
+    return _xlsx(data)
+
+
 # --- EPUB --------------------------------------------------------------------------
 
 
@@ -334,6 +345,7 @@ def many_members_zip(members: int = 20_000) -> bytes:
 HOSTILE: dict[str, tuple[str, Callable[[], bytes]]] = {
     "xlsx_huge_merge": ("merge.xlsx", xlsx_huge_merge),
     "xlsx_far_cells": ("far.xlsx", xlsx_far_cells),
+    "xlsx_million_cells": ("cells.xlsx", xlsx_million_cells),
     "odt_zip_bomb": ("bomb.odt", lambda: odt_zip_bomb(512)),
     "docx_zip_bomb": ("bomb.docx", lambda: docx_zip_bomb(512)),
     "pptx_zip_bomb": ("bomb.pptx", lambda: pptx_zip_bomb(512)),

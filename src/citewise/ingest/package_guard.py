@@ -1,17 +1,18 @@
 """A memory ceiling and a hard time limit for parsing large ZIP packages.
 
 The size checks of ``zipbudget`` bound what a package expands to, but not what a parser
-makes of it: ElementTree, lxml and openpyxl hold about six times the XML they read, and
-they report to the parse budget only between whole parts (measured: an ODT whose
-``content.xml`` is 40 MB of short spans took +254 MB and 20 s in process,
-docs/benchmarks.md "Parse budgets (issue 32)"). A package whose central directory
-declares more than :data:`IN_PROCESS_BYTES` expanded is therefore parsed in a child
-Python process whose address space is capped at ``max_parse_memory_mb``
-(``RLIMIT_AS``) and which is killed when the file's time runs out; past either the file
-fails alone with ``PARSE_LIMIT``. Smaller packages, every ordinary office file and book
-seen so far, stay in process. Like ``rst_guard``, the child is a fresh interpreter given
-the job on stdin (not a ``multiprocessing`` worker, which would re-import the caller's
-main module and fork beside the server's threads), returning the result pickled.
+makes of it: ElementTree and lxml hold about six times the XML they read, openpyxl
+about 38 times, and they report to the parse budget only between whole parts
+(measured: an ODT whose ``content.xml`` is 40 MB of short spans took +254 MB and 20 s
+in process, docs/benchmarks.md "Parse budgets (issue 32)"). A package whose central
+directory declares more than :data:`IN_PROCESS_BYTES` expanded (4 MiB for XLSX) is
+therefore parsed in a child Python process whose address space is capped at
+``max_parse_memory_mb`` (``RLIMIT_AS``) and which is killed when the file's time runs
+out; past either the file fails alone with ``PARSE_LIMIT``. Smaller packages, every
+ordinary office file and book seen so far, stay in process. Like ``rst_guard``, the
+child is a fresh interpreter given the job on stdin (not a ``multiprocessing`` worker,
+which would re-import the caller's main module and fork beside the server's threads),
+returning the result pickled.
 """
 
 from __future__ import annotations
@@ -33,6 +34,10 @@ from citewise.ingest.zipbudget import declared_total
 #: Packages declaring at most this many expanded bytes are parsed in process (the
 #: largest ordinary package of the shared corpora expands to 5.3 MB).
 IN_PROCESS_BYTES = 16 * 1024 * 1024
+#: Formats whose library holds much more per byte: openpyxl keeps an object per cell,
+#: about 38 bytes of memory per byte of sheet XML (measured: a 16 MB sheet of a million
+#: short cells, within ``max_sheet_cells``, added 600 MB in process).
+IN_PROCESS_BYTES_BY_FORMAT = {"xlsx": 4 * 1024 * 1024}
 
 _PARSERS = {
     "docx": ("citewise.ingest.docx", "parse_docx"),
@@ -60,7 +65,8 @@ def _memory_error(budget_name: str, limits: ParseLimits) -> Exception:
 def parse_package(fmt: str, raw: bytes, name: str, budget: ParseBudget) -> Extracted:
     """``fmt``'s parser on ``raw``: in process for a small package, else in a child with
     a memory ceiling, stopped at the file's time limit (see the module docstring)."""
-    if declared_total(raw, name, budget.limits) <= IN_PROCESS_BYTES:
+    in_process = IN_PROCESS_BYTES_BY_FORMAT.get(fmt, IN_PROCESS_BYTES)
+    if declared_total(raw, name, budget.limits) <= in_process:
         result: Extracted = _parser(fmt)(raw, name, budget)
         return result
     job = pickle.dumps((fmt, raw, name, budget.limits))
