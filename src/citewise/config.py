@@ -34,6 +34,16 @@ class ParseLimits:
     it too). ``ocr_seconds_per_page``: wall time Tesseract may spend on one scanned PDF
     page; OCR time is counted against this per-page allowance instead of ``max_seconds``,
     so a scanned document of many pages ingests while each page stays bounded.
+
+    ZIP packages (DOCX, XLSX, PPTX, EPUB, ODT; ``ingest/zipbudget.py``): at most
+    ``max_zip_members`` members, each expanding to at most ``max_zip_member_bytes`` and
+    all together to ``max_zip_total_bytes`` (checked from the central directory and again
+    while decompressing), and no member over 1 MiB expanding more than ``max_zip_ratio``
+    times its compressed size. ``max_sheet_cells``: cells of one XLSX sheet, merged and
+    hyperlinked ranges counted by their area, or of one DOCX table, spans counted.
+    ``max_spine_items``: EPUB spine entries.
+    ``max_parse_memory_mb``: the address space of the child process that parses a package
+    expanding past ``ingest/package_guard.py``'s in-process size.
     """
 
     max_depth: int = 100
@@ -41,6 +51,13 @@ class ParseLimits:
     max_seconds: float = 60.0
     max_text_ratio: int = 32
     ocr_seconds_per_page: float = 120.0
+    max_zip_members: int = 10_000
+    max_zip_member_bytes: int = 128 * 1024 * 1024
+    max_zip_total_bytes: int = 256 * 1024 * 1024
+    max_zip_ratio: int = 200
+    max_sheet_cells: int = 1_000_000
+    max_spine_items: int = 10_000
+    max_parse_memory_mb: int = 2048
 
 
 #: Setting -> environment variable that raises it.
@@ -50,6 +67,13 @@ LIMIT_ENV = {
     "max_seconds": "CITEWISE_PARSE_MAX_SECONDS",
     "max_text_ratio": "CITEWISE_PARSE_MAX_TEXT_RATIO",
     "ocr_seconds_per_page": "CITEWISE_PARSE_OCR_SECONDS_PER_PAGE",
+    "max_zip_members": "CITEWISE_PARSE_MAX_ZIP_MEMBERS",
+    "max_zip_member_bytes": "CITEWISE_PARSE_MAX_ZIP_MEMBER_BYTES",
+    "max_zip_total_bytes": "CITEWISE_PARSE_MAX_ZIP_TOTAL_BYTES",
+    "max_zip_ratio": "CITEWISE_PARSE_MAX_ZIP_RATIO",
+    "max_sheet_cells": "CITEWISE_PARSE_MAX_SHEET_CELLS",
+    "max_spine_items": "CITEWISE_PARSE_MAX_SPINE_ITEMS",
+    "max_parse_memory_mb": "CITEWISE_PARSE_MAX_MEMORY_MB",
 }
 
 

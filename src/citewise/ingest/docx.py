@@ -22,10 +22,11 @@ import re
 from typing import Any
 from xml.etree.ElementTree import Element
 
+from citewise.config import ParseLimits
 from citewise.core.records import NodeKind
 from citewise.errors import EmptyFile, IngestError
 from citewise.ingest.extracted import Extracted
-from citewise.ingest.limits import ParseBudget
+from citewise.ingest.limits import ParseBudget, limit_error
 from citewise.ingest.office import (
     TextBuilder,
     broken,
@@ -35,6 +36,7 @@ from citewise.ingest.office import (
     table_node,
 )
 from citewise.ingest.tree import Heading, RawNode, nest_sections
+from citewise.ingest.zipbudget import open_package
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _HEADING = re.compile(r"^heading\s*(\d)$", re.I)
@@ -86,6 +88,26 @@ def _is_list(paragraph: Any) -> bool:
     return (ppr is not None and ppr.numPr is not None) or (name or "").startswith("List")
 
 
+def _check_table(tbl: Element, index: int, name: str, budget: ParseBudget | None) -> None:
+    """python-docx repeats a cell once per grid column it spans (``w:gridSpan``), so a
+    table's cells are counted from its XML, spans included, against ``max_sheet_cells``
+    before they are asked for (a one-cell table may declare a span of millions)."""
+    cap = (budget.limits if budget is not None else ParseLimits()).max_sheet_cells
+    cells = 0
+    for tr in tbl.iter(f"{W}tr"):
+        for tc in tr.findall(f"{W}tc"):
+            span = tc.find(f"{W}tcPr/{W}gridSpan")
+            value = span.get(f"{W}val", "1") if span is not None else "1"
+            cells += int(value) if value.isdigit() else 1
+        if cells > cap:
+            raise limit_error(
+                name,
+                f"table {index} (more than {cap:,} cells, spans counted)",
+                "max_sheet_cells",
+                cap,
+            )
+
+
 def _table_rows(table: Any) -> list[tuple[list[str], list[str]]]:
     """Per row: the text per grid column (merged cells repeated) and per distinct cell."""
     rows: list[tuple[list[str], list[str]]] = []
@@ -105,6 +127,7 @@ def _table_rows(table: Any) -> list[tuple[list[str], list[str]]]:
 
 def parse_docx(raw: bytes, name: str, budget: ParseBudget | None = None) -> Extracted:
     check_container(raw, name, "DOCX")
+    open_package(raw, name, "DOCX", budget)  # sizes checked before python-docx reads it
     try:
         from docx import Document
         from docx.table import Table
@@ -157,6 +180,7 @@ def _build(
                     RawNode("paragraph", s, e, body, attrs={"locator": loc, "note": kind_})
                 )
         elif child.tag == f"{W}tbl":
+            _check_table(child, t_index, name, budget)
             table = table_cls(child, document)
             rows = _table_rows(table)
             index, t_index = t_index, t_index + 1

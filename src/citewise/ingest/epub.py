@@ -6,7 +6,10 @@ node's text is its exact XHTML source, markup included, as for HTML files. The e
 text is the spine documents' sources in spine order, joined by a blank line. Every
 chapter is a section titled from the table of contents (EPUB 3 ``nav`` or EPUB 2 NCX),
 else from its first heading or its file name; every node of it carries
-``locator = {"chapter": href, "spine_index": i}`` (0-based).
+``locator = {"chapter": href, "spine_index": i}`` (0-based). A chapter the spine lists
+again is kept once, at its first entry (a spine repeating one chapter thousands of times
+would otherwise re-read and re-parse it each time); the spine may hold at most
+``max_spine_items`` entries, and the package is size-checked first (``zipbudget``).
 
 XML parts (container, package, NCX) are read with defusedxml (no entity expansion, no
 external resources). A book whose content documents are encrypted (DRM, listed in
@@ -15,19 +18,20 @@ external resources). A book whose content documents are encrypted (DRM, listed i
 
 from __future__ import annotations
 
-import io
 import posixpath
 import zipfile
 from typing import Any
 from urllib.parse import unquote
 from xml.etree.ElementTree import Element
 
+from citewise.config import ParseLimits
 from citewise.errors import BrokenFile, EmptyFile, Encrypted, IngestError
 from citewise.ingest.extracted import Extracted
 from citewise.ingest.html import parse_html
-from citewise.ingest.limits import ParseBudget
+from citewise.ingest.limits import ParseBudget, limit_error
 from citewise.ingest.office import BLOCK_SEP, broken, parse_xml_part
 from citewise.ingest.tree import RawNode, collapse_ws
+from citewise.ingest.zipbudget import open_package
 
 _CONTENT = ("application/xhtml+xml", "text/html")
 
@@ -107,13 +111,7 @@ def _shift(node: RawNode, by: int, locator: dict[str, Any]) -> None:
 
 
 def parse_epub(raw: bytes, name: str, budget: ParseBudget | None = None) -> Extracted:
-    try:
-        z = zipfile.ZipFile(io.BytesIO(raw))
-    except zipfile.BadZipFile as exc:
-        raise BrokenFile(
-            f"{name}: not a readable EPUB file (not a zip package).",
-            hint="Check the book opens in an e-reader, re-export it, add it again.",
-        ) from exc
+    z = open_package(raw, name, "EPUB", budget)  # every member's size checked first
     try:
         return _parse(z, name, budget)
     except IngestError:
@@ -145,19 +143,28 @@ def _parse(z: zipfile.ZipFile, name: str, budget: ParseBudget | None) -> Extract
     )
     title_el = next((el for el in opf.iter() if _local(el.tag) == "title"), None)
     book_title = collapse_ws("".join(title_el.itertext())) if title_el is not None else None
+    limits = budget.limits if budget is not None else ParseLimits()
+    if len(idrefs) > limits.max_spine_items:
+        raise limit_error(
+            name, f"{len(idrefs):,} spine entries", "max_spine_items", limits.max_spine_items
+        )
     labels = _toc_labels(z, base, items, spine.get("toc") if spine is not None else None)
+    members = set(z.namelist())
     parts: list[str] = []
     length = 0
     top: list[RawNode] = []
     chapters: list[str] = []
+    seen: set[str] = set()
     for spine_index, idref in enumerate(idrefs):
         item = items.get(idref)
         if (
             item is None
             or item.get("media-type") not in _CONTENT
-            or item["path"] not in z.namelist()
+            or item["path"] not in members
+            or item["path"] in seen  # a chapter listed again is read and parsed once
         ):
             continue
+        seen.add(item["path"])
         source = z.read(item["path"]).decode("utf-8-sig", errors="replace").replace("\r\n", "\n")
         doc = parse_html(source, item["path"], budget)
         if not doc.nodes:

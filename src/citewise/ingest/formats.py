@@ -172,45 +172,45 @@ register(FormatSpec("rst", (".rst", ".rest"), parse_text=_rst))
 
 
 def _docx(raw: bytes, name: str, budget: ParseBudget) -> Extracted:
-    from citewise.ingest.docx import parse_docx  # python-docx loads on first use
+    from citewise.ingest.package_guard import parse_package  # the parser loads on first use
 
-    return parse_docx(raw, name, budget)
+    return parse_package("docx", raw, name, budget)
 
 
 register(FormatSpec("docx", (".docx",), binary=True, parse_bytes=_docx))
 
 
 def _xlsx(raw: bytes, name: str, budget: ParseBudget) -> Extracted:
-    from citewise.ingest.xlsx import parse_xlsx  # openpyxl loads on first use
+    from citewise.ingest.package_guard import parse_package  # the parser loads on first use
 
-    return parse_xlsx(raw, name, budget)
+    return parse_package("xlsx", raw, name, budget)
 
 
 register(FormatSpec("xlsx", (".xlsx",), binary=True, parse_bytes=_xlsx))
 
 
 def _pptx(raw: bytes, name: str, budget: ParseBudget) -> Extracted:
-    from citewise.ingest.pptx import parse_pptx  # python-pptx loads on first use
+    from citewise.ingest.package_guard import parse_package  # the parser loads on first use
 
-    return parse_pptx(raw, name, budget)
+    return parse_package("pptx", raw, name, budget)
 
 
 register(FormatSpec("pptx", (".pptx",), binary=True, parse_bytes=_pptx))
 
 
 def _epub(raw: bytes, name: str, budget: ParseBudget) -> Extracted:
-    from citewise.ingest.epub import parse_epub
+    from citewise.ingest.package_guard import parse_package  # the parser loads on first use
 
-    return parse_epub(raw, name, budget)
+    return parse_package("epub", raw, name, budget)
 
 
 register(FormatSpec("epub", (".epub",), binary=True, parse_bytes=_epub))
 
 
 def _odt(raw: bytes, name: str, budget: ParseBudget) -> Extracted:
-    from citewise.ingest.odt import parse_odt
+    from citewise.ingest.package_guard import parse_package  # the parser loads on first use
 
-    return parse_odt(raw, name, budget)
+    return parse_package("odt", raw, name, budget)
 
 
 register(FormatSpec("odt", (".odt",), binary=True, parse_bytes=_odt))

@@ -21,6 +21,7 @@ from citewise.ingest.extracted import Extracted
 from citewise.ingest.limits import ParseBudget
 from citewise.ingest.office import TextBuilder, broken, check_container, one_line, table_node
 from citewise.ingest.tree import Heading, RawNode, nest_sections
+from citewise.ingest.zipbudget import open_package
 
 
 def _shapes(shapes: Any) -> Iterator[Any]:
@@ -85,6 +86,7 @@ def _slide(builder: TextBuilder, number: int, slide: Any) -> list[Heading | RawN
 
 def parse_pptx(raw: bytes, name: str, budget: ParseBudget | None = None) -> Extracted:
     check_container(raw, name, "PPTX")
+    open_package(raw, name, "PPTX", budget)  # sizes checked before python-pptx reads it
     try:
         from pptx import Presentation
 
