@@ -55,6 +55,8 @@ VOLATILE_KEYS = frozenset(
         "created_at",
     }
 )
+#: Fresh ids as strings: a trace id (``t_`` and 24 hex digits), a conversation id.
+FRESH_ID = re.compile(r"t_[0-9a-f]{24}|c-[0-9a-f]{16}")
 #: Timing keys (milliseconds, seconds) anywhere in a trace or report.
 TIMING = re.compile(r"(^|_)(ms|s|secs|seconds|elapsed|latency)$")
 
@@ -92,6 +94,8 @@ def _scrub(obj: Any, key: str = "") -> Any:
         return {str(k): _scrub(v, str(k)) for k, v in obj.items()}
     if isinstance(obj, list | tuple):
         return [_scrub(v) for v in obj]
+    if isinstance(obj, str) and FRESH_ID.fullmatch(obj):
+        return "<fresh id>"
     return obj
 
 
@@ -265,8 +269,8 @@ def differences(a: Any, b: Any, path: str = "") -> Iterator[tuple[str, Any, Any]
 
 
 def compare(left: Path, right: Path) -> int:
-    a = json.loads(left.read_text("utf-8"))
-    b = json.loads(right.read_text("utf-8"))
+    a = _scrub(json.loads(left.read_text("utf-8")))  # a snapshot of an older harness too
+    b = _scrub(json.loads(right.read_text("utf-8")))
     found = 0
     for path, x, y in differences(a.get("parts"), b.get("parts"), "/parts"):
         found += 1
