@@ -233,16 +233,16 @@ def test_judge_timeout_is_recorded_and_short(kb: KnowledgeBase, server: Scripted
 def test_recovery_pass_happens_at_most_once(
     kb: KnowledgeBase, server: ScriptedLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import citewise.answer.pipeline as pipeline
+    import citewise.answer.steps.evidence as steps
 
     calls: list[str] = []
-    real = pipeline.assemble
+    real = steps.assemble
 
     def counting(*args: object, **kw: object) -> object:
         calls.append(str(kw.get("profile")))
         return real(*args, **kw)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(pipeline, "assemble", counting)
+    monkeypatch.setattr(steps, "assemble", counting)
     make_route(kb.home, server, "rec", "m1")
     server.queue_judge("m1", "insufficient", "insufficient")
     answer = kb.ask(BORDERLINE, llm="rec")

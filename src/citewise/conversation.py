@@ -120,7 +120,7 @@ class Conversation:
             lineage=ids,
             rewrite=note if self.turns else None,
         )
-        stated = (answer.trace.get("conditions") or {}).get("stated", [])
+        stated = [dict(c) for c in (answer.trace.get("conditions") or {}).get("stated", [])]
         turn = Turn(number, question, standalone, rule, stated, answer.trace_id, answer.outcome)
         self.turns.append(turn)
         self.save()

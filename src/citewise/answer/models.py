@@ -7,9 +7,19 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
-from citewise.evidence.models import Role
+from citewise.analysis.question import ConditionJSON, IntentJSON
+from citewise.evidence.models import PackJSON, Role
 from citewise.ingest.locator import locator_fields
-from citewise.sufficiency.models import Degradation, JudgementJSON, Sufficiency, SufficiencyJSON
+from citewise.recall.models import RetrievalJSON
+from citewise.sufficiency.models import (
+    ConflictJSON,
+    ConstraintJSON,
+    Degradation,
+    JudgementJSON,
+    Sufficiency,
+    SufficiencyJSON,
+    TermJSON,
+)
 
 Outcome = Literal["answered", "insufficient_evidence", "non_kb_reply", "generation_unavailable"]
 FailureStage = Literal[
@@ -134,39 +144,111 @@ class LLMTrace(TypedDict, total=False):
     extractive_offered: bool
 
 
+class ConditionsTrace(TypedDict, total=False):
+    """The question's condition set ("stated") and what it did to the evidence (issue 22):
+    the sections set aside for another condition, and the composer's per-condition
+    outcome (:meth:`citewise.answer.conditions.ConditionOutcome.to_json`)."""
+
+    stated: list[ConditionJSON]
+    sections_excluded: list[dict[str, Any]]  # a section's path, heading and condition
+    excluded: list[dict[str, Any]]
+    per_condition: list[dict[str, Any]]
+    missing: str | None
+    missing_values: list[str]
+    unanswered: dict[str, list[str]]
+
+
+class RewriteTrace(TypedDict, total=False):
+    """A follow-up's standalone rewrite (analysis/followup.py), as the caller passes it."""
+
+    original: str
+    standalone: str
+    rule: str
+
+
+class RemovedTrace(TypedDict):
+    """A sentence no answer may use as such (answer/orchestration.py): where it is, the
+    patterns it matched, and its text."""
+
+    path: str
+    char_start: int
+    char_end: int
+    markers: list[str]
+    reason: str
+    text: str
+
+
+class MeaningTrace(TypedDict, total=False):
+    """The meaning check of the quoted units (answer/meaning.py): the model's scores and
+    verdict, the support reading, the next candidates read, a rescue over a word-presence
+    refusal, why no check ran (``skipped``), or the model's state when it is missing."""
+
+    scores: list[float]
+    passed: bool
+    floor: float
+    model: str
+    support: dict[str, object]
+    recovery: dict[str, object]
+    rescue: dict[str, object]
+    skipped: str
+    status: str
+    reason: str
+    hint: str
+
+
+class RelationTrace(TypedDict):
+    """A relation question's asked relation, subject, statements and graph-support gate
+    (answer/graph_answer.py)."""
+
+    asked: dict[str, Any]
+    subject: str | None
+    statements: list[dict[str, Any]]
+    gate: str | None
+
+
+class WebVerificationTrace(TypedDict):
+    """The opt-in web second source's run (web/verify.py): its searches, fetches and
+    per-citation comparisons."""
+
+    max_pages: int
+    searches: list[dict[str, Any]]
+    fetches: list[dict[str, Any]]
+    comparisons: list[dict[str, Any]]
+
+
 class AnswerTrace(TypedDict, total=False):
     """What the answer hides, in the order the pipeline writes it (the JSON keeps that
-    order). Sections appear only on the paths that reach them."""
+    order). Sections appear only on the paths that reach them; each is typed by the
+    contract of the stage that writes it."""
 
     question: str
-    intent: JSONObject  # the classified intent (evidence.intent.Intent)
-    #: The question's condition set ("stated") and what it did to the evidence (issue 22).
-    conditions: JSONObject
+    intent: IntentJSON  # the classified intent (analysis.intent.Intent)
+    conditions: ConditionsTrace
     lineage: dict[str, str]  # conversation / turn / task / parent ids, as given
-    rewrite: JSONObject  # a follow-up's standalone rewrite (analysis/followup.py)
-    retrieval: JSONObject | None  # recall.search.search_summary; None after a recovery
-    terms: list[JSONObject]  # the question's weighed terms (QuestionTerm)
+    rewrite: RewriteTrace
+    retrieval: RetrievalJSON | None  # recall.search.search_summary; None after a recovery
+    terms: list[TermJSON]  # the question's weighed terms (QuestionTerm)
     respelt: dict[str, str]  # slips read as the knowledge base's words (spelling.py)
     recovery: RecoveryTrace | None
     llm_judge: JudgeTrace
-    pack: JSONObject  # EvidencePack.to_json
+    pack: PackJSON  # EvidencePack.to_json
     sufficiency: SufficiencyJSON
-    conflicts: list[JSONObject]  # ConflictNote
+    conflicts: list[ConflictJSON]  # ConflictNote
     procedure_steps_added: int
     llm_skipped: str  # why an LLM route did not write (a relation answered from the graph)
     llm: LLMTrace
     answer_source: str | None  # "extractive" | "llm:<route>/<model>" | None (none wrote)
-    removed_orchestration: list[JSONObject]
-    constraints: list[JSONObject]  # the question's constraints (sufficiency/constraints.py)
+    removed_orchestration: list[RemovedTrace]
+    constraints: list[ConstraintJSON]  # the question's constraints (sufficiency/constraints.py)
     unit_scores: list[float]  # the chosen answer units' scores
-    meaning: JSONObject  # the meaning check of the quoted units (answer/meaning.py)
+    meaning: MeaningTrace
     profile_missing: list[str]  # required profile parts the answer lacks (answer/coverage.py)
     claims: list[ClaimJSON]
-    relation: JSONObject  # a relation question's statements and graph gate (answer/graph_answer.py)
+    relation: RelationTrace
     cited_presence: JudgementJSON
     failure_stage: FailureStage
     missing: str  # the reasons of an insufficient answer, "; "-joined
-    web_verification: JSONObject  # the opt-in web second source's run (web/verify.py)
+    web_verification: WebVerificationTrace
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from citewise.analysis.question import Question
 from citewise.answer.models import Answer, AnswerTrace, JudgeTrace, LLMTrace, new_trace_id
 from citewise.llm.client import ChatClient, OpenAICompatibleClient, parse_json_object
 from citewise.llm.frozen import (
@@ -71,7 +72,7 @@ class LLMContext:
     def judge(
         self,
         kb: StageContext,
-        question: str,
+        question: Question,
         g: GateInput,
         intent: str,
         filters: SearchFilters | None,
@@ -173,7 +174,7 @@ def generate(payload: FrozenPayload, ctx: LLMContext) -> Generation:
 def judge_borderline(
     kb: StageContext,
     ctx: LLMContext,
-    question: str,
+    question: Question,
     g: GateInput,
     intent: str,
     filters: SearchFilters | None,
@@ -185,7 +186,7 @@ def judge_borderline(
         items.pop()
     if not items:  # the judge is one call per question, outside the generation budget
         return None
-    result = run_judge(freeze(question, g.pack, items, intent, filters), r, ctx.client)
+    result = run_judge(freeze(question.text, g.pack, items, intent, filters), r, ctx.client)
     log.info("llm judge %s (%.0f ms)", result.reason, result.attempt.duration_ms)
     return result
 
@@ -194,7 +195,7 @@ def llm_answer(
     kb: StageContext,
     ctx: LLMContext,
     *,
-    question: str,
+    question: Question,
     g: GateInput,
     suff: Sufficiency,
     stale: tuple[str, ...],
@@ -211,7 +212,7 @@ def llm_answer(
     info: LLMTrace = {"route": r.name, "limits": limits.to_json(), "attempts": []}
     trace["llm"] = info
     try:
-        payload, set_review = build_payload(kb, question, g, suff, stale, filters, limits)
+        payload, set_review = build_payload(kb, question.text, g, suff, stale, filters, limits)
     except EvidenceDoesNotFit as exc:
         info["evidence_set"] = {"refused": str(exc)}
         return _unavailable(kb, ctx, pack, suff, g, trace, f"evidence_set_does_not_fit:{exc}")
