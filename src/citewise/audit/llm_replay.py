@@ -131,7 +131,7 @@ class RecordedLLM:
     ) -> Answer | None:
         limits = SetLimits.from_json(self.record.get("limits"))
         try:
-            payload, _ = build_payload(kb, question.text, g, suff, stale, filters, limits)
+            payload, _ = build_payload(kb, question, g, suff, stale, filters, limits)
         except EvidenceDoesNotFit as exc:
             self.rebuilt = {"refused": str(exc)}
             return None

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from citewise.analysis.question import Question
 from citewise.answer.orchestration import redact_orchestration
 from citewise.answer.review import REMOVED_WHY, flagged_units
 from citewise.evidence.models import EvidencePack, Fragment
@@ -291,7 +292,7 @@ def covers(outer: Fragment, inner: Fragment) -> bool:
 
 
 def freeze(
-    question: str,
+    question: Question,
     pack: EvidencePack,
     chosen: list[Fragment],
     intent: str,
@@ -307,4 +308,4 @@ def freeze(
         "metadata": {k: v for k, v in f.metadata},
     }
     items = tuple(Item(f"E{n}", frag) for n, frag in enumerate(chosen, start=1))
-    return FrozenPayload(question, conditions, items, pack.replay_id)
+    return FrozenPayload(question.text, conditions, items, pack.replay_id)

@@ -186,7 +186,7 @@ def judge_borderline(
         items.pop()
     if not items:  # the judge is one call per question, outside the generation budget
         return None
-    result = run_judge(freeze(question.text, g.pack, items, intent, filters), r, ctx.client)
+    result = run_judge(freeze(question, g.pack, items, intent, filters), r, ctx.client)
     log.info("llm judge %s (%.0f ms)", result.reason, result.attempt.duration_ms)
     return result
 
@@ -212,7 +212,7 @@ def llm_answer(
     info: LLMTrace = {"route": r.name, "limits": limits.to_json(), "attempts": []}
     trace["llm"] = info
     try:
-        payload, set_review = build_payload(kb, question.text, g, suff, stale, filters, limits)
+        payload, set_review = build_payload(kb, question, g, suff, stale, filters, limits)
     except EvidenceDoesNotFit as exc:
         info["evidence_set"] = {"refused": str(exc)}
         return _unavailable(kb, ctx, pack, suff, g, trace, f"evidence_set_does_not_fit:{exc}")

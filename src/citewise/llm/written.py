@@ -12,6 +12,7 @@ from dataclasses import asdict, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
+from citewise.analysis.question import Question
 from citewise.answer.admission import admission, question_gate
 from citewise.answer.candidate import Candidate
 from citewise.answer.citations import cite_claims
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
 
 def build_payload(
     kb: StageContext,
-    question: str,
+    question: Question,
     g: GateInput,
     suff: Sufficiency,
     stale: tuple[str, ...],
@@ -67,10 +68,10 @@ def build_payload(
     # the same answer units, relevance and constraint gate as the extractive answer
     # decide what is required (when the gate admits no unit, the model's sentences are
     # refused after it answers: see write_answer)
-    gate = question_gate(question, g.intent.kind, g.profile)
+    gate = question_gate(question.text, g.intent.kind, g.profile)
     lead_of = partial(
         compose,
-        question,
+        question.text,
         g.intent.kind,
         frags,
         units_of=units_reader(nodes_of),
