@@ -111,20 +111,57 @@ class RecoveryTrace(TypedDict):
     second: SufficiencyJSON
 
 
+class AttemptJSON(TypedDict):
+    """One call to a route's model (``llm.models.Attempt.to_json``): no key, no prompt."""
+
+    target: int
+    model: str
+    endpoint: str  # without credentials
+    payload_sha256: str
+    outcome: str
+    detail: str
+    duration_ms: float
+
+
+class PayloadJSON(TypedDict):
+    """The frozen payload a route's model is shown (``llm.frozen.FrozenPayload``)."""
+
+    question: str
+    conditions: dict[str, Any]
+    items: list[dict[str, Any]]
+    replay_id: str
+    payload_sha256: str
+    removed_orchestration: list[dict[str, Any]]  # what the model is shown a placeholder for
+
+
+class SentenceJSON(TypedDict):
+    """One sentence the model wrote and the evidence items it names."""
+
+    text: str
+    items: list[str]
+
+
+class EvidenceSetTrace(TypedDict, total=False):
+    """The route's evidence set: refused (it does not fit the limits) or its gate review."""
+
+    refused: str
+    review: SufficiencyJSON
+
+
 class JudgeTrace(TypedDict, total=False):
     """The LLM sufficiency judge's verdict (``llm.judge.JudgeResult.to_json``)."""
 
     verdict: str | None  # "sufficient" | "insufficient"; None when the judge failed
     missing: list[str]
     reason: str  # llm_judge:<verdict> or llm_judge_failed:<why>
-    attempt: JSONObject
+    attempt: AttemptJSON
     replayed_from_record: bool
 
 
 class LLMOutputTrace(TypedDict):
     target: int
     model: str
-    sentences: list[JSONObject]
+    sentences: list[SentenceJSON]
 
 
 class LLMTrace(TypedDict, total=False):
@@ -134,9 +171,9 @@ class LLMTrace(TypedDict, total=False):
     route: str | None
     replayed_from_record: bool
     limits: dict[str, int]
-    attempts: list[JSONObject]
-    evidence_set: JSONObject
-    payload: JSONObject
+    attempts: list[AttemptJSON]
+    evidence_set: EvidenceSetTrace
+    payload: PayloadJSON
     stopped: str | None
     output: LLMOutputTrace
     reason: str

@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from citewise.analysis.question import Question
+from citewise.answer.models import PayloadJSON
 from citewise.answer.orchestration import redact_orchestration
 from citewise.answer.review import REMOVED_WHY, flagged_units
 from citewise.evidence.models import EvidencePack, Fragment
@@ -171,7 +172,7 @@ class FrozenPayload:
         blob = json.dumps(self.messages(), sort_keys=True, ensure_ascii=False).encode("utf-8")
         return hashlib.sha256(blob).hexdigest()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> PayloadJSON:
         return {
             "question": self.question,
             "conditions": self.conditions,
