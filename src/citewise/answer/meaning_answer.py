@@ -65,7 +65,7 @@ def judged(
         trace["meaning"] = trace["meaning"] | {"support": support(profile, texts).to_json()}
     if meaning.passed:
         return chosen, None
-    recovered = recover(searched.text, chosen, ranked)
+    recovered = recover(searched, chosen, ranked)
     if recovered is not None:  # the next candidates by meaning (meaning_choice.py)
         trace["meaning"] = trace["meaning"] | {"recovery": recovered.to_json()}
         if recovered.chosen:
@@ -94,7 +94,7 @@ def rescued(
         units_of=fragment_units(kb, fragments),
         scorer=dense_scorer(kb.index),
     )
-    got = rescue(searched.text, ranked)
+    got = rescue(searched, ranked)
     if got is None:
         return None
     trace["meaning"] = {"rescue": got.to_json(), "floor": RESCUE_FLOOR, "model": got.check.model}
