@@ -247,7 +247,8 @@ def answers(verbose: bool) -> dict[str, Any]:
         for q in spec:
             rel = set(q["relevant"])
             a = kb.ask(q["text"])
-            statements = (a.trace.get("relation") or {}).get("statements") or []
+            relation = a.trace.get("relation")
+            statements = relation["statements"] if relation else []
             named = [s for s in statements if Path(s["neighbour_path"]).name in rel]
             cited_both = any(not check_relation(a, s["relation"]) for s in named)
             rows[q["id"]] = {

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from citewise.analysis.question import analyse
 from citewise.answer.admission import expansions, named_parts, subject_names
 from citewise.answer.support import support_score
 from citewise.config import IngestConfig
@@ -137,7 +138,7 @@ def test_descriptor_words_and_when_they_soften() -> None:
         QuestionTerm("shell", "shells", "word", 4, True),
         QuestionTerm("vicksburg", "Vicksburg", "name", 2, True),
     )
-    q = "How many shells did the diarist see at Vicksburg?"
+    q = analyse("How many shells did the diarist see at Vicksburg?")
     soft = soften_descriptors(q, TermProfile(terms))
     assert soft.terms[0].soft and not soft.terms[1].soft
     # no other name: the question's subject may be the word itself

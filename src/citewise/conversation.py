@@ -123,7 +123,7 @@ class Conversation:
             rewrite=note if self.turns else None,
             caller_lineage=overridden or None,
         )
-        stated = (answer.trace.get("conditions") or {}).get("stated", [])
+        stated = [dict(c) for c in (answer.trace.get("conditions") or {}).get("stated", [])]
         turn = Turn(number, question, standalone, rule, stated, answer.trace_id, answer.outcome)
         self.turns.append(turn)
         self.save()

@@ -12,14 +12,43 @@ Pure and deterministic: the same text gives the same value.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 from citewise.analysis.conditions import Condition, ConditionKind, ConditionSet, conditions_in
 from citewise.analysis.graph_intent import graph_deep, graph_intent
-from citewise.analysis.intent import Intent, classify_intent
+from citewise.analysis.intent import Intent, IntentKind, classify_intent
 from citewise.analysis.named import named_terms
 from citewise.analysis.tokenize import key_terms
 
-__all__ = ["Condition", "ConditionKind", "ConditionSet", "Question", "analyse"]
+__all__ = [
+    "Condition",
+    "ConditionJSON",
+    "ConditionKind",
+    "ConditionSet",
+    "IntentJSON",
+    "Question",
+    "analyse",
+]
+
+
+class IntentJSON(TypedDict):
+    """The trace form of :class:`~citewise.analysis.intent.Intent` (``asdict``)."""
+
+    kind: IntentKind
+    deep: bool
+    cue: str
+    subject: str
+    subject_terms: list[str]
+
+
+class ConditionJSON(TypedDict):
+    """One condition of the query condition set as the trace keeps it
+    (:meth:`~citewise.analysis.conditions.ConditionSet.to_json`)."""
+
+    kind: str
+    value: str
+    text: str
+    source: str
 
 
 @dataclass(frozen=True, slots=True)

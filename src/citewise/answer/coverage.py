@@ -21,7 +21,7 @@ claim: a missing part is said in the reasons and the degradation field, not gues
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Literal
 
 from citewise.analysis.tokenize import tokenize
@@ -36,6 +36,7 @@ from citewise.answer.profiles import (
     sides,
 )
 from citewise.sufficiency.models import Reason, Sufficiency
+from citewise.sufficiency.verdict import partial
 
 __all__ = [
     "NO_STEPS",
@@ -223,7 +224,4 @@ def with_coverage(
     reason = coverage_reason(intent, said.strip(" ?？"), missing)
     if reason is None:
         return suff, []
-    worst = "partial_coverage" if suff.degradation == "none" else suff.degradation
-    return replace(suff, degradation=worst, reasons=(*suff.reasons, reason)), [
-        m.part for m in missing
-    ]
+    return partial(suff, reason), [m.part for m in missing]

@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from citewise.analysis.question import Question
 from citewise.core.access import in_scope, may_read
 from citewise.core.search import SearchFilters, SearchResult
 from citewise.sufficiency.models import Reason
@@ -54,7 +55,7 @@ class Failure:
 
 def classify(
     kb: StageContext,
-    question: str,
+    question: Question,
     pack: EvidencePack,
     recall: SearchResult | None,
     filters: SearchFilters | None,
@@ -88,7 +89,7 @@ def classify(
         from citewise.recall.search import search
 
         everywhere = replace(own, path_prefixes=(), tags=(), metadata=())
-        wider = search(kb.index, question, filters=everywhere)
+        wider = search(kb.index, question.text, filters=everywhere)
         if wider.outcome == "ok" and wider.hits:  # readable documents outside the scope
             why = "nothing in the requested scope matches; documents outside it do"
             why += " (widen or drop the path, tag or metadata filters)"

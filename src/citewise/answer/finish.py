@@ -26,6 +26,7 @@ from citewise.sufficiency.asked import asked_attribute, attribute_cited
 from citewise.sufficiency.compounds import sibling_compound
 from citewise.sufficiency.models import Reason, Sufficiency, TermProfile
 from citewise.sufficiency.presence import ABSENT_ZIPF, english_zipf, judge
+from citewise.sufficiency.verdict import as_refusal, partial, refused, restated
 
 if TYPE_CHECKING:
     from citewise.context import StageContext
@@ -65,7 +66,7 @@ def finish(
     if why is None and failed_why is None and kept:
         why = _row_reason(pack.query, profile, [c.text for c in kept])
     if why is not None:
-        suff = Sufficiency("insufficient", "insufficient_evidence", (why,))
+        suff = refused(why)
         trace["sufficiency"] = suff.to_json()
         failed_why = human_reason(suff)
     if failed_why is None and kept:
@@ -82,11 +83,11 @@ def finish(
             why = Reason(
                 "partial_coverage", "the cited text does not mention: " + ", ".join(beside), beside
             )
-            suff = Sufficiency("insufficient", "insufficient_evidence", (why,))
+            suff = refused(why)
             trace["sufficiency"] = suff.to_json()
             failed_why = human_reason(suff)
         elif cited.verdict == "absent" and cited.reason is not None:
-            suff = Sufficiency("insufficient", "insufficient_evidence", (cited.reason,))
+            suff = refused(cited.reason)
             trace["sufficiency"] = suff.to_json()
             failed_why = human_reason(suff)
         elif (
@@ -94,15 +95,14 @@ def finish(
             and cited.reason is not None
             and not _already_partial(suff, cited.missing)
         ):
-            worst = "partial_coverage" if suff.degradation == "none" else suff.degradation
-            suff = replace(suff, degradation=worst, reasons=(*suff.reasons, cited.reason))
+            suff = partial(suff, cited.reason)
     if failed_why is not None:
         trace["failure_stage"] = "citation_verification"
         return refusal(
             pack,
             kb.name,
             intent,
-            replace(suff, status="insufficient", degradation="insufficient_evidence"),
+            as_refusal(suff),
             f"{INSUFFICIENT} ({failed_why})",
             "citation_verification",
             trace,
@@ -195,7 +195,7 @@ def _truthful(suff: Sufficiency, texts: list[str]) -> Sufficiency:
     )
     # borderline for that reason alone: nothing is left that makes the answer borderline
     status = "sufficient" if suff.status == "borderline" and not kept else suff.status
-    return replace(suff, status=status, reasons=kept, degradation=degradation)
+    return restated(suff, status, degradation, kept)
 
 
 def _beside(profile: TermProfile, texts: list[str]) -> tuple[str, ...]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, replace
 from typing import TYPE_CHECKING
 
+from citewise.analysis.question import Question
 from citewise.analysis.tokenize import tokenize
 from citewise.answer.candidate import Candidate
 from citewise.answer.models import AnswerTrace, Citation, Claim
@@ -22,6 +23,7 @@ from citewise.evidence.models import EvidencePack
 from citewise.graph.select import GraphDiagnostics
 from citewise.sufficiency.models import Reason, Sufficiency
 from citewise.sufficiency.presence import TermProfile
+from citewise.sufficiency.verdict import partial, refused, relation_documented
 
 if TYPE_CHECKING:
     from citewise.context import StageContext
@@ -29,13 +31,13 @@ if TYPE_CHECKING:
 
 def relation_pass(
     kb: StageContext,
-    question: str,
+    question: Question,
     pack: EvidencePack,
     diag: GraphDiagnostics | None,
     filters: SearchFilters | None,
 ) -> Found | None:
     """The documented relations a relation question asks about; None for other questions."""
-    asked = asked_relation(question)
+    asked = asked_relation(question.text)
     if asked is None:
         return None
     index = kb.index
@@ -45,12 +47,19 @@ def relation_pass(
         index.scoped(scope, lambda: frozenset(visible_chunks(index.chunks.values(), scope)))
     )
     anchor = diag.anchor.key if diag is not None and diag.anchor is not None else None
-    subject, named = subject_of(kg, question, anchor)
+    subject, named = subject_of(kg, question.text, anchor)
     if subject is None and pack.direct:
         doc = kg.doc_keys.get(pack.direct[0].path)
         subject = kg.points.get(doc) if doc else None
     return documented(
-        index, kg, question, asked, subject, revision=pack.revision, allowed=allowed, named=named
+        index,
+        kg,
+        question.text,
+        asked,
+        subject,
+        revision=pack.revision,
+        allowed=allowed,
+        named=named,
     )
 
 
@@ -64,7 +73,7 @@ def relation_sufficiency(found: Found | None, suff: Sufficiency) -> Sufficiency:
     if not strong:
         return suff
     told = ", ".join(s.text for s in strong)
-    return Sufficiency("sufficient", "none", (Reason("graph_relation", told), *suff.reasons))
+    return relation_documented(told, suff)
 
 
 def relation_profile(found: Found | None, profile: TermProfile) -> TermProfile:
@@ -167,10 +176,9 @@ def relation_verdict(
         "gate": None if missing is None else str(missing),
     }
     if missing:
-        return Sufficiency("insufficient", "insufficient_evidence", (missing,)), missing
+        return refused(missing), missing
     weak = [s.neighbour.title for s in found.statements if s.weak]
     if weak and len(weak) == len(found.statements):
         reason = Reason("graph_neighbor_evidence_weak", ", ".join(weak))
-        worst = "partial_coverage" if suff.degradation == "none" else suff.degradation
-        return replace(suff, degradation=worst, reasons=(*suff.reasons, reason)), None
+        return partial(suff, reason), None
     return suff, None

@@ -5,8 +5,9 @@ The choices themselves are :mod:`citewise.answer.meaning_choice`'s."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
+from citewise.analysis.question import Question
 from citewise.answer.citations import cite_claims
 from citewise.answer.compose import compose_ranked
 from citewise.answer.finish import finish
@@ -25,10 +26,11 @@ from citewise.answer.relevance import dense_scorer
 from citewise.answer.review import release_review
 from citewise.answer.unit_cache import fragment_units
 from citewise.sufficiency.models import Reason, Sufficiency, TermProfile
+from citewise.sufficiency.verdict import unchecked_by_words
 
 if TYPE_CHECKING:
     from citewise.answer.candidate import Candidate, UnitsOf
-    from citewise.answer.models import Answer, AnswerTrace
+    from citewise.answer.models import Answer, AnswerTrace, MeaningTrace
     from citewise.context import StageContext
     from citewise.evidence.models import EvidencePack, Fragment
     from citewise.sufficiency.models import ConflictNote
@@ -37,8 +39,8 @@ __all__ = ["answer_by_meaning", "judged", "rescued"]
 
 
 def judged(
-    searched: str,
-    question: str,
+    searched: Question,
+    question: Question,
     chosen: list[Candidate],
     ranked: list[Candidate],
     trace: AnswerTrace,
@@ -53,12 +55,12 @@ def judged(
         trace["meaning"] = {"skipped": "a table or code unit: the model reads prose"}
         return chosen, None
     texts = unit_readings(chosen, units_of)
-    meaning = meaning_check(searched, texts)
+    meaning = meaning_check(searched.text, texts)
     if meaning is None:
-        if english(searched) and meaning_status()["status"] == "unavailable":
-            trace["meaning"] = meaning_status()  # on, but no model: answered unchecked
+        if english(searched.text) and meaning_status()["status"] == "unavailable":
+            trace["meaning"] = cast("MeaningTrace", meaning_status())  # on, no model: unchecked
         return chosen, None
-    trace["meaning"] = meaning.to_json()
+    trace["meaning"] = cast("MeaningTrace", meaning.to_json())
     if profile is not None:
         trace["meaning"] = trace["meaning"] | {"support": support(profile, texts).to_json()}
     if meaning.passed:
@@ -68,14 +70,13 @@ def judged(
         trace["meaning"] = trace["meaning"] | {"recovery": recovered.to_json()}
         if recovered.chosen:
             return list(recovered.chosen), None
-    return chosen, Reason("constraint_unmet", meaning_reason(question))
+    return chosen, Reason("constraint_unmet", meaning_reason(question.text))
 
 
 def rescued(
     kb: StageContext,
-    question: str,
-    searched: str,
-    intent: str,
+    question: Question,
+    searched: Question,
     fragments: list[Fragment],
     suff: Sufficiency,
     names_absent: bool,
@@ -83,10 +84,11 @@ def rescued(
 ) -> list[Candidate] | None:
     """The unit that answers ``question`` by meaning although the word-presence gates
     refused it (answer/meaning_choice.py), or None; the trace keeps what was read."""
-    if not rescuable(question, intent, suff.reason_texts, names_absent) or not available():
+    intent = question.intent.kind
+    if not rescuable(question.text, intent, suff.reason_texts, names_absent) or not available():
         return None
     _, ranked = compose_ranked(
-        question,
+        question.text,
         intent,
         fragments,
         units_of=fragment_units(kb, fragments),
@@ -111,7 +113,7 @@ def answer_by_meaning(
     """The answer from units chosen by meaning over a word-presence refusal: partial, its
     reasons the gates' (the words not found, kept true of the cited text by finish)."""
     why = Reason("meaning_match", "a passage answers the question by meaning")
-    suff = Sufficiency("borderline", "partial_coverage", (*refused.reasons, why))
+    suff = unchecked_by_words(refused, why)
     trace["sufficiency"] = suff.to_json()
     citations, claims = cite_claims(kb, chosen, conflicts)
     claims = release_review(claims, citations)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from citewise.analysis.question import Question
 from citewise.answer.candidate import Candidate, inside
 from citewise.answer.meaning import (
     MEANING_FLOOR,
@@ -93,12 +94,12 @@ def _best_read(question: str, read: Sequence[Candidate]) -> tuple[MeaningCheck, 
 
 
 def recover(
-    question: str, chosen: Sequence[Candidate], pool: Sequence[Candidate]
+    question: Question, chosen: Sequence[Candidate], pool: Sequence[Candidate]
 ) -> Recovery | None:
     """The best of :func:`alternatives` by meaning, when it reaches the floor; None when
     the model is unavailable (then the refusal stands as the check decided)."""
     read = alternatives(chosen, pool)
-    got = _best_read(question, read)
+    got = _best_read(question.text, read)
     if got is None:
         return None
     check, best = got
@@ -145,12 +146,12 @@ def rescuable(question: str, intent: str, reasons: Sequence[str], names_absent: 
     )
 
 
-def rescue(question: str, pool: Sequence[Candidate]) -> Recovery | None:
+def rescue(question: Question, pool: Sequence[Candidate]) -> Recovery | None:
     """The composer's best units (``pool``, ranked best first, gates not applied) read by
     meaning: the best of :data:`RESCUE_UNITS` answers when it reaches
     :data:`RESCUE_FLOOR`; None when no model, no unit or no English question."""
     read = [c for c in pool if c.score > 0][:RESCUE_UNITS]
-    got = _best_read(question, read)
+    got = _best_read(question.text, read)
     if got is None:
         return None
     check, best = got

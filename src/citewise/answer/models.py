@@ -7,9 +7,19 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
+from citewise.analysis.question import ConditionJSON, IntentJSON
 from citewise.core.locator import locator_fields
-from citewise.evidence.models import Role
-from citewise.sufficiency.models import Degradation, JudgementJSON, Sufficiency, SufficiencyJSON
+from citewise.core.search import RetrievalJSON
+from citewise.evidence.models import PackJSON, Role
+from citewise.sufficiency.models import (
+    ConflictJSON,
+    ConstraintJSON,
+    Degradation,
+    JudgementJSON,
+    Sufficiency,
+    SufficiencyJSON,
+    TermJSON,
+)
 
 Outcome = Literal["answered", "insufficient_evidence", "non_kb_reply", "generation_unavailable"]
 FailureStage = Literal[
@@ -101,20 +111,57 @@ class RecoveryTrace(TypedDict):
     second: SufficiencyJSON
 
 
+class AttemptJSON(TypedDict):
+    """One call to a route's model (``llm.models.Attempt.to_json``): no key, no prompt."""
+
+    target: int
+    model: str
+    endpoint: str  # without credentials
+    payload_sha256: str
+    outcome: str
+    detail: str
+    duration_ms: float
+
+
+class PayloadJSON(TypedDict):
+    """The frozen payload a route's model is shown (``llm.frozen.FrozenPayload``)."""
+
+    question: str
+    conditions: dict[str, Any]
+    items: list[dict[str, Any]]
+    replay_id: str
+    payload_sha256: str
+    removed_orchestration: list[dict[str, Any]]  # what the model is shown a placeholder for
+
+
+class SentenceJSON(TypedDict):
+    """One sentence the model wrote and the evidence items it names."""
+
+    text: str
+    items: list[str]
+
+
+class EvidenceSetTrace(TypedDict, total=False):
+    """The route's evidence set: refused (it does not fit the limits) or its gate review."""
+
+    refused: str
+    review: SufficiencyJSON
+
+
 class JudgeTrace(TypedDict, total=False):
     """The LLM sufficiency judge's verdict (``llm.judge.JudgeResult.to_json``)."""
 
     verdict: str | None  # "sufficient" | "insufficient"; None when the judge failed
     missing: list[str]
     reason: str  # llm_judge:<verdict> or llm_judge_failed:<why>
-    attempt: JSONObject
+    attempt: AttemptJSON
     replayed_from_record: bool
 
 
 class LLMOutputTrace(TypedDict):
     target: int
     model: str
-    sentences: list[JSONObject]
+    sentences: list[SentenceJSON]
 
 
 class LLMTrace(TypedDict, total=False):
@@ -124,9 +171,9 @@ class LLMTrace(TypedDict, total=False):
     route: str | None
     replayed_from_record: bool
     limits: dict[str, int]
-    attempts: list[JSONObject]
-    evidence_set: JSONObject
-    payload: JSONObject
+    attempts: list[AttemptJSON]
+    evidence_set: EvidenceSetTrace
+    payload: PayloadJSON
     stopped: str | None
     output: LLMOutputTrace
     reason: str
@@ -134,40 +181,112 @@ class LLMTrace(TypedDict, total=False):
     extractive_offered: bool
 
 
+class ConditionsTrace(TypedDict, total=False):
+    """The question's condition set ("stated") and what it did to the evidence (issue 22):
+    the sections set aside for another condition, and the composer's per-condition
+    outcome (:meth:`citewise.answer.conditions.ConditionOutcome.to_json`)."""
+
+    stated: list[ConditionJSON]
+    sections_excluded: list[dict[str, Any]]  # a section's path, heading and condition
+    excluded: list[dict[str, Any]]
+    per_condition: list[dict[str, Any]]
+    missing: str | None
+    missing_values: list[str]
+    unanswered: dict[str, list[str]]
+
+
+class RewriteTrace(TypedDict, total=False):
+    """A follow-up's standalone rewrite (analysis/followup.py), as the caller passes it."""
+
+    original: str
+    standalone: str
+    rule: str
+
+
+class RemovedTrace(TypedDict):
+    """A sentence no answer may use as such (answer/orchestration.py): where it is, the
+    patterns it matched, and its text."""
+
+    path: str
+    char_start: int
+    char_end: int
+    markers: list[str]
+    reason: str
+    text: str
+
+
+class MeaningTrace(TypedDict, total=False):
+    """The meaning check of the quoted units (answer/meaning.py): the model's scores and
+    verdict, the support reading, the next candidates read, a rescue over a word-presence
+    refusal, why no check ran (``skipped``), or the model's state when it is missing."""
+
+    scores: list[float]
+    passed: bool
+    floor: float
+    model: str
+    support: dict[str, object]
+    recovery: dict[str, object]
+    rescue: dict[str, object]
+    skipped: str
+    status: str
+    reason: str
+    hint: str
+
+
+class RelationTrace(TypedDict):
+    """A relation question's asked relation, subject, statements and graph-support gate
+    (answer/graph_answer.py)."""
+
+    asked: dict[str, Any]
+    subject: str | None
+    statements: list[dict[str, Any]]
+    gate: str | None
+
+
+class WebVerificationTrace(TypedDict):
+    """The opt-in web second source's run (web/verify.py): its searches, fetches and
+    per-citation comparisons."""
+
+    max_pages: int
+    searches: list[dict[str, Any]]
+    fetches: list[dict[str, Any]]
+    comparisons: list[dict[str, Any]]
+
+
 class AnswerTrace(TypedDict, total=False):
     """What the answer hides, in the order the pipeline writes it (the JSON keeps that
-    order). Sections appear only on the paths that reach them."""
+    order). Sections appear only on the paths that reach them; each is typed by the
+    contract of the stage that writes it."""
 
     question: str
-    intent: JSONObject  # the classified intent (evidence.intent.Intent)
-    #: The question's condition set ("stated") and what it did to the evidence (issue 22).
-    conditions: JSONObject
+    intent: IntentJSON  # the classified intent (analysis.intent.Intent)
+    conditions: ConditionsTrace
     lineage: dict[str, str]  # conversation / turn / task / parent ids, as given
-    rewrite: JSONObject  # a follow-up's standalone rewrite (analysis/followup.py)
+    rewrite: RewriteTrace
     caller_lineage: dict[str, str]  # ids a caller sent that the server's lineage overrode
-    retrieval: JSONObject | None  # recall.search.search_summary; None after a recovery
-    terms: list[JSONObject]  # the question's weighed terms (QuestionTerm)
+    retrieval: RetrievalJSON | None  # recall.search.search_summary; None after a recovery
+    terms: list[TermJSON]  # the question's weighed terms (QuestionTerm)
     respelt: dict[str, str]  # slips read as the knowledge base's words (spelling.py)
     recovery: RecoveryTrace | None
     llm_judge: JudgeTrace
-    pack: JSONObject  # EvidencePack.to_json
+    pack: PackJSON  # EvidencePack.to_json
     sufficiency: SufficiencyJSON
-    conflicts: list[JSONObject]  # ConflictNote
+    conflicts: list[ConflictJSON]  # ConflictNote
     procedure_steps_added: int
     llm_skipped: str  # why an LLM route did not write (a relation answered from the graph)
     llm: LLMTrace
     answer_source: str | None  # "extractive" | "llm:<route>/<model>" | None (none wrote)
-    removed_orchestration: list[JSONObject]
-    constraints: list[JSONObject]  # the question's constraints (sufficiency/constraints.py)
+    removed_orchestration: list[RemovedTrace]
+    constraints: list[ConstraintJSON]  # the question's constraints (sufficiency/constraints.py)
     unit_scores: list[float]  # the chosen answer units' scores
-    meaning: JSONObject  # the meaning check of the quoted units (answer/meaning.py)
+    meaning: MeaningTrace
     profile_missing: list[str]  # required profile parts the answer lacks (answer/coverage.py)
     claims: list[ClaimJSON]
-    relation: JSONObject  # a relation question's statements and graph gate (answer/graph_answer.py)
+    relation: RelationTrace
     cited_presence: JudgementJSON
     failure_stage: FailureStage
     missing: str  # the reasons of an insufficient answer, "; "-joined
-    web_verification: JSONObject  # the opt-in web second source's run (web/verify.py)
+    web_verification: WebVerificationTrace
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from citewise.analysis.question import Question
     from citewise.answer.models import Answer, AnswerTrace, JudgeTrace
     from citewise.context import StageContext
     from citewise.core.search import SearchFilters
@@ -28,7 +29,7 @@ class LLMWriter(Protocol):
     def judge(
         self,
         kb: StageContext,
-        question: str,
+        question: Question,
         g: GateInput,
         intent: str,
         filters: SearchFilters | None,
@@ -38,7 +39,7 @@ class LLMWriter(Protocol):
         self,
         kb: StageContext,
         *,
-        question: str,
+        question: Question,
         g: GateInput,
         suff: Sufficiency,
         stale: tuple[str, ...],

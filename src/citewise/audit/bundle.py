@@ -179,10 +179,10 @@ def replay(home: ContextSource, bundle: dict[str, Any]) -> dict[str, Any]:
     )
     fresh = ask(kb2, question, filters=filters, llm=rec, conditions=given)  # no model call
     trace = fresh.trace
-    pack = trace.get("pack") or {}
+    pack: dict[str, Any] = dict(trace.get("pack") or {})
     got = {
         "retrieval": _retrieval(retrieval_snapshot(kb2, question, filters, pack) if pack else None),
-        "evidence": _evidence(trace.get("pack")),
+        "evidence": _evidence(pack),
         "sufficiency": _suff(trace.get("sufficiency")),
         "answer": _answer(fresh.to_json()),
     }

@@ -23,6 +23,7 @@ from citewise.llm.models import ModelSentence, SetLimits
 from citewise.llm.written import build_payload, write_answer
 
 if TYPE_CHECKING:
+    from citewise.analysis.question import Question
     from citewise.answer.models import Answer, AnswerTrace, JudgeTrace
     from citewise.context import StageContext
     from citewise.core.search import SearchFilters
@@ -107,7 +108,7 @@ class RecordedLLM:
     def judge(
         self,
         kb: StageContext,
-        question: str,
+        question: Question,
         g: GateInput,
         intent: str,
         filters: SearchFilters | None,
@@ -120,7 +121,7 @@ class RecordedLLM:
         self,
         kb: StageContext,
         *,
-        question: str,
+        question: Question,
         g: GateInput,
         suff: Sufficiency,
         stale: tuple[str, ...],

@@ -142,7 +142,7 @@ def record_answer(kb: StageContext, answer: Answer, filters: SearchFilters | Non
     ledger = kb.store.ledger
     answer_id = answer.trace_id
     full = answer.to_json(with_trace=True)
-    pack = answer.trace.get("pack") or {}
+    pack: dict[str, Any] = dict(answer.trace.get("pack") or {})
     question = str(answer.trace.get("question", ""))
     cond = conditions(kb, filters)
     # The answer's own recall when it recorded one (no second search), else re-run it.

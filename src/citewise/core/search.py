@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 RouteName = Literal["identifier", "lexical", "vector", "graph", "rerank"]
 RecallRouteStatus = Literal["ok", "degraded", "unavailable", "skipped"]
@@ -121,3 +121,18 @@ class SearchResult:
     #: The :class:`~citewise.recall.editions.EditionScope` behind ``editions`` (evidence
     #: and answers label their fragments with it). Not part of the JSON contract.
     edition_scope: Any = field(default=None, repr=False, compare=False, metadata={"json": False})
+
+
+class RetrievalJSON(TypedDict, total=False):
+    """What a recall ranked and why, without timings
+    (:func:`citewise.recall.search.search_summary`): an answer's ``retrieval`` trace
+    section and the retrieval part of its ledger conditions."""
+
+    revision: int
+    outcome: RecallOutcome
+    criterion: str
+    routes: list[str]
+    hits: list[list[str]]  # [chunk id, sha256] per hit, in rank order
+    diagnostics: list[dict[str, Any]]  # RouteDiagnostic without its time
+    abstention: dict[str, Any] | None  # Abstention
+    editions: dict[str, Any]  # the edition filter, when a regulation edition was in scope

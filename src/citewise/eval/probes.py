@@ -89,7 +89,8 @@ def citation_problems(kb: KnowledgeBase, answer: Answer) -> list[str]:
 def check_relation(answer: Answer, kind: str) -> list[str]:
     """The answer states a ``kind`` relation (answer/relation.py) and cites both the
     edge's source span and the neighbour's own text."""
-    statements = (answer.trace.get("relation") or {}).get("statements") or []
+    relation = answer.trace.get("relation")
+    statements = relation["statements"] if relation else []
     spans = {(c.path, c.char_start, c.char_end) for c in answer.citations}
     paths = {c.path for c in answer.citations}
     for s in statements:
@@ -142,7 +143,7 @@ def check_case(kb: KnowledgeBase, case: dict[str, Any]) -> CaseResult:
     for path in exp.get("not_cited_docs") or []:
         if path in cited:
             problems.append(f"cites {path}")
-    pack = answer.trace.get("pack") or {}
+    pack: dict[str, Any] = dict(answer.trace.get("pack") or {})
     roles = {
         f["role"]
         for key in ("direct_evidence", "document_augmentation", "graph_neighbor_evidence")

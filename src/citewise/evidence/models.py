@@ -8,7 +8,7 @@ A :class:`Fragment` is an exact slice of one document version's decoded text:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from citewise.analysis.intent import IntentKind
 from citewise.core.locator import locator_fields
@@ -333,3 +333,31 @@ class EvidencePack:
             ],
             "config": self.config,
         }
+
+
+class PackQueryJSON(TypedDict):
+    text: str
+    normalized: str
+    intent: str
+    profile: str
+
+
+class PackJSON(TypedDict):
+    """The trace form of an :class:`EvidencePack` (:meth:`EvidencePack.to_json`): an
+    answer's ``pack`` section and an exported bundle's ``evidence_pack``."""
+
+    query: PackQueryJSON
+    kb: str
+    revision: int
+    outcome: str
+    rse: bool
+    replay_id: str
+    direct_evidence: list[dict[str, Any]]  # Fragment.to_json
+    document_augmentation: list[dict[str, Any]]
+    graph_neighbor_evidence: list[dict[str, Any]]
+    conflicts_and_limitations: dict[str, list[dict[str, Any]]]
+    citation_map: dict[str, Any]
+    segments: list[dict[str, Any]]
+    budget: dict[str, Any]
+    decisions: list[dict[str, Any]]
+    config: dict[str, Any]

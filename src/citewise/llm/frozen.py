@@ -24,6 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from citewise.analysis.question import Question
+from citewise.answer.models import PayloadJSON
 from citewise.answer.orchestration import redact_orchestration
 from citewise.answer.review import REMOVED_WHY, flagged_units
 from citewise.core.records import Node, sha256_text
@@ -170,7 +172,7 @@ class FrozenPayload:
         blob = json.dumps(self.messages(), sort_keys=True, ensure_ascii=False).encode("utf-8")
         return hashlib.sha256(blob).hexdigest()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> PayloadJSON:
         return {
             "question": self.question,
             "conditions": self.conditions,
@@ -291,7 +293,7 @@ def covers(outer: Fragment, inner: Fragment) -> bool:
 
 
 def freeze(
-    question: str,
+    question: Question,
     pack: EvidencePack,
     chosen: list[Fragment],
     intent: str,
@@ -307,4 +309,4 @@ def freeze(
         "metadata": {k: v for k, v in f.metadata},
     }
     items = tuple(Item(f"E{n}", frag) for n, frag in enumerate(chosen, start=1))
-    return FrozenPayload(question, conditions, items, pack.replay_id)
+    return FrozenPayload(question.text, conditions, items, pack.replay_id)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from citewise.analysis.question import Question
 from citewise.answer.models import Answer, AnswerTrace, JudgeTrace, LLMTrace, new_trace_id
 from citewise.core.search import SearchFilters
 from citewise.core.secrets import public_url, redact, redact_obj, resolve_key, url_secrets
@@ -71,7 +72,7 @@ class LLMContext:
     def judge(
         self,
         kb: StageContext,
-        question: str,
+        question: Question,
         g: GateInput,
         intent: str,
         filters: SearchFilters | None,
@@ -173,7 +174,7 @@ def generate(payload: FrozenPayload, ctx: LLMContext) -> Generation:
 def judge_borderline(
     kb: StageContext,
     ctx: LLMContext,
-    question: str,
+    question: Question,
     g: GateInput,
     intent: str,
     filters: SearchFilters | None,
@@ -194,7 +195,7 @@ def llm_answer(
     kb: StageContext,
     ctx: LLMContext,
     *,
-    question: str,
+    question: Question,
     g: GateInput,
     suff: Sufficiency,
     stale: tuple[str, ...],

@@ -4,10 +4,13 @@ failures, the judge's result, the evidence-set limits and the model's sentences.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from citewise.core.secrets import public_url
 from citewise.errors import UsageError
+
+if TYPE_CHECKING:
+    from citewise.answer.models import AttemptJSON, SentenceJSON
 
 #: The sufficiency judge's verdict.
 JudgeVerdict = Literal["sufficient", "insufficient"]
@@ -152,7 +155,7 @@ class Attempt:
     detail: str
     duration_ms: float
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> AttemptJSON:
         return {
             "target": self.target,
             "model": self.model,
@@ -218,7 +221,7 @@ class ModelSentence:
     text: str
     items: tuple[str, ...]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> SentenceJSON:
         return {"text": self.text, "items": list(self.items)}
 
     @classmethod

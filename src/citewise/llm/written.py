@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, replace
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
+from citewise.analysis.question import Question
 from citewise.answer.admission import admission, question_gate
 from citewise.answer.candidate import Candidate
 from citewise.answer.citations import cite_claims
@@ -35,7 +36,8 @@ from citewise.llm.frozen import FrozenPayload, _candidates, freeze, minimal_set,
 from citewise.llm.models import ModelSentence, SetLimits
 from citewise.sufficiency.constraints import UnitGate
 from citewise.sufficiency.gates import GateInput
-from citewise.sufficiency.models import Reason, Sufficiency
+from citewise.sufficiency.models import ConstraintJSON, Reason, Sufficiency
+from citewise.sufficiency.verdict import refused
 
 if TYPE_CHECKING:
     from citewise.context import StageContext
@@ -45,7 +47,7 @@ if TYPE_CHECKING:
 
 def build_payload(
     kb: StageContext,
-    question: str,
+    question: Question,
     g: GateInput,
     suff: Sufficiency,
     stale: tuple[str, ...],
@@ -66,10 +68,10 @@ def build_payload(
     # the same answer units, relevance and constraint gate as the extractive answer
     # decide what is required (when the gate admits no unit, the model's sentences are
     # refused after it answers: see write_answer)
-    gate = question_gate(question, g.intent.kind, g.profile)
+    gate = question_gate(question.text, g.intent.kind, g.profile)
     lead_of = partial(
         compose,
-        question,
+        question.text,
         g.intent.kind,
         frags,
         units_of=units_reader(nodes_of),
@@ -172,7 +174,7 @@ def write_answer(
     trace["claims"] = [c.to_json() for c in claims]
     trace["answer_source"] = source
     if gate.constraints:
-        trace["constraints"] = [asdict(c) for c in gate.constraints]
+        trace["constraints"] = [cast("ConstraintJSON", asdict(c)) for c in gate.constraints]
     failed = not any(c.verdict != "notice" for c in kept)
     said = [  # the kept sentences, each in the section of the item it cites
         replace(c, section=" ".join(c.fragment.heading_path[-1:]))
@@ -184,7 +186,7 @@ def write_answer(
         trace["profile_missing"] = lacking
     failed_why = "no generated sentence passed review" if failed else None
     if refusal is not None:  # every sentence the review kept cites a near miss
-        suff = Sufficiency("insufficient", "insufficient_evidence", (Reason.parse(refusal),))
+        suff = refused(Reason.parse(refusal))
         trace["sufficiency"] = suff.to_json()
         failed_why = refusal.partition(":")[2]
     return finish(

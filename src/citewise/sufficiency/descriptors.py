@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from citewise.analysis.question import Question
 from citewise.sufficiency.models import QuestionTerm, TermProfile
 
 __all__ = ["MIN_OTHERS", "descriptor_words", "soften_descriptors"]
@@ -53,10 +54,10 @@ def descriptor_words(question: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def soften_descriptors(question: str, profile: TermProfile) -> TermProfile:
+def soften_descriptors(question: Question, profile: TermProfile) -> TermProfile:
     """``profile`` with its descriptor words that no chunk holds read softly, when the
     question names its subject otherwise (see the module docstring)."""
-    words = descriptor_words(question)
+    words = descriptor_words(question.text)
     if not words:
         return profile
 

@@ -167,3 +167,46 @@ class ConflictNote:
     sentence: str
     sides: tuple[ConflictSide, ...]
     reason: str
+
+
+class TermJSON(TypedDict):
+    """The trace form of a :class:`QuestionTerm` (``asdict``): the ``terms`` section."""
+
+    key: str
+    surface: str
+    kind: TermKind
+    df: int
+    required: bool
+    soft: bool
+    kb_common: bool
+    asked: str
+
+
+class ConflictSideJSON(TypedDict):
+    """One side of a conflict (``asdict`` of :class:`ConflictSide`; the fragment as its
+    dataclass fields)."""
+
+    fragment: dict[str, object]
+    start: int
+    end: int
+    text: str
+    value: str
+
+
+class ConflictJSON(TypedDict):
+    """The trace form of a :class:`ConflictNote` (``asdict``): the ``conflicts`` section."""
+
+    subject: str
+    attribute: str
+    sentence: str
+    sides: list[ConflictSideJSON]
+    reason: str
+
+
+class ConstraintJSON(TypedDict):
+    """The trace form of a question's constraint
+    (:class:`citewise.sufficiency.constraints.Constraint`, ``asdict``)."""
+
+    kind: str
+    surface: str
+    key: str

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from citewise.analysis.question import Question
 from citewise.analysis.tokenize import tokenize
 from citewise.sufficiency.models import TermProfile
 
@@ -85,11 +86,11 @@ def _stemmed_edits(word: str, key: str) -> set[str]:
     return out
 
 
-def respelt_text(question: str, profile: TermProfile) -> str:
+def respelt_text(question: Question, profile: TermProfile) -> str:
     """``question`` with each word read as a slip replaced by the knowledge base's token
     for it ("When did Pariss host it?" -> "When did paris host it?"): what
     recall searches for, so the passage that spells the word right is found."""
-    out = question
+    out = question.text
     for t in profile.terms:
         if t.asked:
             out = re.sub(rf"(?<!\w){re.escape(t.surface)}(?!\w)", t.key, out)

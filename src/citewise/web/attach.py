@@ -13,9 +13,9 @@ replays offline.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
-from citewise.answer.models import Answer, AnswerTrace
+from citewise.answer.models import Answer, AnswerTrace, WebVerificationTrace
 from citewise.recall.identifiers import clause_refs
 from citewise.store.protocol import Ledger
 from citewise.web.refs import ClauseRef, EditionSource, regulation_ids
@@ -32,12 +32,12 @@ def verify_answer(
         ref = question_reference(str(answer.trace.get("question", "")))
         if ref is not None:
             verifier.check_reference(ref, run)
-        trace: AnswerTrace = answer.trace | {"web_verification": run.to_json()}
+        trace: AnswerTrace = answer.trace | {"web_verification": _web_json(run)}
         return replace(answer, trace=trace), run
     run = verifier.verify(answer.citations, support_by_number(answer.claims), editions)
     by_number = {c.number: c for c in run.checks}
     cites = tuple(replace(c, verification=by_number[c.number].to_json()) for c in answer.citations)
-    trace = answer.trace | {"web_verification": run.to_json()}
+    trace = answer.trace | {"web_verification": _web_json(run)}
     return replace(answer, citations=cites, trace=trace), run
 
 
@@ -54,3 +54,8 @@ def question_reference(question: str) -> ClauseRef | None:
 def record_verification(ledger: Ledger, kb: str, answer_id: str, run: VerificationRun) -> None:
     payload: dict[str, Any] = {"kb": kb, "answer_id": answer_id} | run.to_json()
     ledger.append_event(EVENT, payload, kb=kb)
+
+
+def _web_json(run: VerificationRun) -> WebVerificationTrace:
+    """The run as the answer's ``web_verification`` trace section."""
+    return cast("WebVerificationTrace", run.to_json())

@@ -1,0 +1,67 @@
+"""The runner of ``ask``: the steps in their order, each timed, until one answers.
+
+A step is a function from :class:`~citewise.answer.steps.state.AskState` to the next
+state; the first that sets ``answer`` ends the run. The timings are the runner's own
+record (:class:`Run`), never part of the answer's trace, replay id or ledger entry, so an
+answer replays to the same ids however long its steps took.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from citewise.answer.models import Answer
+from citewise.answer.steps.evidence import (
+    analyse_step,
+    assemble_step,
+    judge_step,
+    recall_step,
+    recover_step,
+)
+from citewise.answer.steps.quote import compose_step, conditions_step
+from citewise.answer.steps.release import finish_step, review_step
+from citewise.answer.steps.state import AskState
+
+Step = Callable[[AskState], AskState]
+
+#: The order of ``ask``'s steps (docs/architecture.md, "The answer pipeline").
+STEPS: tuple[tuple[str, Step], ...] = (
+    ("analyse", analyse_step),
+    ("recall", recall_step),
+    ("assemble", assemble_step),
+    ("judge", judge_step),
+    ("recover", recover_step),
+    ("conditions", conditions_step),
+    ("compose", compose_step),
+    ("review", review_step),
+    ("finish", finish_step),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class StepTime:
+    step: str
+    ms: float
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """The answer, the step that gave it, and each step's wall time in order."""
+
+    answer: Answer
+    ended_at: str
+    times: tuple[StepTime, ...]
+
+
+def run(state: AskState, steps: tuple[tuple[str, Step], ...] = STEPS) -> Run:
+    """Run ``steps`` on ``state`` in order until one sets the answer."""
+    times: list[StepTime] = []
+    for name, step in steps:
+        t0 = time.perf_counter()
+        state = step(state)
+        times.append(StepTime(name, (time.perf_counter() - t0) * 1000))
+        if state.answer is not None:
+            return Run(state.answer, name, tuple(times))
+    raise RuntimeError(f"ask: no step answered (the last was {steps[-1][0]})")
