@@ -1,0 +1,142 @@
+"""CSV/TSV (ingest/delimited.py) and RTF (ingest/rtf.py) behind the format registry."""
+
+from __future__ import annotations
+
+import csv
+import io
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from citewise.config import IngestConfig, ParseLimits
+from citewise.errors import BrokenFile, ParseLimitExceeded
+from citewise.ingest.delimited import cell_spans, column_letter
+from citewise.ingest.formats import format_for
+from citewise.ingest.limits import ParseBudget
+from citewise.ingest.models import Node, ParsedDocument
+from citewise.ingest.parse import parse_document
+from citewise.ingest.rtf import parse_rtf
+
+FIXTURES = Path(__file__).parent / "fixtures" / "formats"
+
+
+def _parse(name: str, raw: bytes, config: IngestConfig | None = None) -> ParsedDocument:
+    return parse_document(raw, name=name, kb="k", doc_path=name, config=config or IngestConfig())
+
+
+def _rows(doc: ParsedDocument) -> list[Node]:
+    return [n for n in doc.nodes if n.kind == "table_row"]
+
+
+def test_registry_knows_the_new_formats() -> None:
+    assert format_for("a.csv").name == "csv" and format_for("b.TSV").name == "csv"
+    assert format_for("c.rtf").name == "rtf" and format_for("c.rtf").binary
+
+
+def test_csv_rows_keep_their_header_mapping() -> None:
+    doc = _parse("caps.csv", (FIXTURES / "us-state-capitals-area.csv").read_bytes())
+    rows = _rows(doc)
+    assert len(rows) == 13
+    ga = next(r for r in rows if r.attrs["row"]["State"] == "Georgia")
+    assert ga.attrs["row"] == {
+        "State": "Georgia",
+        "Capital": "Atlanta",
+        "Admitted to the Union": "1788-01-02",
+        "Land area (sq mi)": "57,513",
+    }
+    assert "Land area (sq mi): 57,513" in ga.search_text
+    assert ga.attrs["locator"] == {"row": 5, "line": 5, "cells": "A5:D5"}
+    assert ga.attrs["cell_refs"]["Land area (sq mi)"] == "D5"
+
+
+def test_csv_locators_slice_the_stored_text() -> None:
+    raw = (FIXTURES / "us-state-capitals-area.csv").read_bytes()
+    doc = _parse("caps.csv", raw)
+    lines = raw.decode().splitlines()
+    for row in _rows(doc):
+        excerpt = doc.text[row.char_start : row.char_end]
+        assert excerpt == lines[row.attrs["locator"]["line"] - 1]
+        cells = [doc.text[s:e] for s, e in row.attrs["cell_spans"]]
+        assert cells == row.attrs["cells"]
+
+
+def test_tsv_and_a_quoted_line_break_and_a_sniffed_semicolon() -> None:
+    doc = _parse("p.tsv", (FIXTURES / "nasa-planetary-facts.tsv").read_bytes())
+    earth = next(r for r in _rows(doc) if r.attrs["row"]["Planet"] == "Earth")
+    assert earth.attrs["row"]["Known moons"] == "1"
+    raw = b'Item;Note;Price\nTea;"two\nlines";3\nCake;plain;5\n'
+    doc = _parse("s.csv", raw)
+    rows = _rows(doc)
+    assert [r.attrs["row"]["Price"] for r in rows] == ["3", "5"]
+    assert doc.text[rows[0].char_start : rows[0].char_end] == 'Tea;"two\nlines";3'
+    assert rows[1].attrs["locator"]["line"] == 4 and rows[1].attrs["locator"]["row"] == 3
+
+
+def test_csv_without_header_names_columns() -> None:
+    raw = b"1,2,3\n4,5,6\n7,8,9\n"
+    rows = _rows(_parse("n.csv", raw))
+    assert rows[0].attrs["row"] == {"column 1": "1", "column 2": "2", "column 3": "3"}
+
+
+def test_huge_csv_stops_at_the_node_budget_quickly() -> None:
+    raw = ("a,b\n" + "1,2\n" * 200_000).encode()
+    started = time.monotonic()
+    with pytest.raises(ParseLimitExceeded, match="max_nodes"):
+        _parse("big.csv", raw)
+    assert time.monotonic() - started < 30
+    small = IngestConfig(limits=ParseLimits(max_nodes=50))
+    with pytest.raises(ParseLimitExceeded):
+        _parse("mid.csv", ("a,b\n" + "1,2\n" * 60).encode(), small)
+
+
+def test_csv_field_over_the_limit_is_a_parse_limit() -> None:
+    raw = ('a,b\n"' + "x" * 200_000 + '",1\n').encode()
+    with pytest.raises(ParseLimitExceeded, match="over 131,072"):
+        _parse("long.csv", raw)
+
+
+def test_column_letters() -> None:
+    assert [column_letter(i) for i in (0, 25, 26, 701, 702)] == ["A", "Z", "AA", "ZZ", "AAA"]
+
+
+@given(
+    st.lists(st.lists(st.text(alphabet='ab ,"\n;', max_size=6), min_size=1, max_size=5), min_size=1)
+)
+def test_cell_spans_match_csv_fields(rows: list[list[str]]) -> None:
+    for fields in rows:
+        buf = io.StringIO()
+        csv.writer(buf, lineterminator="").writerow(fields)
+        record = buf.getvalue()
+        got = [record[s:e].replace('""', '"') for s, e in cell_spans(record, ",")]
+        assert got == fields
+
+
+def test_rtf_paragraphs_and_locators() -> None:
+    doc = _parse("c.rtf", (FIXTURES / "constitution-preamble.rtf").read_bytes())
+    assert "\\par" not in doc.text and "{" not in doc.text
+    paras = [n for n in doc.nodes if n.kind == "paragraph"]
+    pre = next(p for p in paras if "We the People" in doc.text[p.char_start : p.char_end])
+    excerpt = doc.text[pre.char_start : pre.char_end]
+    assert excerpt.startswith("Preamble\nWe the People of the United States")
+    assert excerpt.endswith("for the United States of America.")
+
+
+def test_rtf_escapes_are_decoded() -> None:
+    raw = rb"{\rtf1\ansi Caf\'e9 costs 5\u8364? today.\par}"
+    assert "Café costs 5€ today." in parse_rtf(raw, "e.rtf").text
+
+
+def test_deep_rtf_groups_stop_at_the_depth_budget() -> None:
+    raw = b"{\\rtf1 " + b"{" * 500_000 + b"x" + b"}" * 500_000 + b"}"
+    started = time.monotonic()
+    with pytest.raises(ParseLimitExceeded, match="max_depth"):
+        parse_rtf(raw, "deep.rtf", ParseBudget("deep.rtf"))
+    assert time.monotonic() - started < 10
+
+
+def test_not_rtf_is_a_broken_file() -> None:
+    with pytest.raises(BrokenFile, match="not an RTF file"):
+        parse_rtf(b"hello", "x.rtf")
