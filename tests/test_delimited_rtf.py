@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import shutil
 import time
 from pathlib import Path
 
@@ -16,9 +17,11 @@ from citewise.errors import BrokenFile, ParseLimitExceeded
 from citewise.ingest.delimited import cell_spans, column_letter
 from citewise.ingest.formats import format_for
 from citewise.ingest.limits import ParseBudget
+from citewise.ingest.locator import describe, locate
 from citewise.ingest.models import Node, ParsedDocument
 from citewise.ingest.parse import parse_document
 from citewise.ingest.rtf import parse_rtf
+from citewise.kb import Home
 
 FIXTURES = Path(__file__).parent / "fixtures" / "formats"
 
@@ -48,7 +51,7 @@ def test_csv_rows_keep_their_header_mapping() -> None:
         "Land area (sq mi)": "57,513",
     }
     assert "Land area (sq mi): 57,513" in ga.search_text
-    assert ga.attrs["locator"] == {"row": 5, "line": 5, "cells": "A5:D5"}
+    assert ga.attrs["locator"] == {"sheet": "caps", "row": 5, "line": 5, "cells": "A5:D5"}
     assert ga.attrs["cell_refs"]["Land area (sq mi)"] == "D5"
 
 
@@ -140,3 +143,43 @@ def test_deep_rtf_groups_stop_at_the_depth_budget() -> None:
 def test_not_rtf_is_a_broken_file() -> None:
     with pytest.raises(BrokenFile, match="not an RTF file"):
         parse_rtf(b"hello", "x.rtf")
+
+
+def test_a_citation_of_part_of_a_row_names_its_cells_and_columns() -> None:
+    doc = _parse("caps.csv", (FIXTURES / "us-state-capitals-area.csv").read_bytes())
+    ga = next(r for r in _rows(doc) if r.attrs["row"]["State"] == "Georgia")
+    s, e = ga.attrs["cell_spans"][3]
+    loc = locate(doc.nodes, s, e)
+    assert loc is not None and loc["cells"] == "D5" and loc["columns"] == ["Land area (sq mi)"]
+    assert describe(loc) == "Sheet 'caps' row 5, cells D5 (column \"Land area (sq mi)\")"
+    whole = locate(doc.nodes, ga.char_start, ga.char_end)
+    assert whole is not None and whole["cells"] == "A5:D5" and "columns" not in whole
+
+
+def test_search_and_ask_cite_csv_rows_and_rtf_paragraphs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for f in FIXTURES.glob("*.*"):
+        if f.suffix != ".md":
+            shutil.copy(f, corpus / f.name)
+    monkeypatch.setenv("CITEWISE_DENSE", "off")
+    with Home.open(tmp_path / "home") as h:
+        kb = h.kb()
+        report = kb.add([corpus])
+        assert report.ok, report.files
+        hit = kb.search("Georgia Atlanta land area", mode="lexical").hits[0]
+        assert hit.locator is not None  # a chunk of several rows: one part per row
+        assert "A5:D5" in {p["cells"] for p in hit.locator.get("parts", [hit.locator])}
+        answer = kb.ask("What is the capital of Georgia?")
+        assert answer.outcome == "answered", answer.answer
+        rtf = kb.ask("How often are Members of the House of Representatives chosen?")
+        assert rtf.outcome == "answered", rtf.answer
+        cited = answer.to_json()["citations"] + rtf.to_json()["citations"]
+        assert any("Atlanta" in c["excerpt"] for c in cited)
+        assert any("every second Year" in c["excerpt"] for c in cited)
+        for c in cited:
+            stored = kb.store.get_document_text("default", c["doc_id"], c["version_id"])
+            assert stored[c["char_start"] : c["char_end"]] == c["excerpt"]
+            assert h.resolve(c["id"]).text == c["excerpt"]

@@ -8,10 +8,13 @@ text. The dialect comes from :class:`csv.Sniffer` on the first 64 KiB (``,`` ``;
 ``|`` or tab; a ``.tsv`` file is tab-separated); the first record is the header unless
 the sniffer finds no header, and then columns are named ``column N``.
 
-Locators: a row's ``{"row": 7, "line": 9, "cells": "A7:D7"}`` (``row`` is the record's
-number counting the header as row 1, A1-style as a spreadsheet shows the file; ``line``
-is the file line it starts on) and ``attrs["cell_refs"]`` ``{"Price": "C7", ...}``;
-``attrs["cell_spans"]`` holds each cell's document range (inside any quotes).
+Locators: a row's ``{"sheet": "prices", "row": 7, "line": 9, "cells": "A7:D7"}``
+(``sheet`` is the file's stem, as a spreadsheet program names the one sheet of a CSV;
+``row`` the record's number counting the header as row 1, A1-style as that sheet shows
+it; ``line`` the file line it starts on), ``attrs["cell_refs"]`` ``{"Price": "C7", ...}``
+and ``attrs["cell_spans"]`` each cell's document range (inside any quotes), from which a
+citation of part of a row names its cells and columns (``cells: "C7", columns:
+["Price"]``, see :mod:`citewise.ingest.locator`).
 
 Budget: every row is a node (``max_nodes``) and every cell a step (time), so a file of
 millions of rows stops with ``PARSE_LIMIT``; a field over :data:`MAX_FIELD` characters
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Iterator
+from pathlib import PurePosixPath
 from typing import Any
 
 from citewise.errors import BrokenFile, EmptyFile, ParseLimitExceeded
@@ -120,9 +124,9 @@ def parse_delimited(src: TextSource, tab: bool = False) -> Extracted:
             f"{src.name}: not readable as delimited text ({exc}).",
             hint="Check the quoting (a quote left open swallows the rest of the file).",
         ) from exc
-    return Extracted(
-        text, [_table(text, records, has_header, delimiter, budget)], None, {"delimiter": delimiter}
-    )
+    sheet = PurePosixPath(src.name.replace("\\", "/")).stem
+    table = _table(text, records, has_header, delimiter, sheet, budget)
+    return Extracted(text, [table], None, {"delimiter": delimiter})
 
 
 def _counted(
@@ -140,6 +144,7 @@ def _table(
     records: list[tuple[int, int, int, list[str]]],
     has_header: bool,
     delimiter: str,
+    sheet: str,
     budget: ParseBudget,
 ) -> RawNode:
     width = max(len(r[3]) for r in records)
@@ -153,6 +158,7 @@ def _table(
         refs = {k: f"{column_letter(i)}{number}" for i, k in enumerate(names[: len(cells)])}
         spans = [[s + a, s + b] for a, b in cell_spans(text[s:e], delimiter)]
         loc = {
+            "sheet": sheet,
             "row": number,
             "line": line,
             "cells": f"A{number}:{column_letter(width - 1)}{number}",
@@ -175,12 +181,19 @@ def _table(
         )
     budget.text(sum(len(r.search_text) for r in rows), len(text))
     first = records[0]
+    last_row = len(body) + (1 if has_header else 0)
+    table_loc = {
+        "sheet": sheet,
+        "row": 1,
+        "line": first[2],
+        "cells": f"A1:{column_letter(width - 1)}{last_row}",
+    }
     return RawNode(
         "table",
         first[0],
         records[-1][1],
-        " ".join(names),
-        attrs={"header": names, "rows": len(rows), "locator": {"row": 1, "line": first[2]}},
+        collapse_ws(" ".join(" ".join(r[3]) for r in records)),
+        attrs={"header": names, "rows": len(rows), "locator": table_loc},
         children=rows,
     )
 
