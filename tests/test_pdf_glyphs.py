@@ -198,3 +198,22 @@ def test_shared_pdfs_pass_untouched() -> None:
             assert score.passes, (path.name, score.reason())
             worst = max(worst, score.ratio if score.suspect >= 1 else 0.0)
     assert worst < MAX_RATIO / 2  # the margin the module doc states (2.2 % measured)
+
+
+def test_add_reports_a_suspect_page_and_keeps_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from citewise.kb import Home
+
+    monkeypatch.setenv("CITEWISE_DENSE", "off")
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "broken.pdf").write_bytes(broken_pdf())
+    (corpus / "fine.pdf").write_bytes(broken_pdf(start=0x41))
+    with Home.open(tmp_path / "home") as h:
+        report = h.kb().add([corpus])
+    by_name = {f.path: f for f in report.files}
+    assert by_name["broken.pdf"].code == "TEXT_SUSPECT"
+    assert by_name["broken.pdf"].status != "failed"  # added, with the warning
+    assert "the text of pages 1 looks mis-mapped" in (by_name["broken.pdf"].message or "")
+    assert by_name["fine.pdf"].code == "" and by_name["fine.pdf"].status == "added"
