@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from citewise.config import IngestConfig, ParseLimits
-from citewise.errors import BrokenFile, ParseLimitExceeded
+from citewise.errors import BrokenFile, IngestError, ParseLimitExceeded
 from citewise.ingest.delimited import cell_spans, column_letter
 from citewise.ingest.formats import format_for
 from citewise.ingest.limits import ParseBudget
@@ -183,3 +183,20 @@ def test_search_and_ask_cite_csv_rows_and_rtf_paragraphs(
             stored = kb.store.get_document_text("default", c["doc_id"], c["version_id"])
             assert stored[c["char_start"] : c["char_end"]] == c["excerpt"]
             assert h.resolve(c["id"]).text == c["excerpt"]
+
+
+@given(st.text(alphabet=st.sampled_from(list('ab1 ,;\t|"\n\r{}\\')), max_size=200))
+def test_any_text_parses_or_fails_with_an_ingest_error(text: str) -> None:
+    for name in ("p.csv", "p.tsv", "p.rtf"):
+        raw = (("{\\rtf1 " + text + "}") if name.endswith(".rtf") else text).encode()
+        try:
+            doc = _parse(name, raw)
+        except IngestError:
+            continue
+        for node in doc.nodes:
+            assert 0 <= node.char_start <= node.char_end <= len(doc.text)
+
+
+def test_rtf_info_title_is_the_document_title() -> None:
+    doc = _parse("c.rtf", (FIXTURES / "constitution-preamble.rtf").read_bytes())
+    assert doc.title == "The Constitution of the United States: Preamble and Article I"

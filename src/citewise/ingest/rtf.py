@@ -3,7 +3,8 @@
 RTF is 7-bit text with escapes (``\\'e9``, ``\\u8364?``); the bytes are read as
 Windows-1252 (RTF's default code page, which never fails to decode) and striprtf turns
 control words and groups into text, one line per paragraph. The extracted text is that
-plain text, so citations quote what a reader sees, not the markup.
+plain text, so citations quote what a reader sees, not the markup. The ``\\title`` of
+the ``\\info`` group, when it is plain text, is the document's title.
 
 Budget: before striprtf runs, one pass counts group nesting (unescaped ``{``/``}``) and
 reports it to the parse budget (``max_depth``), so a file of deeply nested groups stops
@@ -19,6 +20,8 @@ from citewise.ingest.extracted import Extracted
 from citewise.ingest.limits import ParseBudget
 from citewise.ingest.text import parse_text
 
+#: The ``{\\info ... {\\title ...}}`` group's plain text (no nested groups inside it).
+_TITLE = re.compile(r"\{\\title\s+([^{}\\]*)\}")
 #: An escaped brace or backslash (text, not a group), or a group brace.
 _BRACE = re.compile(r"\\[\\{}]|[{}]")
 
@@ -62,7 +65,9 @@ def parse_rtf(raw: bytes, name: str, budget: ParseBudget | None = None) -> Extra
     budget.check_time()
     if not text.strip():
         raise EmptyFile(f"{name}: the RTF has no text.", hint="Check the file.")
-    return Extracted(text, parse_text(text, 0, budget))
+    found = _TITLE.search(source)
+    title = " ".join(found.group(1).split()) if found else ""
+    return Extracted(text, parse_text(text, 0, budget), title or None)
 
 
 __all__ = ["group_depth", "parse_rtf"]
