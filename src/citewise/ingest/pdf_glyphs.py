@@ -209,21 +209,30 @@ def _dominant(scripts: Counter[str]) -> str:
     return real.most_common(1)[0][0] if real else "latin"
 
 
+def _kind(ch: str) -> str:
+    """``replacement``, ``private``, ``control``, ``letter`` or ``other``."""
+    cat = unicodedata.category(ch)
+    if ch == "\ufffd":
+        return "replacement"
+    if cat == "Co" or script_of(ch) == "private":
+        return "private"
+    if cat == "Cc" and ch not in _LAYOUT_CONTROLS:
+        return "control"
+    return "letter" if cat[0] == "L" else "other"
+
+
 def score_text(text: str) -> GlyphScore:
-    """Count the suspect characters of one page's text (see the module doc)."""
+    """Count the suspect characters of one page's text (see the module doc). Each
+    distinct character is classified once (a page repeats a few hundred)."""
     scripts: Counter[str] = Counter()
-    private = replacement = control = letters = 0
-    for ch in text:
-        cat = unicodedata.category(ch)
-        if ch == "\ufffd":
-            replacement += 1
-        elif cat == "Co" or script_of(ch) == "private":
-            private += 1
-        elif cat == "Cc" and ch not in _LAYOUT_CONTROLS:
-            control += 1
-        elif cat[0] == "L":
-            letters += 1
-            scripts[script_of(ch)] += 1
+    kinds: Counter[str] = Counter()
+    for ch, n in Counter(text).items():
+        kind = _kind(ch)
+        kinds[kind] += n
+        if kind == "letter":
+            scripts[script_of(ch)] += n
+    private, replacement, control = kinds["private"], kinds["replacement"], kinds["control"]
+    letters = kinds["letter"]
     dominant = _dominant(scripts)
     own = Counter({s: n for s, n in scripts.items() if s not in _EVERYWHERE | _RARE})
     allowed = _EVERYWHERE | {dominant} | {s for s, _ in own.most_common(1)}
