@@ -159,6 +159,8 @@ def test_builtin_table() -> None:
         ("pptx", (".pptx",), True),
         ("epub", (".epub",), True),
         ("odt", (".odt",), True),
+        ("csv", (".csv", ".tsv"), False),
+        ("rtf", (".rtf",), True),
     ]
     assert formats.supported_suffixes() == {
         ".md",
@@ -176,6 +178,9 @@ def test_builtin_table() -> None:
         ".pptx",
         ".epub",
         ".odt",
+        ".csv",
+        ".tsv",
+        ".rtf",
     }
     assert formats.format_for("README").name == "text"
     assert formats.format_for("Notes.MD").name == "markdown"

@@ -338,6 +338,16 @@ class KnowledgeBase:
         except CitewiseError as exc:
             return FileResult(item.rel_path, "failed", code=exc.code, message=str(exc))
         result = _file_result(outcome)
+        suspect = item.parsed.metadata.get("text_suspect")
+        if suspect:  # added, but no extractor read some pages cleanly: say so (pdf_recheck)
+            pages = ", ".join(str(s["page"]) for s in suspect)
+            result = dataclasses.replace(
+                result,
+                code="TEXT_SUSPECT",
+                message=f"{item.rel_path}: the text of pages {pages} looks mis-mapped "
+                f"({suspect[0]['reason']}); search and answers over those pages may miss "
+                "words. Run OCR on the file (e.g. ocrmypdf --force-ocr) and add the result.",
+            )
         scanned = item.parsed.metadata.get("needs_ocr")
         if scanned:  # added, but some pages were not read: say so, never silently empty
             pages = ", ".join(str(p) for p in scanned)

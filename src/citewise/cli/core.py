@@ -46,7 +46,7 @@ def add(
     json: JsonOpt = False,
 ) -> None:
     """Ingest files and folders (Markdown, reST, text, HTML, XML, PDF, DOCX, PPTX, XLSX, EPUB,
-    ODT). Exits 1 if any file failed.
+    ODT, CSV/TSV, RTF). Exits 1 if any file failed.
 
     Never deletes: documents of an added folder that are gone from it are reported;
     'citewise sync FOLDER' removes them."""

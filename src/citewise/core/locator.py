@@ -37,8 +37,24 @@ def _located(nodes: Sequence[Node], start: int, end: int) -> list[Node]:
     return sorted((n for n in hit if n.id not in parents), key=lambda n: n.char_start)
 
 
+def _narrow_cells(node: Node, loc: dict[str, Any], start: int, end: int) -> dict[str, Any]:
+    """A table row with per-cell ranges (``cell_spans``, ``cell_refs`` by column name):
+    the cells the range touches, when it does not cover the whole row."""
+    spans, refs = node.attrs["cell_spans"], node.attrs.get("cell_refs") or {}
+    names = list(refs)
+    hit = [i for i, (s, e) in enumerate(spans) if s < max(end, start + 1) and start < e]
+    if not hit or len(hit) == len(spans) or hit[-1] >= len(names):
+        return loc
+    first, last = refs[names[hit[0]]], refs[names[hit[-1]]]
+    loc["cells"] = first if first == last else f"{first}:{last}"
+    loc["columns"] = [names[i] for i in hit]
+    return loc
+
+
 def _narrow(node: Node, start: int, end: int) -> dict[str, Any]:
     loc = dict(node.attrs["locator"])
+    if "page" not in loc and node.attrs.get("cell_spans"):
+        return _narrow_cells(node, loc, start, end)
     if "page" not in loc or "page_char_start" not in loc:
         return loc
     s, e = max(start, node.char_start), min(end, node.char_end)
@@ -145,6 +161,8 @@ def _part_words(p: dict[str, Any]) -> str:
             words += f" row {p['row']}"
         if "cells" in p:
             words += f", cells {_cells_only(str(p['cells']))}"
+        if p.get("columns"):
+            words += " (" + ", ".join(f'column "{c}"' for c in p["columns"]) + ")"
         return words
     words = ""
     if "slide" in p:

@@ -214,3 +214,21 @@ def _odt(raw: bytes, name: str, budget: ParseBudget) -> Extracted:
 
 
 register(FormatSpec("odt", (".odt",), binary=True, parse_bytes=_odt))
+
+
+def _csv(src: TextSource) -> Extracted:
+    from citewise.ingest.delimited import parse_delimited
+
+    return parse_delimited(src, tab=suffix_of(src.name) == ".tsv")
+
+
+register(FormatSpec("csv", (".csv", ".tsv"), parse_text=_csv))
+
+
+def _rtf(raw: bytes, name: str, budget: ParseBudget) -> Extracted:
+    from citewise.ingest.rtf import parse_rtf  # striprtf loads on first use
+
+    return parse_rtf(raw, name, budget)
+
+
+register(FormatSpec("rtf", (".rtf",), binary=True, parse_bytes=_rtf))

@@ -24,6 +24,7 @@ from markdown_it.token import Token
 from citewise.core.records import NodeKind
 from citewise.ingest.decode import LineIndex, trim_range
 from citewise.ingest.limits import ParseBudget, limit_error
+from citewise.ingest.titles import clean_title
 from citewise.ingest.tree import Heading, RawNode, collapse_ws, nest_sections
 
 _BUDGET = "citewise_budget"
@@ -227,7 +228,7 @@ class _Builder:
             inside = any(c.node is not None for c in stack)
             in_quote = any(c.node is not None and c.node.kind == "blockquote" for c in stack)
             if tok.type == "heading_open":
-                title = collapse_ws(inline_plain(tokens[i + 1]))
+                title = clean_title(inline_plain(tokens[i + 1]))  # no attr lists / HTML
                 if inside:
                     add_text(title)
                 else:

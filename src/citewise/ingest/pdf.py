@@ -29,6 +29,7 @@ from citewise.ingest import pdf_layout as lay
 from citewise.ingest import pdf_ocr, pdf_table
 from citewise.ingest.extracted import Extracted
 from citewise.ingest.limits import ParseBudget, limit_error
+from citewise.ingest.pdf_recheck import PageChecker
 from citewise.ingest.tree import Heading, RawNode, nest_sections
 
 #: Held around every PDFium call (parse, OCR rendering, page images): PDFium must never
@@ -115,7 +116,7 @@ def parse_pdf(raw: bytes, name: str, budget: ParseBudget | None = None) -> Extra
     with PDFIUM_LOCK:
         pdf = open_pdf(raw, name)
     try:
-        return _parse_pdf(pdf, name, budget)
+        return _parse_pdf(pdf, name, budget, PageChecker(raw))
     finally:
         with PDFIUM_LOCK:
             pdf.close()
@@ -154,7 +155,9 @@ def _ocr(
     return [(p.lines, p.confidence) for p in found]
 
 
-def _parse_pdf(pdf: pdfium.PdfDocument, name: str, budget: ParseBudget) -> Extracted:
+def _parse_pdf(
+    pdf: pdfium.PdfDocument, name: str, budget: ParseBudget, checker: PageChecker
+) -> Extracted:
     parts: list[str] = []
     paras: list[_Para] = []
     needs_ocr: list[int] = []
@@ -166,6 +169,7 @@ def _parse_pdf(pdf: pdfium.PdfDocument, name: str, budget: ParseBudget) -> Extra
     for index in range(count):
         budget.check_time()
         lines, image, scanned = _read_page(pdf, index, can_ocr)
+        lines = checker.check(index, lines)  # text checked, not trusted (pdf_recheck)
         groups: list[tuple[list[lay.Line], float | None]] = [
             (g, None) for g in lay.paragraphs(lines)
         ]
@@ -215,6 +219,8 @@ def _parse_pdf(pdf: pdfium.PdfDocument, name: str, budget: ParseBudget) -> Extra
     if needs_ocr:
         metadata["needs_ocr"] = needs_ocr
     nodes = _tree(text, paras, outline)
+    checker.annotate(nodes)
+    metadata.update(checker.metadata())
     # The title is /Title, else (None) the file name: a PDF has no document heading of
     # its own, and its first bookmark names a chapter ("1 Topologische Grundbegriffe").
     return Extracted(text, nodes, info_title, metadata)
