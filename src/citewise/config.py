@@ -34,6 +34,13 @@ class ParseLimits:
     it too). ``ocr_seconds_per_page``: wall time Tesseract may spend on one scanned PDF
     page; OCR time is counted against this per-page allowance instead of ``max_seconds``,
     so a scanned document of many pages ingests while each page stays bounded.
+
+    PDF pages, rendering and OCR: ``max_pages`` caps a PDF's page count (checked before
+    any per-page work); ``max_render_pixels`` caps the pixels of one rendered page (the
+    web page image and OCR render at a scale lowered to fit it); ``ocr_seconds_per_file``
+    caps the OCR time of one file (each page's allowance is the smaller of
+    ``ocr_seconds_per_page`` and what is left of it), so a file's parse takes at most
+    ``max_seconds`` plus ``ocr_seconds_per_file``.
     """
 
     max_depth: int = 100
@@ -41,6 +48,10 @@ class ParseLimits:
     max_seconds: float = 60.0
     max_text_ratio: int = 32
     ocr_seconds_per_page: float = 120.0
+    # PDF pages, rendering and OCR
+    max_pages: int = 10_000
+    max_render_pixels: int = 25_000_000
+    ocr_seconds_per_file: float = 900.0
 
 
 #: Setting -> environment variable that raises it.
@@ -50,10 +61,14 @@ LIMIT_ENV = {
     "max_seconds": "CITEWISE_PARSE_MAX_SECONDS",
     "max_text_ratio": "CITEWISE_PARSE_MAX_TEXT_RATIO",
     "ocr_seconds_per_page": "CITEWISE_PARSE_OCR_SECONDS_PER_PAGE",
+    # PDF pages, rendering and OCR
+    "max_pages": "CITEWISE_PARSE_MAX_PAGES",
+    "max_render_pixels": "CITEWISE_PARSE_MAX_RENDER_PIXELS",
+    "ocr_seconds_per_file": "CITEWISE_PARSE_OCR_SECONDS_PER_FILE",
 }
 
 
-_FLOAT_LIMITS = ("max_seconds", "ocr_seconds_per_page")
+_FLOAT_LIMITS = ("max_seconds", "ocr_seconds_per_page", "ocr_seconds_per_file")
 
 
 def limits_from_env(env: Mapping[str, str]) -> ParseLimits:
