@@ -165,12 +165,12 @@ class Measured:
     stderr: str
 
 
-def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment for a child interpreter that imports this checkout's citewise and
-    this package (``tests``), whatever the parent's path."""
+def child_env(extra: dict[str, str] | None = None, src: str | None = None) -> dict[str, str]:
+    """The environment for a child interpreter that imports this checkout's citewise (or
+    the one under ``src``) and this package (``tests``), whatever the parent's path."""
     import citewise
 
-    src = str(Path(citewise.__file__).resolve().parents[1])
+    src = src or str(Path(citewise.__file__).resolve().parents[1])
     root = str(Path(__file__).resolve().parents[1])
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([src, root, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
@@ -197,7 +197,9 @@ exec(compile(code, '<measured>', 'exec'), {'__name__': '__main__'})
 """
 
 
-def measure(code: str, *, env: dict[str, str] | None = None, timeout: float = 300) -> Measured:
+def measure(
+    code: str, *, env: dict[str, str] | None = None, timeout: float = 300, src: str | None = None
+) -> Measured:
     """Run ``code`` in a fresh interpreter and report its peak RSS (kB from the child's
     own accounting, see :data:`_WRAPPER`) and wall time. Past ``timeout`` seconds the
     child is killed (its peak is then unknown: reported as 0)."""
@@ -207,7 +209,7 @@ def measure(code: str, *, env: dict[str, str] | None = None, timeout: float = 30
         try:
             proc = subprocess.run(
                 [sys.executable, "-c", _WRAPPER, code],
-                env=child_env({**(env or {}), "HOSTILE_PDF_PEAK": str(peak_file)}),
+                env=child_env({**(env or {}), "HOSTILE_PDF_PEAK": str(peak_file)}, src),
                 capture_output=True,
                 text=True,
                 timeout=timeout,
