@@ -188,6 +188,16 @@ def test_a_page_count_bomb_fails_before_any_work_per_page() -> None:
     assert "CITEWISE_PARSE_MAX_PAGES" in message
 
 
+def test_a_page_tree_past_pdfiums_own_page_limit_is_a_broken_file_not_encrypted() -> None:
+    from citewise.errors import BrokenFile, Encrypted
+
+    locked = Path(__file__).parent / "fixtures" / "documents" / "pdf"
+    with pytest.raises(Encrypted):  # leaves PDFium's last error at "password"
+        _parse((locked / "libreoffice-writer-password.pdf").read_bytes(), ParseLimits())
+    with pytest.raises(BrokenFile, match="no page PDFium can read"):
+        _parse(hostile.page_count_bomb(32, 4), ParseLimits())  # 1,048,576 pages
+
+
 def test_max_pages_counts_real_pages_and_lets_ordinary_files_through() -> None:
     assert _parse(hostile.many_pages(20), ParseLimits(max_pages=20)).metadata["pages"] == 20
     with pytest.raises(ParseLimitExceeded, match="21 pages"):

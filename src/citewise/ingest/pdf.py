@@ -58,10 +58,27 @@ class _Para:
     ocr_dpi: int | None = None  # set when OCR read the page below 300 dpi (pixel cap)
 
 
+def _opens_without_pages(raw: bytes) -> bool:
+    """True when PDFium loads ``raw`` but finds no page: an empty page tree, or one that
+    declares more pages than PDFium accepts (about a million). PDFium then leaves its
+    last error as it was, so that error may belong to another, earlier file."""
+    handle = pdfium_c.FPDF_LoadMemDocument64(raw, len(raw), None)
+    if not handle:
+        return False
+    pdfium_c.FPDF_CloseDocument(handle)
+    return True
+
+
 def open_pdf(raw: bytes, name: str) -> pdfium.PdfDocument:
     try:
         return pdfium.PdfDocument(raw, password="")
     except pdfium.PdfiumError as exc:
+        if _opens_without_pages(raw):
+            raise BrokenFile(
+                f"{name}: the PDF has no page PDFium can read (an empty page tree, or one "
+                "declaring more pages than PDFium accepts).",
+                hint="Check that the file is a complete PDF (re-export or re-download it).",
+            ) from exc
         if pdfium_c.FPDF_GetLastError() == pdfium_c.FPDF_ERR_PASSWORD or "password" in str(exc):
             raise Encrypted(
                 f"{name}: the PDF is encrypted and does not open with an empty password.",
