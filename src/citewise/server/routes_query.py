@@ -139,9 +139,16 @@ def citation_page(
     citation_id: str, caller: CallerDep, service: ServiceDep, part: int = 0
 ) -> Response:
     """The PDF page of a citation rendered server-side (PNG) with the cited boxes
-    highlighted; ``part`` picks the page of a citation that spans several."""
-    png = service.citation_page(caller, citation_id, part)
-    return Response(png, media_type="image/png", headers={"Cache-Control": "private"})
+    highlighted; ``part`` picks the page of a citation that spans several. The image is at
+    most ``max_render_pixels``: ``X-Citewise-Render-Scale`` gives the pixels per point used
+    and ``X-Citewise-Render-Lowered: true`` says a large page was rendered smaller."""
+    page = service.citation_page(caller, citation_id, part)
+    headers = {
+        "Cache-Control": "private",
+        "X-Citewise-Render-Scale": f"{page.scale:.6g}",
+        "X-Citewise-Render-Lowered": "true" if page.lowered else "false",
+    }
+    return Response(page.png, media_type="image/png", headers=headers)
 
 
 @router.get("/kb/{kb}/graph/{node:path}", tags=["graph"])

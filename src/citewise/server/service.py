@@ -23,7 +23,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from citewise.analysis.conditions import ConditionSet
 from citewise.answer.meaning import meaning_status
@@ -68,6 +68,9 @@ from citewise.server.uploads import clean_stale, name_conflicts, safe_doc_path, 
 from citewise.store.adhash import multiset_hash
 from citewise.sync.folder import SyncReport, answer_principal, stale_answers
 from citewise.sync.mirror import SyncPlan, apply_sync, plan_sync
+
+if TYPE_CHECKING:
+    from citewise.ingest.pdf_render import RenderedPage
 
 _COPY_CHUNK = 64 * 1024
 #: Metadata of a version with none stored: readable by nobody (fails closed).
@@ -656,9 +659,10 @@ class Service:
             raise _no_citation(citation_id)
         return cited
 
-    def citation_page(self, caller: Caller, citation_id: str, part: int = 0) -> bytes:
-        """PNG of the cited PDF page with the cited boxes highlighted (authorized as
-        :meth:`resolve`); a citation without a page locator is a usage error."""
+    def citation_page(self, caller: Caller, citation_id: str, part: int = 0) -> RenderedPage:
+        """The cited PDF page with the cited boxes highlighted (authorized as
+        :meth:`resolve`), within the ``max_render_pixels`` cap; a citation without a page
+        locator is a usage error."""
         with self.lock.read():
             cited = self._readable_citation(caller, citation_id)  # the store's version number
         loc = cited.extra.get("locator") or {}
@@ -670,10 +674,12 @@ class Service:
             )
         with self.lock.read():
             raw, _ = self.home.store.get_version_content(cited.kb, cited.path, cited.version_id)
-        from citewise.ingest.pdf_render import render_page  # pypdfium2 + Pillow on demand
+        from citewise.ingest.pdf_render import render  # pypdfium2 + Pillow on demand
 
         chosen = parts[part]
-        return render_page(raw, cited.path, int(chosen["page"]), chosen.get("boxes") or [])
+        cap = self.home.settings.ingest.limits.max_render_pixels
+        boxes = chosen.get("boxes") or []
+        return render(raw, cited.path, int(chosen["page"]), boxes, max_pixels=cap)
 
     # -- graph ----------------------------------------------------------------------
     def graph(self, caller: Caller, name: str, node: str) -> dict[str, Any]:
