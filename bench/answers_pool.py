@@ -18,10 +18,12 @@ abstention, correct abstention, overreach; each citation is checked to be exactl
 stored text at its range (the file's own text for text formats; the stored version text
 plus a locator into the original for PDF and office files).
 
-Writes ``bench/out/answers_pool_<dense>.json`` (summaries, leave-one-corpus-out table,
-every row), ``.md`` beside it, and the traces to ``bench/results/``. ``--compare A B``
-lists the questions whose outcome, answer or citations changed between two such files
-(exit 1 when any did). Skips a corpus whose data is absent.
+Writes ``bench/out/answers_pool_<dense>.json`` (or ``--out``: summaries,
+leave-one-corpus-out table, every row; rewritten after each corpus, so a stopped run keeps
+what it finished), ``.md`` beside it, and rows and traces to
+``bench/results/<stem>*.jsonl``. ``--compare A B`` lists the questions whose outcome,
+answer or citations changed between two such files (exit 1 when any did). Skips a
+corpus whose data is absent.
 
     .venv/bin/python -m bench.answers_pool [--no-dense] [--corpus papers] [--n 100]
         [--keep DIR] [--ids pp-0] [--compare A.json B.json]
@@ -221,12 +223,19 @@ def ask_corpus(
 
 
 def run_pool(
-    corpora: list[Corpus], n: int, ids: list[str], work: Path, dense: str
+    corpora: list[Corpus],
+    n: int,
+    ids: list[str],
+    work: Path,
+    traces: Path,
+    save: Callable[[list[dict[str, Any]], dict[str, Any]], Any],
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Ask every corpus in turn; ``save`` gets the rows so far after each one, so a run
+    stopped part-way keeps the corpora it finished."""
     rows: list[dict[str, Any]] = []
     builds: dict[str, Any] = {}
     RESULTS.mkdir(parents=True, exist_ok=True)
-    with (RESULTS / f"answers_pool_traces_{dense}.jsonl").open("w", encoding="utf-8") as tr:
+    with traces.open("w", encoding="utf-8") as tr:
         for corpus in corpora:
             files_dir = work / "src" / corpus.name
             prepared = prepare(corpus, n, files_dir)
@@ -242,6 +251,7 @@ def run_pool(
             res = ask_corpus(corpus, qs, files_dir, root, home, CANDIDATES, tr)
             builds[corpus.name] = {k: v for k, v in res.items() if k != "rows"}
             rows += res["rows"]
+            save(rows, builds)
     return rows, builds
 
 
@@ -266,6 +276,36 @@ def run_compare(a: Path, b: Path) -> int:
         )
     print(f"{len(changes)} of {len(rb)} questions changed between {a.name} and {b.name}")
     return 1 if changes else 0
+
+
+def write_all(
+    out: Path,
+    rows: list[dict[str, Any]],
+    builds: dict[str, Any],
+    dense: str,
+    load0: tuple[float, float, float],
+    n: int,
+) -> str:
+    """Write the rows, the summaries and the leave-one-corpus-out table (``out`` as JSON,
+    ``.md`` beside it); return the table."""
+    rep = report(rows)
+    OUT.mkdir(parents=True, exist_ok=True)
+    meta = write_results(
+        RESULTS / f"{out.stem}.jsonl",
+        rows,
+        "answers_pool",
+        dense,
+        load0,
+        seed=POOL_SEED,
+        n=n,
+        candidates=[c.name for c in CANDIDATES],
+        builds=builds,
+    )
+    md = markdown(rep["loco"])
+    out.write_text(json.dumps({"meta": meta, **rep, "rows": rows}, ensure_ascii=False, indent=1))
+    head = f"Development pool, {meta['date']}, dense {dense}, load {meta['loadavg_start_end']}"
+    out.with_suffix(".md").write_text(f"{head}\n\n{md}\n", "utf-8")
+    return md
 
 
 def _pick(names: list[str] | None) -> list[Corpus]:
@@ -308,32 +348,18 @@ def main(argv: list[str] | None = None) -> int:
             work.mkdir(parents=True, exist_ok=True)
         else:
             work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="citewise-pool-")))
-        rows, builds = run_pool(_pick(args.corpus), args.n, ids, work, dense)
+        out = Path(args.out) if args.out else OUT / f"answers_pool_{dense}.json"
+        traces = RESULTS / f"{out.stem}_traces.jsonl"
+
+        def save(rows: list[dict[str, Any]], builds: dict[str, Any]) -> str:
+            return write_all(out, rows, builds, dense, load0, args.n)
+
+        rows, builds = run_pool(_pick(args.corpus), args.n, ids, work, traces, save)
     if not rows:
         print("No question asked.")
         return 0
-    rep = report(rows)
-    OUT.mkdir(parents=True, exist_ok=True)
-    out = Path(args.out) if args.out else OUT / f"answers_pool_{dense}.json"
-    meta = write_results(
-        RESULTS / f"answers_pool_{dense}.jsonl",
-        rows,
-        "answers_pool",
-        dense,
-        load0,
-        seed=POOL_SEED,
-        n=args.n,
-        candidates=[c.name for c in CANDIDATES],
-        builds=builds,
-    )
-    md = markdown(rep["loco"])
-    out.write_text(json.dumps({"meta": meta, **rep, "rows": rows}, ensure_ascii=False, indent=1))
-    out.with_suffix(".md").write_text(
-        f"Development pool, {meta['date']}, dense {dense}, load {meta['loadavg_start_end']}\n\n"
-        + md
-        + "\n",
-        "utf-8",
-    )
+    md = save(rows, builds)
+    meta = json.loads(out.read_text("utf-8"))["meta"]
     print(f"dense {dense}; load average {meta['loadavg_start_end']} (start, end)")
     print(md)
     print(f"\nresults: {out}")
