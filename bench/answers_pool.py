@@ -308,6 +308,32 @@ def write_all(
     return md
 
 
+def run_merge(runs: list[Path], ap: argparse.ArgumentParser, out_arg: str) -> int:
+    """One pool report from runs that asked different corpora (a run stopped part-way and
+    its continuation): the later run's rows win for a corpus both asked."""
+    by_corpus: dict[str, list[dict[str, Any]]] = {}
+    metas = []
+    for p in runs:
+        if not p.is_file():
+            ap.error(f"{p}: no such result file; give files written by this runner")
+        data = json.loads(p.read_text("utf-8"))
+        metas.append(data["meta"])
+        for corpus in {r["corpus"] for r in data["rows"]}:
+            by_corpus[corpus] = [r for r in data["rows"] if r["corpus"] == corpus]
+    if len({m["dense"] for m in metas}) != 1:
+        ap.error("the runs differ in dense setting; merge runs of one setting only")
+    dense = metas[0]["dense"]
+    out = Path(out_arg) if out_arg else OUT / f"answers_pool_{dense}.json"
+    order = [c.name for c in POOL]
+    names = sorted(by_corpus, key=lambda c: order.index(c) if c in order else len(order))
+    rows = [r for c in names for r in by_corpus[c]]
+    builds = {k: v for m in metas for k, v in m.get("builds", {}).items()}
+    load = (metas[0]["loadavg_start_end"][0], 0.0, 0.0)
+    print(write_all(out, rows, builds, dense, load, int(metas[0].get("n", 100))))
+    print(f"\nmerged {len(runs)} runs into {out}")
+    return 0
+
+
 def _pick(names: list[str] | None) -> list[Corpus]:
     if not names:
         return list(POOL)
@@ -328,7 +354,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--compare", nargs=2, metavar=("A", "B"), help="list what changed between two runs"
     )
+    ap.add_argument(
+        "--merge",
+        nargs="+",
+        metavar="RUN",
+        help="combine the rows of runs over different corpora (same dense setting) into --out",
+    )
     args = ap.parse_args(argv)
+    if args.merge:
+        return run_merge([Path(p) for p in args.merge], ap, args.out)
     if args.compare:
         a, b = (Path(p) for p in args.compare)
         for p in (a, b):

@@ -154,3 +154,36 @@ def test_compare_exit_code_says_whether_answers_changed(tmp_path: Path) -> None:
     assert main(["--compare", str(a), str(b)]) == 0
     b.write_text(json.dumps({"rows": [row("1", answer="other")]}))
     assert main(["--compare", str(a), str(b)]) == 1
+
+
+def test_merge_combines_runs_over_different_corpora(tmp_path: Path, monkeypatch: Any) -> None:
+    import bench.answers_pool as pool
+
+    monkeypatch.setattr(pool, "RESULTS", tmp_path)
+
+    def graded(corpus: str, i: str, label: str) -> dict[str, Any]:
+        r = row(i)
+        r.update(corpus=corpus, label=label, answerable=label != "overreach", ms=1.0)
+        return r
+
+    def run(path: Path, dense: str, rows: list[dict[str, Any]]) -> Path:
+        meta = {"dense": dense, "loadavg_start_end": [1.0, 1.0], "n": 10, "builds": {}}
+        path.write_text(json.dumps({"meta": meta, "rows": rows}))
+        return path
+
+    a = run(
+        tmp_path / "a.json",
+        "on",
+        [graded("papers", "1", "right"), graded("papers", "2", "overreach")],
+    )
+    b = run(tmp_path / "b.json", "on", [graded("starlette", "1", "wrong_abstention")])
+    out = tmp_path / "m.json"
+    assert pool.main(["--merge", str(a), str(b), "--out", str(out)]) == 0
+    loco = json.loads(out.read_text())["loco"]
+    assert list(loco) == ["starlette", "papers"]  # the pool's order
+    assert loco["papers"]["right_pct"]["left_out"] == 100.0
+    assert loco["papers"]["overreach_pct"]["left_out"] == 100.0
+    assert loco["starlette"]["wrong_abstention_pct"]["left_out"] == 100.0
+    c = run(tmp_path / "c.json", "off", [graded("typer", "1", "right")])
+    with pytest.raises(SystemExit):
+        pool.main(["--merge", str(a), str(c), "--out", str(out)])
