@@ -110,7 +110,7 @@ def evidence(
             rse=rse,
         )
         if principal is not None:  # version numbers as that principal sees them
-            from citewise.server import renumber
+            from citewise.facade import renumber
 
             pack = renumber.evidence_pack(pack, renumber.numbering_for(h.kb(kb), principal))
     if json:

@@ -6,7 +6,7 @@ do not exist (same code, same message), in listings, counts, citations and graph
 neighbors. Searches, evidence and answers get ``SearchFilters(principal=...)`` so the
 library applies the same rule inside every route before ranking.
 
-Concurrency: one readers-writer lock (:class:`~citewise.server.rwlock.RWLock`) per service.
+Concurrency: one readers-writer lock (:class:`~citewise.facade.rwlock.RWLock`) per service.
 Reads (search, evidence, answers, document, graph and KB reads) share it and run at once;
 writes (storing an upload, delete, revert, KB create/change/delete) take it alone. An
 upload is parsed before the write lock is taken (parse limits bound that work per file). A read
@@ -52,19 +52,19 @@ from citewise.errors import (
     VersionNotFound,
 )
 from citewise.evidence.models import EvidencePack, Profile
+from citewise.facade import renumber
+from citewise.facade.caller import Caller
+from citewise.facade.history import SeenHistory, seen_history
+from citewise.facade.rwlock import RWLock
+from citewise.facade.sync_roots import sync_folder
+from citewise.facade.sync_view import folder_names, scrub_report, scrubbed, visible_files
+from citewise.facade.uploads import clean_stale, name_conflicts, safe_doc_path, staging
 from citewise.graph.serialize import edge_json, point_json
 from citewise.ingest.formats import supported_suffixes
 from citewise.ingest.meta_yaml import parse_upload_fields
 from citewise.jsonable import to_jsonable
 from citewise.kb import Home, KnowledgeBase
 from citewise.recall.rerank import health as rerank_health
-from citewise.server import renumber
-from citewise.server.auth import Caller
-from citewise.server.history import SeenHistory, seen_history
-from citewise.server.rwlock import RWLock
-from citewise.server.sync_roots import sync_folder
-from citewise.server.sync_view import folder_names, scrub_report, scrubbed, visible_files
-from citewise.server.uploads import clean_stale, name_conflicts, safe_doc_path, staging
 from citewise.store.adhash import multiset_hash
 from citewise.sync.folder import SyncReport, answer_principal, stale_answers
 from citewise.sync.mirror import SyncPlan, apply_sync, plan_sync
@@ -261,7 +261,7 @@ class Service:
         return doc
 
     def _history(self, caller: Caller, kb: KnowledgeBase, path: str) -> SeenHistory:
-        """The history of ``path`` as the caller sees it (``server.history``: its own
+        """The history of ``path`` as the caller sees it (``facade.history``: its own
         version numbers, nothing pointing at versions it may not read), or DOC_NOT_FOUND
         when it shows nothing: such a history looks exactly like a path that never existed."""
         try:
@@ -579,7 +579,7 @@ class Service:
     ) -> Answer:
         web = None
         if verify_web:  # configured by the server's environment (docs/regulations.md)
-            from citewise.server.web_waits import unlocked_waits
+            from citewise.facade.web_waits import unlocked_waits
             from citewise.web.settings import WebSettings, open_verifier
 
             verifier = open_verifier(WebSettings.from_env(os.environ), self.home.settings.home)
@@ -620,7 +620,7 @@ class Service:
             return chat.to_json(), answer
 
     def _numbering(self, caller: Caller, kb: KnowledgeBase) -> renumber.Numbering:
-        """The caller's version numbers of readable versions (``server.history``), one
+        """The caller's version numbers of readable versions (``facade.history``), one
         history read per path."""
         seen: dict[str, SeenHistory] = {}
 
