@@ -38,8 +38,8 @@ def test_the_graph_sees_lazy_and_type_checking_imports() -> None:
     # cli/core.py imports the facade only inside commands, FileResult only for typing.
     assert "citewise.kb" in GRAPH["citewise.cli.options"]
     assert "citewise.core.records" in GRAPH["citewise.cli.core"]
-    assert "citewise.graph.serialize" in GRAPH["citewise.facade.service"]
-    assert "citewise.graph" in GRAPH["citewise.facade.service"]  # its __init__ runs too
+    assert "citewise.graph.serialize" in GRAPH["citewise.facade.reads"]
+    assert "citewise.graph" in GRAPH["citewise.facade.reads"]  # its __init__ runs too
 
 
 def test_nothing_outside_the_cli_imports_it() -> None:
