@@ -10,9 +10,9 @@ from pydantic import BaseModel, Field
 
 from citewise.analysis.asof import parse_as_of
 from citewise.errors import UsageError
-from citewise.server.auth import Caller
+from citewise.facade.caller import Caller
+from citewise.facade.service import Scope, Service
 from citewise.server.deps import get_caller, get_service, jsonable
-from citewise.server.service import Scope, Service
 from citewise.server.streaming import MEDIA_TYPE, stream_answer
 
 router = APIRouter()
