@@ -25,7 +25,6 @@ EXCEPTED_MODULES: dict[str, str] = {
 EXCEPTED_FUNCTIONS: dict[str, str] = {
     "answer/admission.py:admission": "not yet split into helpers",
     "answer/conditions.py:apply_conditions": "not yet split into helpers",
-    "answer/finish.py:finish": "not yet split into helpers",
     "answer/units.py:_Builder._prose": "not yet split into helpers",
     "sufficiency/_tables.py:_row_facts": "not yet split into helpers",
     "sufficiency/_values.py:_candidates": "not yet split into helpers",
