@@ -33,8 +33,6 @@ EXCEPTED_FUNCTIONS: dict[str, str] = {
     "sufficiency/constraints.py:question_constraints": "not yet split into helpers",
     "sufficiency/facts.py:_sentence_facts": "not yet split into helpers",
     "sufficiency/facts.py:extract_facts": "not yet split into helpers",
-    "sufficiency/presence.py:profile_terms": "not yet split into helpers",
-    "sufficiency/presence.py:judge": "not yet split into helpers",
 }
 
 

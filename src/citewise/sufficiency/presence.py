@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -200,43 +201,91 @@ def profile_terms(
     ]
     parts = {p for k in keys if _LITERAL_CHARS.search(k) for p in tokenize(k, literals=False)}
     common = max(KB_COMMON_MIN, KB_COMMON_SHARE * chunks)
-    terms = []
-    for key in keys:
-        if any(is_cjk_char(ch) for ch in key):
-            terms.append(QuestionTerm(key, key, "word", df(key), False))
-            continue
-        kind = _kind(key, named)
-        word = surface.get(key, key)
-        n = df(key)
-        last = _last_part(QuestionTerm(key, word, kind, 0, True))
-        if n == 0 and last:
-            n = min(df(t) for t in tokenize(last, literals=False))  # "typer.Abort": "Abort"
-        asked = ""
-        if n == 0 and kind != "identifier":  # "Frensh": a slip of the documents' "French"
-            meant = respell(word, key, df, english_zipf)
-            if meant is not None:
-                asked, key, n = key, meant, df(meant)
-        soft = False
-        if kind == "identifier":
-            required = not key.replace(",", "").isdigit()  # "2", "000": counts, not ids
-        elif key in parts or key in FILLER:
-            required = False  # a piece of an identifier the question names whole
-        elif kind == "name":
-            required = n < common
-        else:
-            zipf = english_zipf(word)
-            required = n < common and zipf < GENERIC_ZIPF
-            soft = n == 0 and (GENERIC_ZIPF <= zipf < ABSENT_ZIPF or _adverb(word))
-        if key in examples and required:
-            soft = True  # "such as ~/Documents": an example, not the subject
-        if key in checks and kind == "word" and required:
-            soft = True  # "and verify the upgrade": a part of the answer, not its subject
-        if n == 0 and kind == "word" and required and phrase is not None and not asked:
-            soft = soft or open_form(word, df, phrase) is not None  # "keypress": "Key Press"
-        if statement and n == 0 and required:
-            soft = True  # a claim to check, not a question about a subject: see below
-        terms.append(QuestionTerm(key, word, kind, n, required or soft, soft, n >= common, asked))
+    around = _Around(surface, named, statement, examples, checks, parts, common, df, phrase)
+    terms = [_weigh_term(key, around) for key in keys]
     return TermProfile(tuple(terms), labels_in(question), chunks)
+
+
+@dataclass(frozen=True, slots=True)
+class _Around:
+    """What :func:`profile_terms` reads once for all of a question's terms: the question's
+    own spellings, its named terms, whether it is a statement, the words it gives as
+    examples or as things to check, the pieces of identifiers it names whole, the
+    knowledge base's common-vocabulary bar, and its counts."""
+
+    surface: dict[str, str]
+    named: set[str]
+    statement: bool
+    examples: set[str]
+    checks: set[str]
+    parts: set[str]
+    common: float
+    df: Callable[[str], int]
+    phrase: Callable[[str, str], bool] | None
+
+
+def _weigh_term(key: str, around: _Around) -> QuestionTerm:
+    """One subject term weighed: its kind, its count under the documents' spelling, whether
+    the answer must hold it, and whether its absence only makes the answer partial."""
+    if any(is_cjk_char(ch) for ch in key):
+        return QuestionTerm(key, key, "word", around.df(key), False)
+    kind = _kind(key, around.named)
+    word = around.surface.get(key, key)
+    asked, key, n = _counted(key, word, kind, around.df)
+    required, soft = _required(key, word, kind, n, around.common, around.parts)
+    soft = _softened(QuestionTerm(key, word, kind, n, required, soft, False, asked), around)
+    return QuestionTerm(key, word, kind, n, required or soft, soft, n >= around.common, asked)
+
+
+def _counted(key: str, word: str, kind: TermKind, df: Callable[[str], int]) -> tuple[str, str, int]:
+    """(the question's spelling when read as a slip else "", the key, its chunk count): a
+    dotted identifier no chunk holds is counted by its last part ("typer.Abort": "Abort");
+    a name or word no chunk holds, read as a slip of the documents' word ("Frensh":
+    "French") when :func:`respell` finds one."""
+    n = df(key)
+    last = _last_part(QuestionTerm(key, word, kind, 0, True))
+    if n == 0 and last:
+        n = min(df(t) for t in tokenize(last, literals=False))
+    asked = ""
+    if n == 0 and kind != "identifier":
+        meant = respell(word, key, df, english_zipf)
+        if meant is not None:
+            asked, key, n = key, meant, df(meant)
+    return asked, key, n
+
+
+def _required(
+    key: str, word: str, kind: TermKind, n: int, common: float, parts: set[str]
+) -> tuple[bool, bool]:
+    """(required, soft) by the term's kind: an identifier unless a bare count; never a piece
+    of a named identifier or a filler; a name unless common in the knowledge base; a word
+    when rare both in English and in the knowledge base (softly when no chunk holds a
+    fairly common word or an "-ly" adverb)."""
+    if kind == "identifier":
+        return not key.replace(",", "").isdigit(), False  # "2", "000": counts, not ids
+    if key in parts or key in FILLER:
+        return False, False  # a piece of an identifier the question names whole
+    if kind == "name":
+        return n < common, False
+    zipf = english_zipf(word)
+    required = n < common and zipf < GENERIC_ZIPF
+    return required, n == 0 and (GENERIC_ZIPF <= zipf < ABSENT_ZIPF or _adverb(word))
+
+
+def _softened(term: QuestionTerm, around: _Around) -> bool:
+    """Whether a required term is only softly required: an example, a thing to verify, a
+    closed compound the knowledge base writes open, or any term of a statement to check."""
+    key, n, required, soft = term.key, term.df, term.required, term.soft
+    if key in around.examples and required:
+        soft = True  # "such as ~/Documents": an example, not the subject
+    if key in around.checks and term.kind == "word" and required:
+        soft = True  # "and verify the upgrade": a part of the answer, not its subject
+    closed = n == 0 and term.kind == "word" and required and not term.asked
+    if closed and around.phrase is not None:  # "keypress": "Key Press"
+        soft = soft or open_form(term.surface, around.df, around.phrase) is not None
+    if around.statement and n == 0 and required:
+        soft = True  # a claim to check, not a question about a subject: see below
+    return soft
 
 
 def _adverb(word: str) -> bool:
@@ -293,6 +342,25 @@ def judge(profile: TermProfile, texts: Iterable[str], *, cited: bool = False) ->
         if t.key not in present and not _derived(t, low) and not _member(t, present)
     ]
     labels = [x for x in profile.labels if not label_found(x, texts)]
+    absent = _absent(required, missing, labels, cited)
+    if absent is not None:
+        return absent
+    if missing:
+        found = tuple(t.surface for t in missing)
+        where = "the cited text does not mention" if cited else "not found"
+        return Judgement("partial", found, _named("partial_coverage", f"{where}: ", found))
+    return Judgement("ok", (), None)
+
+
+def _absent(
+    required: tuple[QuestionTerm, ...],
+    missing: list[QuestionTerm],
+    labels: list[str],
+    cited: bool,
+) -> Judgement | None:
+    """The ``absent`` judgement, or None: a missing term no chunk holds, a missing labelled
+    number, a missing identifier (of the evidence, not of cited text), or text about
+    something else (:func:`_off_topic`)."""
     never = [t.surface for t in missing if t.df == 0 and not t.soft]
     if never:
         return Judgement("absent", tuple(never), _named("subject_absent", "", never))
@@ -300,17 +368,18 @@ def judge(profile: TermProfile, texts: Iterable[str], *, cited: bool = False) ->
         why = _named("near_miss", "the passages found do not name ", labels)
         return Judgement("absent", tuple(labels), why)
     strict = [t.surface for t in missing if t.kind == "identifier" and not t.soft]
-    hard = [t for t in required if not t.soft]
-    off_topic = bool(hard) and all(t in missing for t in hard)
-    off_topic = off_topic and (len(hard) > 1 or hard[0].kind != "word")
-    if (strict and not cited) or off_topic:
+    if (strict and not cited) or _off_topic(required, missing):
         words = strict or [t.surface for t in missing]
         return Judgement("absent", tuple(words), _named("subject_missing", "", words))
-    if missing:
-        found = tuple(t.surface for t in missing)
-        where = "the cited text does not mention" if cited else "not found"
-        return Judgement("partial", found, _named("partial_coverage", f"{where}: ", found))
-    return Judgement("ok", (), None)
+    return None
+
+
+def _off_topic(required: tuple[QuestionTerm, ...], missing: list[QuestionTerm]) -> bool:
+    """Every distinctive (not soft) term missing, when they are two or more or the one is a
+    name or identifier: the text is about something else."""
+    hard = [t for t in required if not t.soft]
+    off_topic = bool(hard) and all(t in missing for t in hard)
+    return off_topic and (len(hard) > 1 or hard[0].kind != "word")
 
 
 def _named(kind: str, lead: str, words: Sequence[str]) -> Reason:
