@@ -31,8 +31,6 @@ EXCEPTED_FUNCTIONS: dict[str, str] = {
     "sufficiency/conflicts_adapter.py:detect_conflicts": "not yet split into helpers",
     "sufficiency/constraints.py:number_found": "not yet split into helpers",
     "sufficiency/constraints.py:question_constraints": "not yet split into helpers",
-    "sufficiency/facts.py:_sentence_facts": "not yet split into helpers",
-    "sufficiency/facts.py:extract_facts": "not yet split into helpers",
 }
 
 
