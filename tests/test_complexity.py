@@ -26,8 +26,6 @@ EXCEPTED_FUNCTIONS: dict[str, str] = {
     "answer/admission.py:admission": "not yet split into helpers",
     "answer/conditions.py:apply_conditions": "not yet split into helpers",
     "answer/units.py:_Builder._prose": "not yet split into helpers",
-    "sufficiency/constraints.py:number_found": "not yet split into helpers",
-    "sufficiency/constraints.py:question_constraints": "not yet split into helpers",
 }
 
 

@@ -176,28 +176,13 @@ def number_found(c: Constraint, text: str) -> bool:
     value, _, mode = c.key.partition(":")
     low = text.lower()
     if mode in ("century", "millennium"):
-        n = int(value)
-        word = next((w for w, i in _ORDINAL_WORDS.items() if i == n), None)
-        pat = rf"\b(?:{n}(?:st|nd|rd|th)|{word or '#'})[ -]{mode}"
-        if re.search(pat, low):
-            return True
-        span = 100 if mode == "century" else 1000
-        return any((n - 1) * span < y <= n * span for y in _years(text))
+        return _era_found(int(value), mode, text, low)
     if mode == "ordinal":
         n = int(value)
         word = next((w for w, i in _ORDINAL_WORDS.items() if i == n), None)
         return bool(re.search(rf"\b(?:{n}(?:st|nd|rd|th)|{word or '#'})\b", low))
     if mode == "decade":
-        start = int(value)
-        if re.search(rf"\b{start}['’]?s\b", low):
-            return True
-        # "the 1700s" is the 18th century: any year in it, or the century by name
-        span = 100 if start % 100 == 0 else 10
-        if span == 100 and number_found(
-            Constraint("number", "", f"{start // 100 + 1}:century"), text
-        ):
-            return True
-        return any(start <= y < start + span for y in _years(text))
+        return _decade_found(int(value), text, low)
     plain = re.compile(rf"(?<![\w.]){re.escape(value)}(?![\w]*\d)")
     if plain.search(text.replace(",", "")):
         return True
@@ -207,21 +192,49 @@ def number_found(c: Constraint, text: str) -> bool:
         if re.search(rf"\b{word}\b", low):
             return True
     if value.isdigit() and len(value) == 4:  # a year inside a named decade, century, range
-        y = int(value)
-        if re.search(rf"\b{y // 10}0s\b", low):
+        return _year_within(int(value), text, low)
+    return False
+
+
+def _era_found(n: int, mode: str, text: str, low: str) -> bool:
+    """The ``n``th century or millennium by name ("19th century", "third millennium"), or
+    any year inside it."""
+    word = next((w for w, i in _ORDINAL_WORDS.items() if i == n), None)
+    pat = rf"\b(?:{n}(?:st|nd|rd|th)|{word or '#'})[ -]{mode}"
+    if re.search(pat, low):
+        return True
+    span = 100 if mode == "century" else 1000
+    return any((n - 1) * span < y <= n * span for y in _years(text))
+
+
+def _decade_found(start: int, text: str, low: str) -> bool:
+    """A decade ("the 1950s") by name or by any year in it; a century-round one ("the
+    1700s") is a century: any year in it, or the century by name."""
+    if re.search(rf"\b{start}['’]?s\b", low):
+        return True
+    span = 100 if start % 100 == 0 else 10
+    if span == 100 and number_found(Constraint("number", "", f"{start // 100 + 1}:century"), text):
+        return True
+    return any(start <= y < start + span for y in _years(text))
+
+
+def _year_within(y: int, text: str, low: str) -> bool:
+    """Year ``y`` named through its decade ("the 1950s"), a year range that holds it
+    ("1939–45"), or its century by name."""
+    if re.search(rf"\b{y // 10}0s\b", low):
+        return True
+    for m in _RANGE.finditer(text):
+        a, b = int(m.group(1)), int(m.group(2))
+        if b < 100:
+            b += a - a % 100
+        if a <= y <= b:
             return True
-        for m in _RANGE.finditer(text):
-            a, b = int(m.group(1)), int(m.group(2))
-            if b < 100:
-                b += a - a % 100
-            if a <= y <= b:
-                return True
-        for m in _CENTURY.finditer(text):
-            if (
-                m.group(2).lower() == "century"
-                and (int(m.group(1)) - 1) * 100 < y <= int(m.group(1)) * 100
-            ):
-                return True
+    for m in _CENTURY.finditer(text):
+        if (
+            m.group(2).lower() == "century"
+            and (int(m.group(1)) - 1) * 100 < y <= int(m.group(1)) * 100
+        ):
+            return True
     return False
 
 
@@ -259,26 +272,44 @@ def question_constraints(
         return ()
     out = _figures(question)
     if profile is not None:
-        numbers = " ".join(c.surface for c in out)
-        # the answer type's own words ("what percentage", "which year") are no relation
-        cue = " ".join(
-            m.group(0).lower() for p in (_DATE_Q, _QUANTITY_Q) for m in p.finditer(question)
-        )
-        condition = set(tokenize(" ".join(m.group(0) for m in _CONDITION.finditer(question))))
-        relation = []
-        for t in profile.terms:
-            if t.soft or t.surface in numbers:
-                continue
-            if t.kind == "word" and (t.surface.lower() in cue.split() or t.key in condition):
-                continue
-            if t.kind == "name" and t.required:
-                out.append(Constraint("name", t.surface, t.key))
-            elif t.kind == "word" and t.df > 0 and not t.kb_common and _relation_word(t.surface):
-                relation.append(t)
-        if relation:  # the relation asked about: half its words at least, one rare one
-            words = " ".join(t.surface for t in relation)
-            keys = [("!" if english_zipf(t.surface) < RARE_ZIPF else "") + t.key for t in relation]
-            out.append(Constraint("words", words, " ".join(keys)))
+        out += _term_constraints(question, profile, out)
+    out += _polarity(question)
+    out += _answer_type(question)
+    return tuple(out)
+
+
+def _term_constraints(
+    question: str, profile: TermProfile, figures: list[Constraint]
+) -> list[Constraint]:
+    """Each required name of the question, then the relation asked about (its rare content
+    words: half of them at least, one rare one), leaving out the question's figures, soft
+    terms, the answer type's own words and the words of its condition or purpose."""
+    numbers = " ".join(c.surface for c in figures)
+    # the answer type's own words ("what percentage", "which year") are no relation
+    cue = " ".join(m.group(0).lower() for p in (_DATE_Q, _QUANTITY_Q) for m in p.finditer(question))
+    condition = set(tokenize(" ".join(m.group(0) for m in _CONDITION.finditer(question))))
+    out: list[Constraint] = []
+    relation = []
+    for t in profile.terms:
+        if t.soft or t.surface in numbers:
+            continue
+        if t.kind == "word" and (t.surface.lower() in cue.split() or t.key in condition):
+            continue
+        if t.kind == "name" and t.required:
+            out.append(Constraint("name", t.surface, t.key))
+        elif t.kind == "word" and t.df > 0 and not t.kb_common and _relation_word(t.surface):
+            relation.append(t)
+    if relation:  # the relation asked about: half its words at least, one rare one
+        words = " ".join(t.surface for t in relation)
+        keys = [("!" if english_zipf(t.surface) < RARE_ZIPF else "") + t.key for t in relation]
+        out.append(Constraint("words", words, " ".join(keys)))
+    return out
+
+
+def _polarity(question: str) -> list[Constraint]:
+    """A negated question (not a "why" question, nor a negation inside a subordinate clause)
+    asks for what is not; a "least" question for the least."""
+    out: list[Constraint] = []
     neg = _NEGATION_Q.search(question)
     first = re.match(r"\s*\S+", question)
     opening = first.end() if first else 0
@@ -289,15 +320,21 @@ def question_constraints(
     m = _LEAST_Q.search(question)
     if m:
         out.append(Constraint("polarity", m.group(0), "least"))
+    return out
+
+
+def _answer_type(question: str) -> list[Constraint]:
+    """A "when" question wants a date, a "how many / how much" one a count or quantity;
+    the question's own figures answer neither."""
     own = ",".join(figures_of(question))  # the question's own figures answer nothing
     if _DATE_Q.search(question):
-        out.append(Constraint("date", "when", f"date:{own}"))
-    elif _QUANTITY_Q.search(question):
+        return [Constraint("date", "when", f"date:{own}")]
+    if _QUANTITY_Q.search(question):
         q = _QUANTITY_Q.search(question)
         said = q.group(0) if q else "how many"
         count = said.lower().split()[-1] in ("many", "much")  # a count: no year, no clock
-        out.append(Constraint("quantity", said, f"{'count' if count else 'quantity'}:{own}"))
-    return tuple(out)
+        return [Constraint("quantity", said, f"{'count' if count else 'quantity'}:{own}")]
+    return []
 
 
 #: Index tokens of the question's own negation words (never the negated relation).
