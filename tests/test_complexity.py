@@ -24,7 +24,6 @@ EXCEPTED_MODULES: dict[str, str] = {
 #: Single functions left out, keyed ``module path:qualified name``, with the reason.
 EXCEPTED_FUNCTIONS: dict[str, str] = {
     "answer/admission.py:admission": "not yet split into helpers",
-    "answer/units.py:_Builder._prose": "not yet split into helpers",
 }
 
 
