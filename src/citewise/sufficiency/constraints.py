@@ -40,7 +40,15 @@ from citewise.sufficiency.measure import asks_measure, gives_measure
 from citewise.sufficiency.presence import FILLER, TermProfile, english_zipf, is_question
 from citewise.sufficiency.wordforms import fold, held, tokens
 
-__all__ = ["Constraint", "UnitGate", "question_constraints", "reason", "unmet"]
+__all__ = [
+    "NUMBER_WORDS",
+    "Constraint",
+    "UnitGate",
+    "number_found",
+    "question_constraints",
+    "reason",
+    "unmet",
+]
 
 #: Words of the question below this frequency in English (Zipf; "besiege" 2.6,
 #: "seeks" 4.1, "invade" 4.2; not "prefer" 4.6 or "made" 5.6) name the relation asked

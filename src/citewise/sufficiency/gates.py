@@ -16,9 +16,13 @@ from dataclasses import dataclass, field, replace
 from citewise.analysis.intent import Intent
 from citewise.analysis.tokenize import Coverage, term_coverage, tokenize
 from citewise.evidence.models import EvidencePack, Fragment
-from citewise.sufficiency.actions import action_term, cohesion, procedure_mismatch
-from citewise.sufficiency.actions import generic_action as generic_action  # its old home
-from citewise.sufficiency.constraints import Constraint, number_found
+
+# The how-to action rules lived here; their import names stay (explicit re-exports).
+from citewise.sufficiency.actions import action_term as action_term
+from citewise.sufficiency.actions import cohesion as cohesion
+from citewise.sufficiency.actions import generic_action as generic_action
+from citewise.sufficiency.actions import procedure_mismatch as procedure_mismatch
+from citewise.sufficiency.figures import Constraint, number_found
 from citewise.sufficiency.models import Degradation, QuestionTerm, Reason, Status, Sufficiency
 from citewise.sufficiency.presence import (
     FILLER,
