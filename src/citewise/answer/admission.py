@@ -44,32 +44,6 @@ def admission(
 ) -> Callable[[Candidate], bool]:
     """The ``admit`` test for :func:`citewise.answer.compose.compose`."""
 
-    def blocks_of(c: Candidate) -> tuple[str, str, str, str]:
-        """(the block before the unit's own in the same section, every block of the
-        section before the unit's own, the unit's own block, the subsection's lead
-        paragraph). The section's earlier blocks name what "clamp mode" belongs to (its
-        lead paragraph introduces the ``IntRange`` type); before a table the block before
-        is the table's caption ("A uniform table"), which a row's relation words may use.
-        A subsection's introduction (:func:`_intro`) says what the whole subsection is
-        about ("Permissions are implemented as an endpoint decorator"): heading context."""
-        f = c.fragment
-        nodes = reader.near(f.path, f.version_id, near.get((f.path, f.version_id), []))
-        blocks = sorted(
-            (n for n in nodes if n.kind in _BLOCKS or n.kind == "table"),
-            key=lambda n: (n.char_start, n.char_end),
-        )
-        for i, n in enumerate(blocks):
-            if n.char_start <= c.span.start and c.span.end <= n.char_end:
-                same = [b.text for b in blocks[:i] if b.heading_path == n.heading_path]
-                # a subsection's lead paragraph introduces its subject; a one-level page
-                # (an article of paragraphs) lends only the block right before the unit
-                nested = len(n.heading_path) >= 2
-                lead = same[-SECTION_BLOCKS:] if nested else same[-1:]
-                # a "##" section of a page without a "#" title is a subsection too
-                intro = _intro(nodes, n) if (nested or c.depth >= 2) else ""
-                return (same[-1] if same else ""), "\n".join(lead), n.text, intro
-        return "", "", "", ""
-
     asked = _asked_names(gate.constraints)
     subjects: dict[tuple[str, int], tuple[str, str]] = {}
 
@@ -84,19 +58,10 @@ def admission(
             subjects[key] = (opening, " ".join(subject_names(asked, opening, whole)))
         return subjects[key]
 
-    def caption_of(c: Candidate) -> str:
-        """The caption of the table a row belongs to (PDF tables, :mod:`pdf_table`)."""
-        f = c.fragment
-        nodes = reader.near(f.path, f.version_id, near.get((f.path, f.version_id), []))
-        for n in nodes:
-            if n.kind == "table" and n.char_start <= c.span.start and c.span.end <= n.char_end:
-                return str(n.attrs.get("caption") or "")
-        return ""
-
     def admit(c: Candidate) -> bool:
         if not gate.constraints:
             return True
-        before, section, own, first = blocks_of(c)
+        before, section, own, first = _blocks_of(reader, near, c)
         opening, names = subject(c) if asked else ("", "")
         # the document's subject (named in its opening, all through it) names each unit
         headings = [*c.fragment.heading_path, *(s.text for s in c.context), first, names]
@@ -107,7 +72,7 @@ def admission(
         deeper = [*c.fragment.heading_path[1:], *(s.text for s in c.context), first]
         if c.kind in ("row", "table"):
             deeper.append(before)  # a row is read under its table's header row
-        caption = caption_of(c) if c.kind == "row" else ""
+        caption = _caption_of(reader, near, c) if c.kind == "row" else ""
         if caption:  # a PDF table's title scopes its rows: "November - 2015"
             headings.append(caption)
             deeper.append(caption)
@@ -120,6 +85,45 @@ def admission(
         return gate(shown, headings, score, f"{section}\n{own}")
 
     return admit
+
+
+def _blocks_of(
+    reader: NodeReader, near: dict[tuple[str, int], list[Span]], c: Candidate
+) -> tuple[str, str, str, str]:
+    """(the block before the unit's own in the same section, every block of the
+    section before the unit's own, the unit's own block, the subsection's lead
+    paragraph). The section's earlier blocks name what "clamp mode" belongs to (its
+    lead paragraph introduces the ``IntRange`` type); before a table the block before
+    is the table's caption ("A uniform table"), which a row's relation words may use.
+    A subsection's introduction (:func:`_intro`) says what the whole subsection is
+    about ("Permissions are implemented as an endpoint decorator"): heading context."""
+    f = c.fragment
+    nodes = reader.near(f.path, f.version_id, near.get((f.path, f.version_id), []))
+    blocks = sorted(
+        (n for n in nodes if n.kind in _BLOCKS or n.kind == "table"),
+        key=lambda n: (n.char_start, n.char_end),
+    )
+    for i, n in enumerate(blocks):
+        if n.char_start <= c.span.start and c.span.end <= n.char_end:
+            same = [b.text for b in blocks[:i] if b.heading_path == n.heading_path]
+            # a subsection's lead paragraph introduces its subject; a one-level page
+            # (an article of paragraphs) lends only the block right before the unit
+            nested = len(n.heading_path) >= 2
+            lead = same[-SECTION_BLOCKS:] if nested else same[-1:]
+            # a "##" section of a page without a "#" title is a subsection too
+            intro = _intro(nodes, n) if (nested or c.depth >= 2) else ""
+            return (same[-1] if same else ""), "\n".join(lead), n.text, intro
+    return "", "", "", ""
+
+
+def _caption_of(reader: NodeReader, near: dict[tuple[str, int], list[Span]], c: Candidate) -> str:
+    """The caption of the table a row belongs to (PDF tables, :mod:`pdf_table`)."""
+    f = c.fragment
+    nodes = reader.near(f.path, f.version_id, near.get((f.path, f.version_id), []))
+    for n in nodes:
+        if n.kind == "table" and n.char_start <= c.span.start and c.span.end <= n.char_end:
+            return str(n.attrs.get("caption") or "")
+    return ""
 
 
 _ACRONYM_USE = re.compile(r"\b[A-Z]{2,}[0-9]*\b")

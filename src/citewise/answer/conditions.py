@@ -132,6 +132,31 @@ def apply_conditions(
     """The composed units under ``stated`` (see the module docstring); ``headings`` are
     the section headings of the direct evidence, which may name conditions the chosen
     units do not (the other branch of a choice the question leaves open)."""
+    kept, excluded, seen = _under_stated(chosen, stated)
+    if chosen and not kept and excluded:
+        covered = {k: sorted(v) for k, v in seen.items() if stated.value(k) is not None}
+        return ConditionOutcome([], tuple(excluded), unanswered=covered)
+    per: list[str] = []
+    missing: tuple[str, tuple[str, ...]] | None = None
+    for kind in SCOPING:
+        if stated.value(kind) is not None or kind in stated.kinds():
+            continue
+        per_value, values = _open_kind(kind, kept, headings)
+        if per_value:
+            per.append(kind)
+        elif values is not None and missing is None:
+            missing = (kind, values)
+    if missing:
+        return ConditionOutcome(kept, tuple(excluded), tuple(per), missing[0], missing[1])
+    return ConditionOutcome(kept, tuple(excluded), tuple(per))
+
+
+def _under_stated(
+    chosen: list[Candidate], stated: ConditionSet
+) -> tuple[list[Candidate], list[dict[str, Any]], dict[str, set[str]]]:
+    """(the units kept or narrowed under ``stated``, the exclusions with their reasons, the
+    condition values seen in the units and their sections): a unit under a heading that
+    contradicts ``stated`` is excluded unless it names that condition itself."""
     kept: list[Candidate] = []
     excluded: list[dict[str, Any]] = []
     seen: dict[str, set[str]] = {}
@@ -148,30 +173,27 @@ def apply_conditions(
             excluded.append({"path": c.fragment.path, "start": c.span.start, "by": why})
         if narrowed is not None:
             kept.append(narrowed)
-    if chosen and not kept and excluded:
-        covered = {k: sorted(v) for k, v in seen.items() if stated.value(k) is not None}
-        return ConditionOutcome([], tuple(excluded), unanswered=covered)
-    per: list[str] = []
-    missing: tuple[str, tuple[str, ...]] | None = None
-    for kind in SCOPING:
-        if stated.value(kind) is not None or kind in stated.kinds():
-            continue
-        mine = [{x.value for x in conditions_in(c.span.text).conditions if x.kind == kind}
-                for c in kept]  # fmt: skip
-        heads = [{x.value for x in conditions_in(_section(c)).conditions if x.kind == kind}
-                 for c in kept]  # fmt: skip
-        if not kept or not all(o or h for o, h in zip(mine, heads, strict=True)):
-            continue  # unqualified sentences hold under any condition
-        values: set[str] = set().union(*mine, *heads)
-        if all(mine) and len(values) >= 2:
-            per.append(kind)
-            continue
-        values |= {x.value for h in headings for x in conditions_in(h).conditions if x.kind == kind}
-        if len(values) >= 2 and missing is None:
-            missing = (kind, tuple(sorted(values)))
-    if missing:
-        return ConditionOutcome(kept, tuple(excluded), tuple(per), missing[0], missing[1])
-    return ConditionOutcome(kept, tuple(excluded), tuple(per))
+    return kept, excluded, seen
+
+
+def _open_kind(
+    kind: str, kept: list[Candidate], headings: Sequence[str]
+) -> tuple[bool, tuple[str, ...] | None]:
+    """How the kept units treat a condition ``kind`` the question leaves open: (answered per
+    value: every unit names a value itself and they name two or more; else the two or more
+    values the units, their sections and the evidence's headings name, which leave the
+    question open, or None). Unqualified sentences hold under any condition."""
+    mine = [{x.value for x in conditions_in(c.span.text).conditions if x.kind == kind}
+            for c in kept]  # fmt: skip
+    heads = [{x.value for x in conditions_in(_section(c)).conditions if x.kind == kind}
+             for c in kept]  # fmt: skip
+    if not kept or not all(o or h for o, h in zip(mine, heads, strict=True)):
+        return False, None
+    values: set[str] = set().union(*mine, *heads)
+    if all(mine) and len(values) >= 2:
+        return True, None
+    values |= {x.value for h in headings for x in conditions_in(h).conditions if x.kind == kind}
+    return False, (tuple(sorted(values)) if len(values) >= 2 else None)
 
 
 def heading_split(headings: Sequence[str], stated: ConditionSet) -> str | None:

@@ -51,51 +51,13 @@ def finish(
     left nothing (``failed_why``) or when the text actually cited lacks the question's
     distinctive terms (``profile``; some missing words make the answer partial)."""
     kept = [c for c in claims if c.kept]
-    sibling = (
-        sibling_compound(pack.query, _cited_texts(pack, kept, citations))
-        if failed_why is None and kept
-        else None
-    )
-    attribute = asked_attribute(pack.query) if failed_why is None and kept else None
-    why: Reason | None = None
-    if sibling is not None:
-        said = f"the cited text speaks of '{sibling.cited}', not '{sibling.asked}'"
-        why = Reason("near_miss", said)
-    elif attribute and not attribute_cited(attribute, _cited_texts(pack, kept, citations)):
-        why = Reason("near_miss", f"the cited text does not say which {attribute} is asked for")
-    if why is None and failed_why is None and kept:
-        why = _row_reason(pack.query, profile, [c.text for c in kept])
+    why = _near_miss(pack, kept, citations, profile) if failed_why is None and kept else None
     if why is not None:
-        suff = refused(why)
-        trace["sufficiency"] = suff.to_json()
-        failed_why = human_reason(suff)
+        suff, failed_why = _insufficient((why,), trace)
     if failed_why is None and kept:
         suff = _truthful(suff, _cited_texts(pack, kept, citations))
     if failed_why is None and profile is not None and profile.checks:
-        cited = judge(profile, _cited_texts(pack, kept, citations), cited=True)
-        trace["cited_presence"] = cited.to_json()
-        beside = (
-            _beside(profile, _cited_texts(pack, kept, citations)) if _no_steps(intent, suff) else ()
-        )
-        if beside:
-            # no step of the procedure, and the cited text misses part of what is asked:
-            # the passages are about something next to the question, not an answer to it
-            why = Reason(
-                "partial_coverage", "the cited text does not mention: " + ", ".join(beside), beside
-            )
-            suff = refused(why)
-            trace["sufficiency"] = suff.to_json()
-            failed_why = human_reason(suff)
-        elif cited.verdict == "absent" and cited.reason is not None:
-            suff = refused(cited.reason)
-            trace["sufficiency"] = suff.to_json()
-            failed_why = human_reason(suff)
-        elif (
-            cited.verdict == "partial"
-            and cited.reason is not None
-            and not _already_partial(suff, cited.missing)
-        ):
-            suff = partial(suff, cited.reason)
+        suff, failed_why = _cited_presence(intent, pack, kept, citations, profile, suff, trace)
     if failed_why is not None:
         trace["failure_stage"] = "citation_verification"
         return refusal(
@@ -108,6 +70,79 @@ def finish(
             trace,
             claims,
         )
+    return _answered(kb, intent, pack, suff, claims, kept, citations, trace)
+
+
+def _near_miss(
+    pack: EvidencePack, kept: list[Claim], citations: list[Citation], profile: TermProfile | None
+) -> Reason | None:
+    """Why the cited text answers a question next to the asked one: it speaks of a sibling
+    compound of the asked one, it does not say which asked attribute it
+    gives, or it is all table content without the asked row."""
+    sibling = sibling_compound(pack.query, _cited_texts(pack, kept, citations))
+    attribute = asked_attribute(pack.query)
+    if sibling is not None:
+        said = f"the cited text speaks of '{sibling.cited}', not '{sibling.asked}'"
+        return Reason("near_miss", said)
+    if attribute and not attribute_cited(attribute, _cited_texts(pack, kept, citations)):
+        return Reason("near_miss", f"the cited text does not say which {attribute} is asked for")
+    return _row_reason(pack.query, profile, [c.text for c in kept])
+
+
+def _insufficient(reasons: tuple[Reason, ...], trace: AnswerTrace) -> tuple[Sufficiency, str]:
+    """The insufficient verdict for ``reasons``, written to the trace, and its first reason
+    in words."""
+    suff = refused(*reasons)
+    trace["sufficiency"] = suff.to_json()
+    return suff, human_reason(suff)
+
+
+def _cited_presence(
+    intent: str,
+    pack: EvidencePack,
+    kept: list[Claim],
+    citations: list[Citation],
+    profile: TermProfile,
+    suff: Sufficiency,
+    trace: AnswerTrace,
+) -> tuple[Sufficiency, str | None]:
+    """The question's distinctive terms judged on the text actually cited (traced as
+    ``cited_presence``): the verdict and why it fails (``None`` when it stands)."""
+    cited = judge(profile, _cited_texts(pack, kept, citations), cited=True)
+    trace["cited_presence"] = cited.to_json()
+    beside = (
+        _beside(profile, _cited_texts(pack, kept, citations)) if _no_steps(intent, suff) else ()
+    )
+    if beside:
+        # no step of the procedure, and the cited text misses part of what is asked:
+        # the passages are about something next to the question, not an answer to it
+        why = Reason(
+            "partial_coverage", "the cited text does not mention: " + ", ".join(beside), beside
+        )
+        return _insufficient((why,), trace)
+    if cited.verdict == "absent" and cited.reason is not None:
+        return _insufficient((cited.reason,), trace)
+    if (
+        cited.verdict == "partial"
+        and cited.reason is not None
+        and not _already_partial(suff, cited.missing)
+    ):
+        suff = partial(suff, cited.reason)
+    return suff, None
+
+
+def _answered(
+    kb: StageContext,
+    intent: str,
+    pack: EvidencePack,
+    suff: Sufficiency,
+    claims: list[Claim],
+    kept: list[Claim],
+    citations: list[Citation],
+    trace: AnswerTrace,
+) -> Answer:
+    """The answer from the kept claims, their citations renumbered in order of use; partial
+    when the review dropped a claim or the verdict was borderline."""
     used = sorted({n for c in kept for n in c.citations})
     renumber = {old: new for new, old in enumerate(used, start=1)}
     final_cites = tuple(replace(citations[n - 1], number=renumber[n]) for n in used)

@@ -25,6 +25,7 @@ from citewise.answer.parts import (
     paired,
 )
 from citewise.answer.procedure import PROCEDURE_HEAD
+from citewise.answer.sections import best_section, subsection_example
 
 __all__ = [
     "CAUSAL",
@@ -116,6 +117,18 @@ def clause(refs: list[str], pool: list[Candidate], n: int) -> list[Candidate]:
 def definition(pool: list[Candidate], n: int) -> list[Candidate]:
     """The best defining sentence, then what its own section says next, then a caveat."""
     best = pool[0].score
+    lead = _defining_lead(pool, best)
+    section = _rest_of_section(pool, lead)
+    chosen = [lead, *diverse(section, n - 1)]
+    if len(chosen) < 2:  # the lead stands alone: add only other strong sentences
+        strong = [c for c in pool if c is not lead and c.score >= 0.75 * best]
+        chosen += [c for c in diverse(strong, n) if c not in chosen][: n - len(chosen)]
+    return chosen[:n]
+
+
+def _defining_lead(pool: list[Candidate], best: float) -> Candidate:
+    """The best strong sentence that says what something is ("X is a ..."), else one with a
+    looser defining verb, else the best unit; tables and whole paragraphs never lead."""
     defining = [
         c
         for c in pool
@@ -128,7 +141,12 @@ def definition(pool: list[Candidate], n: int) -> list[Candidate]:
         for c in pool
         if c.kind not in ("table", "para") and DEFINES.search(c.clean) and c.score >= 0.5 * best
     ]
-    lead = defining[0] if defining else pool[0]
+    return defining[0] if defining else pool[0]
+
+
+def _rest_of_section(pool: list[Candidate], lead: Candidate) -> list[Candidate]:
+    """The units after ``lead`` in its own section, in document order: a key-properties
+    table whole instead of its rows one by one; without a table, no table rows."""
     section = [
         c
         for c in pool
@@ -138,41 +156,18 @@ def definition(pool: list[Candidate], n: int) -> list[Candidate]:
     ]
     section.sort(key=lambda c: c.span.start)
     table = next((c for c in section if c.kind == "table"), None)
-    if table is not None:  # the key-properties table whole, instead of its rows one by one
-        section = [
-            c
-            for c in section
-            if c is table or not (table.span.start <= c.span.start < table.span.end)
-        ]
-    else:
-        section = [c for c in section if c.kind != "table"]
-    chosen = [lead, *diverse(section, n - 1)]
-    if len(chosen) < 2:  # the lead stands alone: add only other strong sentences
-        strong = [c for c in pool if c is not lead and c.score >= 0.75 * best]
-        chosen += [c for c in diverse(strong, n) if c not in chosen][: n - len(chosen)]
-    return chosen[:n]
+    if table is None:
+        return [c for c in section if c.kind != "table"]
+    return [
+        c for c in section if c is table or not (table.span.start <= c.span.start < table.span.end)
+    ]
 
 
 def how_to(question: str, pool: list[Candidate], n: int) -> list[Candidate]:
     """Prerequisites, then the steps of the best-scoring section in document order, checks."""
-    groups: dict[tuple[str, tuple[str, ...]], float] = {}
-    for c in pool:
-        if STEP.match(c.span.text):
-            key = (c.fragment.doc_id, c.fragment.heading_path)
-            groups[key] = groups.get(key, 0.0) + c.score
-    for key in groups:  # the announced main procedure beats a rollback or side list
-        head = " ".join(key[1][-1:])
-        groups[key] += 1.0 if PROCEDURE_HEAD.search(head) else 0.0
-        groups[key] -= (
-            1.0 if SIDE_PROCEDURE.search(head) and not SIDE_PROCEDURE.search(question) else 0.0
-        )
-    if groups:  # the procedure: the section whose numbered steps match the question best
-        doc_id, section = max(groups, key=lambda k: (groups[k], k))
-    else:
-        doc_id, section = best_section(pool)
+    doc_id, section = _procedure_section(question, pool)
     same_doc = [c for c in pool if c.fragment.doc_id == doc_id]
-    prereq = [c for c in same_doc if PREREQ.search(" ".join(c.fragment.heading_path))]
-    prereq = [c for c in prereq if not any(inside(c, o) for o in prereq)][:3]
+    prereq = _prerequisites(same_doc)
     # Each step is the opening sentence of its numbered item; details stay in the citation.
     steps = [
         c
@@ -180,53 +175,111 @@ def how_to(question: str, pool: list[Candidate], n: int) -> list[Candidate]:
         if c.fragment.heading_path == section and STEP.match(c.span.text) and c not in prereq
     ]
     if not steps:  # prose instructions: the section's relevant units, in document order
-        steps = [
-            c
-            for c in same_doc
-            if c.fragment.heading_path == section
-            and c not in prereq
-            and (c.kind != "table" or c.section == " ".join(section[-1:]))
-        ]
-        top = max((c.score for c in steps), default=0.0)
-        prose = [
-            c
-            for c in steps
-            if c.kind not in ("code", "table")
-            and c.score >= (MEANS_SHARE if MEANS.search(c.clean) else PROSE_SHARE) * top
-        ]
-        # a section whose evidence is its example alone: the code block is the answer
-        code = sorted((c for c in steps if c.kind == "code"), key=lambda c: (-c.score, c.order))
-        steps = prose or code[:1]
-        if steps and not any(c.kind == "lead" or "```" in c.clean for c in steps):
-            # prose that tells what to do: the section's code example shows how
-            here = " ".join(section[-1:])
-            first = min(c.span.start for c in steps)
-            example = sorted(
-                (c for c in same_doc if c.kind == "code" and c.section == here),
-                key=lambda c: (c.span.start < first, c.span.start),
-            )[:1]
-            steps += example or subsection_example(same_doc, here, first)
+        steps = _prose_steps(same_doc, section, prereq)
     steps = sorted(steps, key=lambda c: c.span.start)[:15]
-    checks = [
-        c
-        for c in same_doc
-        if CHECK.search(c.clean)
-        and c not in steps + prereq
-        and not STEP.match(c.span.text)
-        and len(c.clean.split("\n", 1)[0].split()) >= 4  # "Check it:" is no check
-        and not (SIDE_PROCEDURE.search(c.section) and not SIDE_PROCEDURE.search(question))
-    ][:2]
-    last = max((c.span.end for c in steps), default=0)
-    closing = [  # the closing check: a table in a later "Checks"/"Verify" section
-        c
-        for c in same_doc
-        if c.kind == "table" and c.span.start >= last and _CHECK_HEAD.search(c.section)
-    ][:1]
+    checks = _check_sentences(question, same_doc, steps + prereq)
+    closing = _closing_check(same_doc, steps)
     checks = closing + [c for c in checks if c.kind != "table"][: 2 - len(closing)]
     failure = failure_handling(question, same_doc, steps, prereq + checks)
     after = sorted(failure + checks, key=lambda c: c.span.start) if failure else checks
     kept = len(prereq) + len(steps) + len(closing) + len(failure)
     return (prereq + steps + after)[: max(n, kept)]
+
+
+def _side_unasked(text: str, question: str) -> bool:
+    """``text`` is about a side procedure (rollback, cleanup) the question does not ask for."""
+    return bool(SIDE_PROCEDURE.search(text) and not SIDE_PROCEDURE.search(question))
+
+
+def _procedure_section(question: str, pool: list[Candidate]) -> tuple[str, tuple[str, ...]]:
+    """The (document, heading path) of the procedure: the section whose numbered steps match
+    the question best, the announced main procedure beating a rollback or side list; without
+    numbered steps, :func:`best_section`."""
+    groups: dict[tuple[str, tuple[str, ...]], float] = {}
+    for c in pool:
+        if STEP.match(c.span.text):
+            key = (c.fragment.doc_id, c.fragment.heading_path)
+            groups[key] = groups.get(key, 0.0) + c.score
+    for key in groups:
+        head = " ".join(key[1][-1:])
+        groups[key] += 1.0 if PROCEDURE_HEAD.search(head) else 0.0
+        groups[key] -= 1.0 if _side_unasked(head, question) else 0.0
+    if groups:
+        return max(groups, key=lambda k: (groups[k], k))
+    return best_section(pool)
+
+
+def _prerequisites(same_doc: list[Candidate]) -> list[Candidate]:
+    """Units under a "Prerequisites"/"Before you start" heading, none inside another; 3 at most."""
+    prereq = [c for c in same_doc if PREREQ.search(" ".join(c.fragment.heading_path))]
+    return [c for c in prereq if not any(inside(c, o) for o in prereq)][:3]
+
+
+def _prose_steps(
+    same_doc: list[Candidate], section: tuple[str, ...], prereq: list[Candidate]
+) -> list[Candidate]:
+    """A section of prose instructions: its units that score near its best (a sentence that
+    gives the means at the lower share), else its best code block; prose that tells what to
+    do gets the section's code example that shows how."""
+    steps = [
+        c
+        for c in same_doc
+        if c.fragment.heading_path == section
+        and c not in prereq
+        and (c.kind != "table" or c.section == " ".join(section[-1:]))
+    ]
+    top = max((c.score for c in steps), default=0.0)
+    prose = [
+        c
+        for c in steps
+        if c.kind not in ("code", "table")
+        and c.score >= (MEANS_SHARE if MEANS.search(c.clean) else PROSE_SHARE) * top
+    ]
+    # a section whose evidence is its example alone: the code block is the answer
+    code = sorted((c for c in steps if c.kind == "code"), key=lambda c: (-c.score, c.order))
+    steps = prose or code[:1]
+    if steps and not any(c.kind == "lead" or "```" in c.clean for c in steps):
+        steps += _section_example(same_doc, " ".join(section[-1:]), steps)
+    return steps
+
+
+def _section_example(
+    same_doc: list[Candidate], here: str, steps: list[Candidate]
+) -> list[Candidate]:
+    """The code block of section ``here`` (the first one after the steps, else the first
+    before them), else the example of one of its subsections."""
+    first = min(c.span.start for c in steps)
+    example = sorted(
+        (c for c in same_doc if c.kind == "code" and c.section == here),
+        key=lambda c: (c.span.start < first, c.span.start),
+    )[:1]
+    return example or subsection_example(same_doc, here, first)
+
+
+def _check_sentences(
+    question: str, same_doc: list[Candidate], taken: list[Candidate]
+) -> list[Candidate]:
+    """Up to 2 sentences that tell the reader to verify the result: not a step, not a bare
+    "Check it:" and not in a side procedure the question does not ask for."""
+    return [
+        c
+        for c in same_doc
+        if CHECK.search(c.clean)
+        and c not in taken
+        and not STEP.match(c.span.text)
+        and len(c.clean.split("\n", 1)[0].split()) >= 4  # "Check it:" is no check
+        and not _side_unasked(c.section, question)
+    ][:2]
+
+
+def _closing_check(same_doc: list[Candidate], steps: list[Candidate]) -> list[Candidate]:
+    """The closing check: a table in a later "Checks"/"Verify" section, after the last step."""
+    last = max((c.span.end for c in steps), default=0)
+    return [
+        c
+        for c in same_doc
+        if c.kind == "table" and c.span.start >= last and _CHECK_HEAD.search(c.section)
+    ][:1]
 
 
 def compare(question: str, pool: list[Candidate], n: int) -> list[Candidate]:
@@ -269,57 +322,3 @@ def _subject(question: str) -> str:
         flags=re.I,
     )
     return re.sub(r"[?？。.!！]+$", "", q.replace("区别", "").replace("有什么", ""))
-
-
-#: A code block that shows a session's output (a console run), not code to write.
-_OUTPUT_BLOCK = re.compile(r"```(?:console|shell-session|pycon|text|output)\b")
-
-
-def subsection_example(same_doc: list[Candidate], here: str, first: int) -> list[Candidate]:
-    """The first code example after ``first`` in a subsection of section ``here`` (a
-    section that says what to do in its lead and shows how in "### Generate docs with
-    the command"), before any unit of a section at ``here``'s level or above; with the
-    code block right after it in the same subsection when that one answers the question
-    better (an example in two files: the program, then its test for "how do I test"; not
-    two console runs)."""
-    level = next((c.depth for c in same_doc if c.section == here and c.depth), 0)
-    if not level:
-        return []
-    after = sorted((c for c in same_doc if c.span.start > first), key=lambda c: c.span.start)
-    for i, c in enumerate(after):
-        if c.section != here and 0 < c.depth <= level:
-            return []  # the section has ended
-        if c.kind == "code" and c.depth > level:
-            nxt = next((d for d in after[i + 1 :] if d.span.start >= c.span.end), None)
-            if nxt is not None and nxt.kind == "code" and nxt.section == c.section:
-                files = not (_OUTPUT_BLOCK.match(c.clean) or _OUTPUT_BLOCK.match(nxt.clean))
-                return [c, nxt] if files and nxt.score > c.score else [c]
-            return [c]
-    return []
-
-
-#: A how-to's prose section is chosen by the summed scores of its best units, at most
-#: this many (not overlapping one another).
-SECTION_UNITS = 3
-
-
-def best_section(pool: list[Candidate]) -> tuple[str, tuple[str, ...]]:
-    """The (document, heading path) whose best :data:`SECTION_UNITS` units (none inside
-    another) score highest together: a section where several units answer beats one
-    sentence elsewhere that shares the question's words (ties: the section of the better
-    single unit, then the earlier one in ``pool``)."""
-    groups: dict[tuple[str, tuple[str, ...]], list[Candidate]] = {}
-    for c in pool:  # best first
-        groups.setdefault((c.fragment.doc_id, c.fragment.heading_path), []).append(c)
-    order = {key: i for i, key in enumerate(groups)}
-
-    def value(units: list[Candidate]) -> float:
-        taken: list[Candidate] = []
-        for c in units:
-            if not any(c.span.start < t.span.end and t.span.start < c.span.end for t in taken):
-                taken.append(c)
-            if len(taken) == SECTION_UNITS:
-                break
-        return sum(c.score for c in taken)
-
-    return max(groups, key=lambda k: (value(groups[k]), groups[k][0].score, -order[k]))

@@ -312,32 +312,40 @@ class _Builder:
                 self.add(s.start, block[0], f"{shown}\n{block[1]}", "lead", section, shown)
                 carried = True
             else:
-                self.add(s.start, s.end, shown, "sentence", section)
-                if i > 0 and _PRONOUN_FIRST.match(shown) and not (planted[i] or planted[i - 1]):
-                    before = prose_display(sentences[i - 1].text)
-                    if before and not is_lead_in(sentences[i - 1].text):
-                        window = f"{before} {shown}"
-                        self.add(sentences[i - 1].start, s.end, window, "window", section)
-                joinable = not (planted[i] or (not last and planted[i + 1]))
-                if not last and len(sentences) > 3 and not is_lead_in(s.text) and joinable:
-                    nxt = sentences[i + 1]
-                    after = prose_display(nxt.text)
-                    if after and not is_scaffolding(nxt.text) and not _PRONOUN_FIRST.match(after):
-                        self.add(s.start, nxt.end, f"{shown} {after}", "sequel", section)
+                self._sentence(sentences, i, shown, planted, section)
         # A short paragraph is also one unit: the value often sits in the sentence after
         # the one that names the subject ("X takes a code. By default, code is 0."); a
         # lead-in whose block could not be carried (an include marker follows) is prose.
-        if (
-            2 <= len(sentences) <= 3
-            and end - start <= PARA_CAP
-            and not prefix
-            and not carried
-            and not any(planted)
-        ):
-            first, last_s = sentences[0], sentences[-1]
-            shown = prose_display(self.doc.slice(first.start, last_s.end))
-            if shown:
-                self.add(first.start, last_s.end, shown, "para", section)
+        short = 2 <= len(sentences) <= 3 and end - start <= PARA_CAP and not prefix
+        if short and not carried and not any(planted):
+            self._paragraph(sentences, section)
+
+    def _sentence(
+        self, sentences: list[Span], i: int, shown: str, planted: list[bool], section: Node | None
+    ) -> None:
+        """Sentence ``i`` as a unit; with the sentence before it when it opens with a
+        pronoun (a "window"), and with the sentence after it in a longer paragraph (a
+        "sequel"), never joined to a sentence addressed to the answering system."""
+        s = sentences[i]
+        last = i == len(sentences) - 1
+        self.add(s.start, s.end, shown, "sentence", section)
+        if i > 0 and _PRONOUN_FIRST.match(shown) and not (planted[i] or planted[i - 1]):
+            before = prose_display(sentences[i - 1].text)
+            if before and not is_lead_in(sentences[i - 1].text):
+                window = f"{before} {shown}"
+                self.add(sentences[i - 1].start, s.end, window, "window", section)
+        joinable = not (planted[i] or (not last and planted[i + 1]))
+        if not last and len(sentences) > 3 and not is_lead_in(s.text) and joinable:
+            nxt = sentences[i + 1]
+            after = prose_display(nxt.text)
+            if after and not is_scaffolding(nxt.text) and not _PRONOUN_FIRST.match(after):
+                self.add(s.start, nxt.end, f"{shown} {after}", "sequel", section)
+
+    def _paragraph(self, sentences: list[Span], section: Node | None) -> None:
+        first, last_s = sentences[0], sentences[-1]
+        shown = prose_display(self.doc.slice(first.start, last_s.end))
+        if shown:
+            self.add(first.start, last_s.end, shown, "para", section)
 
     def _item(self, node: Node, section: Node | None) -> None:
         if node.char_end - node.char_start <= ITEM_CAP:

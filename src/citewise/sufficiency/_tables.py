@@ -89,28 +89,11 @@ def _row_facts(
     cells = _cells(row)
     if len(cells) != len(header) or len(cells) < 2:
         return []
-    key_col = next((i for i, h in enumerate(header) if _KEY_HEADERS.match(h.strip())), 0)
-    if not any(_KEY_HEADERS.match(h.strip()) for h in header):
-        for i, (a, b) in enumerate(cells):
-            found_path = _PATH.fullmatch(row[a:b].strip("` "))
-            if found_path and _path_kind(None, found_path.group(2), "endpoint") == "endpoint":
-                key_col = i
-                break
+    key_col = _key_column(header, row, cells)
     key = row[cells[key_col][0] : cells[key_col][1]].strip()
     if key.lower() in _EMPTY_CELL:
         return []
-    row_quals: dict[str, str] = {}
-    for i, h in enumerate(header):
-        dim = _QUAL_HEADERS.get(h.strip().lower())
-        if dim and i != key_col:
-            cell = row[cells[i][0] : cells[i][1]].strip()
-            if cell.lower() not in _EMPTY_CELL:
-                q = qualifiers_in(cell)
-                found = getattr(q, dim) or cell.lower().lstrip("v")
-                row_quals[dim] = _ENV_CANON.get(found, found)
-    row_q = Qualifiers(
-        row_quals.get("environment"), row_quals.get("version"), row_quals.get("platform")
-    )
+    row_q = _row_qualifiers(header, row, cells, key_col)
     key_subject = _clean_subject(key, []) or key.lower()
     facts: list[Fact] = []
     for i, (a, b) in enumerate(cells):
@@ -124,17 +107,7 @@ def _row_facts(
             continue
         noun = _header_noun(h)
         subject = f"{key_subject} {noun}".strip() if noun else key_subject
-        hint = next((k for p, k in _HEADER_KIND if p.search(h)), None)
-        found = _values(cell, [])
-        if found:
-            v = found[0]
-            kind, value, vs, ve = v.kind, v.value, v.start, v.end
-            if hint and kind == "count" and hint in ("port", "status_code"):
-                kind = hint
-        elif hint in ("owner", "format", "protocol", "engine", "location", "endpoint"):
-            kind, value, vs, ve = hint, cell.strip().lower(), 0, len(cell)
-        else:
-            kind, value, vs, ve = "text", re.sub(r"\s+", " ", cell.strip().lower()), 0, len(cell)
+        kind, value, vs, ve = _cell_value(cell, h)
         quals = row_q.over(qualifiers_in(h)).over(base)
         facts.append(
             Fact(
@@ -153,3 +126,50 @@ def _row_facts(
             )
         )
     return facts
+
+
+def _key_column(header: list[str], row: str, cells: list[tuple[int, int]]) -> int:
+    """The row's key column: the first key header ("Name", "Setting"); without one, the
+    first cell that is an endpoint path; else the first column."""
+    key_col = next((i for i, h in enumerate(header) if _KEY_HEADERS.match(h.strip())), 0)
+    if not any(_KEY_HEADERS.match(h.strip()) for h in header):
+        for i, (a, b) in enumerate(cells):
+            found_path = _PATH.fullmatch(row[a:b].strip("` "))
+            if found_path and _path_kind(None, found_path.group(2), "endpoint") == "endpoint":
+                return i
+    return key_col
+
+
+def _row_qualifiers(
+    header: list[str], row: str, cells: list[tuple[int, int]], key_col: int
+) -> Qualifiers:
+    """The environment, version and platform the row's own qualifier columns name."""
+    row_quals: dict[str, str] = {}
+    for i, h in enumerate(header):
+        dim = _QUAL_HEADERS.get(h.strip().lower())
+        if dim and i != key_col:
+            cell = row[cells[i][0] : cells[i][1]].strip()
+            if cell.lower() not in _EMPTY_CELL:
+                q = qualifiers_in(cell)
+                found = getattr(q, dim) or cell.lower().lstrip("v")
+                row_quals[dim] = _ENV_CANON.get(found, found)
+    return Qualifiers(
+        row_quals.get("environment"), row_quals.get("version"), row_quals.get("platform")
+    )
+
+
+def _cell_value(cell: str, h: str) -> tuple[str, str, int, int]:
+    """(kind, value, start, end in the cell) of a value cell: its first typed value (a count
+    under a port or status-code header is one); else the whole cell, typed by a header that
+    names a kind of text value, or plain text."""
+    hint = next((k for p, k in _HEADER_KIND if p.search(h)), None)
+    found = _values(cell, [])
+    if found:
+        v = found[0]
+        kind, value, vs, ve = v.kind, v.value, v.start, v.end
+        if hint and kind == "count" and hint in ("port", "status_code"):
+            kind = hint
+        return kind, value, vs, ve
+    if hint in ("owner", "format", "protocol", "engine", "location", "endpoint"):
+        return hint, cell.strip().lower(), 0, len(cell)
+    return "text", re.sub(r"\s+", " ", cell.strip().lower()), 0, len(cell)

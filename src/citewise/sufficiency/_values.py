@@ -281,8 +281,26 @@ def _candidates(s: str) -> list[_Value]:
     A pattern that needs a digit, a slash or a backslash is not run on text without one,
     and the text before a number is read only as far as its checks can match
     (:class:`~citewise.sufficiency._numbers.Tails`)."""
-    cands: list[_Value] = []
     digits = _DIGIT.search(s) is not None
+    cands = _location_values(s)
+    if digits:
+        _digit_values(s, cands)
+    tails = Tails(s)
+    hold = _may_hold(s)
+    if "state" in hold:
+        cands += _state_values(s, tails)
+    cands += _named_values(s, hold)
+    if "owner" in hold:
+        cands += _owner_values(s)
+    if digits:
+        cands += _number_values(s, tails)
+    return cands
+
+
+def _location_values(s: str) -> list[_Value]:
+    """URLs, Windows paths, and Unix paths or routes (with their HTTP method; a route is an
+    endpoint, a file path a location): each pattern only on text with its character."""
+    cands: list[_Value] = []
     if "://" in s:
         for m in _URL.finditer(s):
             v = m.group(0).rstrip(".,;:")
@@ -301,44 +319,65 @@ def _candidates(s: str) -> list[_Value]:
             v = f"{method.upper()} {path}" if method else path
             start = m.start(1) if method else m.start(2)
             cands.append(_Value(kind, v, start, m.start(2) + len(path), 0))
-    if digits:
-        _digit_values(s, cands)
-    tails = Tails(s)
-    hold = _may_hold(s)
-    for m in _STATE.finditer(s) if "state" in hold else ():
+    return cands
+
+
+def _state_values(s: str, tails: Tails) -> list[_Value]:
+    """Enabled / disabled states ("is not enabled" states disabled)."""
+    cands: list[_Value] = []
+    for m in _STATE.finditer(s):
         word = (m.group(1) or m.group(2) or m.group(3)).lower()
         on = word in ("enabled", "turned on", "switched on", "on", "true", "启用", "开启")
         if _NOT_BEFORE.search(tails.before(m.start())):
             on = not on  # "is not enabled" states disabled
         grp = 1 if m.group(1) else 2 if m.group(2) else 3
         cands.append(_Value("state", "enabled" if on else "disabled", m.start(grp), m.end(grp), 4))
-    for m in _PROTOCOL.finditer(s) if "protocol" in hold else ():
-        v = m.group(1).lower()
-        cands.append(_Value("protocol", _PROTOCOL_CANON.get(v, v), m.start(), m.end(), 5))
-    for m in _FORMAT.finditer(s) if "format" in hold else ():
-        v = m.group(1).lower()
-        cands.append(_Value("format", _FORMAT_CANON.get(v, v), m.start(), m.end(), 5))
-    for m in _ENGINE.finditer(s) if "engine" in hold else ():
-        v = m.group(1).lower()
-        cands.append(_Value("engine", _ENGINE_CANON.get(v, v), m.start(), m.end(), 5))
-    for m in _OWNER.finditer(s) if "owner" in hold else ():
+    return cands
+
+
+def _named_values(s: str, hold: set[str]) -> list[_Value]:
+    """Protocols, formats and engines by name, in their canonical spelling (each only when
+    :func:`_may_hold` says its keywords can match)."""
+    named = (
+        ("protocol", _PROTOCOL, _PROTOCOL_CANON),
+        ("format", _FORMAT, _FORMAT_CANON),
+        ("engine", _ENGINE, _ENGINE_CANON),
+    )
+    cands: list[_Value] = []
+    for kind, pattern, canon in named:
+        for m in pattern.finditer(s) if kind in hold else ():
+            v = m.group(1).lower()
+            cands.append(_Value(kind, canon.get(v, v), m.start(), m.end(), 5))
+    return cands
+
+
+def _owner_values(s: str) -> list[_Value]:
+    """The owner named after an ownership word ("owned by Team A")."""
+    cands: list[_Value] = []
+    for m in _OWNER.finditer(s):
         ov = _OWNER_VALUE.match(s, m.end())
         if ov:
             raw = ov.group(1).rstrip(".,;:")
             if raw:
                 start = ov.start(1)
                 cands.append(_Value("owner", raw.lower(), start, start + len(raw), 1))
-    if digits:
-        for m in SCI_NOTATION.finditer(s):
-            cands.append(_Value("count", sci_value(m), m.start(), m.end(), 2))
-        for m in _PLAIN_NUMBER.finditer(s):
-            before = tails.before(m.start())
-            if _NUMBER_NOT_VALUE.search(before) or is_label_number(before):
-                continue
-            after = s[m.end() :]
-            if is_year(m.group(1), before, after) or is_compound_modifier(after):
-                continue
-            cands.append(_Value("count", _fmt(_num(m.group(1))), m.start(1), m.end(1), 9))
+    return cands
+
+
+def _number_values(s: str, tails: Tails) -> list[_Value]:
+    """Unitless numbers: scientific notation, then plain numbers that are neither labels,
+    years nor parts of a compound modifier."""
+    cands: list[_Value] = []
+    for m in SCI_NOTATION.finditer(s):
+        cands.append(_Value("count", sci_value(m), m.start(), m.end(), 2))
+    for m in _PLAIN_NUMBER.finditer(s):
+        before = tails.before(m.start())
+        if _NUMBER_NOT_VALUE.search(before) or is_label_number(before):
+            continue
+        after = s[m.end() :]
+        if is_year(m.group(1), before, after) or is_compound_modifier(after):
+            continue
+        cands.append(_Value("count", _fmt(_num(m.group(1))), m.start(1), m.end(1), 9))
     return cands
 
 

@@ -11,7 +11,7 @@ current edition exists. A subject with no key terms ("p", "n") never concerns a 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
@@ -26,6 +26,7 @@ from citewise.sufficiency.models import ConflictNote, ConflictSide
 if TYPE_CHECKING:
     from citewise.analysis.question import Question
     from citewise.context import StageContext
+    from citewise.sufficiency.conflicts import Conflict
     from citewise.sufficiency.facts import Fact
 
 #: Entity-valued facts, read also from recall hits the pack left out.
@@ -76,7 +77,7 @@ def detect_conflicts(
     not the answer's subject and are not reported. The rest of a document is read only
     where a block holds every word of an anchored subject, so the cost of a question
     follows its evidence, not the size of the documents it touches."""
-    from citewise.sufficiency.conflicts import find_conflicts, subject_key
+    from citewise.sufficiency.conflicts import find_conflicts
 
     stale = set(stale_paths(kb, pack, principal))
     docs: dict[str, Fragment] = {}
@@ -94,8 +95,35 @@ def detect_conflicts(
             reads[path] = _fact_units(kb, path, docs[path], spans)
         return reads[path]
 
-    anchors: list[Fact] = []
     owner: dict[int, Fragment] = {}
+    anchors = _anchors(question, docs, direct, read, owner)
+    if not anchors:
+        return []  # nothing the answer rests on states a value of the asked subject
+    facts = list(anchors)
+    facts += _same_subject_facts(anchors, docs, direct, read, owner)
+    facts.extend(_entity_facts(hits, docs, stale, owner))
+    anchored = {id(f) for f in anchors}
+    notes: list[ConflictNote] = []
+    for c in find_conflicts(facts):
+        if id(c.a) not in anchored and id(c.b) not in anchored:
+            continue  # neither side is in the evidence the answer rests on
+        notes.append(_note(c, owner))
+    return notes
+
+
+_Read = Callable[[str], tuple[str, list["_Block"]]]
+
+
+def _anchors(
+    question: Question,
+    docs: dict[str, Fragment],
+    direct: dict[str, list[tuple[int, int]]],
+    read: _Read,
+    owner: dict[int, Fragment],
+) -> list[Fact]:
+    """The facts of the asked subject stated in the direct-support fragments' blocks (each
+    fact's fragment recorded in ``owner``)."""
+    anchors: list[Fact] = []
     for path, frag in sorted(docs.items()):
         if path not in direct:
             continue  # no anchor here: read only when another document anchors a subject
@@ -104,11 +132,23 @@ def detect_conflicts(
             if _asked(fact, question):
                 anchors.append(fact)
                 owner[id(fact)] = frag
-    if not anchors:
-        return []  # nothing the answer rests on states a value of the asked subject
+    return anchors
+
+
+def _same_subject_facts(
+    anchors: list[Fact],
+    docs: dict[str, Fragment],
+    direct: dict[str, list[tuple[int, int]]],
+    read: _Read,
+    owner: dict[int, Fragment],
+) -> list[Fact]:
+    """Facts of an anchored subject and attribute elsewhere in the pack's documents, read
+    only in blocks that hold every word of an anchored subject."""
+    from citewise.sufficiency.conflicts import subject_key
+
     keys = {(subject_key(f.subject, f.attribute), f.attribute) for f in anchors}
     needs = [n for n in (_need(key) for key, _ in keys) if n]
-    facts = list(anchors)
+    facts: list[Fact] = []
     for path in sorted(docs):
         text, units = read(path)
         rest = [u for u in units if not _touches(u, direct.get(path)) and _holds(text, u, needs)]
@@ -116,20 +156,18 @@ def detect_conflicts(
             if (subject_key(fact.subject, fact.attribute), fact.attribute) in keys:
                 owner[id(fact)] = docs[path]
                 facts.append(fact)
-    facts.extend(_entity_facts(hits, docs, stale, owner))
-    anchored = {id(f) for f in anchors}
-    notes: list[ConflictNote] = []
-    for c in find_conflicts(facts):
-        pair = (c.a, c.b)
-        if id(c.a) not in anchored and id(c.b) not in anchored:
-            continue  # neither side is in the evidence the answer rests on
-        sides = tuple(_side(owner[id(p)], p) for p in pair)
-        sentence = (
-            f"The sources disagree on {c.a.subject}: {sides[0].fragment.path} gives "
-            f"{p_raw(c.a)} and {sides[1].fragment.path} gives {p_raw(c.b)}."
-        )
-        notes.append(ConflictNote(c.a.subject, c.a.attribute, sentence, sides, c.reason))
-    return notes
+    return facts
+
+
+def _note(c: Conflict, owner: dict[int, Fragment]) -> ConflictNote:
+    """The conflict as the answer states it: both sides with their fragments."""
+    pair = (c.a, c.b)
+    sides = tuple(_side(owner[id(p)], p) for p in pair)
+    sentence = (
+        f"The sources disagree on {c.a.subject}: {sides[0].fragment.path} gives "
+        f"{p_raw(c.a)} and {sides[1].fragment.path} gives {p_raw(c.b)}."
+    )
+    return ConflictNote(c.a.subject, c.a.attribute, sentence, sides, c.reason)
 
 
 def _asked(fact: Fact, question: Question) -> bool:

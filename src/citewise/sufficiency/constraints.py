@@ -31,17 +31,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Literal
 
 from citewise.analysis.tokenize import QUESTION_STEMS, tokenize
 from citewise.sufficiency.answer_type import figures_of, gives_date, gives_quantity
+from citewise.sufficiency.figures import NUMBER_WORDS, Constraint, number_found, question_figures
 from citewise.sufficiency.floor import unmentioned
 from citewise.sufficiency.measure import asks_measure, gives_measure
 from citewise.sufficiency.presence import FILLER, TermProfile, english_zipf, is_question
 from citewise.sufficiency.wordforms import fold, held, tokens
 
-__all__ = ["Constraint", "UnitGate", "question_constraints", "reason", "unmet"]
+__all__ = [
+    "NUMBER_WORDS",
+    "Constraint",
+    "UnitGate",
+    "number_found",
+    "question_constraints",
+    "reason",
+    "unmet",
+]
 
 #: Words of the question below this frequency in English (Zipf; "besiege" 2.6,
 #: "seeks" 4.1, "invade" 4.2; not "prefer" 4.6 or "made" 5.6) name the relation asked
@@ -54,48 +61,6 @@ RELATION_ZIPF = 4.6
 #: decorator" is not met by a "Fences" heading alone).
 RARE_ZIPF = 4.2
 
-Kind = Literal["number", "name", "words", "polarity", "date", "quantity", "relevance"]
-
-
-@dataclass(frozen=True, slots=True)
-class Constraint:
-    kind: Kind
-    surface: str  # the question's own words ("11th century", "not", "Normans")
-    #: Number constraints: the values a compatible text may name (a year: itself; an
-    #: ordinal century: its years are checked apart). Name constraints: the index token.
-    key: str = ""
-
-
-_ORDINALS = (
-    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
-    "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth"
-)
-_ORDINAL_WORDS = {w: i for i, w in enumerate(_ORDINALS.split(), start=1)}
-_NUMBERS = (
-    "one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen twenty"
-)
-#: "one" .. "twenty" and their values.
-NUMBER_WORDS = {w: i for i, w in enumerate(_NUMBERS.split(), start=1)}
-#: A figure of the question: "1598", "11th", "3.5", "40,000", "4-cylinder" (the number).
-_FIGURE = re.compile(
-    r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(st|nd|rd|th|['’]?s)?(?![\w.]*\d)"
-)
-#: A number that names a part of a document ("clause 2.3", "§ 4", "cell 2.1") is a
-#: reference: the unit's heading may carry it.
-_REFERENCE = re.compile(
-    r"(?:\b(?:clause|section|sect|article|art|paragraph|para|rule|chapter|part|appendix|"
-    r"annex|schedule|step|item|table|figure|fig|page|no|cell|row|column|col|line|slide|"
-    r"sheet)\.?|§)\s*$",
-    re.I,
-)
-_WORD_CENTURY = re.compile(
-    r"\b(" + "|".join(sorted(_ORDINAL_WORDS, key=len, reverse=True)) + r")[ -](century|millennium)",
-    re.I,
-)
-_CENTURY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)[ -](century|millennium)", re.I)
-_DECADE = re.compile(r"\b(\d{3})0s\b")
-_RANGE = re.compile(r"\b(\d{3,4})\s*(?:-|–|—|to|until|till|and)\s*(\d{2,4})\b")
 
 _NEGATION_Q = re.compile(r"\b(?:not|never|cannot)\b|n't\b|n’t\b", re.I)
 #: A negation after one of these is a condition of the question ("what is sent when the
@@ -134,97 +99,6 @@ _QUANTITY_T = re.compile(  # not "one": "one of the largest" gives no figure
 )
 
 
-#: A legal or standards citation ("12 CFR 1002.4(b)", "5 U.S.C. 552", "ISO 13485:2016",
-#: "GB 50016-2014"): its numbers name the regulation and clause, which recall's identifier
-#: route and the edition lookup match exactly; they are not figures the unit must repeat.
-_CITATION = re.compile(
-    r"\b\d+\s+(?:CFR|C\.F\.R\.|U\.?S\.?C\.?)\s+§*\s*[\d.]+(?:\([a-z0-9]+\))*"
-    r"|\b(?:ISO|IEC|EN|DIN|BS|GB(?:/T)?|ASTM|IEEE)\s*[\d.]+(?:[-:]\d{2,4})*",
-    re.I,
-)
-
-
-def _figures(question: str) -> list[Constraint]:
-    out: list[Constraint] = []
-    taken: list[tuple[int, int]] = [m.span() for m in _CITATION.finditer(question)]
-    for m in [*_CENTURY.finditer(question), *_WORD_CENTURY.finditer(question)]:
-        n = m.group(1)
-        number = str(_ORDINAL_WORDS[n.lower()]) if n.lower() in _ORDINAL_WORDS else n
-        out.append(Constraint("number", m.group(0), f"{number}:{m.group(2).lower()}"))
-        taken.append(m.span())
-    for m in _FIGURE.finditer(question):
-        if any(a <= m.start() < b for a, b in taken):
-            continue
-        value = m.group(1).replace(",", "")
-        suffix = (m.group(2) or "").lower().lstrip("'’")  # "1950's" is "1950s"
-        if _REFERENCE.search(question[: m.start()]):  # "clause 2.3": where, not a figure
-            out.append(Constraint("name", m.group(0), value))
-            continue
-        key = f"{value}:ordinal" if suffix in ("st", "nd", "rd", "th") else value
-        if suffix == "s" and len(value) == 4:
-            key = f"{value}:decade"
-        out.append(Constraint("number", m.group(0), key))
-    return out
-
-
-def _years(text: str) -> set[int]:
-    return {int(m.group(1)) for m in re.finditer(r"(?<![\w.])(\d{3,4})(?![\w.]*\d)", text)}
-
-
-def number_found(c: Constraint, text: str) -> bool:
-    """Whether ``text`` names the figure of ``c`` or a compatible form of it."""
-    value, _, mode = c.key.partition(":")
-    low = text.lower()
-    if mode in ("century", "millennium"):
-        n = int(value)
-        word = next((w for w, i in _ORDINAL_WORDS.items() if i == n), None)
-        pat = rf"\b(?:{n}(?:st|nd|rd|th)|{word or '#'})[ -]{mode}"
-        if re.search(pat, low):
-            return True
-        span = 100 if mode == "century" else 1000
-        return any((n - 1) * span < y <= n * span for y in _years(text))
-    if mode == "ordinal":
-        n = int(value)
-        word = next((w for w, i in _ORDINAL_WORDS.items() if i == n), None)
-        return bool(re.search(rf"\b(?:{n}(?:st|nd|rd|th)|{word or '#'})\b", low))
-    if mode == "decade":
-        start = int(value)
-        if re.search(rf"\b{start}['’]?s\b", low):
-            return True
-        # "the 1700s" is the 18th century: any year in it, or the century by name
-        span = 100 if start % 100 == 0 else 10
-        if span == 100 and number_found(
-            Constraint("number", "", f"{start // 100 + 1}:century"), text
-        ):
-            return True
-        return any(start <= y < start + span for y in _years(text))
-    plain = re.compile(rf"(?<![\w.]){re.escape(value)}(?![\w]*\d)")
-    if plain.search(text.replace(",", "")):
-        return True
-    number = int(value) if value.isdigit() else -1
-    if 0 < number <= 20:
-        word = next(w for w, i in NUMBER_WORDS.items() if i == number)
-        if re.search(rf"\b{word}\b", low):
-            return True
-    if value.isdigit() and len(value) == 4:  # a year inside a named decade, century, range
-        y = int(value)
-        if re.search(rf"\b{y // 10}0s\b", low):
-            return True
-        for m in _RANGE.finditer(text):
-            a, b = int(m.group(1)), int(m.group(2))
-            if b < 100:
-                b += a - a % 100
-            if a <= y <= b:
-                return True
-        for m in _CENTURY.finditer(text):
-            if (
-                m.group(2).lower() == "century"
-                and (int(m.group(1)) - 1) * 100 < y <= int(m.group(1)) * 100
-            ):
-                return True
-    return False
-
-
 #: The condition of a question ("After an instrument loses its connection, ...", "... when
 #: the header does not validate") or its purpose ("... to qualify for the liability
 #: limitations?", "in order to ..."): its words set the scene, the relation is elsewhere.
@@ -257,28 +131,46 @@ def question_constraints(
     ``profile`` weighs the question's names; without it names are not constrained."""
     if not is_question(question):
         return ()
-    out = _figures(question)
+    out = question_figures(question)
     if profile is not None:
-        numbers = " ".join(c.surface for c in out)
-        # the answer type's own words ("what percentage", "which year") are no relation
-        cue = " ".join(
-            m.group(0).lower() for p in (_DATE_Q, _QUANTITY_Q) for m in p.finditer(question)
-        )
-        condition = set(tokenize(" ".join(m.group(0) for m in _CONDITION.finditer(question))))
-        relation = []
-        for t in profile.terms:
-            if t.soft or t.surface in numbers:
-                continue
-            if t.kind == "word" and (t.surface.lower() in cue.split() or t.key in condition):
-                continue
-            if t.kind == "name" and t.required:
-                out.append(Constraint("name", t.surface, t.key))
-            elif t.kind == "word" and t.df > 0 and not t.kb_common and _relation_word(t.surface):
-                relation.append(t)
-        if relation:  # the relation asked about: half its words at least, one rare one
-            words = " ".join(t.surface for t in relation)
-            keys = [("!" if english_zipf(t.surface) < RARE_ZIPF else "") + t.key for t in relation]
-            out.append(Constraint("words", words, " ".join(keys)))
+        out += _term_constraints(question, profile, out)
+    out += _polarity(question)
+    out += _answer_type(question)
+    return tuple(out)
+
+
+def _term_constraints(
+    question: str, profile: TermProfile, figures: list[Constraint]
+) -> list[Constraint]:
+    """Each required name of the question, then the relation asked about (its rare content
+    words: half of them at least, one rare one), leaving out the question's figures, soft
+    terms, the answer type's own words and the words of its condition or purpose."""
+    numbers = " ".join(c.surface for c in figures)
+    # the answer type's own words ("what percentage", "which year") are no relation
+    cue = " ".join(m.group(0).lower() for p in (_DATE_Q, _QUANTITY_Q) for m in p.finditer(question))
+    condition = set(tokenize(" ".join(m.group(0) for m in _CONDITION.finditer(question))))
+    out: list[Constraint] = []
+    relation = []
+    for t in profile.terms:
+        if t.soft or t.surface in numbers:
+            continue
+        if t.kind == "word" and (t.surface.lower() in cue.split() or t.key in condition):
+            continue
+        if t.kind == "name" and t.required:
+            out.append(Constraint("name", t.surface, t.key))
+        elif t.kind == "word" and t.df > 0 and not t.kb_common and _relation_word(t.surface):
+            relation.append(t)
+    if relation:  # the relation asked about: half its words at least, one rare one
+        words = " ".join(t.surface for t in relation)
+        keys = [("!" if english_zipf(t.surface) < RARE_ZIPF else "") + t.key for t in relation]
+        out.append(Constraint("words", words, " ".join(keys)))
+    return out
+
+
+def _polarity(question: str) -> list[Constraint]:
+    """A negated question (not a "why" question, nor a negation inside a subordinate clause)
+    asks for what is not; a "least" question for the least."""
+    out: list[Constraint] = []
     neg = _NEGATION_Q.search(question)
     first = re.match(r"\s*\S+", question)
     opening = first.end() if first else 0
@@ -289,15 +181,21 @@ def question_constraints(
     m = _LEAST_Q.search(question)
     if m:
         out.append(Constraint("polarity", m.group(0), "least"))
+    return out
+
+
+def _answer_type(question: str) -> list[Constraint]:
+    """A "when" question wants a date, a "how many / how much" one a count or quantity;
+    the question's own figures answer neither."""
     own = ",".join(figures_of(question))  # the question's own figures answer nothing
     if _DATE_Q.search(question):
-        out.append(Constraint("date", "when", f"date:{own}"))
-    elif _QUANTITY_Q.search(question):
+        return [Constraint("date", "when", f"date:{own}")]
+    if _QUANTITY_Q.search(question):
         q = _QUANTITY_Q.search(question)
         said = q.group(0) if q else "how many"
         count = said.lower().split()[-1] in ("many", "much")  # a count: no year, no clock
-        out.append(Constraint("quantity", said, f"{'count' if count else 'quantity'}:{own}"))
-    return tuple(out)
+        return [Constraint("quantity", said, f"{'count' if count else 'quantity'}:{own}")]
+    return []
 
 
 #: Index tokens of the question's own negation words (never the negated relation).

@@ -64,174 +64,16 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from citewise.evidence.sentences import Span, split_sentences
-from citewise.sufficiency._model import (
-    Fact,
-    Qualifiers,
-    TimeScope,
-    _mask,
-    _words,
-    blank_markup,
-)
-from citewise.sufficiency._numbers import (
-    Tails,
-    bracket_depths,
-    framing_condition,
-    is_bound,
-    is_confidence_level,
-    is_statistic_label,
-    is_unlinked_count,
-)
-from citewise.sufficiency._qualifiers import _Dim, _Mention, _mentions, qualifiers_in
+from citewise.sufficiency._model import Fact, Qualifiers, TimeScope, _mask, blank_markup
+from citewise.sufficiency._qualifiers import qualifiers_in
 from citewise.sufficiency._relations import relation_facts
-from citewise.sufficiency._subjects import _PRONOUN, _subject_for
+from citewise.sufficiency._sentences import sentence_facts
 from citewise.sufficiency._tables import _cells, _row_facts
-from citewise.sufficiency._values import Value as _Value
-from citewise.sufficiency._values import candidates as value_candidates
-from citewise.sufficiency._values import chosen as chosen_values
 
 __all__ = ["Fact", "Qualifiers", "TimeScope", "extract_facts", "qualifiers_in"]
-
-# ---------------------------------------------------------------------------- sentences
-
-_CLAUSE_SPLIT = re.compile(r"[;；,，]|\s(?:but|while|whereas|and|whilst)\s|\(|\)", re.I)
-
-
-def _clauses(s: str) -> list[tuple[int, int]]:
-    bounds = [0]
-    for m in _CLAUSE_SPLIT.finditer(s):
-        bounds.extend((m.start(), m.end()))
-    bounds.append(len(s))
-    return [(bounds[i], bounds[i + 1]) for i in range(0, len(bounds), 2)]
-
-
-def _pick(dim: _Dim, pos: int, clause: tuple[int, int], mentions: list[_Mention]) -> str | None:
-    own = [m for m in mentions if m.dim == dim]
-    if not own:
-        return None
-    inside = [m for m in own if clause[0] <= m.start and m.end <= clause[1]]
-    if inside:
-        return min(inside, key=lambda m: abs(m.start - pos)).value
-    before = [m for m in own if m.end <= clause[0]]
-    if before:
-        return max(before, key=lambda m: m.start).value
-    if len({m.value for m in own}) == 1:
-        return own[0].value
-    return None
-
-
-def _sentence_facts(
-    span: Span, base: Qualifiers, prev_subject: str | None, doc_path: str, heading: tuple[str, ...]
-) -> list[Fact]:
-    s = _mask(span.text)
-    found = value_candidates(s)
-    if not found:
-        return []  # no value, no fact (the rest below only qualifies values)
-    mentions = _mentions(s)
-    masked = [(m.start, m.end) for m in mentions if m.dim == "version"]
-    values = chosen_values(found, masked)
-    tails = Tails(s)
-    depths: list[int] | None = None
-    facts: list[Fact] = []
-    subject_prev = prev_subject
-    clauses = _clauses(s)
-    condition = framing_condition(s)
-    if condition and any(m.dim != "time" for m in _mentions(condition)):
-        condition = None  # "In staging," is an environment, already a qualifier
-    for value in values:
-        clause = next((c for c in clauses if c[0] <= value.start < c[1]), (0, len(s)))
-        in_clause = [v for v in values if clause[0] <= v.start and v.end <= clause[1]]
-        rel = _Value(value.kind, value.value, value.start - clause[0], value.end - clause[0], 0)
-        rel_vals = [
-            _Value(v.kind, v.value, v.start - clause[0], v.end - clause[0], 0) for v in in_clause
-        ]
-        rel_mentions = [
-            _Mention(m.dim, m.value, m.start - clause[0], m.end - clause[0])
-            for m in mentions
-            if clause[0] <= m.start and m.end <= clause[1]
-        ]
-        subject = _subject_for(s[clause[0] : clause[1]], rel, rel_vals, rel_mentions)
-        if subject is None and not rel_mentions:
-            depths = bracket_depths(s) if depths is None else depths
-            if depths[value.start] > 0:
-                continue  # "(95% CI 1.26 to 2.23)", "(n = 53)": annotations of the value before
-        if subject is None or subject == _PRONOUN:
-            # Empty phrase: continue this sentence's subject; a pronoun may also
-            # refer to the previous sentence's last subject.
-            inherited = subject_prev if (facts or subject == _PRONOUN) else None
-            if inherited is None:
-                continue
-            subject = inherited
-            if facts and value.kind == "count" and facts[-1].attribute in ("port", "status_code"):
-                value = replace(value, kind=facts[-1].attribute)
-        if not re.search(r"[^\W\d_]", subject):
-            continue  # "–" of "30–90 s", stray symbols: no subject
-        if _is_bare_number_noise(subject) and value.kind in ("count", "duration", "endpoint"):
-            continue
-        if value.kind in _NUMERIC_KINDS and (
-            is_statistic_label(subject) or is_bound(tails.before(value.start, clause[0]))
-        ):
-            continue  # "P < 0.05", "n = 150", "CD4 ≤500": statistics and bounds, not values
-        if value.kind == "percent" and is_confidence_level(s[value.end :]):
-            continue  # the 95 of "95% CI" is a convention, not a proportion
-        if value.kind == "count" and is_unlinked_count(
-            tails.before(value.start, clause[0]), s[value.end :]
-        ):
-            continue  # "the 6846 women": a number inside a noun phrase states no value
-        if value.kind == "status_code":
-            # Status codes are conditional ("503 when overloaded"): the condition
-            # is part of what the code is the value *of*.
-            cond = _CONDITION.search(s[value.end : clause[1]])
-            if cond:
-                subject = subject + " " + " ".join(cond.group(0).lower().split())
-        if value.kind == "count" and _VERSION_SUBJECT.search(subject) and "." in value.value:
-            value = replace(value, kind="version")  # "the current version is 4.2"
-        subject_prev = subject
-        quals = Qualifiers(
-            _pick("environment", value.start, clause, mentions),
-            _pick("version", value.start, clause, mentions),
-            _pick("platform", value.start, clause, mentions),
-            _pick("time", value.start, clause, mentions),  # type: ignore[arg-type]
-            condition,
-        ).over(base)
-        facts.append(
-            Fact(
-                subject=subject,
-                attribute=value.kind,
-                value=value.value,
-                raw_value=span.text[value.start : value.end],
-                start=span.start,
-                end=span.end,
-                text=span.text,
-                value_start=span.start + value.start,
-                value_end=span.start + value.end,
-                qualifiers=quals,
-                doc_path=doc_path,
-                heading_path=heading,
-            )
-        )
-    return facts
-
-
-_VERSION_SUBJECT = re.compile(r"\b(?:version|release)s?\b|版本", re.IGNORECASE)
-_NUMERIC_KINDS = frozenset(
-    _words("count duration length size percent temperature voltage frequency volume mass")
-)
-_CONDITION = re.compile(r"\b(?:when|if|on|for|after|unless)\b[^.;,]*", re.IGNORECASE)
-
-
-def _is_bare_number_noise(subject: str) -> bool:
-    return bool(
-        re.fullmatch(
-            r"[\d\s.]*|steps?|sections?|items?|pages?|figures?|tables?|see|refer|use|run|"
-            r"click|press|type|waits?|read|repeat|choose|select|calls?|exits?|returns?|"
-            r"prints?|install|send|sends|retry",
-            subject,
-        )
-    )
-
 
 # ----------------------------------------------------------------------------- top level
 
@@ -280,57 +122,98 @@ def extract_facts(
     text_nfc = unicodedata.normalize("NFC", text) if not text.isascii() else text
     if len(text_nfc) != len(text):
         text_nfc = text
-    headings = list(heading_path)
-    inner: list[tuple[int, str]] = []
-    header: list[str] | None = list(table_header) if table_header else None
-    prev_subject: str | None = None
-    facts: list[Fact] = []
-    group = -1
-    prev_kind = ""
-    # Code is not prose ("retries=5" in an example states nothing): fenced blocks
-    # are blanked (same length, newlines kept) before splitting into units.
-    prose = blank_markup(text_nfc)  # XML's tags and references: not what a fact states
-    for a, b in _fenced_ranges(text_nfc):
-        prose = prose[:a] + re.sub(r"[^\n]", " ", prose[a:b]) + prose[b:]
+    walk = _Walk(text_nfc, base_offset, list(heading_path), doc_path, table_header)
+    prose = _prose(text_nfc)
     for span in split_sentences(prose, base_offset):
-        path = tuple(headings + [h for _, h in inner])
+        path = walk.path()
         base = _heading_quals(path)
         if span.kind == "heading":
-            level = len(span.text) - len(span.text.lstrip("#"))
-            inner = [(lv, h) for lv, h in inner if lv < level]
-            inner.append((level, span.text.lstrip("#").strip()))
-            header = list(table_header) if table_header else None
-            prev_subject = None
-            prev_kind = "heading"
-            continue
-        if span.kind == "table_row":
-            rel_end = span.end - base_offset
-            nl = text_nfc.find("\n", rel_end)
-            nxt = text_nfc[nl + 1 : text_nfc.find("\n", nl + 1) % (len(text_nfc) + 1)]
-            if nl >= 0 and _DELIM_LINE.fullmatch(nxt.rstrip("\r")):
-                row = _mask(span.text)
-                header = [row[a:b] for a, b in _cells(row)]
-                continue
-            if header:
-                if prev_kind != "table_row":
-                    group = span.start
-                rows = _row_facts(span, header, base, doc_path, path)
-                facts.extend(replace(f, group=group) for f in rows)
-            prev_kind = "table_row"
-            continue
-        if not table_header:
-            header = None
-        if span.kind == "list_item" and prev_kind != "list_item":
-            group = span.start
-        found = _sentence_facts(span, base, prev_subject, doc_path, path)
-        found += relation_facts(span, base, doc_path, path)
-        if span.kind == "list_item":
-            found = [replace(f, group=group) for f in found]
-        prev_kind = span.kind
-        facts.extend(found)
-        prev_subject = found[-1].subject if found else None
+            walk.heading(span)
+        elif span.kind == "table_row":
+            walk.table_row(span, base, path)
+        else:
+            walk.unit(span, base, path)
+    facts = walk.facts
     if prose != text_nfc:  # a fact's text is its source sentence, tags and all (it is cited)
         facts = [
             replace(f, text=text_nfc[f.start - base_offset : f.end - base_offset]) for f in facts
         ]
     return [replace(f, heading_path=tuple(f.heading_path)) for f in facts]
+
+
+def _prose(text: str) -> str:
+    """``text`` with its markup (XML's tags and references: not what a fact states) and
+    its fenced code blanked, same length, newlines kept: code is not prose ("retries=5" in
+    an example states nothing)."""
+    prose = blank_markup(text)
+    for a, b in _fenced_ranges(text):
+        prose = prose[:a] + re.sub(r"[^\n]", " ", prose[a:b]) + prose[b:]
+    return prose
+
+
+@dataclass(slots=True)
+class _Walk:
+    """The units of one text in order, and what each leaves for the next: the headings
+    inside the text, the table header in force, the previous subject (a pronoun's), the
+    group of the current list or table and the previous unit's kind."""
+
+    text: str
+    base_offset: int
+    headings: list[str]
+    doc_path: str
+    table_header: Sequence[str] | None
+    inner: list[tuple[int, str]] = field(default_factory=list)
+    header: list[str] | None = None
+    prev_subject: str | None = None
+    group: int = -1
+    prev_kind: str = ""
+    facts: list[Fact] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.header = list(self.table_header) if self.table_header else None
+
+    def path(self) -> tuple[str, ...]:
+        return tuple(self.headings + [h for _, h in self.inner])
+
+    def heading(self, span: Span) -> None:
+        """A heading inside the text: it replaces the headings at its level and below, and
+        resets the table header and the previous subject."""
+        level = len(span.text) - len(span.text.lstrip("#"))
+        self.inner = [(lv, h) for lv, h in self.inner if lv < level]
+        self.inner.append((level, span.text.lstrip("#").strip()))
+        self.header = list(self.table_header) if self.table_header else None
+        self.prev_subject = None
+        self.prev_kind = "heading"
+
+    def table_row(self, span: Span, base: Qualifiers, path: tuple[str, ...]) -> None:
+        """A header row (the next line is the delimiter row) sets the header; a body row
+        under a header gives its facts, one group per table."""
+        rel_end = span.end - self.base_offset
+        text = self.text
+        nl = text.find("\n", rel_end)
+        nxt = text[nl + 1 : text.find("\n", nl + 1) % (len(text) + 1)]
+        if nl >= 0 and _DELIM_LINE.fullmatch(nxt.rstrip("\r")):
+            row = _mask(span.text)
+            self.header = [row[a:b] for a, b in _cells(row)]
+            return
+        if self.header:
+            if self.prev_kind != "table_row":
+                self.group = span.start
+            rows = _row_facts(span, self.header, base, self.doc_path, path)
+            self.facts.extend(replace(f, group=self.group) for f in rows)
+        self.prev_kind = "table_row"
+
+    def unit(self, span: Span, base: Qualifiers, path: tuple[str, ...]) -> None:
+        """A sentence or list item: its value facts and relation facts (a list's items
+        grouped); its last subject is the next unit's previous subject."""
+        if not self.table_header:
+            self.header = None
+        if span.kind == "list_item" and self.prev_kind != "list_item":
+            self.group = span.start
+        found = sentence_facts(span, base, self.prev_subject, self.doc_path, path)
+        found += relation_facts(span, base, self.doc_path, path)
+        if span.kind == "list_item":
+            found = [replace(f, group=self.group) for f in found]
+        self.prev_kind = span.kind
+        self.facts.extend(found)
+        self.prev_subject = found[-1].subject if found else None

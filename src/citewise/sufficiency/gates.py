@@ -11,18 +11,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from citewise.analysis.intent import Intent
 from citewise.analysis.tokenize import Coverage, term_coverage, tokenize
 from citewise.evidence.models import EvidencePack, Fragment
-from citewise.sufficiency.constraints import Constraint, number_found
-from citewise.sufficiency.models import Degradation, Reason, Status, Sufficiency
+
+# The how-to action rules lived here; their import names stay (explicit re-exports).
+from citewise.sufficiency.actions import action_term as action_term
+from citewise.sufficiency.actions import cohesion as cohesion
+from citewise.sufficiency.actions import generic_action as generic_action
+from citewise.sufficiency.actions import procedure_mismatch as procedure_mismatch
+from citewise.sufficiency.figures import Constraint, number_found
+from citewise.sufficiency.models import Degradation, QuestionTerm, Reason, Status, Sufficiency
 from citewise.sufficiency.presence import (
     FILLER,
-    GENERIC_ZIPF,
     TermProfile,
-    english_zipf,
     judge,
     missing_surface,
 )
@@ -39,7 +43,6 @@ _SEVERITY: tuple[Degradation, ...] = (
     "partial_coverage",
 )
 _STEPS = re.compile(r"^\s*(?:\d{1,3}[.)]|[-*+])\s", re.M)
-_NUMBERED = re.compile(r"^\s*(?:\d{1,3}[.)]|step\s+\d+)\s", re.M | re.I)
 _HAS_DIGIT = re.compile(r"\d")
 #: A fenced or indented code block: the answer to many a documentation how-to.
 _CODE = re.compile(r"^\s*(?:```|~~~)|^(?: {4}|\t)\S", re.M)
@@ -67,66 +70,44 @@ def _without_reference_words(c: Coverage) -> Coverage:
     return Coverage(terms, tuple(t for t in c.matched if t in terms))
 
 
-#: The English how-to cues whose next word is the action asked about ("how do I <verb> ...").
-_HOW_CUE = re.compile(r"^how (?:do|can|should|would|could|to|does one)$")
-
-
-def action_term(intent: Intent) -> str | None:
-    """The verb of an English "how do I <verb> <object>" question: its first subject term."""
-    if intent.kind != "how_to" or not _HOW_CUE.match(intent.cue) or len(intent.subject_terms) < 2:
-        return None
-    term = intent.subject_terms[0]
-    return term if term.isascii() and term.isalpha() else None
-
-
-def generic_action(intent: Intent) -> bool:
-    """Whether a how-to's verb is a generic one ("send", "check", "configure"): steps that
-    do the task need not use the word."""
-    word = intent.subject.split()[0] if intent.subject else ""
-    return bool(word) and (english_zipf(word) >= GENERIC_ZIPF or action_term(intent) in FILLER)
-
-
-def cohesion(terms: Sequence[str], frags: Sequence[Fragment]) -> int:
-    """The most of ``terms`` (index tokens) that one fragment holds (its text and its
-    heading path).
-
-    Terms scattered one per passage ("rotate" in one, "token" in another) are not evidence
-    about the subject they name together; the subject gate alone counts them anywhere.
-    """
-    best = 0
-    wanted = set(terms)
-    for f in frags:
-        held = set(tokenize(f.text)) | set(tokenize(" ".join(f.heading_path)))
-        best = max(best, len(wanted & held))
-    return best
-
-
-def procedure_mismatch(intent: Intent, fragments: Sequence[Fragment]) -> Reason | None:
-    """A how-to whose numbered steps never name the action asked about (neither in a step
-    nor in the steps' headings), while no section of the steps' documents in the evidence is
-    headed by it either, would be answered with another task's procedure: the reason, or
-    None. A section headed by the action ("Verify") may answer in prose; evidence without
-    numbered steps is left to the other gates."""
-    action = action_term(intent)
-    steps = [f for f in fragments if _NUMBERED.search(f.text)]
-    if action is None or not steps or cohesion((action,), steps) > 0 or generic_action(intent):
-        return None
-    docs = {f.doc_id for f in steps}
-    headed = term_coverage(
-        action, [" ".join(f.heading_path) for f in fragments if f.doc_id in docs]
-    )
-    if headed.matched:
-        return None
-    return Reason(
-        "action_absent", f"the steps found are for another task, not '{action}'", (action,)
-    )
-
-
 def review(g: GateInput) -> Sufficiency:
     """Run every gate; the first failing hard gate makes the evidence insufficient."""
-    pack = g.pack
-    reasons: list[Reason] = []
-    direct = list(pack.direct)
+    direct = list(g.pack.direct)
+    refused = _absent(g, direct)
+    if refused is not None:
+        return refused
+    texts = _texts(direct)
+    found = _Findings()
+    required = tuple(t for t in g.profile.required if not t.soft) if g.profile else ()
+    refused = _subject_refusal(g, direct, texts, required, found)
+    if refused is None:
+        refused = _coverage_refusal(g, texts, bool(required), found)
+    if refused is not None:
+        return refused
+    _soft_gates(g, direct, found)
+    return _verdict(found)
+
+
+@dataclass(slots=True)
+class _Findings:
+    """What the gates that do not refuse found, in the order they found it: the reasons and
+    the degradation each one implies."""
+
+    reasons: list[Reason] = field(default_factory=list)
+    degradations: list[Degradation] = field(default_factory=list)
+
+    def add(self, reason: Reason, degradation: Degradation) -> None:
+        self.reasons.append(reason)
+        self.degradations.append(degradation)
+
+
+def _refuse(*reasons: Reason) -> Sufficiency:
+    return Sufficiency("insufficient", "insufficient_evidence", reasons)
+
+
+def _absent(g: GateInput, direct: list[Fragment]) -> Sufficiency | None:
+    """No direct evidence (recall's own reason, in the question's words), or subject terms
+    the knowledge base never holds: the question's subject is absent."""
     never = (
         [t.key for t in g.profile.terms if t.df == 0 and t.required and not t.soft]
         if g.profile
@@ -134,79 +115,94 @@ def review(g: GateInput) -> Sufficiency:
     )
     if not direct and not g.unknown_terms and not never:
         why = next(
-            (x.reason for x in pack.limitations if x.kind == "insufficient_evidence"),
+            (x.reason for x in g.pack.limitations if x.kind == "insufficient_evidence"),
             "no direct evidence",
         )
         why = _surface_reason(g, why)
-        return Sufficiency(
-            "insufficient", "insufficient_evidence", (Reason("no_direct_evidence", why),)
-        )
+        return _refuse(Reason("no_direct_evidence", why))
     if not direct:
         words = missing_surface(g.question, (*g.unknown_terms, *never))
-        return Sufficiency(
-            "insufficient", "insufficient_evidence", (_listed("subject_absent", words),)
-        )
+        return _refuse(_listed("subject_absent", words))
     if g.unknown_terms:
         words = missing_surface(g.question, g.unknown_terms)
-        return Sufficiency(
-            "insufficient",
-            "insufficient_evidence",
-            (_listed("subject_absent", words),),
-        )
-    texts = _texts(direct)
-    degradations: list[Degradation] = []
-    required = tuple(t for t in g.profile.required if not t.soft) if g.profile else ()
+        return _refuse(_listed("subject_absent", words))
+    return None
+
+
+def _subject_refusal(
+    g: GateInput,
+    direct: list[Fragment],
+    texts: list[str],
+    required: tuple[QuestionTerm, ...],
+    found: _Findings,
+) -> Sufficiency | None:
+    """The weighed terms' presence (a partial judgement is a finding) and the subject gates,
+    or the ratio gates without weighed terms; then a how-to answered by another task's
+    steps."""
+    pack = g.pack
     if g.profile is not None and g.profile.checks:
         verdict = judge(g.profile, texts)
         if verdict.verdict == "absent":
             return Sufficiency("insufficient", "insufficient_evidence", _given(verdict.reason))
         if verdict.verdict == "partial":
-            reasons += _given(verdict.reason)
-            degradations.append("partial_coverage")
+            found.reasons += _given(verdict.reason)
+            found.degradations.append("partial_coverage")
         refusal = _subject_gates(g, tuple(t.key for t in required), _sections(direct, pack))
     else:
         refusal = _ratio_gates(g, texts, direct)
     if refusal is not None:
-        return Sufficiency("insufficient", "insufficient_evidence", (refusal,))
+        return _refuse(refusal)
     mismatch = procedure_mismatch(g.intent, (*direct, *pack.augmentation))
     if mismatch:
-        return Sufficiency("insufficient", "insufficient_evidence", (mismatch,))
-    cover = _without_reference_words(term_coverage(g.question, texts + _texts(pack.augmentation)))
+        return _refuse(mismatch)
+    return None
+
+
+def _coverage_refusal(
+    g: GateInput, texts: list[str], weighed: bool, found: _Findings
+) -> Sufficiency | None:
+    """The question's words in the direct and augmenting evidence: too few refuse (only
+    without required weighed terms), fewer than :data:`SUFFICIENT_COVERAGE` are partial."""
+    cover = _without_reference_words(term_coverage(g.question, texts + _texts(g.pack.augmentation)))
     missing = tuple(missing_surface(g.question, cover.missing[:5]))
     missing_words = ", ".join(missing)
-    if cover.ratio < BORDERLINE_COVERAGE and not required:
+    if cover.ratio < BORDERLINE_COVERAGE and not weighed:
         why = f"{cover.ratio:.2f}<{BORDERLINE_COVERAGE}, not found: {missing_words}"
-        return Sufficiency(
-            "insufficient", "insufficient_evidence", (Reason("coverage", why, missing),)
-        )
-    if cover.ratio < SUFFICIENT_COVERAGE and "partial_coverage" not in degradations:
+        return _refuse(Reason("coverage", why, missing))
+    if cover.ratio < SUFFICIENT_COVERAGE and "partial_coverage" not in found.degradations:
         why = f"{cover.ratio:.2f}, not found: {missing_words}"
-        reasons.append(Reason("partial_coverage", why, missing))
-        degradations.append("partial_coverage")
+        found.add(Reason("partial_coverage", why, missing), "partial_coverage")
+    return None
+
+
+def _soft_gates(g: GateInput, direct: list[Fragment], found: _Findings) -> None:
+    """The gates that degrade without refusing: a how-to without steps or code, a fragment
+    without a citation, a pack over its budget, conflicts, stale files, missing windows."""
+    pack = g.pack
     how_texts = [f.text for f in (*direct, *pack.augmentation)]
     if g.intent.kind == "how_to" and not any(
         _STEPS.search(t) or _CODE.search(t) for t in how_texts
     ):
-        reasons.append(Reason("intent_mismatch", "how_to evidence has no steps"))
-        degradations.append("partial_coverage")
+        found.add(Reason("intent_mismatch", "how_to evidence has no steps"), "partial_coverage")
     if any(not f.citation_id for f in direct):
-        reasons.append(Reason("citation_missing"))
-        degradations.append("insufficient_evidence")
+        found.add(Reason("citation_missing"), "insufficient_evidence")
     use, budget = pack.budget_use, pack.budget
     if use.tokens > budget.total_tokens or use.fragments > budget.max_fragments:
-        reasons.append(Reason("over_budget"))
-        degradations.append("insufficient_evidence")
+        found.add(Reason("over_budget"), "insufficient_evidence")
     if g.conflicts:
-        reasons.append(Reason("conflict", f"{g.conflicts} unresolved"))
-        degradations.append("conflict")
+        found.add(Reason("conflict", f"{g.conflicts} unresolved"), "conflict")
     if g.stale_paths:
-        reasons.append(Reason("stale_evidence", ", ".join(g.stale_paths)))
-        degradations.append("stale_evidence")
+        found.add(Reason("stale_evidence", ", ".join(g.stale_paths)), "stale_evidence")
     for lim in pack.limitations:
         if lim.kind == "source_window_unavailable":
-            reasons.append(Reason("source_window_unavailable", lim.path))
-            degradations.append("source_window_unavailable")
-    worst: Degradation = next((d for d in _SEVERITY if d in degradations), "none")
+            found.add(Reason("source_window_unavailable", lim.path), "source_window_unavailable")
+
+
+def _verdict(found: _Findings) -> Sufficiency:
+    """The status and the worst degradation (by :data:`_SEVERITY`) of what the gates found:
+    any finding makes a partial or clean answer borderline (and degraded, saying so)."""
+    reasons = found.reasons
+    worst: Degradation = next((d for d in _SEVERITY if d in found.degradations), "none")
     if worst == "insufficient_evidence":
         return Sufficiency("insufficient", worst, tuple(reasons))
     borderline = bool(reasons) and worst in ("partial_coverage", "none")

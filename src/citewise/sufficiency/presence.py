@@ -29,14 +29,16 @@ CJK text has no word boundaries to weigh; its bigrams are left to the coverage r
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from citewise.analysis.named import named_terms
-from citewise.analysis.tokenize import QUESTION_STEMS, dotted_tails, is_cjk_char, tokenize
+from citewise.analysis.tokenize import QUESTION_STEMS, is_cjk_char, tokenize
 from citewise.sufficiency.closed_compounds import open_form, written_open
-from citewise.sufficiency.models import Judgement, QuestionTerm, Reason, TermKind, TermProfile
+from citewise.sufficiency.judgement import judge, label_found, last_part
+from citewise.sufficiency.models import Judgement, QuestionTerm, TermKind, TermProfile
 from citewise.sufficiency.spelling import respell
 
 if TYPE_CHECKING:
@@ -159,14 +161,6 @@ def labels_in(question: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
-def label_found(label: str, texts: Iterable[str]) -> bool:
-    """Whether a text names ``label`` ("version 2" also matches "v2", "Version-2")."""
-    name, number = label.rsplit(" ", 1)
-    names = "version|ver|v" if name == "version" else re.escape(name)
-    pat = re.compile(rf"\b(?:{names})\s?[-#/]?\s?{re.escape(number)}(?![\w.]*\d)", re.IGNORECASE)
-    return any(pat.search(t) for t in texts)
-
-
 def _kind(key: str, named: set[str]) -> TermKind:
     if any(ch.isdigit() for ch in key) or _LITERAL_CHARS.search(key):
         return "identifier"
@@ -200,122 +194,97 @@ def profile_terms(
     ]
     parts = {p for k in keys if _LITERAL_CHARS.search(k) for p in tokenize(k, literals=False)}
     common = max(KB_COMMON_MIN, KB_COMMON_SHARE * chunks)
-    terms = []
-    for key in keys:
-        if any(is_cjk_char(ch) for ch in key):
-            terms.append(QuestionTerm(key, key, "word", df(key), False))
-            continue
-        kind = _kind(key, named)
-        word = surface.get(key, key)
-        n = df(key)
-        last = _last_part(QuestionTerm(key, word, kind, 0, True))
-        if n == 0 and last:
-            n = min(df(t) for t in tokenize(last, literals=False))  # "typer.Abort": "Abort"
-        asked = ""
-        if n == 0 and kind != "identifier":  # a typing slip of a documents' word
-            meant = respell(word, key, df, english_zipf)
-            if meant is not None:
-                asked, key, n = key, meant, df(meant)
-        soft = False
-        if kind == "identifier":
-            required = not key.replace(",", "").isdigit()  # "2", "000": counts, not ids
-        elif key in parts or key in FILLER:
-            required = False  # a piece of an identifier the question names whole
-        elif kind == "name":
-            required = n < common
-        else:
-            zipf = english_zipf(word)
-            required = n < common and zipf < GENERIC_ZIPF
-            soft = n == 0 and (GENERIC_ZIPF <= zipf < ABSENT_ZIPF or _adverb(word))
-        if key in examples and required:
-            soft = True  # "such as ~/Documents": an example, not the subject
-        if key in checks and kind == "word" and required:
-            soft = True  # "and verify the upgrade": a part of the answer, not its subject
-        if n == 0 and kind == "word" and required and phrase is not None and not asked:
-            soft = soft or open_form(word, df, phrase) is not None  # "keypress": "Key Press"
-        if statement and n == 0 and required:
-            soft = True  # a claim to check, not a question about a subject: see below
-        terms.append(QuestionTerm(key, word, kind, n, required or soft, soft, n >= common, asked))
+    around = _Around(surface, named, statement, examples, checks, parts, common, df, phrase)
+    terms = [_weigh_term(key, around) for key in keys]
     return TermProfile(tuple(terms), labels_in(question), chunks)
+
+
+@dataclass(frozen=True, slots=True)
+class _Around:
+    """What :func:`profile_terms` reads once for all of a question's terms: the question's
+    own spellings, its named terms, whether it is a statement, the words it gives as
+    examples or as things to check, the pieces of identifiers it names whole, the
+    knowledge base's common-vocabulary bar, and its counts."""
+
+    surface: dict[str, str]
+    named: set[str]
+    statement: bool
+    examples: set[str]
+    checks: set[str]
+    parts: set[str]
+    common: float
+    df: Callable[[str], int]
+    phrase: Callable[[str, str], bool] | None
+
+
+def _weigh_term(key: str, around: _Around) -> QuestionTerm:
+    """One subject term weighed: its kind, its count under the documents' spelling, whether
+    the answer must hold it, and whether its absence only makes the answer partial."""
+    if any(is_cjk_char(ch) for ch in key):
+        return QuestionTerm(key, key, "word", around.df(key), False)
+    kind = _kind(key, around.named)
+    word = around.surface.get(key, key)
+    asked, key, n = _counted(key, word, kind, around.df)
+    required, soft = _required(key, word, kind, n, around.common, around.parts)
+    soft = _softened(QuestionTerm(key, word, kind, n, required, soft, False, asked), around)
+    return QuestionTerm(key, word, kind, n, required or soft, soft, n >= around.common, asked)
+
+
+def _counted(key: str, word: str, kind: TermKind, df: Callable[[str], int]) -> tuple[str, str, int]:
+    """(the question's spelling when read as a slip else "", the key, its chunk count): a
+    dotted identifier no chunk holds is counted by its last part ("typer.Abort": "Abort");
+    a name or word no chunk holds, read as a typing slip of a word the documents hold
+    when :func:`respell` finds one."""
+    n = df(key)
+    last = last_part(QuestionTerm(key, word, kind, 0, True))
+    if n == 0 and last:
+        n = min(df(t) for t in tokenize(last, literals=False))
+    asked = ""
+    if n == 0 and kind != "identifier":
+        meant = respell(word, key, df, english_zipf)
+        if meant is not None:
+            asked, key, n = key, meant, df(meant)
+    return asked, key, n
+
+
+def _required(
+    key: str, word: str, kind: TermKind, n: int, common: float, parts: set[str]
+) -> tuple[bool, bool]:
+    """(required, soft) by the term's kind: an identifier unless a bare count; never a piece
+    of a named identifier or a filler; a name unless common in the knowledge base; a word
+    when rare both in English and in the knowledge base (softly when no chunk holds a
+    fairly common word or an "-ly" adverb)."""
+    if kind == "identifier":
+        return not key.replace(",", "").isdigit(), False  # "2", "000": counts, not ids
+    if key in parts or key in FILLER:
+        return False, False  # a piece of an identifier the question names whole
+    if kind == "name":
+        return n < common, False
+    zipf = english_zipf(word)
+    required = n < common and zipf < GENERIC_ZIPF
+    return required, n == 0 and (GENERIC_ZIPF <= zipf < ABSENT_ZIPF or _adverb(word))
+
+
+def _softened(term: QuestionTerm, around: _Around) -> bool:
+    """Whether a required term is only softly required: an example, a thing to verify, a
+    closed compound the knowledge base writes open, or any term of a statement to check."""
+    key, n, required, soft = term.key, term.df, term.required, term.soft
+    if key in around.examples and required:
+        soft = True  # "such as ~/Documents": an example, not the subject
+    if key in around.checks and term.kind == "word" and required:
+        soft = True  # "and verify the upgrade": a part of the answer, not its subject
+    closed = n == 0 and term.kind == "word" and required and not term.asked
+    if closed and around.phrase is not None:  # "keypress": "Key Press"
+        soft = soft or open_form(term.surface, around.df, around.phrase) is not None
+    if around.statement and n == 0 and required:
+        soft = True  # a claim to check, not a question about a subject: see below
+    return soft
 
 
 def _adverb(word: str) -> bool:
     """An English "-ly" adverb ("erroneously", "analogously"): it says how, never what the
     question is about, so the documents' other wording of it is no reason to refuse."""
     return word.isascii() and word.islower() and len(word) > 5 and word.endswith("ly")
-
-
-#: Endings that make a word from a name ("Config" -> "configuration"): a name the text
-#: uses in a derived form is still named there.
-_DERIVED = r"(?:s|es|ed|ing|ation|ations|uration|urations|ure|ured|er|ers|or|ors|ion|ions)?"
-
-
-def _derived(term: QuestionTerm, texts: list[str]) -> bool:
-    """Whether a text holds a name or word's surface form, or a derived form of it."""
-    if term.kind == "identifier" or len(term.surface) < 4 or not term.surface.isalpha():
-        return False
-    pat = re.compile(rf"(?<![a-z0-9]){re.escape(term.surface.lower())}{_DERIVED}(?![a-z0-9])")
-    return any(pat.search(t) for t in texts)
-
-
-def _member(term: QuestionTerm, present: set[str]) -> bool:
-    """A dotted identifier whose last part is present (``typer.Abort`` as ``Abort``)."""
-    last = _last_part(term)
-    return bool(last) and all(t in present for t in tokenize(last, literals=False))
-
-
-def _last_part(term: QuestionTerm) -> str:
-    if term.kind != "identifier" or "." not in term.surface.strip("."):
-        return ""
-    last = term.surface.strip(".()").rsplit(".", 1)[-1]
-    return last if len(last) >= 3 and last.isalpha() else ""
-
-
-def judge(profile: TermProfile, texts: Iterable[str], *, cited: bool = False) -> Judgement:
-    """Whether ``texts`` (the evidence, or the text an answer cites) hold the question's
-    required terms: ``ok``, ``partial`` (some rare words missing) or ``absent``.
-
-    Absent: a labelled number, a term no chunk of the knowledge base holds, or every
-    distinctive term missing when they are two or more or a name or identifier (text about
-    something else); for the evidence (``cited=False``) also any missing identifier. Other
-    missing terms make the answer partial.
-    """
-    texts = list(texts)
-    present: set[str] = set()
-    for text in texts:
-        present.update(tokenize(text))
-    present |= dotted_tails(present)
-    required = profile.required
-    low = [t.lower() for t in texts]
-    missing = [
-        t
-        for t in required
-        if t.key not in present and not _derived(t, low) and not _member(t, present)
-    ]
-    labels = [x for x in profile.labels if not label_found(x, texts)]
-    never = [t.surface for t in missing if t.df == 0 and not t.soft]
-    if never:
-        return Judgement("absent", tuple(never), _named("subject_absent", "", never))
-    if labels:
-        why = _named("near_miss", "the passages found do not name ", labels)
-        return Judgement("absent", tuple(labels), why)
-    strict = [t.surface for t in missing if t.kind == "identifier" and not t.soft]
-    hard = [t for t in required if not t.soft]
-    off_topic = bool(hard) and all(t in missing for t in hard)
-    off_topic = off_topic and (len(hard) > 1 or hard[0].kind != "word")
-    if (strict and not cited) or off_topic:
-        words = strict or [t.surface for t in missing]
-        return Judgement("absent", tuple(words), _named("subject_missing", "", words))
-    if missing:
-        found = tuple(t.surface for t in missing)
-        where = "the cited text does not mention" if cited else "not found"
-        return Judgement("partial", found, _named("partial_coverage", f"{where}: ", found))
-    return Judgement("ok", (), None)
-
-
-def _named(kind: str, lead: str, words: Sequence[str]) -> Reason:
-    """A reason whose detail ends with the question's ``words``, comma-separated."""
-    return Reason(kind, lead + ", ".join(words), tuple(words))
 
 
 def missing_surface(question: str, stems: Iterable[str]) -> list[str]:

@@ -85,7 +85,7 @@ def recall_step(s: AskState) -> AskState:
     q = s.question
     profile = weigh(_without_conditions(q), s.kb.index, s.who)
     profile = soften_descriptors(q, profile)  # "the diarist": not the subject
-    text = respelt_text(q, profile)  # a slip ("Geegen") searched as spelt in the KB
+    text = respelt_text(q, profile)  # a typing slip searched as the KB spells it
     searched = q if text == q.text else analyse(text, s.given_conditions)
     if text != q.text:
         s.trace["respelt"] = {t.surface: t.key for t in profile.terms if t.asked}
@@ -117,7 +117,7 @@ def assemble_step(s: AskState) -> AskState:
     conflicts = detect_conflicts(s.kb, q, pack, s.who, recall.hits)
     stale = stale_paths(s.kb, pack, s.who)
     unknown = _not_conditions(absent_terms(s.kb, q.named_terms, s.who), q.conditions)
-    unknown = tuple(t for t in unknown if t not in profile.respelt)  # "Frensh": "French"
+    unknown = tuple(t for t in unknown if t not in profile.respelt)  # a slip read as the KB's word
     s.trace["terms"] = sections.terms(profile.terms)
     return replace(s, pack=pack, conflicts=conflicts, stale=stale, unknown=unknown)
 

@@ -160,7 +160,7 @@ def _extractive(s: AskState) -> AskState:
     trace["removed_orchestration"] = sections.removed(removed_orchestration(fragments))
     unit_reader, unit_near = fragment_reader(s.kb, fragments)
     # a clause the question names ("What does clause 2.3 say?") is its answer, however
-    # few of the question's words it holds; a misspelt word ("bouregois") is missing from
+    # few of the question's words it holds; a misspelt word is missing from
     # every unit as the composer scores the question typed: no relevance floor then
     floor = 0.0 if clause_refs(q.text) or s.respelt else RELEVANCE_FLOOR
     gate = question_gate(q.text, q.intent.kind, profile, floor)
