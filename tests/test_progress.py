@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import time
 
 import pytest
 from rich.console import Console
@@ -66,7 +67,7 @@ def test_a_stage_reported_once_at_its_end_shows_its_real_rate(
     line gives items per second, never 0.0/s."""
     monkeypatch.setattr(prog, "PLAIN_EVERY", 0.0)
     clock = iter([0.0, 1.0, 3.0, 3.0])
-    monkeypatch.setattr(prog.time, "perf_counter", lambda: next(clock))
+    monkeypatch.setattr(time, "perf_counter", lambda: next(clock))
     with prog.progress("ingest", quiet=False, tty=False) as tick:
         tick(2, 2, None)  # at 1 s
         tick(456, 456, "embed")  # at 3 s: reported once, at its end
