@@ -4,15 +4,20 @@ The same Markdown document is ingested once as written and once with nine times 
 unrelated filler sections; the same questions are asked of both (dense off). Node decodes
 (every call of the row conversion ``store._convert.node``), store calls and node rows
 returned by ``nodes_near`` are counted per ask once the index state is warm: they must not
-grow with the document."""
+grow with the document. Also: the acronym prefilter of the admission gate finds what the
+plain scan finds."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, cast
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from citewise.answer.admission import expansions
 from citewise.ingest.models import Node
 from citewise.kb import Home
 from citewise.store import _convert as cv
@@ -104,3 +109,29 @@ def test_node_decodes_and_store_reads_do_not_grow_with_the_cited_document(
     assert longer["store_reads"] == long["store_reads"], (long, longer)
     assert longer["near_rows"] == long["near_rows"], (long, longer)
     assert short["store_reads"] <= long["store_reads"]
+
+
+def _plain_expansions(text: str, context: str) -> list[str]:
+    """The scan the prefiltered :func:`expansions` replaced: every acronym's full pattern."""
+    out = []
+    for acronym in dict.fromkeys(re.findall(r"\b[A-Z]{2,}[0-9]*\b", text)):
+        pat = rf"([^()\n.;:]{{3,90}}?)\s*\(\s*[\"“]?{re.escape(acronym)}[\"”]?\s*\)"
+        out += [m.group(1) for m in re.finditer(pat, context.replace("\n", " "))]
+    return out
+
+
+_WORDS = st.lists(
+    st.sampled_from(["VHDPA", "GFS", "Act", "(", ")", "“", "”", '"', "\n", ".", "the", "A2"]),
+    max_size=30,
+).map(" ".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=_WORDS, context=_WORDS)
+def test_prefiltered_expansions_are_the_plain_scan(text: str, context: str) -> None:
+    assert expansions(text, context) == _plain_expansions(text, context)
+
+
+def test_expansions_read_a_defining_parenthesis() -> None:
+    context = "The Vessel Hull Design Protection Act (VHDPA) protects designs."
+    assert expansions("VHDPA applies", context) == ["The Vessel Hull Design Protection Act"]
