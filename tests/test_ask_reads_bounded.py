@@ -97,10 +97,10 @@ def test_node_decodes_and_store_reads_do_not_grow_with_the_cited_document(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CITEWISE_DENSE", "off")
-    monkeypatch.setattr(_near, "FULL_VIEW_NODES", 200)  # the long form is read as windows
-    short = _per_ask(tmp_path, "short", 20, monkeypatch)  # read whole, kept by the state
-    long = _per_ask(tmp_path, "long", 200, monkeypatch)  # 10x: read as windows
-    longer = _per_ask(tmp_path, "longer", 2000, monkeypatch)  # 100x
+    monkeypatch.setattr(_near, "FULL_VIEW_NODES", 100)  # the long form is read as windows
+    short = _per_ask(tmp_path, "short", 10, monkeypatch)  # read whole, kept by the state
+    long = _per_ask(tmp_path, "long", 100, monkeypatch)  # 10x: read as windows
+    longer = _per_ask(tmp_path, "longer", 1000, monkeypatch)  # 100x
     assert short["documents"] == long["documents"] == longer["documents"] == 1
     # decoded once per store: a warm ask decodes no node, however long the document
     assert short["decodes"] == long["decodes"] == longer["decodes"] == 0
