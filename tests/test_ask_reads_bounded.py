@@ -22,6 +22,7 @@ from citewise.ingest.models import Node
 from citewise.kb import Home
 from citewise.store import _convert as cv
 from citewise.store import _near
+from citewise.store._node_cache import NodeCache
 from citewise.store.protocol import Store
 from citewise.store.sqlite import SQLiteStore
 from tests.test_query_cost import CountingStore
@@ -135,3 +136,24 @@ def test_prefiltered_expansions_are_the_plain_scan(text: str, context: str) -> N
 def test_expansions_read_a_defining_parenthesis() -> None:
     context = "The Vessel Hull Design Protection Act (VHDPA) protects designs."
     assert expansions("VHDPA applies", context) == ["The Vessel Hull Design Protection Act"]
+
+
+def _row(node_id: str) -> dict[str, Any]:
+    return {
+        "node_id": node_id, "kind": "paragraph", "parent_id": None, "heading_path": "[]",
+        "ordinal": 0, "line_start": 1, "line_end": 1, "char_start": 0, "char_end": 1,
+        "text": "x", "search_text": "x", "sha256": "", "clause_path": None, "attrs": "{}",
+    }  # fmt: skip
+
+
+def test_the_node_cache_decodes_once_and_drops_least_recently_used_content() -> None:
+    cache = NodeCache(max_nodes=3)
+    a, b = (1, "d1", "sha-a"), (2, "d2", "sha-b")
+    first = cache.decode(a, [_row("n1"), _row("n2")])
+    assert cache.decode(a, [_row("n2")])[0] is first[1]  # decoded once, shared
+    cache.keep_whole(a, first)
+    assert cache.whole(a) == tuple(first) and cache.whole(b) is None
+    cache.decode(b, [_row("m1"), _row("m2")])  # 4 nodes > 3: the older content goes
+    assert cache.whole(a) is None and len(cache.decode(b, [_row("m1")])) == 1
+    cache.clear()
+    assert cache.whole(b) is None
