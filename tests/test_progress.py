@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import time
 
 import pytest
 from rich.console import Console
@@ -57,3 +58,25 @@ def test_terminal_gets_a_rich_bar_with_counts(
         console.file.flush()
     shown = stream.getvalue()
     assert "ingest" in shown and "5/10" in shown
+
+
+def test_a_stage_reported_once_at_its_end_shows_its_real_rate(
+    err: io.StringIO, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stage whose first tick is its last is timed from the previous report, so its
+    line gives items per second, never 0.0/s."""
+    monkeypatch.setattr(prog, "PLAIN_EVERY", 0.0)
+    clock = iter([0.0, 1.0, 3.0, 3.0])
+    monkeypatch.setattr(time, "perf_counter", lambda: next(clock))
+    with prog.progress("ingest", quiet=False, tty=False) as tick:
+        tick(2, 2, None)  # at 1 s
+        tick(456, 456, "embed")  # at 3 s: reported once, at its end
+    lines = err.getvalue().splitlines()
+    assert lines[0] == "ingest: 2/2 (100%), 2.0/s"
+    assert lines[1] == "embed: 456/456 (100%), 228.0/s"
+
+
+def test_rates_never_read_zero() -> None:
+    assert prog.rate_text(1, 40.0) == "0.025/s"
+    assert prog.rate_text(0, 5.0) == "" and prog.rate_text(3, 0.0) == ""
+    assert prog.plain_line("parse", 0, 10, 2.0) == "parse: 0/10 (0%)"

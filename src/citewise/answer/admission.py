@@ -135,9 +135,13 @@ def expansions(text: str, context: str) -> list[str]:
     unit that says only "WQPA". Each is the words right before the acronym's
     defining parenthesis, up to the end of the clause."""
     out = []
+    flat = context.replace("\n", " ")
     for acronym in dict.fromkeys(_ACRONYM_USE.findall(text)):
-        pat = rf"([^()\n.;:]{{3,90}}?)\s*\(\s*[\"“]?{re.escape(acronym)}[\"”]?\s*\)"
-        out += [m.group(1) for m in re.finditer(pat, context.replace("\n", " "))]
+        close = rf"\(\s*[\"“]?{re.escape(acronym)}[\"”]?\s*\)"
+        if not re.search(close, flat):  # no defining parenthesis: nothing to expand (and
+            continue  # the lazy scan below would try every position of a long context)
+        pat = rf"([^()\n.;:]{{3,90}}?)\s*{close}"
+        out += [m.group(1) for m in re.finditer(pat, flat)]
     return out
 
 

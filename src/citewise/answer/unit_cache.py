@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 #: Document versions whose units one index state keeps, each with up to this many units.
 UNIT_CACHE = 4096  # as many versions as the state keeps nodes of (index/views.py)
 UNIT_CACHE_UNITS = 1024
+#: Units of longer versions one state keeps in all (issue 35: a 40-page paper's units were
+#: cut again by every question that read it).
+LONG_UNITS = 200_000
 
 
 def version_units(
@@ -41,6 +44,11 @@ def version_units(
         cut = document_units(window.nodes)
         if window.complete and len(cut) <= UNIT_CACHE_UNITS:
             index.keep("answer-units", key, tuple(cut), UNIT_CACHE)
+        elif window.complete:  # a long version: kept while long ones add up to the budget
+            total: list[int] = index.cached("long-units", "", lambda: [0], 1)
+            if total[0] + len(cut) <= LONG_UNITS:
+                total[0] += len(cut)
+                index.keep("answer-units", key, tuple(cut), UNIT_CACHE)
         return cut
 
     return units

@@ -17,11 +17,20 @@ PLAIN_EVERY = 5.0
 Tick = Callable[[int, int, str | None], None]
 
 
+def rate_text(done: int, elapsed: float) -> str:
+    """Items per second, e.g. ``12.5/s`` (``0.25/s`` below one a second so it never reads
+    0.0); "" when nothing is done yet or no time has been measured."""
+    if done <= 0 or elapsed <= 0:
+        return ""
+    rate = done / elapsed
+    return f"{rate:.1f}/s" if rate >= 1 else f"{rate:.2g}/s"
+
+
 def plain_line(label: str, done: int, total: int, elapsed: float) -> str:
     """One plain progress line: ``ingest: 40/120 (33%), 12.5/s``."""
-    rate = done / elapsed if elapsed > 0 else 0.0
     pct = f" ({100 * done // total}%)" if total else ""
-    return f"{label}: {done}/{total}{pct}, {rate:.1f}/s"
+    rate = rate_text(done, elapsed)
+    return f"{label}: {done}/{total}{pct}" + (f", {rate}" if rate else "")
 
 
 @contextmanager
@@ -39,10 +48,14 @@ def progress(label: str, *, quiet: bool, tty: bool | None = None) -> Iterator[Ti
         last = [started]
         shown = [False]
         stages: dict[str, float] = {}
+        ticked = [started]
 
         def plain(done: int, total: int, stage: str | None = None) -> None:
             now = time.perf_counter()
-            began = stages.setdefault(stage or label, now if stage else started)
+            # a stage's work began when the one before it last reported (its first tick
+            # may already be its last: "embed: 456/456" reported once at the end)
+            began = stages.setdefault(stage or label, ticked[0] if stage else started)
+            ticked[0] = now
             final = bool(total) and done == total and shown[0]  # short work stays silent
             if now - last[0] >= PLAIN_EVERY or final:
                 shown[0] = True
@@ -65,20 +78,21 @@ def progress(label: str, *, quiet: bool, tty: bool | None = None) -> Iterator[Ti
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]}/s"),
+        TextColumn("{task.fields[rate]}"),
         TimeElapsedColumn(),
         console=ui.err,
         transient=True,
     ) as bar:
         tasks: dict[str, tuple[TaskID, float]] = {}
+        ticked = [started]
 
         def rich_tick(done: int, total: int, stage: str | None = None) -> None:
-            name = stage or label
-            if name not in tasks:
-                began = time.perf_counter() if stage else started
-                tasks[name] = (bar.add_task(name, total=None, rate="-"), began)
+            name, now = stage or label, time.perf_counter()
+            if name not in tasks:  # began when the stage before it last reported
+                tasks[name] = (bar.add_task(name, total=None, rate="-"), ticked[0])
+            ticked[0] = now
             task, began = tasks[name]
-            rate = done / max(time.perf_counter() - began, 1e-9)
-            bar.update(task, completed=done, total=total, rate=f"{rate:.1f}")
+            rate = rate_text(done, now - began) or "-"
+            bar.update(task, completed=done, total=total, rate=rate)
 
         yield rich_tick

@@ -241,6 +241,11 @@ class CallerViews:
         ask_reads.note(key, text)  # read and checked now: the evidence stage need not again
         if len(text) <= TEXT_CACHE_CHARS:
             self.keep("version-text", key, text, TEXT_CACHE)
+        else:  # a long text: kept while the long ones kept add up to LONG_TEXT_CHARS
+            total: list[int] = self.cached("long-text-chars", "", lambda: [0], 1)
+            if total[0] + len(text) <= LONG_TEXT_CHARS:
+                total[0] += len(text)
+                self.keep("version-text", key, text, TEXT_CACHE)
         return text
 
     def kept_nodes(self, path: str, version_id: int) -> list[Node] | None:
@@ -267,6 +272,9 @@ class CallerViews:
 #: docs/benchmarks.md, sixth round.)
 TEXT_CACHE = 4096
 TEXT_CACHE_CHARS = 1 << 16
+#: Longer version texts one state keeps, up to this many characters in all (issue 35:
+#: otherwise every ask read and checked a long cited document's whole text again).
+LONG_TEXT_CHARS = 1 << 25
 #: Whole versions' nodes one state keeps, each up to this many nodes.
 NODE_CACHE = 4096
 NODE_CACHE_NODES = 256

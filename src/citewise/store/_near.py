@@ -6,7 +6,9 @@ the largest document it touches (a file of a million headings made every search 
 minutes), so a version with more than :data:`FULL_VIEW_NODES` nodes is read as a window:
 the :data:`NEAR_NODES` nodes before and after each span's start (document order) and all
 their ancestors, through the ``node_by_start`` index. Smaller versions are read whole,
-exactly as :meth:`nodes_of_version` does.
+exactly as :meth:`nodes_of_version` does. Rows are decoded through the store's
+:class:`~citewise.store._node_cache.NodeCache`: a node decoded by an earlier read is reused,
+and a version read whole is served again without reading its rows.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections.abc import Sequence
 from citewise.core.records import Node
 from citewise.core.stored import NodeWindow
 from citewise.errors import VersionNotFound
-from citewise.store import _convert as cv
+from citewise.store._node_cache import ContentKey
 from citewise.store._reads import _VERSION_NODES_SQL, SQLiteReads
 
 #: Versions up to this many nodes are read whole.
@@ -39,18 +41,26 @@ class SQLiteNear(SQLiteReads):
         with self._read() as c:
             doc = self._doc_row(c, kb, path)
             row = c.execute(
-                "SELECT v.content_id, c.node_count FROM version v JOIN content c "
+                "SELECT v.content_id, c.node_count, c.content_sha256 FROM version v JOIN content c "
                 "ON c.content_id = v.content_id WHERE v.doc_id = ? AND v.version_no = ?",
                 (doc["doc_id"], version_id),
             ).fetchone()
             whole = row is not None and (int(row["node_count"]) <= FULL_VIEW_NODES or not spans)
+            key: ContentKey | None = None
+            if row is not None:
+                key = (int(row["content_id"]), str(doc["doc_id"]), str(row["content_sha256"]))
+                kept = self._node_cache.whole(key) if whole else None
+                if kept is not None:  # decoded before: content rows never change
+                    return NodeWindow(list(kept), True)
             if whole:  # read whole in the same snapshot: nodes_of_version's rows and order
                 found = c.execute(_VERSION_NODES_SQL, (doc["doc_id"], version_id)).fetchall()
-        if row is None:
+        if row is None or key is None:
             raise VersionNotFound(f"{path!r} has no version {version_id} with content.")
         if whole:
-            return NodeWindow([cv.node(r) for r in found], True)
-        cid = int(row["content_id"])
+            nodes = self._node_cache.decode(key, found)
+            self._node_cache.keep_whole(key, nodes)
+            return NodeWindow(nodes, True)
+        cid = key[0]
         rows: dict[str, sqlite3.Row] = {}
         with self._read() as c:
             for start, _ in sorted(set(spans)):
@@ -74,7 +84,7 @@ class SQLiteNear(SQLiteReads):
                     rows[r["node_id"]] = r
                 missing -= set(batch)
                 missing |= {str(r["parent_id"]) for r in found if r["parent_id"]} - set(rows)
-        nodes = sorted((cv.node(r) for r in rows.values()), key=_order)
+        nodes = sorted(self._node_cache.decode(key, rows.values()), key=_order)
         return NodeWindow(nodes, False)
 
 

@@ -25,6 +25,7 @@ from citewise.errors import (
 )
 from citewise.store import _convert as cv
 from citewise.store import checks
+from citewise.store._node_cache import NodeCache
 from citewise.store._txn import SQLiteTx
 
 _KB_INFO_SQL = (
@@ -47,6 +48,9 @@ _VERSION_NODES_SQL = (
 
 
 class SQLiteReads(SQLiteTx):
+    #: Decoded node rows shared between reads (set by the store's constructor).
+    _node_cache: NodeCache
+
     # -- shared helpers (used by the write side too) ------------------------------
     @staticmethod
     def _require_kb(c: sqlite3.Connection, kb: str) -> None:

@@ -93,6 +93,10 @@ class SQLWrites(SQLRevisions):
             run(c, "DELETE FROM kb WHERE name = ?", (name,))
             self._batches.pop(name, None)
             append_entry(c, "kb_delete", {"kb": name, "documents": held}, kb=name)
+        self._forget_contents()
+
+    def _forget_contents(self) -> None:
+        """Hook: drop what the backend keeps per content row (row ids may be reused)."""
 
     # -- ingest and delete -------------------------------------------------------
     def ingest_document(

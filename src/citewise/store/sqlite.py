@@ -26,6 +26,7 @@ from citewise.store import _convert as cv
 from citewise.store import _ledger as sqlite_ledger
 from citewise.store._lookup import SQLiteLookup
 from citewise.store._near import SQLiteNear
+from citewise.store._node_cache import NodeCache
 from citewise.store._rebuild import to_rowid_tables
 from citewise.store._resolve import SQLiteResolve
 from citewise.store._vectors import SQLiteVectors
@@ -86,6 +87,7 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteNear, SQLiteVectors, SQLWri
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self._lock = threading.RLock()
+        self._node_cache = NodeCache()
         # kb -> revision opened by the current batch (None until its first change).
         self._batches: dict[str, int | None] = {}
         try:
@@ -154,6 +156,9 @@ class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteNear, SQLiteVectors, SQLWri
                 "INSERT OR IGNORE INTO kb(name, description, created_at) VALUES (?, ?, ?)",
                 (DEFAULT_KB, "The default knowledge base.", _now()),
             )
+
+    def _forget_contents(self) -> None:
+        self._node_cache.clear()
 
     def close(self) -> None:
         with self._lock:
