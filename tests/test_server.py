@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from citewise import installed_version
 from tests._server import running_server
 from tests.conftest import run_cli
 
@@ -80,7 +81,11 @@ def client(server: tuple[str, Path]) -> Iterator[httpx.Client]:
 
 
 def test_health_and_openapi(client: httpx.Client) -> None:
-    assert client.get("/health").json() == {"status": "ok", "auth": "none"}
+    assert client.get("/health").json() == {
+        "status": "ok",
+        "auth": "none",
+        "version": installed_version(),
+    }
     models = client.get("/health/models").json()["models"]
     assert models[0]["kb"] == "default" and models[0]["status"] == "disabled"
     assert {"fingerprint", "vectors", "last_error"} <= set(models[0])

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import FileResponse, Response
 
+from citewise import installed_version
 from citewise.server.auth import Caller, KeyStore
 from citewise.server.deps import STATIC, get_caller, get_service
 from citewise.server.service import Service
@@ -21,9 +22,11 @@ def index() -> Response:
 
 @router.get("/health", tags=["health"])
 def health(request: Request) -> dict[str, Any]:
-    """Liveness, and whether API keys are required (no secrets, no paths)."""
+    """Liveness, the installed citewise version, and whether API keys are required (no
+    secrets, no paths)."""
     keys: KeyStore = request.app.state.keys
-    return {"status": "ok", "auth": "api_keys" if keys.required else "none"}
+    auth = "api_keys" if keys.required else "none"
+    return {"status": "ok", "auth": auth, "version": installed_version()}
 
 
 @router.get("/health/models", tags=["health"])
