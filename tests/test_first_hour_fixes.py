@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from importlib.metadata import version
 from pathlib import Path
 
@@ -40,3 +41,15 @@ def test_mcp_server_info_carries_the_installed_version() -> None:
             return client.server_info.name, client.server_info.version
 
     assert asyncio.run(info()) == ("citewise", version("citewise"))
+
+
+def test_the_page_has_an_icon_and_no_icon_request_is_a_404(tmp_path: Path) -> None:
+    with running_server(tmp_path / "home") as url, httpx.Client(base_url=url) as c:
+        page = c.get("/").text
+        icons = re.findall(r'<link rel="icon"[^>]*href="([^"]+)"', page)
+        assert icons, "the page names no icon, so browsers ask for /favicon.ico"
+        for href in [*icons, "/favicon.ico"]:
+            r = c.get(href)
+            assert r.status_code == 200, href
+            assert r.headers["content-type"].startswith("image/svg+xml"), href
+            assert r.text.lstrip().startswith("<svg"), href

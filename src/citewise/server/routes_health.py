@@ -1,4 +1,4 @@
-"""GET /health, GET /health/models, and the web page at /."""
+"""GET /health, GET /health/models, the web page at / and its icon."""
 
 from __future__ import annotations
 
@@ -18,6 +18,13 @@ router = APIRouter()
 @router.get("/", include_in_schema=False)
 def index() -> Response:
     return FileResponse(STATIC / "index.html", media_type="text/html")
+
+
+@router.get("/favicon.ico", include_in_schema=False)
+def favicon() -> Response:
+    """The page's icon, also for clients that ask for /favicon.ico whatever the page says
+    (browsers viewing a JSON route directly), so that they get an icon rather than a 404."""
+    return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
 
 
 @router.get("/health", tags=["health"])
