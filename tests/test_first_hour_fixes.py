@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import re
 from importlib.metadata import version
 from pathlib import Path
 
 import httpx
+import pytest
+from rich.console import Console
 from typer.testing import CliRunner
 
+from citewise.cli import output as ui
 from citewise.cli.root import app
+from citewise.kb import Home
 from tests._server import running_server
 
 
@@ -53,3 +58,44 @@ def test_the_page_has_an_icon_and_no_icon_request_is_a_404(tmp_path: Path) -> No
             assert r.status_code == 200, href
             assert r.headers["content-type"].startswith("image/svg+xml"), href
             assert r.text.lstrip().startswith("<svg"), href
+
+
+def test_sync_names_each_stale_citation_and_its_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CITEWISE_DENSE", "off")
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "retry.md").write_text(
+        "# Retry\n\nThe default retry limit is 5 attempts for every job.\n", encoding="utf-8"
+    )
+    (folder / "keys.md").write_text(
+        "# Keys\n\nRotate the signing keys every 90 days.\n", encoding="utf-8"
+    )
+    home = tmp_path / "home"
+    with Home.open(home) as h:
+        kb = h.kb()
+        assert kb.sync(folder).ok
+        retry = kb.ask("What is the default retry limit?")
+        keys = kb.ask("How often are the signing keys rotated?")
+    (retry_cite,) = [c.id for c in retry.citations]
+    (keys_cite,) = [c.id for c in keys.citations]
+    (folder / "retry.md").write_text(
+        "# Retry\n\nThe default retry limit is 7 attempts for every job.\n", encoding="utf-8"
+    )
+    (folder / "keys.md").unlink()
+    out = io.StringIO()
+    monkeypatch.setattr(ui, "out", Console(file=out, width=400, highlight=False))
+
+    result = CliRunner().invoke(app, ["sync", str(folder), "--home", str(home)])
+
+    assert result.exit_code == 0, result.output
+    lines = {ln.split()[2]: ln for ln in out.getvalue().splitlines() if ln.startswith("stale")}
+    assert lines[retry.trace_id] == (
+        f"stale answer {retry.trace_id} (1 citation(s)): {retry_cite} in retry.md changed; "
+        "question: What is the default retry limit?"
+    )
+    assert lines[keys.trace_id] == (
+        f"stale answer {keys.trace_id} (1 citation(s)): {keys_cite} in keys.md deleted; "
+        "question: How often are the signing keys rotated?"
+    )
