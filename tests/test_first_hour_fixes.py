@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import io
 import re
+from collections.abc import Iterator
 from importlib.metadata import version
+from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 from rich.console import Console
+from typer.main import get_command
 from typer.testing import CliRunner
 
 from citewise.cli import output as ui
@@ -99,3 +104,39 @@ def test_sync_names_each_stale_citation_and_its_change(
         f"stale answer {keys.trace_id} (1 citation(s)): {keys_cite} in keys.md deleted; "
         "question: How often are the signing keys rotated?"
     )
+
+
+FORMAT_GROUPS = (
+    "Markdown, reST, plain text, HTML, XML",
+    "CSV/TSV, RTF",
+    "PDF, DOCX, PPTX, XLSX, ODT, EPUB",
+)
+
+
+@pytest.mark.parametrize("width", [60, 80, 120])
+def test_add_help_never_splits_a_format_group(width: int) -> None:
+    result = CliRunner().invoke(app, ["add", "--help"], env={"COLUMNS": str(width)})
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert max(len(line) for line in lines) <= width  # rendered at the asked width
+    for group in FORMAT_GROUPS:
+        assert any(group in line for line in lines), f"{group!r} split at width {width}"
+
+
+def _commands(command: Any, path: str = "citewise") -> Iterator[tuple[str, Any]]:
+    yield path, command
+    for name, sub in (getattr(command, "commands", None) or {}).items():
+        yield from _commands(sub, f"{path} {name}")
+
+
+def test_no_help_text_keeps_a_line_break_mid_sentence() -> None:
+    # typer keeps the docstring's line breaks after a command's first paragraph, so there a
+    # break must end a sentence or start an indented list line
+    bad = []
+    for path, command in _commands(get_command(app)):
+        for paragraph in inspect.cleandoc(command.help or "").split("\n\n")[1:]:
+            lines = paragraph.split("\n")
+            for line, after in pairwise(lines):
+                if not line.rstrip().endswith((".", ":", "!", "?")) and not after.startswith(" "):
+                    bad.append(f"{path}: {line!r}")
+    assert not bad
