@@ -351,7 +351,7 @@ def test_citewise_serve_command(tmp_path: Path) -> None:
                 break
             except httpx.TransportError:
                 time.sleep(0.1)
-        assert body == {"status": "ok", "auth": "none"}
+        assert body == {"status": "ok", "auth": "none", "version": installed_version()}
         page = httpx.get(f"http://127.0.0.1:{port}/")
         assert page.status_code == 200 and "<title>citewise</title>" in page.text
         assert httpx.get(f"http://127.0.0.1:{port}/static/app.js").status_code == 200
