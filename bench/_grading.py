@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import re
 import string
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -65,9 +65,16 @@ class Grade:
     missing: tuple[str, ...]  # must_contain items (or "any_of: ...") absent from the answer
 
 
+#: Whitespace with a CJK character on either side: Chinese and Japanese text has no word
+#: spaces, so a line break or a PDF's spacing inside a CJK phrase is not a word boundary.
+_CJK = "\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef"
+_CJK_SPACE = re.compile(rf"(?<=[{_CJK}]) | (?=[{_CJK}])")
+
+
 def normalise(text: str) -> str:
-    """Lowercase, drop Markdown backticks, collapse whitespace."""
-    return " ".join(text.replace("`", "").lower().split())
+    """Lowercase, drop Markdown backticks, collapse whitespace; no space beside a CJK
+    character (CJK text has no word spaces)."""
+    return _CJK_SPACE.sub("", " ".join(text.replace("`", "").lower().split()))
 
 
 def contains_phrase(text: str, phrase: str) -> bool:
@@ -90,16 +97,24 @@ def overlaps(cited: Location, expected: Location) -> bool:
     )
 
 
-def grade(q: Question, outcome: str, answer: str, cited: Iterable[Location]) -> Grade:
-    """Label one answer to ``q`` (see the module docstring for the labels)."""
+def grade(
+    q: Question,
+    outcome: str,
+    answer: str,
+    cited: Iterable[Location],
+    contains: Callable[[str, str], bool] = contains_phrase,
+) -> Grade:
+    """Label one answer to ``q`` (see the module docstring for the labels); ``contains``
+    tells whether a must_contain / any_of item is in the answer (a set with its own
+    normalisation, such as SQuAD's, passes its own)."""
     answered = outcome == "answered"
     if not q.answerable:
         return Grade("overreach" if answered else "correct_abstention", False, ())
     if not answered:
         return Grade("wrong_abstention", False, ())
     located = any(overlaps(c, e) for c in cited for e in q.expected)
-    missing = [m for m in q.must_contain if not contains_phrase(answer, m)]
-    if q.any_of and not any(contains_phrase(answer, m) for m in q.any_of):
+    missing = [m for m in q.must_contain if not contains(answer, m)]
+    if q.any_of and not any(contains(answer, m) for m in q.any_of):
         missing.append("any_of: " + " | ".join(q.any_of))
     if not located:
         return Grade("miscited", False, tuple(missing))

@@ -45,9 +45,9 @@ def main() -> int:
         print(f"skipped: no PDFs under {root}")
         return 0
     os.environ["CITEWISE_DENSE"] = "off"
+    from citewise.facade.caller import Caller
+    from citewise.facade.service import Service, Upload
     from citewise.kb import Home
-    from citewise.server.auth import Caller
-    from citewise.server.service import Service, Upload
 
     with tempfile.TemporaryDirectory() as tmp:
         home = Home.open(Path(tmp) / "home")

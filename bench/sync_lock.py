@@ -1,6 +1,6 @@
 """How long searches wait while a server syncs a folder of large files (issue 32).
 
-A server (its :class:`~citewise.server.service.Service`, in-process) syncs a folder holding
+A server (its :class:`~citewise.facade.service.Service`, in-process) syncs a folder holding
 one small document and ``--files`` generated Markdown files of ``--mb`` MB each, while
 another thread searches every 0.2 s. Reports how many searches were answered while the
 sync ran and the worst wait, plus how long the sync's plan (read and parse, outside the
@@ -42,9 +42,9 @@ def write_big(folder: Path, files: int, mb: float) -> None:
 
 
 def searches_during_sync(tmp: Path, files: int, mb: float) -> dict[str, Any]:
+    from citewise.facade.caller import LOCAL
+    from citewise.facade.service import Service
     from citewise.kb import Home
-    from citewise.server.auth import LOCAL
-    from citewise.server.service import Service
 
     roots = tmp / "shared"
     folder = roots / "notes"

@@ -155,7 +155,14 @@ LAYERS: tuple[Layer, ...] = (
         "conversations over asks, and the whole-knowledge-base operations: folder sync, "
         "mirror, watch and store migration",
     ),
-    ("Facade", ("kb", "testing"), "`Home` / `KnowledgeBase`, and the backend test suites"),
+    ("Library", ("kb", "testing"), "`Home` / `KnowledgeBase`, and the backend test suites"),
+    (
+        "Facade",
+        ("facade",),
+        "the access-scoped facade every interface goes through: the `Caller`, the `Service` "
+        "(scope and access on every read and write, the ledger entries the library writes), "
+        "the readers-writer lock, and version numbers as the caller sees them",
+    ),
     (
         "Interfaces",
         ("eval", "server", "mcp_server", "cli"),

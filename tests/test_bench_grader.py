@@ -89,3 +89,25 @@ def test_squad_normalisation() -> None:
     assert squad_normalize("The  Normans!") == "normans"
     assert gold_in_answer("They were called the Normans, in France.", ["Normans"])
     assert not gold_in_answer("Normandy lies in France.", ["Norman"])
+
+
+def test_chinese_phrases_match_without_word_spaces_and_across_line_breaks() -> None:
+    # CJK text has no word spaces: the phrase is found inside a longer run of characters,
+    # and a line break or PDF spacing between two CJK characters is not a boundary.
+    assert contains_phrase("可以处十五日以下拘留。", "十五日以下拘留")
+    assert contains_phrase("处十五日以\n下拘留", "十五日以下拘留")
+    assert contains_phrase("自 2017 年 10 月 1 日起施行", "2017年10月1日")
+    assert not contains_phrase("可以处十日以下拘留", "十五日以下拘留")
+    # ASCII word boundaries still hold next to CJK text
+    assert contains_phrase("领海宽度为12海里", "12海里")
+    assert not contains_phrase("领海宽度为112海里", "12海里")
+
+
+def test_grade_takes_the_sets_own_containment() -> None:
+    q = Question(
+        "s", "squad", "Who?", True, expected=(Location("a.md", 3, 3),), any_of=("the Normans",)
+    )
+    at = [Location("a.md", 3, 3)]
+    assert grade(q, "answered", "Normans", at).label == "partial"
+    g = grade(q, "answered", "Normans", at, contains=lambda a, g: gold_in_answer(a, [g]))
+    assert g.label == "right"

@@ -39,9 +39,9 @@ def test_health_reports_the_installed_version(tmp_path: Path) -> None:
 def test_mcp_server_info_carries_the_installed_version() -> None:
     from mcp import Client
 
+    from citewise.facade.caller import LOCAL
+    from citewise.facade.service import Service
     from citewise.mcp_server import build_server
-    from citewise.server.auth import LOCAL
-    from citewise.server.service import Service
 
     server = build_server(Service.__new__(Service), LOCAL)
 

@@ -121,10 +121,10 @@ def test_key_scopes_the_tools(tmp_path: Path) -> None:
 def test_tools_match_library_functions() -> None:
     """Every tool wraps a public library function and exposes its scope-relevant arguments;
     every public KnowledgeBase method is either a tool or deliberately not one."""
+    from citewise.facade.caller import LOCAL
+    from citewise.facade.service import Service
     from citewise.kb import Home, KnowledgeBase
     from citewise.mcp_server import DESCRIPTIONS, LIBRARY_FUNCTIONS, build_server
-    from citewise.server.auth import LOCAL
-    from citewise.server.service import Service
 
     classes = {"KnowledgeBase": KnowledgeBase, "Home": Home}
     for tool, target in LIBRARY_FUNCTIONS.items():

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from citewise.errors import CitewiseError, LockMisuse
-from citewise.server.rwlock import RWLock
+from citewise.facade.rwlock import RWLock
 
 GUARD = 30.0  # seconds before a stuck thread counts as a deadlock
 

@@ -161,14 +161,14 @@ def test_keys_add_needs_kbs_and_keeps_every_value(tmp_path: Path) -> None:
 def test_staging_folders_of_a_killed_server_are_removed_at_start(tmp_path: Path) -> None:
     """A process killed (SIGKILL) inside an upload's staging folder leaves it behind; the
     next server start removes it, and keeps folders of processes still running."""
+    from citewise.facade.service import Service
     from citewise.kb import Home
-    from citewise.server.service import Service
 
     home = tmp_path / "home"
     code = (
         "import os, sys\n"
         "from pathlib import Path\n"
-        "from citewise.server.uploads import staging\n"
+        "from citewise.facade.uploads import staging\n"
         "with staging(Path(sys.argv[1])) as d:\n"
         "    (d / 'half.md').write_bytes(b'# half')\n"
         "    os.kill(os.getpid(), 9)\n"

@@ -1,5 +1,5 @@
 """Issue 13: version numbers, ``is_head`` and identical-bytes uploads as one principal sees
-them (server/history.py): versions it may not read must leave no trace, over a real
+them (facade/history.py): versions it may not read must leave no trace, over a real
 server on 127.0.0.1 and in the pure numbering function."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import httpx
 import pytest
 
 from citewise.core.stored import IngestAction, VersionInfo
+from citewise.facade.history import seen_history
 from citewise.server.auth import KeyStore
-from citewise.server.history import seen_history
 from tests._server import running_server
 from tests.conftest import run_cli
 

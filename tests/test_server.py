@@ -362,7 +362,7 @@ def test_citewise_serve_command(tmp_path: Path) -> None:
 
 
 def test_unexpected_error_is_opaque(client: httpx.Client, monkeypatch: pytest.MonkeyPatch) -> None:
-    from citewise.server.service import Service
+    from citewise.facade.service import Service
 
     def boom(self: Service, caller: object) -> None:
         raise RuntimeError("/var/lib/secret/internal.db is broken")

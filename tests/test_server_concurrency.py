@@ -20,9 +20,9 @@ from typing import Any
 import httpx
 import pytest
 
+from citewise.facade.service import Service
 from citewise.kb import Home
 from citewise.server.app import create_app
-from citewise.server.service import Service
 from tests._server import serving
 from tests.conftest import run_cli
 

@@ -16,12 +16,12 @@ from typing import Any
 
 import pytest
 
+import citewise.facade.service as service_module
 import citewise.ingest.parse as parse_module
 import citewise.kb as kb_module
-import citewise.server.service as service_module
+from citewise.facade.caller import LOCAL, Caller
+from citewise.facade.service import Service, Upload
 from citewise.kb import Home
-from citewise.server.auth import LOCAL, Caller
-from citewise.server.service import Service, Upload
 from citewise.store.sqlite import SQLiteStore
 
 

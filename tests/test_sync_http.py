@@ -15,10 +15,11 @@ import httpx
 import pytest
 
 import citewise.sync.mirror as mirror
+from citewise.facade.caller import LOCAL
+from citewise.facade.service import Service
 from citewise.ingest.parse import parse_document
 from citewise.kb import Home
-from citewise.server.auth import LOCAL, KeyStore
-from citewise.server.service import Service
+from citewise.server.auth import KeyStore
 from citewise.store.sqlite import SQLiteStore
 from tests._server import running_server
 
@@ -223,7 +224,7 @@ def test_no_server_path_in_sync_responses(tmp_path: Path) -> None:
 
 
 def test_a_row_is_judged_by_the_versions_it_is_about() -> None:
-    from citewise.server.sync_view import file_as_seen
+    from citewise.facade.sync_view import file_as_seen
     from citewise.sync.folder import SyncFile
 
     hidden = {"access": ["bob"]}

@@ -272,7 +272,7 @@ def test_came_from_is_exactly_the_folder_joined_with_the_path(rel: str, other: s
 )
 @settings(max_examples=200, deadline=None)
 def test_scrub_leaves_no_server_folder(before: str, after: str, tail: str) -> None:
-    from citewise.server.sync_view import folder_names, scrub
+    from citewise.facade.sync_view import folder_names, scrub
 
     roots = (Path("/srv/shared"), Path("/srv/shared-2"))
     names = folder_names(roots, 0, Path("/srv/shared/notes"))

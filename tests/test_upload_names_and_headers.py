@@ -8,8 +8,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from citewise.facade.uploads import name_conflicts
 from citewise.kb import Home
-from citewise.server.uploads import name_conflicts
 from tests._server import serving
 
 SECURITY_HEADERS = (

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from citewise.errors import FetchTimeout, SearchUnavailable
-from citewise.server.rwlock import RWLock
+from citewise.facade.rwlock import RWLock
 from citewise.web.fetcher import FetchPolicy, SafeFetcher
 from citewise.web.search import SearxngSearch
 from tests._server import running_server

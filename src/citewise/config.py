@@ -44,6 +44,13 @@ class ParseLimits:
     ``max_spine_items``: EPUB spine entries.
     ``max_parse_memory_mb``: the address space of the child process that parses a package
     expanding past ``ingest/package_guard.py``'s in-process size.
+
+    PDF pages, rendering and OCR: ``max_pages`` caps a PDF's page count (checked before
+    any per-page work); ``max_render_pixels`` caps the pixels of one rendered page (the
+    web page image and OCR render at a scale lowered to fit it); ``ocr_seconds_per_file``
+    caps the OCR time of one file (each page's allowance is the smaller of
+    ``ocr_seconds_per_page`` and what is left of it), so a file's parse takes at most
+    ``max_seconds`` plus ``ocr_seconds_per_file``.
     """
 
     max_depth: int = 100
@@ -58,6 +65,11 @@ class ParseLimits:
     max_sheet_cells: int = 1_000_000
     max_spine_items: int = 10_000
     max_parse_memory_mb: int = 2048
+
+    # PDF pages, rendering and OCR
+    max_pages: int = 10_000
+    max_render_pixels: int = 25_000_000
+    ocr_seconds_per_file: float = 900.0
 
 
 #: Setting -> environment variable that raises it.
@@ -74,10 +86,14 @@ LIMIT_ENV = {
     "max_sheet_cells": "CITEWISE_PARSE_MAX_SHEET_CELLS",
     "max_spine_items": "CITEWISE_PARSE_MAX_SPINE_ITEMS",
     "max_parse_memory_mb": "CITEWISE_PARSE_MAX_MEMORY_MB",
+    # PDF pages, rendering and OCR
+    "max_pages": "CITEWISE_PARSE_MAX_PAGES",
+    "max_render_pixels": "CITEWISE_PARSE_MAX_RENDER_PIXELS",
+    "ocr_seconds_per_file": "CITEWISE_PARSE_OCR_SECONDS_PER_FILE",
 }
 
 
-_FLOAT_LIMITS = ("max_seconds", "ocr_seconds_per_page")
+_FLOAT_LIMITS = ("max_seconds", "ocr_seconds_per_page", "ocr_seconds_per_file")
 
 
 def limits_from_env(env: Mapping[str, str]) -> ParseLimits:

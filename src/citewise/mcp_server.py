@@ -18,10 +18,11 @@ from mcp.server.mcpserver.exceptions import ToolError
 from citewise import installed_version
 from citewise.config import DEFAULT_KB
 from citewise.errors import CitewiseError
+from citewise.facade.caller import Caller
+from citewise.facade.service import Scope, Service, Upload
 from citewise.jsonable import to_jsonable
 from citewise.kb import Home
-from citewise.server.auth import Caller, KeyStore
-from citewise.server.service import Scope, Service, Upload
+from citewise.server.auth import KeyStore
 
 #: Tool name -> the library function it exposes (``Class.method``).
 LIBRARY_FUNCTIONS: dict[str, str] = {

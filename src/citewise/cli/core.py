@@ -145,7 +145,7 @@ def search(
             mode=mode,  # type: ignore[arg-type]
         )
         if principal is not None:  # version numbers as that principal sees them
-            from citewise.server import renumber
+            from citewise.facade import renumber
 
             result = renumber.search_result(result, renumber.numbering_for(h.kb(kb), principal))
     if json:
@@ -203,7 +203,7 @@ def ask_cmd(
             lineage=ids or None,
         )
         if principal is not None:  # version numbers as that principal sees them
-            from citewise.server import renumber
+            from citewise.facade import renumber
 
             answer = renumber.answer(answer, renumber.numbering_for(h.kb(kb), principal))
     if json and llm is not None:

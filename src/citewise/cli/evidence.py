@@ -95,24 +95,22 @@ def evidence(
     json: JsonOpt = False,
 ) -> None:
     """The context pack for a question: direct spans, context, budget use and decisions."""
-    from citewise.evidence import assemble
+    from citewise.facade import console
 
     if profile is not None and profile not in _PROFILES:
         raise UsageError(f"Unknown profile {profile!r}.", hint="Use base, causal or deep.")
     if not query.strip():
         raise UsageError("The query is empty.", hint="Pass the question.")
     with open_home(home) as h:
-        pack = assemble(
-            h.kb(kb).context,
+        # Through the facade: the same ledger entry as the HTTP and MCP evidence routes.
+        pack = console.evidence(
+            h,
+            kb,
             query,
             filters=search_filters(filter_, principal, current_only, as_of),
             profile=profile,  # type: ignore[arg-type]
             rse=rse,
         )
-        if principal is not None:  # version numbers as that principal sees them
-            from citewise.server import renumber
-
-            pack = renumber.evidence_pack(pack, renumber.numbering_for(h.kb(kb), principal))
     if json:
         ui.print_json(pack.to_json())
     else:

@@ -1,4 +1,4 @@
-"""Per-file parse budget: nesting depth, node count and wall time.
+"""Per-file parse budget: nesting depth, node count, wall time and OCR time.
 
 Every format parser gets one :class:`ParseBudget` and reports to it as it goes (an
 element opened at some depth, a node made, a step done), so a hostile file stops at
@@ -42,6 +42,7 @@ class ParseBudget:
     clock: Callable[[], float] = time.monotonic
     nodes: int = 0
     max_depth_seen: int = 0
+    ocr_seconds: float = 0.0  # OCR time spent so far (charged to ocr_seconds_per_file)
     _steps: int = 0
     _deadline: float = 0.0
 
@@ -101,6 +102,31 @@ class ParseBudget:
             yield
         finally:
             self._deadline += max(0.0, self.clock() - started)
+
+    def ocr_allowance(self) -> tuple[float, str]:
+        """Seconds the next page's OCR may take and the setting that sets it: the
+        per-page allowance, or what is left of the per-file one when that is less. Raises
+        when the file's OCR time is spent."""
+        per_page, per_file = self.limits.ocr_seconds_per_page, self.limits.ocr_seconds_per_file
+        left = per_file - self.ocr_seconds
+        if left <= 0:
+            raise limit_error(self.name, "OCR time", "ocr_seconds_per_file", float(per_file))
+        if left < per_page:
+            return left, "ocr_seconds_per_file"
+        return per_page, "ocr_seconds_per_page"
+
+    @contextmanager
+    def ocr(self) -> Iterator[None]:
+        """OCR of one page: its time is charged to the file's ``ocr_seconds_per_file``
+        instead of ``max_seconds``, so the whole parse takes at most the two together.
+        Raises when the file's OCR time is passed."""
+        started = self.clock()
+        with self.set_aside():
+            yield
+        self.ocr_seconds += max(0.0, self.clock() - started)
+        per_file = self.limits.ocr_seconds_per_file
+        if self.ocr_seconds > per_file:
+            raise limit_error(self.name, "OCR time", "ocr_seconds_per_file", float(per_file))
 
     def seconds_left(self) -> float:
         """Wall time this file's parse may still take (0 or less: none)."""

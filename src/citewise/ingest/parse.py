@@ -44,11 +44,19 @@ def detect_format(name: str) -> DocFormat:
 def contained(name: str, fmt: str) -> Iterator[None]:
     """A format parser's own failure (a bug, or an input its library did not foresee)
     fails this one file with a clear error, never the batch it is part of. Only the
-    exception's type is named: its message may quote the file."""
+    exception's type is named: its message may quote the file. Running out of memory is a
+    resource limit of this file (``PARSE_LIMIT``): the memory is freed as the error
+    unwinds the parse, and the rest of the batch goes on."""
     try:
         yield
-    except (CitewiseError, MemoryError):
+    except CitewiseError:
         raise
+    except MemoryError:
+        raise ParseLimitExceeded(
+            f"{name}: the {fmt} parser ran out of memory on this file.",
+            hint="Split the file or lower what it asks for (page size, image resolution), "
+            "or add it where more memory is available.",
+        ) from None
     except RecursionError:
         raise ParseLimitExceeded(
             f"{name}: the file nests too deeply for the {fmt} parser "

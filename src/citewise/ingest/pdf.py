@@ -11,6 +11,11 @@ x1, y1], ...]`` (document offsets of each line and its box), from which a citati
 part of a paragraph gets the boxes of the lines it covers. Running headers and footers
 become ``page_furniture`` nodes (stored, never chunked, so never in answers). Pages
 without a text layer are listed in ``metadata["needs_ocr"]``.
+
+Budgets (``ingest.limits``): a PDF of more than ``max_pages`` pages fails before any
+per-page work; a scanned page is rendered for OCR within ``max_render_pixels`` (at a
+lowered dpi, its locators degraded, when 300 dpi would not fit); OCR time is bounded per
+page and per file (:meth:`ParseBudget.ocr_allowance`).
 """
 
 from __future__ import annotations
@@ -51,12 +56,30 @@ class _Para:
     lines: list[tuple[int, int, lay.Box]]  # document offsets and page-space box per line
     furniture: str = ""  # "header" / "footer"
     ocr: float | None = None  # mean OCR word confidence (0..1) when the text is OCR output
+    ocr_dpi: int | None = None  # set when OCR read the page below 300 dpi (pixel cap)
+
+
+def _opens_without_pages(raw: bytes) -> bool:
+    """True when PDFium loads ``raw`` but finds no page: an empty page tree, or one that
+    declares more pages than PDFium accepts (about a million). PDFium then leaves its
+    last error as it was, so that error may belong to another, earlier file."""
+    handle = pdfium_c.FPDF_LoadMemDocument64(raw, len(raw), None)
+    if not handle:
+        return False
+    pdfium_c.FPDF_CloseDocument(handle)
+    return True
 
 
 def open_pdf(raw: bytes, name: str) -> pdfium.PdfDocument:
     try:
         return pdfium.PdfDocument(raw, password="")
     except pdfium.PdfiumError as exc:
+        if _opens_without_pages(raw):
+            raise BrokenFile(
+                f"{name}: the PDF has no page PDFium can read (an empty page tree, or one "
+                "declaring more pages than PDFium accepts).",
+                hint="Check that the file is a complete PDF (re-export or re-download it).",
+            ) from exc
         if pdfium_c.FPDF_GetLastError() == pdfium_c.FPDF_ERR_PASSWORD or "password" in str(exc):
             raise Encrypted(
                 f"{name}: the PDF is encrypted and does not open with an empty password.",
@@ -110,8 +133,8 @@ def parse_pdf(raw: bytes, name: str, budget: ParseBudget | None = None) -> Extra
     """The PDF's text, nodes and metadata. PDFium is not thread-safe (not even across
     documents), so every PDFium call of the process runs under :data:`PDFIUM_LOCK`; the
     lock is taken per page, and Tesseract reads a rendered page outside it. OCR time is
-    set aside from the file's ``max_seconds`` and bounded per page by
-    ``ocr_seconds_per_page`` instead."""
+    set aside from the file's ``max_seconds`` and bounded per page and per file by
+    ``ocr_seconds_per_page`` and ``ocr_seconds_per_file`` instead."""
     budget = budget or ParseBudget(name)
     with PDFIUM_LOCK:
         pdf = open_pdf(raw, name)
@@ -123,7 +146,7 @@ def parse_pdf(raw: bytes, name: str, budget: ParseBudget | None = None) -> Extra
 
 
 def _read_page(
-    pdf: pdfium.PdfDocument, index: int, can_ocr: bool
+    pdf: pdfium.PdfDocument, index: int, can_ocr: bool, max_pixels: int
 ) -> tuple[list[lay.Line], pdf_ocr.PageImage | None, bool]:
     """(text-layer lines, the page rendered for OCR when it needs and may have it,
     whether it is an image-only page). Takes :data:`PDFIUM_LOCK`."""
@@ -134,7 +157,7 @@ def _read_page(
             # /Rotate turns the page in the viewer (the web view applies /Rotate).
             lines = lay.split_lines(_chars(page), 0, 0.0, 0.0)
             scanned = not lines and _has_images(page)
-            image = pdf_ocr.render(page) if scanned and can_ocr else None
+            image = pdf_ocr.render(page, max_pixels) if scanned and can_ocr else None
             return lines, image, scanned
         finally:
             page.close()
@@ -143,15 +166,15 @@ def _read_page(
 def _ocr(
     image: pdf_ocr.PageImage, name: str, page: int, budget: ParseBudget
 ) -> list[tuple[list[lay.Line], float | None]]:
-    """OCR of one rendered page, outside the lock, on its own time allowance."""
-    allowance = budget.limits.ocr_seconds_per_page
-    with budget.set_aside():
+    """OCR of one rendered page, outside the lock, on its own time allowance (the smaller
+    of the per-page one and what is left of the file's)."""
+    allowance, setting = budget.ocr_allowance()
+    with budget.ocr():
         try:
             found = pdf_ocr.read(image, allowance)
         except pdf_ocr.OcrTimeout as exc:
-            raise limit_error(
-                name, f"OCR of page {page}", "ocr_seconds_per_page", float(allowance)
-            ) from exc
+            limit = float(getattr(budget.limits, setting))
+            raise limit_error(name, f"OCR of page {page}", setting, limit) from exc
     return [(p.lines, p.confidence) for p in found]
 
 
@@ -166,16 +189,21 @@ def _parse_pdf(
     pos = 0
     with PDFIUM_LOCK:
         count = len(pdf)
+    if count > budget.limits.max_pages:  # before any work per page (a page tree's /Count)
+        raise limit_error(name, f"{count:,} pages", "max_pages", budget.limits.max_pages)
+    max_pixels = budget.limits.max_render_pixels
     for index in range(count):
         budget.check_time()
-        lines, image, scanned = _read_page(pdf, index, can_ocr)
+        lines, image, scanned = _read_page(pdf, index, can_ocr, max_pixels)
         lines = checker.check(index, lines)  # text checked, not trusted (pdf_recheck)
         groups: list[tuple[list[lay.Line], float | None]] = [
             (g, None) for g in lay.paragraphs(lines)
         ]
+        ocr_dpi = None
         if image is not None:
             groups = _ocr(image, name, index + 1, budget)
             ocr_pages.append(index + 1)
+            ocr_dpi = image.dpi if image.lowered else None
         if scanned and not groups:  # no engine, or OCR found no words: say so
             needs_ocr.append(index + 1)
         if parts:
@@ -197,7 +225,9 @@ def _parse_pdf(
                 parts.append(text)
                 spans.append((pos, pos + len(text), lay.union(boxes)))
                 pos += len(text)
-            paras.append(_Para(index + 1, start, pos, page_start, spans, ocr=confidence))
+            paras.append(
+                _Para(index + 1, start, pos, page_start, spans, ocr=confidence, ocr_dpi=ocr_dpi)
+            )
             budget.step()
     text = "".join(parts)
     with PDFIUM_LOCK:
@@ -289,7 +319,16 @@ def _items(text: str, p: _Para) -> list[_Para] | None:
     if runs is None:
         return None
     return [
-        _Para(p.page, p.lines[a][0], p.lines[b - 1][1], p.page_start, p.lines[a:b], ocr=p.ocr)
+        _Para(
+            p.page,
+            p.lines[a][0],
+            p.lines[b - 1][1],
+            p.page_start,
+            p.lines[a:b],
+            p.furniture,
+            p.ocr,
+            p.ocr_dpi,
+        )
         for a, b in runs
     ]
 
@@ -303,6 +342,8 @@ def _raw_node(text: str, p: _Para, kind: NodeKind = "paragraph") -> RawNode:
     }
     if p.ocr is not None:
         locator.update(ocr=True, confidence=p.ocr, degraded="ocr")
+    if p.ocr_dpi is not None:  # read at a lowered resolution: words and boxes less exact
+        locator.update(ocr_dpi=p.ocr_dpi, degraded=f"ocr at {p.ocr_dpi} dpi")
     attrs: dict[str, Any] = {
         "locator": locator,
         "line_boxes": [[s, e, *box] for s, e, box in p.lines],

@@ -1,7 +1,9 @@
 """OCR of PDF pages without a text layer: Tesseract (Debian ``tesseract-ocr``) through
 pytesseract, when both are installed and ``CITEWISE_OCR`` is not ``off``.
 
-The page is rendered at 300 dpi as the viewer shows it (:func:`render`, under the
+The page is rendered at 300 dpi, or lower when that bitmap would pass
+``ingest.limits.max_render_pixels`` (:mod:`pdf_pixels`; the page's locators then say
+``degraded: "ocr at N dpi"``), as the viewer shows it (:func:`render`, under the
 process-wide PDFium lock) and read by Tesseract (:func:`read`, outside the lock, so other
 threads' PDFium work goes on meanwhile, and bounded by the per-page OCR allowance);
 Tesseract's words (with their block/paragraph/line numbers, pixel boxes and confidence)
@@ -20,6 +22,7 @@ import pypdfium2 as pdfium
 from PIL import Image
 
 from citewise.ingest.pdf_layout import Box, Char, Line, union
+from citewise.ingest.pdf_pixels import render_capped
 from citewise.switches import env_switch
 
 DPI = 300
@@ -69,23 +72,30 @@ class PageImage:
     width: float  # unrotated size, points
     height: float
     shown_h: float  # height as shown (rotated), points
+    scale: float = SCALE  # pixels per point used (below SCALE when the pixel cap lowered it)
+
+    @property
+    def dpi(self) -> int:
+        return round(self.scale * 72)
+
+    @property
+    def lowered(self) -> bool:
+        """True when the page was rendered below :data:`DPI` to fit the pixel cap."""
+        return self.scale < SCALE
 
 
 class OcrTimeout(Exception):
     """Tesseract ran past its per-page allowance (the process was stopped)."""
 
 
-def render(page: pdfium.PdfPage) -> PageImage:
-    """``page`` at :data:`DPI` as the viewer shows it. The caller holds ``PDFIUM_LOCK``."""
+def render(page: pdfium.PdfPage, max_pixels: int) -> PageImage:
+    """``page`` at :data:`DPI`, or lower to fit ``max_pixels``, as the viewer shows it.
+    The caller holds ``PDFIUM_LOCK``."""
     rotation = page.get_rotation()
     shown_w, shown_h = page.get_width(), page.get_height()
     width, height = (shown_h, shown_w) if rotation in (90, 270) else (shown_w, shown_h)
-    bitmap = page.render(scale=SCALE)
-    try:
-        image = bitmap.to_pil().convert("RGB")  # a copy owned by Pillow
-    finally:
-        bitmap.close()
-    return PageImage(image, rotation, width, height, shown_h)
+    image, scale = render_capped(page, SCALE, max_pixels)
+    return PageImage(image, rotation, width, height, shown_h, scale)
 
 
 def read(page: PageImage, timeout: float) -> list[OcrParagraph]:
@@ -95,6 +105,7 @@ def read(page: PageImage, timeout: float) -> list[OcrParagraph]:
     import pytesseract
 
     rotation, width, height, shown_h = page.rotation, page.width, page.height, page.shown_h
+    scale = page.scale
     try:
         data: dict[str, list[Any]] = pytesseract.image_to_data(
             page.image, output_type=pytesseract.Output.DICT, timeout=timeout
@@ -109,9 +120,9 @@ def read(page: PageImage, timeout: float) -> list[OcrParagraph]:
         conf = float(data["conf"][i])
         if not text or conf < 0:
             continue
-        left, top = data["left"][i] / SCALE, data["top"][i] / SCALE
-        right = left + data["width"][i] / SCALE
-        bottom = top + data["height"][i] / SCALE
+        left, top = data["left"][i] / scale, data["top"][i] / scale
+        right = left + data["width"][i] / scale
+        bottom = top + data["height"][i] / scale
         shown: Box = (left, shown_h - bottom, right, shown_h - top)
         box = from_display(shown, rotation, width, height)
         box = tuple(round(v, 2) for v in box)  # type: ignore[assignment]

@@ -1,4 +1,4 @@
-"""The HTTP API: FastAPI over :class:`~citewise.server.service.Service`.
+"""The HTTP API: FastAPI over :class:`~citewise.facade.service.Service`.
 
 Every error leaves as one envelope ``{"error": {"code", "message"}}`` with the error's
 stable code and HTTP status; unexpected failures become ``INTERNAL`` 500 without a stack
@@ -19,6 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from citewise.errors import CitewiseError, FileTooLarge, RequestTooLarge
+from citewise.facade.service import Service
 from citewise.kb import Home
 from citewise.server import (
     routes_conversations,
@@ -29,7 +30,6 @@ from citewise.server import (
 )
 from citewise.server.auth import KeyStore
 from citewise.server.deps import STATIC, envelope
-from citewise.server.service import Service
 
 log = logging.getLogger("citewise.server")
 #: Most files one upload request may carry (the request body cap is this many times the

@@ -1,4 +1,5 @@
-"""API keys and principals for the HTTP and MCP servers.
+"""API keys and principals for the HTTP and MCP servers (a key authenticates as a
+:class:`~citewise.facade.caller.Caller`, the facade's access scope).
 
 Keys live in ``<home>/keys.yaml``, stored as the sha256 of a 256-bit random token (the
 token itself is shown once, when ``citewise keys add`` creates it, and never stored or
@@ -25,29 +26,10 @@ from typing import Any
 import yaml
 
 from citewise.errors import CitewiseError, Unauthorized, UsageError
+from citewise.facade.caller import LOCAL, Caller
 
 KEYS_FILE = "keys.yaml"
 TOKEN_PREFIX = "cw_"
-
-
-@dataclass(frozen=True, slots=True)
-class Caller:
-    """Who is asking: the key's name, its principal and the knowledge bases it may use."""
-
-    name: str
-    principal: str | None
-    kbs: frozenset[str]
-
-    @property
-    def all_kbs(self) -> bool:
-        return "*" in self.kbs
-
-    def may_use(self, kb: str) -> bool:
-        return self.all_kbs or kb in self.kbs
-
-
-#: The caller when no keys are configured (loopback only).
-LOCAL = Caller(name="local", principal=None, kbs=frozenset({"*"}))
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,9 +13,10 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import JSONResponse
 
+from citewise.facade.caller import Caller
+from citewise.facade.service import Service
 from citewise.jsonable import to_jsonable
-from citewise.server.auth import Caller, KeyStore
-from citewise.server.service import Service
+from citewise.server.auth import KeyStore
 
 STATIC = Path(__file__).parent / "static"
 

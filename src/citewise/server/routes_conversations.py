@@ -14,10 +14,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, Field
 
-from citewise.server.auth import Caller
+from citewise.facade.caller import Caller
+from citewise.facade.service import Service
 from citewise.server.deps import get_caller, get_service
 from citewise.server.routes_query import Filters
-from citewise.server.service import Service
 
 router = APIRouter()
 CallerDep = Annotated[Caller, Depends(get_caller)]

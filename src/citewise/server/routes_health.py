@@ -8,9 +8,10 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import FileResponse, Response
 
 from citewise import installed_version
-from citewise.server.auth import Caller, KeyStore
+from citewise.facade.caller import Caller
+from citewise.facade.service import Service
+from citewise.server.auth import KeyStore
 from citewise.server.deps import STATIC, get_caller, get_service
-from citewise.server.service import Service
 
 router = APIRouter()
 

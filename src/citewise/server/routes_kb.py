@@ -9,9 +9,9 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from citewise.errors import CitewiseError
-from citewise.server.auth import Caller
+from citewise.facade.caller import Caller
+from citewise.facade.service import Service, Upload
 from citewise.server.deps import envelope, get_caller, get_service, jsonable
-from citewise.server.service import Service, Upload
 
 router = APIRouter()
 CallerDep = Annotated[Caller, Depends(get_caller)]

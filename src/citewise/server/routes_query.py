@@ -10,9 +10,9 @@ from pydantic import BaseModel, Field
 
 from citewise.analysis.asof import parse_as_of
 from citewise.errors import UsageError
-from citewise.server.auth import Caller
+from citewise.facade.caller import Caller
+from citewise.facade.service import Scope, Service
 from citewise.server.deps import get_caller, get_service, jsonable
-from citewise.server.service import Scope, Service
 from citewise.server.streaming import MEDIA_TYPE, stream_answer
 
 router = APIRouter()
@@ -139,9 +139,16 @@ def citation_page(
     citation_id: str, caller: CallerDep, service: ServiceDep, part: int = 0
 ) -> Response:
     """The PDF page of a citation rendered server-side (PNG) with the cited boxes
-    highlighted; ``part`` picks the page of a citation that spans several."""
-    png = service.citation_page(caller, citation_id, part)
-    return Response(png, media_type="image/png", headers={"Cache-Control": "private"})
+    highlighted; ``part`` picks the page of a citation that spans several. The image is at
+    most ``max_render_pixels``: ``X-Citewise-Render-Scale`` gives the pixels per point used
+    and ``X-Citewise-Render-Lowered: true`` says a large page was rendered smaller."""
+    page = service.citation_page(caller, citation_id, part)
+    headers = {
+        "Cache-Control": "private",
+        "X-Citewise-Render-Scale": f"{page.scale:.6g}",
+        "X-Citewise-Render-Lowered": "true" if page.lowered else "false",
+    }
+    return Response(page.png, media_type="image/png", headers=headers)
 
 
 @router.get("/kb/{kb}/graph/{node:path}", tags=["graph"])

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from citewise.server.rwlock import RWLock
+from citewise.facade.rwlock import RWLock
 from citewise.web.fetcher import FetchedPage, Fetcher
 from citewise.web.search import SearchOutcome, SearchProvider
 from citewise.web.verify import WebVerifier

@@ -2,9 +2,9 @@
 server hands results out: the library keeps the store's numbers (evidence, citations, replay
 ids and the audit ledger read the store with them).
 
-``number(path, store_version)`` is the caller's number of that version (``server.history``).
+``number(path, store_version)`` is the caller's number of that version (``facade.history``).
 The result transforms are pure; :func:`numbering_for` reads histories (for the CLI's
-``--as``; the server's :class:`~citewise.server.service.Service` has its own, cached).
+``--as``; the server's :class:`~citewise.facade.service.Service` has its own, cached).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from citewise.answer.models import Answer
 from citewise.core.access import may_read
 from citewise.core.search import SearchResult
 from citewise.evidence.models import EvidencePack, Fragment
-from citewise.server.history import SeenHistory, seen_history
+from citewise.facade.history import SeenHistory, seen_history
 
 if TYPE_CHECKING:
     from citewise.kb import KnowledgeBase

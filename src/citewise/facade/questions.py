@@ -1,0 +1,148 @@
+"""The facade's questions: search, recall, evidence, answers and conversation
+turns, under the caller's filters (the library records each in the audit ledger) and
+numbered as the caller sees versions."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from citewise.analysis.conditions import ConditionSet
+from citewise.answer.models import Answer
+from citewise.core.search import SearchFilters, SearchMode, SearchResult
+from citewise.evidence.models import EvidencePack, Profile
+from citewise.facade import renumber
+from citewise.facade.base import Scope, ServiceBase
+from citewise.facade.caller import Caller
+from citewise.kb import KnowledgeBase
+
+
+class Questions(ServiceBase):
+    """Search, recall, evidence, answers and conversation turns under the caller's filters."""
+
+    def search(
+        self,
+        caller: Caller,
+        name: str,
+        query: str,
+        *,
+        scope: Scope | None = None,
+        top_k: int = 10,
+        mode: SearchMode = "hybrid",
+        conditions: Mapping[str, str] | None = None,
+        lineage: Mapping[str, str] | None = None,
+        keep: bool = False,
+    ) -> SearchResult:
+        with self.reading(caller, name) as kb:
+            result = kb.search(
+                query,
+                filters=self._filters(caller, scope),
+                top_k=top_k,
+                mode=mode,
+                conditions=conditions,
+                lineage=lineage,
+                keep=keep,
+            )
+            return renumber.search_result(result, self._numbering(caller, kb))
+
+    def recall(self, caller: Caller, name: str, recall_id: str) -> dict[str, Any]:
+        """A kept recall of this caller's (another principal's is not found)."""
+        with self.reading(caller, name) as kb:
+            return kb.recall(recall_id, principal=caller.principal)
+
+    def evidence(
+        self,
+        caller: Caller,
+        name: str,
+        query: str,
+        *,
+        scope: Scope | None = None,
+        profile: Profile | None = None,
+        rse: bool = True,
+    ) -> EvidencePack:
+        with self.reading(caller, name) as kb:
+            pack = kb.evidence(
+                query, filters=self._filters(caller, scope), profile=profile, rse=rse
+            )
+            return renumber.evidence_pack(pack, self._numbering(caller, kb))
+
+    def ask(
+        self,
+        caller: Caller,
+        name: str,
+        question: str,
+        *,
+        scope: Scope | None = None,
+        verify_web: bool = False,
+        conditions: Mapping[str, str] | None = None,
+        lineage: Mapping[str, str] | None = None,
+    ) -> Answer:
+        web = None
+        if verify_web:  # configured by the server's environment (docs/regulations.md)
+            from citewise.facade.web_waits import unlocked_waits
+            from citewise.web.settings import WebSettings, open_verifier
+
+            verifier = open_verifier(WebSettings.from_env(os.environ), self.home.settings.home)
+            web = unlocked_waits(verifier, self.lock)  # the lock is not held while waiting
+        with self.reading(caller, name) as kb:
+            answer = kb.ask(
+                question,
+                filters=self._filters(caller, scope),
+                web=web,
+                conditions=conditions or None,
+                lineage=lineage or None,
+            )
+            return renumber.answer(answer, self._numbering(caller, kb))
+
+    def conversation_turn(
+        self,
+        caller: Caller,
+        name: str,
+        cid: str | None,
+        question: str | None,
+        *,
+        scope: Scope | None = None,
+        conditions: Mapping[str, str] | None = None,
+        lineage: Mapping[str, str] | None = None,
+    ) -> tuple[dict[str, Any], Answer | None]:
+        """Start a conversation (``cid`` None), then ask ``question`` as its next turn
+        when given. Returns the conversation's JSON and the answer."""
+        filters = self._filters(caller, scope)
+        with self.reading(caller, name) as kb:
+            asker = _FilteredAsker(kb, filters)
+            chat = kb.conversation(cid, asker=asker, owner=caller.principal)
+            answer = None
+            if question is not None:
+                answer = chat.ask(question, conditions=conditions, lineage=lineage)
+                answer = renumber.answer(answer, self._numbering(caller, kb))
+            else:
+                chat.save()
+            return chat.to_json(), answer
+
+
+@dataclass(frozen=True, slots=True)
+class _FilteredAsker:
+    """Asks a conversation's turns under the caller's filters (authorization first)."""
+
+    kb: KnowledgeBase
+    filters: SearchFilters
+
+    def ask(
+        self,
+        question: str,
+        *,
+        conditions: ConditionSet | None = None,
+        lineage: Mapping[str, str] | None = None,
+        rewrite: Mapping[str, Any] | None = None,
+        caller_lineage: Mapping[str, str] | None = None,
+    ) -> Answer:
+        return self.kb.ask(
+            question,
+            filters=self.filters,
+            conditions=conditions,
+            lineage=lineage,
+            rewrite=rewrite,
+            caller_lineage=caller_lineage,
+        )
