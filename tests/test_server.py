@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from citewise import installed_version
 from tests._server import running_server
 from tests.conftest import run_cli
 
@@ -80,7 +81,11 @@ def client(server: tuple[str, Path]) -> Iterator[httpx.Client]:
 
 
 def test_health_and_openapi(client: httpx.Client) -> None:
-    assert client.get("/health").json() == {"status": "ok", "auth": "none"}
+    assert client.get("/health").json() == {
+        "status": "ok",
+        "auth": "none",
+        "version": installed_version(),
+    }
     models = client.get("/health/models").json()["models"]
     assert models[0]["kb"] == "default" and models[0]["status"] == "disabled"
     assert {"fingerprint", "vectors", "last_error"} <= set(models[0])
@@ -346,7 +351,7 @@ def test_citewise_serve_command(tmp_path: Path) -> None:
                 break
             except httpx.TransportError:
                 time.sleep(0.1)
-        assert body == {"status": "ok", "auth": "none"}
+        assert body == {"status": "ok", "auth": "none", "version": installed_version()}
         page = httpx.get(f"http://127.0.0.1:{port}/")
         assert page.status_code == 200 and "<title>citewise</title>" in page.text
         assert httpx.get(f"http://127.0.0.1:{port}/static/app.js").status_code == 200

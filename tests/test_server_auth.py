@@ -16,6 +16,7 @@ import httpx
 import pytest
 import yaml
 
+from citewise import installed_version
 from tests._server import running_server
 from tests.conftest import run_cli
 
@@ -109,7 +110,8 @@ def test_keys_are_stored_hashed(env: dict[str, Any]) -> None:
 
 def test_missing_or_bad_key_is_401(env: dict[str, Any]) -> None:
     url = env["url"]
-    assert httpx.get(url + "/health").json() == {"status": "ok", "auth": "api_keys"}
+    health = httpx.get(url + "/health").json()
+    assert health == {"status": "ok", "auth": "api_keys", "version": installed_version()}
     for headers in ({}, {"Authorization": "Bearer cw_wrong"}, {"X-API-Key": "nope"}):
         r = httpx.get(url + "/kb", headers=headers)
         assert r.status_code == 401 and r.json()["error"]["code"] == "UNAUTHORIZED"

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
+from citewise import installed_version
 from citewise.config import DEFAULT_KB
 from citewise.errors import CitewiseError
 from citewise.facade.caller import Caller
@@ -84,6 +85,7 @@ DESCRIPTIONS: dict[str, str] = {
 def build_server(service: Service, caller: Caller) -> MCPServer[Any]:
     server: MCPServer[Any] = MCPServer(
         name="citewise",
+        version=installed_version(),
         instructions="Evidence-grounded knowledge base: every result carries exact citations.",
     )
 

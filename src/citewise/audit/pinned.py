@@ -19,10 +19,13 @@ if TYPE_CHECKING:
 #: A pinned citation against the current revision: same version, the document changed but
 #: the cited text is still there, or the cited text changed or was removed.
 CitationState = Literal["current", "unchanged", "stale"]
+#: What happened to a stale citation's text: its document was deleted, or the span changed.
+StaleChange = Literal["changed", "deleted"]
 
 
 class CurrentState(TypedDict, total=False):
     status: CitationState
+    change: StaleChange  # stale citations only
     reason: str
     new_text: str | None
     new_version_id: int
@@ -74,7 +77,12 @@ def _current(store: Store, kb: str, c: dict[str, Any], heading: tuple[str, ...])
     except CitewiseError:
         doc = None
     if doc is None or doc.deleted:
-        return {"status": "stale", "reason": "document removed", "new_text": None}
+        return {
+            "status": "stale",
+            "change": "deleted",
+            "reason": "document removed",
+            "new_text": None,
+        }
     if doc.version_id == c["version_id"]:
         return {"status": "current", "reason": "", "new_text": c["excerpt"]}
     text = store.get_document_text(kb, doc.doc_id, doc.version_id)
@@ -95,6 +103,7 @@ def _current(store: Store, kb: str, c: dict[str, Any], heading: tuple[str, ...])
     )
     return {
         "status": "stale",
+        "change": "changed",
         "reason": f"cited span changed in version {doc.version_id}",
         "new_text": best.text if best else None,
         "new_version_id": doc.version_id,

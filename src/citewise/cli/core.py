@@ -36,6 +36,8 @@ docs_app = typer.Typer(
 )
 
 
+# The help lists the formats one short group a line (typer keeps line breaks after the
+# first paragraph), so that no terminal width splits a group across lines.
 def add(
     paths: Annotated[list[Path], typer.Argument(help="Files or folders to ingest.")],
     kb: KbOpt = DEFAULT_KB,
@@ -45,10 +47,14 @@ def add(
     home: HomeOpt = None,
     json: JsonOpt = False,
 ) -> None:
-    """Ingest files and folders (Markdown, reST, text, HTML, XML, PDF, DOCX, PPTX, XLSX, EPUB,
-    ODT, CSV/TSV, RTF). Exits 1 if any file failed.
+    """Ingest files and folders. Exits 1 if any file failed.
 
-    Never deletes: documents of an added folder that are gone from it are reported;
+    Formats:
+      text: Markdown, reST, plain text, HTML, XML
+      tables and rich text: CSV/TSV, RTF
+      office and print: PDF, DOCX, PPTX, XLSX, ODT, EPUB
+
+    Never deletes: documents of an added folder that are gone from it are only reported.
     'citewise sync FOLDER' removes them."""
     from citewise.cli.progress import progress
 

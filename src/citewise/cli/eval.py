@@ -45,8 +45,8 @@ def retrieval(
 ) -> None:
     """nDCG@10, Recall@100, MRR@10, queries/s and latency of one search mode on a BEIR set.
 
-    The corpus is ingested once into a cached KB (documents as Markdown files); later
-    runs reuse its store and vectors.
+    The corpus is ingested once into a cached KB (documents as Markdown files).
+    Later runs reuse its store and vectors.
     """
     from citewise.eval.retrieval import evaluate_beir
     from citewise.recall.search import RecallSettings
@@ -90,8 +90,8 @@ def probes(
 ) -> None:
     """Run an answer-probe suite in a fresh temporary home: pass/fail per case.
 
-    Exits 1 when any case fails. Every answer's citations are also checked against the
-    source text at their offsets.
+    Exits 1 when any case fails.
+    Every answer's citations are also checked against the source text at their offsets.
     """
     from citewise.eval.probes import run_suite
 

@@ -8,6 +8,8 @@ is the order of the help listing.
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from citewise.cli import (
@@ -33,8 +35,28 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    """``--version``: print the installed version and stop before any command runs."""
+    if value:
+        from citewise import installed_version
+
+        typer.echo(f"citewise {installed_version()}")
+        raise typer.Exit()
+
+
+VersionOpt = Annotated[
+    bool,
+    typer.Option(
+        "--version",
+        help="Print the installed citewise version and exit.",
+        callback=_print_version,
+        is_eager=True,
+    ),
+]
+
+
 @app.callback()
-def _root(store: StoreOpt = None) -> None:
+def _root(store: StoreOpt = None, version: VersionOpt = False) -> None:
     """citewise: a knowledge base whose answers carry exact, checkable citations."""
     choose_store(store)
 

@@ -12,7 +12,7 @@ from citewise.cli.options import HomeOpt, JsonOpt, KbOpt, open_home
 from citewise.config import DEFAULT_KB
 
 if TYPE_CHECKING:
-    from citewise.sync.folder import SyncFile, SyncReport
+    from citewise.sync.folder import StaleAnswer, SyncFile, SyncReport
 
 
 def print_sync_report(report: SyncReport, *, verbose: bool = False) -> None:
@@ -35,12 +35,18 @@ def print_sync_report(report: SyncReport, *, verbose: bool = False) -> None:
         tail = "no new revision"
     ui.out.print(f"kb {report.kb} <- {report.folder}: {counts}; {tail}", markup=False)
     for a in report.stale_answers:
-        ui.out.print(
-            f"stale answer {a.answer_id} ({len(a.stale)} citation(s)): {a.question}",
-            markup=False,
-        )
+        ui.out.print(stale_answer_line(a), markup=False)
     if report.stale_answers:
         ui.out.print("check one with: citewise cite check ANSWER_ID", markup=False)
+
+
+def stale_answer_line(answer: StaleAnswer) -> str:
+    """One line per stale answer: its id, each stale citation with its path and change
+    (changed or deleted), then the question it answered when the record has it."""
+    cited = "; ".join(f"{c.id} in {c.path} {c.change}" for c in answer.citations)
+    cited = cited or ", ".join(answer.stale)  # a report built without per-citation changes
+    line = f"stale answer {answer.answer_id} ({len(answer.stale)} citation(s)): {cited}"
+    return f"{line}; question: {answer.question}" if answer.question else line
 
 
 def sync(

@@ -1,4 +1,4 @@
-"""GET /health, GET /health/models, and the web page at /."""
+"""GET /health, GET /health/models, the web page at / and its icon."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import FileResponse, Response
 
+from citewise import installed_version
 from citewise.facade.caller import Caller
 from citewise.facade.service import Service
 from citewise.server.auth import KeyStore
@@ -20,11 +21,20 @@ def index() -> Response:
     return FileResponse(STATIC / "index.html", media_type="text/html")
 
 
+@router.get("/favicon.ico", include_in_schema=False)
+def favicon() -> Response:
+    """The page's icon, also for clients that ask for /favicon.ico whatever the page says
+    (browsers viewing a JSON route directly), so that they get an icon rather than a 404."""
+    return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
+
+
 @router.get("/health", tags=["health"])
 def health(request: Request) -> dict[str, Any]:
-    """Liveness, and whether API keys are required (no secrets, no paths)."""
+    """Liveness, the installed citewise version, and whether API keys are required (no
+    secrets, no paths)."""
     keys: KeyStore = request.app.state.keys
-    return {"status": "ok", "auth": "api_keys" if keys.required else "none"}
+    auth = "api_keys" if keys.required else "none"
+    return {"status": "ok", "auth": auth, "version": installed_version()}
 
 
 @router.get("/health/models", tags=["health"])

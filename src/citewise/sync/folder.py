@@ -52,12 +52,22 @@ class SyncFile:
 
 
 @dataclass(frozen=True, slots=True)
+class StaleCitation:
+    """One citation of a saved answer whose text is no longer current, and why."""
+
+    id: str
+    path: str
+    change: Literal["changed", "deleted"]  # the cited span changed, or its document went
+
+
+@dataclass(frozen=True, slots=True)
 class StaleAnswer:
     """A saved answer whose citations point to text that is no longer current."""
 
     answer_id: str
     question: str
     stale: tuple[str, ...]  # the citation ids that changed or were deleted
+    citations: tuple[StaleCitation, ...] = ()  # the same citations, each with its change
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,8 +186,20 @@ def stale_answers(
         if only is not None and not only(saved):
             continue
         report = check_citations(kb.store, answer_id)
-        stale = tuple(str(c["id"]) for c in report["citations"] if c["status"] == "stale")
-        if stale:
-            question = str(saved["answer"].get("question", ""))
-            out.append(StaleAnswer(answer_id, question, stale))
+        cited = tuple(
+            StaleCitation(str(c["id"]), str(c["path"]), c["change"])
+            for c in report["citations"]
+            if c["status"] == "stale"
+        )
+        if cited:
+            stale = tuple(c.id for c in cited)
+            out.append(StaleAnswer(answer_id, saved_question(saved), stale, cited))
     return out
+
+
+def saved_question(saved: Mapping[str, Any]) -> str:
+    """The question a saved answer answered: an answer records it in its trace (older
+    records may hold it at the top level of the answer); empty when neither has it."""
+    answer = saved.get("answer") or {}
+    trace = answer.get("trace") or {}
+    return str(trace.get("question") or answer.get("question") or "")
