@@ -46,10 +46,11 @@ FOLDER_FILE = ".citewise.yaml"
 #: fields, and a digest of them: a sync compares it to see a sidecar change without a parse.
 META_FROM = "metadata_from"
 #: Keys the format parsers set (page, sheet, slide, chapter, paragraph and table maps that
-#: locators read; OCR) and the provenance record: never given from outside.
+#: locators read; OCR; the PDF text check; a delimited file's delimiter) and the
+#: provenance record: never given from outside.
 PARSER_KEYS = frozenset(
     {"locators", "needs_ocr", "ocr_pages", "pages", "sheets", "slides", "chapters"}
-    | {"paragraphs", "tables"}
+    | {"paragraphs", "tables", "text_check", "text_suspect", "delimiter"}
 )
 RESERVED = PARSER_KEYS | {META_FROM}
 #: Exceptions the YAML parser and value conversion raise on hostile input besides
