@@ -48,10 +48,11 @@ unit: install browser ocr postgres
 
 test: lint typecheck unit
 
-# The edit loop: no subprocess, browser or model tests (markers in pyproject.toml).
+# The edit loop: no subprocess, browser or model tests (markers in pyproject.toml), on every
+# core (pytest-xdist).
 FAST := not slow and not subprocess and not browser and not model
 test-fast: install
-	$(BIN)/pytest -m "$(FAST)"
+	$(BIN)/pytest -m "$(FAST)" -n auto
 
 bench: install
 	$(BIN)/python -m bench.ingest

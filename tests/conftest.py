@@ -39,15 +39,27 @@ def _fast_run(config: pytest.Config) -> bool:
     return all(f"not {m}" in expr for m in ("subprocess", "model"))
 
 
-def _guard_subprocess() -> None:
-    class GuardedPopen(subprocess.Popen):  # type: ignore[type-arg]
-        def __init__(self, *args: object, **kwargs: object) -> None:
-            raise FastLoopViolation(
-                "This test starts a process: mark it @pytest.mark.subprocess "
-                "(make test-fast leaves such tests out)."
-            )
+class _GuardedPopen(subprocess.Popen):  # type: ignore[type-arg]
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        raise FastLoopViolation(
+            "This test starts a process: mark it @pytest.mark.subprocess "
+            "(make test-fast leaves such tests out)."
+        )
 
-    subprocess.Popen = GuardedPopen  # type: ignore[misc]
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> object:
+    """In a fast run, a test (its fixtures included) may not start a process. The guard
+    holds only while a test runs, so the test runner's own processes (pytest-xdist's
+    workers, which read the platform through a subprocess) are not refused."""
+    if not _fast_run(item.config):
+        return (yield)
+    plain = subprocess.Popen
+    subprocess.Popen = _GuardedPopen  # type: ignore[misc]
+    try:
+        return (yield)
+    finally:
+        subprocess.Popen = plain  # type: ignore[misc]
 
 
 def _guard_models() -> None:
@@ -65,7 +77,6 @@ def _guard_models() -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     if _fast_run(config):
-        _guard_subprocess()
         _guard_models()
 
 
