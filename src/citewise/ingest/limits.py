@@ -9,6 +9,9 @@ without bound. The clock is injectable so tests check the time limit without tim
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -139,4 +142,26 @@ class ParseBudget:
             )
 
 
-__all__ = ["ParseBudget", "limit_error"]
+def run_in_child(
+    module: str, job: bytes, name: str, budget: ParseBudget
+) -> subprocess.CompletedProcess[bytes]:
+    """``python -m module`` with ``job`` on its standard input and this interpreter's path,
+    killed at what is left of ``budget``'s time (then PARSE_LIMIT on ``max_seconds``): the
+    child-process parse shared by the reST guard and the package guard."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", module],
+            input=job,
+            capture_output=True,
+            timeout=max(budget.seconds_left(), 0.001),
+            env=env,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:  # the child is killed by run()
+        raise limit_error(
+            name, "parse time", "max_seconds", float(budget.limits.max_seconds)
+        ) from None
+
+
+__all__ = ["ParseBudget", "limit_error", "run_in_child"]

@@ -18,17 +18,15 @@ returning the result pickled.
 from __future__ import annotations
 
 import importlib
-import os
 import pickle
 import resource
-import subprocess
 import sys
 from typing import Any
 
 from citewise.config import ParseLimits
 from citewise.errors import BrokenFile
 from citewise.ingest.extracted import Extracted
-from citewise.ingest.limits import ParseBudget, limit_error
+from citewise.ingest.limits import ParseBudget, limit_error, run_in_child
 from citewise.ingest.zipbudget import declared_total
 
 #: Packages declaring at most this many expanded bytes are parsed in process (the
@@ -70,20 +68,7 @@ def parse_package(fmt: str, raw: bytes, name: str, budget: ParseBudget) -> Extra
         result: Extracted = _parser(fmt)(raw, name, budget)
         return result
     job = pickle.dumps((fmt, raw, name, budget.limits))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "citewise.ingest.package_guard"],
-            input=job,
-            capture_output=True,
-            timeout=max(budget.seconds_left(), 0.001),
-            env=env,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:  # the child is killed by run()
-        raise limit_error(
-            name, "parse time", "max_seconds", float(budget.limits.max_seconds)
-        ) from None
+    done = run_in_child("citewise.ingest.package_guard", job, name, budget)
     if done.returncode != 0 or not done.stdout:
         if b"MemoryError" in done.stderr:
             raise _memory_error(name, budget.limits)

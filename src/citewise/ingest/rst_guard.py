@@ -13,15 +13,13 @@ beside the server's threads); it returns the parsed nodes, plain dataclasses, pi
 
 from __future__ import annotations
 
-import os
 import pickle
-import subprocess
 import sys
 
 from citewise.config import ParseLimits
 from citewise.errors import BrokenFile
 from citewise.ingest.decode import LineIndex
-from citewise.ingest.limits import ParseBudget, limit_error
+from citewise.ingest.limits import ParseBudget, run_in_child
 from citewise.ingest.tree import RawNode
 
 #: Files up to this many characters are parsed in process (about 0.5 s of docutils at
@@ -41,20 +39,7 @@ def parse_rst_guarded(text: str, body_offset: int, index: LineIndex, budget: Par
         return parse_rst(text, body_offset, index, budget)
     budget.depth(indent_depth(text[body_offset:]))  # refused here, no child started
     job = pickle.dumps((text, body_offset, budget.name, budget.limits))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "citewise.ingest.rst_guard"],
-            input=job,
-            capture_output=True,
-            timeout=max(budget.seconds_left(), 0.001),
-            env=env,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:  # the child is killed by run()
-        raise limit_error(
-            budget.name, "parse time", "max_seconds", float(budget.limits.max_seconds)
-        ) from None
+    done = run_in_child("citewise.ingest.rst_guard", job, budget.name, budget)
     if done.returncode != 0 or not done.stdout:
         raise BrokenFile(
             f"{budget.name}: the reStructuredText parser stopped (exit {done.returncode}).",
