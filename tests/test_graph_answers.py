@@ -69,7 +69,8 @@ def test_graph_show_and_the_answers_agree(home: Home, tmp_path: Path) -> None:
             assert s["text"] in answer.answer
             stated.add((s["relation"], s["neighbour"], s["edge_path"], s["edge_chars"][0]))
     assert stated == edges  # every relation graph show lists is the one an answer states
-    assert ("causes", "Thermal creep", "helix-7.md", stated_start(stated, "causes")) in edges
+    # the diagram's own label names the type: shown as degrades, not causes (issue 34)
+    assert ("degrades", "Thermal creep", "helix-7.md", stated_start(stated, "degrades")) in edges
 
 
 def stated_start(stated: set[tuple[str, str, str, int]], kind: str) -> int:
@@ -158,15 +159,16 @@ def test_weak_neighbour_text_is_named_as_a_limitation(home: Home, tmp_path: Path
         ("What replaced X?", "successor", ("supersedes", "replaces"), "in"),
         ("What was the predecessor of X?", "predecessor", ("supersedes", "replaces"), "out"),
         ("What did X replace?", "predecessor", ("supersedes", "replaces"), "out"),
-        ("What degrades X?", "degrades", ("causes",), "in"),
-        ("What does thermal creep degrade?", "causes", ("causes",), "out"),
+        ("What degrades X?", "degraded by", ("degrades",), "in"),
+        ("What does thermal creep degrade?", "degrades", ("degrades",), "out"),
+        ("What causes X?", "caused by", ("causes", "degrades"), "in"),
         ("What follows the kit?", "precedes", ("precedes",), "out"),
         ("What comes before the kit?", "preceded by", ("precedes",), "in"),
         ("What is X part of?", "part of", ("part_of",), "out"),
         ("What are the components of X?", "has part", ("part_of",), "in"),
         ("光栅模块G-3需要什么？", "requires", ("requires",), "any"),
         ("光栅模块G-3被什么取代了？", "successor", ("supersedes", "replaces"), "any"),
-        ("什么会降低光栅模块G-3的性能？", "degrades", ("causes",), "any"),
+        ("什么会降低光栅模块G-3的性能？", "degrades", ("degrades",), "any"),
         ("光栅模块G-3属于什么？", "part of", ("part_of",), "any"),
     ],
 )
@@ -190,8 +192,10 @@ def _point(title: str) -> Point:
 def test_wording_uses_the_authors_diagram_label() -> None:
     span = SourceSpan("p.md", "d", 1, "n", 0, 10, 1, 1, "A -->|degrades| B")
     creep, helix = _point("Thermal creep"), _point("Helix-7")
-    labelled = Edge("a", "b", "causes", 0.9, "mermaid", span, label="degrades")
-    assert wording(labelled, creep, helix, False) == "Thermal creep degrades Helix-7."
+    labelled = Edge("a", "b", "causes", 0.9, "mermaid", span, label="leads to")
+    assert wording(labelled, creep, helix, False) == "Thermal creep leads to Helix-7."
+    degrades = Edge("a", "b", "degrades", 0.9, "mermaid", span, label="degrades")
+    assert wording(degrades, creep, helix, False) == "Thermal creep degrades Helix-7."
     plain = Edge("a", "b", "causes", 1.0, "front_matter", span)
     assert wording(plain, creep, helix, False) == "Thermal creep causes Helix-7."
     assert wording(plain, creep, helix, True) == "Thermal creep导致Helix-7。"
@@ -230,4 +234,4 @@ def test_graph_show_and_the_chinese_answers_agree(home: Home, tmp_path: Path) ->
         for s in answer.trace["relation"]["statements"]:
             assert s["text"] in answer.answer
             stated.add((s["relation"], s["neighbour"], s["edge_path"], s["edge_chars"][0]))
-    assert stated == edges and {r for r, *_ in edges} == {"requires", "causes", "part_of"}
+    assert stated == edges and {r for r, *_ in edges} == {"requires", "degrades", "part_of"}

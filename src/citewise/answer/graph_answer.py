@@ -16,10 +16,19 @@ from citewise.analysis.question import Question
 from citewise.analysis.tokenize import tokenize
 from citewise.answer.candidate import Candidate
 from citewise.answer.models import AnswerTrace, Citation, Claim
-from citewise.answer.relation import Found, asked_relation, documented, gate, subject_of
+from citewise.answer.relation import (
+    Found,
+    asked_relation,
+    documented,
+    gate,
+    named_parts,
+    subject_of,
+)
+from citewise.answer.relation_words import oriented
 from citewise.core.access import visible_chunks
 from citewise.core.search import SearchFilters
 from citewise.evidence.models import EvidencePack
+from citewise.graph.models import Point
 from citewise.graph.select import GraphDiagnostics
 from citewise.sufficiency.models import Reason, Sufficiency
 from citewise.sufficiency.presence import TermProfile
@@ -51,16 +60,30 @@ def relation_pass(
     if subject is None and pack.direct:
         doc = kg.doc_keys.get(pack.direct[0].path)
         subject = kg.points.get(doc) if doc else None
-    return documented(
-        index,
-        kg,
-        question.text,
-        asked,
-        subject,
-        revision=pack.revision,
-        allowed=allowed,
-        named=named,
-    )
+
+    def at(point: Point | None, is_named: bool) -> Found:
+        seen = oriented(asked, question, point.title) if point and is_named else asked
+        return documented(
+            index,
+            kg,
+            question.text,
+            seen,
+            point,
+            revision=pack.revision,
+            allowed=allowed,
+            named=is_named,
+        )
+
+    found = at(subject, named)
+    if found.statements:
+        return found
+    for part in named_parts(kg, question):  # a relation drawn between parts of a document
+        if named and subject is not None and len(part.norm_title) < len(subject.norm_title):
+            break  # the document's own, longer title names the subject
+        got = at(part, True)
+        if got.statements:
+            return got
+    return found
 
 
 def relation_sufficiency(found: Found | None, suff: Sufficiency) -> Sufficiency:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from citewise.analysis.question import Question
 from citewise.analysis.tokenize import has_cjk, key_terms, tokenize
 from citewise.answer.candidate import Candidate
 from citewise.answer.compose import candidates
@@ -88,16 +89,20 @@ class _Titles:
     others: list[tuple[int, str, str]]  # (position, key, title): checked one by one
 
 
-def _title_lookup(kg: KnowledgeGraph) -> _Titles:
-    got = kg.memo.get("named-titles")
+def _title_lookup(kg: KnowledgeGraph, kinds: str = "document") -> _Titles:
+    """The titles a question can name: the documents' (``kinds="document"``), or the
+    sections' and diagram concepts' (``kinds="part"``)."""
+    got = kg.memo.get(f"named-titles:{kinds}")
     if isinstance(got, _Titles):
         return got
+    if kinds == "document":
+        keys = [k for k in kg.doc_keys.values() if k in kg.points]
+    else:
+        keys = [k for k, p in kg.points.items() if p.kind in ("section", "concept")]
     words: dict[str, list[tuple[int, str]]] = {}
     others: list[tuple[int, str, str]] = []
     longest = 0
-    for pos, k in enumerate(kg.doc_keys.values()):
-        if k not in kg.points:
-            continue
+    for pos, k in enumerate(keys):
         title = kg.points[k].norm_title
         cjk = has_cjk(title)
         if len(title) < 2 or (len(title) < 3 and not cjk):
@@ -109,8 +114,33 @@ def _title_lookup(kg: KnowledgeGraph) -> _Titles:
             words.setdefault(title, []).append((pos, k))
             longest = max(longest, len(parts))
     built = _Titles(words, longest, others)
-    kg.memo["named-titles"] = built
+    kg.memo[f"named-titles:{kinds}"] = built
     return built
+
+
+def named_parts(kg: KnowledgeGraph, question: Question, limit: int = 6) -> list[Point]:
+    """The sections and diagram concepts ``question`` names by title, longest title first:
+    a relation drawn between two parts of one document ("Ledger Classic -->|succeeded by|
+    Ledger Nova" in a diagram) is asked about by the part's name, not the document's."""
+    q = norm_title(question.text)
+    named = [kg.points[k] for k in _named_keys(_title_lookup(kg, "part"), q)]
+    named.sort(key=lambda p: (-len(p.norm_title), p.kind != "section", p.path, p.line_start))
+    return named[:limit]
+
+
+def _own_points(kg: KnowledgeGraph, subject: Point) -> set[str]:
+    """The points a relation of ``subject`` may start or end at: a document's every section,
+    a section's own subsections, a concept alone."""
+    if subject.kind == "concept":
+        return {subject.key}
+    depth = len(subject.heading_path)
+    return {
+        p.key
+        for p in kg.of_path(subject.path)
+        if p.kind in ("document", "section")
+        and (subject.kind == "document" or p.heading_path[:depth] == subject.heading_path)
+        and (subject.kind == "document" or len(p.heading_path) >= depth)
+    }
 
 
 def _named_keys(titles: _Titles, q: str) -> list[str]:
@@ -148,7 +178,7 @@ def documented(
     show`` lists them), each with the neighbour's text."""
     if subject is None:
         return Found(asked, None, (), named=named)
-    mine = {p.key for p in kg.of_path(subject.path) if p.kind in ("document", "section")}
+    mine = _own_points(kg, subject)
     seen: set[tuple[str, str, str]] = set()
     out: list[Statement] = []
     textless: list[str] = []
@@ -266,4 +296,13 @@ def gate(found: Found, cited_texts: list[str]) -> Reason | None:
     )
 
 
-__all__ = ["Asked", "Found", "Statement", "asked_relation", "documented", "gate", "wording"]
+__all__ = [
+    "Asked",
+    "Found",
+    "Statement",
+    "asked_relation",
+    "documented",
+    "gate",
+    "named_parts",
+    "wording",
+]

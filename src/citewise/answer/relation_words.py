@@ -8,12 +8,14 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
-from citewise.analysis.tokenize import is_cjk_char, tokenize
+from citewise.analysis.question import Question
+from citewise.analysis.relations import BY_KIND, find_relations, relation_name
+from citewise.analysis.tokenize import is_cjk_char, stems, tokenize
 from citewise.graph.models import Edge, Point, RelationKind
-from citewise.graph.text import label_kind
+from citewise.graph.text import label_kind, norm_title
 
 Direction = Literal["out", "in", "any"]
 
@@ -29,150 +31,133 @@ class Asked:
     direction: Direction
     chinese: bool
     phrase: str = ""  # the question's own words for it
+    inverse: bool = False  # the phrase states the relation from its target's side
 
 
-_EDITION: tuple[RelationKind, ...] = ("supersedes", "replaces")
-# (pattern, name, kinds, direction) - the first that matches wins; specific before general.
-_RULES: tuple[tuple[str, str, tuple[RelationKind, ...], Direction], ...] = (
-    (
-        r"\bpredecessor\b|\bwhat (?:did|does) .+ (?:replace|supersede)\b|前身|前代",
-        "predecessor",
-        _EDITION,
-        "out",
-    ),
-    (
-        r"\bsuccessor\b|\b(?:replaced|superseded) by\b|\bwhat (?:replaced|replaces|superseded|"
-        r"supersedes)\b|后继|接替|取代|替代",
-        "successor",
-        _EDITION,
-        "in",
-    ),
-    (
-        r"\bwhat (?:else )?(?:requires|needs|depends on)\b|\bdepend(?:s|ent)? on (?:it|this)\b",
-        "required by",
-        ("requires",),
-        "in",
-    ),
-    (
-        r"\brequires?\b|\bneeds?\b|\bdepends? on\b|\bdependenc(?:y|ies)\b|\bprerequisites?\b|"
-        r"需要|依赖|前提|先决",
-        "requires",
-        ("requires",),
-        "out",
-    ),
-    (
-        r"\bwhat (?:does|did|can|will) .+ (?:cause|degrade|affect|damage)\b|会导致什么|导致了什么",
-        "causes",
-        ("causes",),
-        "out",
-    ),
-    (
-        r"\bcause[sd]?\b|\bdegrad\w*|\baffects?\b|\bdamages?\b|导致|引起|降低|劣化|影响",
-        "degrades",
-        ("causes",),
-        "in",
-    ),
-    (
-        r"\bwhat (?:precedes|comes before)\b|\bbefore which\b|之前是",
-        "preceded by",
-        ("precedes",),
-        "in",
-    ),
-    (
-        r"\bprecedes?\b|\bwhat (?:\w+ )?(?:follows|comes (?:after|next))\b|\bcomes? after\b|"
-        r"\bnext (?:step|stage)\b|之后|下一步|下一阶段",
-        "precedes",
-        ("precedes",),
-        "out",
-    ),
-    (
-        r"\b(?:parts|components|members) of\b|\bconsists? of\b|\bmade up of\b|包含|由.+组成",
-        "has part",
-        ("part_of",),
-        "in",
-    ),
-    (
-        r"\b(?:is|are|was|were)\b.*\bpart of\b|\bpart of (?:what|which)\b|\bbelongs? to\b|"
-        r"\bcomponent of\b|\bmember of\b|属于|组成部分|隶属",
-        "part of",
-        ("part_of",),
-        "out",
-    ),
+#: The relation types a question may ask about, and the edge kinds that answer each: the
+#: edition family answers "what replaced X?" from either edition kind, a cause question also
+#: from the edges that say how one thing degrades another. Amendments, repeals, contrasts,
+#: likeness and references are read in labels but asked through other routes (editions,
+#: comparison), so their words never make a question a relation question.
+_FAMILIES: dict[str, tuple[RelationKind, ...]] = {
+    "supersedes": ("supersedes", "replaces"),
+    "replaces": ("supersedes", "replaces"),
+    "requires": ("requires",),
+    "uses": ("uses",),
+    "configures": ("configures",),
+    "causes": ("causes", "degrades"),
+    "degrades": ("degrades",),
+    "precedes": ("precedes",),
+    "part_of": ("part_of",),
+}
+#: The edition family is named by the asked side: its predecessor, its successor.
+_EDITION_NAMES = ("predecessor", "successor")
+#: What the English question looks like when its wh-word is the relation's first end
+#: ("What replaced X?", "Which module requires X?", "What are the parts of X?"): the
+#: wh-word, at most one noun, then only auxiliaries, modals and determiners.
+_WH = re.compile(r"^\s*(?:what|which|who)\b(?:\s+(?P<noun>[a-z][\w-]*))?(?P<rest>(?:\s+\w+)*)\s*$")
+_WH_START = re.compile(r"\s*(?:what|which|who)\b")
+_FUNCTION = frozenset(
+    {"is", "are", "was", "were", "be", "been", "the", "a", "an", "can", "could", "will"}
+    | {"would", "might", "may", "must", "should", "shall", "else", "usually", "typically"}
+    | {"often", "also", "then"}
 )
-_COMPILED = tuple((re.compile(p, re.I), n, k, d) for p, n, k, d in _RULES)
-
-#: How a statement names each kind (source first): English, Chinese.
-_VERB: dict[str, tuple[str, str]] = {
-    "requires": ("requires", "需要"),
-    "precedes": ("precedes", "先于"),
-    "causes": ("causes", "导致"),
-    "part_of": ("is part of", "属于"),
-    "supersedes": ("supersedes", "取代"),
-    "replaces": ("replaces", "替代"),
-}
-#: A cited sentence that states the relation in prose (the gate accepts it instead).
-_PROSE: dict[str, re.Pattern[str]] = {
-    "requires": re.compile(
-        r"\b(?:requires?|required|needs?|depends? on|prerequisite|must|before)\b|"
-        r"需要|依赖|前提|必须",
-        re.I,
-    ),
-    "precedes": re.compile(
-        r"\b(?:before|after|then|next|follows?|precedes?)\b|之前|之后|然后", re.I
-    ),
-    "causes": re.compile(
-        r"\b(?:because|causes?|caused|leads? to|results? in|degrades?|due to|triggers?)\b|"
-        r"导致|引起|造成|降低",
-        re.I,
-    ),
-    "part_of": re.compile(r"\b(?:part of|belongs? to|component of|consists? of)\b|属于|组成", re.I),
-    "supersedes": re.compile(
-        r"\b(?:supersed\w+|replac\w+|successor|predecessor)\b|取代|替代", re.I
-    ),
-    "replaces": re.compile(r"\b(?:supersed\w+|replac\w+|successor|predecessor)\b|取代|替代", re.I),
+_DO = frozenset({"do", "does", "did"})
+#: Prose that states a relation without one of its relation words ("X must be calibrated
+#: before use", "fails because of drift", "the successor model").
+_PROSE_EXTRA: dict[str, tuple[str, ...]] = {
+    "requires": ("must", "before", "prerequisit"),
+    "causes": ("becaus", "due"),
+    "degrades": ("becaus", "due"),
+    "supersedes": ("successor", "predecessor"),
+    "replaces": ("successor", "predecessor"),
 }
 
 
-#: A plain causal question ("what causes X?", "什么导致X"): prose mechanisms answer it.
-_PLAIN_CAUSE = re.compile(r"cause[sd]?|导致|引起")
+def _wh_first(prefix: str) -> bool:
+    """Whether the words before the relation phrase are a wh-word the phrase starts from."""
+    m = _WH.match(prefix.casefold())
+    if m is None:
+        return False
+    noun, rest = m.group("noun"), m.group("rest").split()
+    if noun is not None and (noun in _DO or noun in _FUNCTION):
+        rest = [noun, *rest]
+    return all(w in _FUNCTION for w in rest)
+
+
+def _name(family: str, direction: Direction, chinese: bool) -> str:
+    if family in ("supersedes", "replaces"):
+        return _EDITION_NAMES[direction == "in"] if direction != "any" else "successor"
+    return relation_name(family, inverse=direction == "in").removeprefix("is ")
 
 
 def asked_relation(question: str) -> Asked | None:
-    """The relation ``question`` asks about, or None."""
-    for pattern, name, kinds, direction in _COMPILED:
-        m = pattern.search(question)
-        if m:
-            chinese = sum(is_cjk_char(c) for c in question) > len(question) / 4
-            return Asked(name, kinds, "any" if chinese else direction, chinese, m.group(0))
+    """The relation ``question`` asks about, or None: its first vocabulary phrase that a
+    question may ask with (:mod:`citewise.analysis.relations`), oriented by where the
+    wh-word stands (English; :func:`oriented` re-reads it from the named subject)."""
+    chinese = sum(is_cjk_char(c) for c in question) > len(question) / 4
+    for hit in find_relations(question):
+        if not hit.asked or hit.kind not in _FAMILIES:
+            continue
+        first = _wh_first(question[: hit.start])
+        if BY_KIND[hit.kind].wh_only and not _WH_START.match(question.casefold()):
+            continue  # "How do I configure X?" asks for steps, not for what configures X
+        phrase = question[hit.start : hit.end]
+        direction: Direction = "any" if chinese else ("in" if first != hit.inverse else "out")
+        name = _name(hit.kind, direction, chinese)
+        return Asked(name, _FAMILIES[hit.kind], direction, chinese, phrase, hit.inverse)
     return None
+
+
+def oriented(asked: Asked, question: Question, subject: str) -> Asked:
+    """``asked`` seen from a subject the question names: the subject written before the
+    relation phrase is its first end ("X requires what?", "X被什么取代"), after it its
+    second ("what replaced X?", "什么会降低X"); unchanged when either is not found."""
+    q = norm_title(question.text)
+    at, where = q.find(norm_title(subject)), q.find(norm_title(asked.phrase))
+    if at < 0 or where < 0 or at == where:
+        return asked
+    direction: Direction = "out" if (at < where) != asked.inverse else "in"
+    family = next(k for k, v in _FAMILIES.items() if v == asked.kinds)
+    return replace(asked, direction=direction, name=_name(family, direction, asked.chinese))
 
 
 def wording(e: Edge, src: Point, dst: Point, chinese: bool) -> str:
     """The relation in words, source first: the author's own diagram label when it names
-    this kind of relation forwards ("degrades"), else the kind's verb."""
-    verb = _VERB.get(e.kind, (e.kind.replace("_", " "), e.kind))[1 if chinese else 0]
+    this kind of relation forwards ("degrades", "leads to"), else the type's name."""
+    verb = relation_name(e.kind, chinese=chinese)
     label = e.label.strip()
     if e.origin == "mermaid" and label and len(label) <= 40:
         last = re.split(r"[,;:，；：]", label)[-1].strip()
         head = last.split(" ")[0].lower()
         is_verb = any(is_cjk_char(c) for c in head) or (head.endswith("s") and head != "is")
-        if is_verb and label_kind(last) == (e.kind, False):  # "degrades", "leads to", "降低"
+        if is_verb and label_kind(last) == (e.kind, False):
             verb = last
     if chinese:
         return f"{src.title}{verb}{dst.title}。"
     return f"{src.title} {verb} {dst.title}."
 
 
+def _states(kinds: tuple[RelationKind, ...], text: str) -> bool:
+    """Whether ``text`` holds a phrase of one of ``kinds`` (either direction) or a word that
+    states such a relation in prose (``_PROSE_EXTRA``)."""
+    if any(h.kind in kinds for h in find_relations(text)):
+        return True
+    extra = {w for k in kinds for w in _PROSE_EXTRA.get(k, ())}
+    return bool(extra) and not extra.isdisjoint(stems(re.findall(r"[a-z]+", text.casefold())))
+
+
 def stated_in_prose(asked: Asked, texts: list[str], subject: Point | None) -> bool:
     """A cited sentence states the asked relation itself (and names the subject, when
     there is one)."""
-    if _PLAIN_CAUSE.fullmatch(asked.phrase.strip().lower()) and texts:
-        return True  # "what causes X?": the causal composer answers from mechanism sentences
-    cues = [_PROSE[k] for k in asked.kinds if k in _PROSE]
-    words = set(tokenize(subject.title)) if subject is not None else set()
-    return any(
-        any(c.search(t) for c in cues) and (not words or words & set(tokenize(t))) for t in texts
+    plain = asked.kinds == _FAMILIES["causes"] and (
+        stems([asked.phrase.strip().casefold()]) == ["caus"] or asked.phrase in ("导致", "引起")
     )
+    if plain and texts:
+        return True  # "what causes X?": the causal composer answers from mechanism sentences
+    kinds = asked.kinds + (("causes",) if "degrades" in asked.kinds else ())
+    words = set(tokenize(subject.title)) if subject is not None else set()
+    return any(_states(kinds, t) and (not words or words & set(tokenize(t))) for t in texts)
 
 
-__all__ = ["Asked", "Direction", "asked_relation", "stated_in_prose", "wording"]
+__all__ = ["Asked", "Direction", "asked_relation", "oriented", "stated_in_prose", "wording"]

@@ -9,39 +9,13 @@ source span (document version, node, character and line range) it was read from.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
+from citewise.analysis.relations import RelationKind as RelationKind
 from citewise.core.records import Node
 
-RelationKind = Literal[
-    "part_of",
-    "references",
-    "precedes",
-    "requires",
-    "causes",
-    "contrasts_with",
-    "analogous_to",
-    "supersedes",
-    "amends",
-    "replaces",
-    "repeals",
-    "other",
-]
-
-RELATION_KINDS: tuple[RelationKind, ...] = (
-    "part_of",
-    "references",
-    "precedes",
-    "requires",
-    "causes",
-    "contrasts_with",
-    "analogous_to",
-    "supersedes",
-    "amends",
-    "replaces",
-    "repeals",
-    "other",
-)
+#: The relation types and their vocabulary live in :mod:`citewise.analysis.relations`.
+RELATION_KINDS: tuple[RelationKind, ...] = get_args(RelationKind)
 
 #: Edition relations: one text changes the standing of another.
 EDITION_KINDS: frozenset[str] = frozenset({"supersedes", "amends", "replaces", "repeals"})

@@ -37,8 +37,8 @@ EvidenceFn = Callable[[Point], bool]
 #: ("generic", "deep") take every kind and never fall back.
 ALIGNED: dict[str, tuple[RelationKind, ...]] = {
     "compare": ("contrasts_with", "analogous_to"),
-    "causal": ("causes", "requires", "precedes"),
-    "how_to": ("precedes", "requires", "part_of"),
+    "causal": ("causes", "degrades", "requires", "precedes"),
+    "how_to": ("precedes", "requires", "part_of", "configures", "uses"),
     "definition": ("part_of", "analogous_to", "contrasts_with", "references"),
     "edition": ("supersedes", "replaces", "amends", "repeals"),
 }

@@ -1,0 +1,356 @@
+"""The relation vocabulary: what a diagram label, a front-matter type or a question's verb
+means, as one of a small set of relation types with a direction.
+
+Every relation type names its phrases once, in base form; inflections are read through the
+Snowball stemmer the index already uses (:func:`citewise.analysis.tokenize.stems`), so
+"requires", "required" and "requiring" all read as ``requires`` without a table of forms.
+Direction is part of the meaning:
+
+- a phrase of ``forward`` states ``X kind Y`` when written ``X phrase Y`` ("X requires Y");
+- a phrase of ``inverse`` states ``Y kind X`` ("X follows Y" is "Y precedes X"; "X consists
+  of Y" is "Y is part of X");
+- a verb followed by ``by`` (the English passive) flips its phrase's direction: "X is
+  succeeded by Y" is "Y replaces X", "X is followed by Y" is "X precedes Y";
+- in Chinese, 被 or 由 before the verb does the same ("X被Y取代" is "Y replaces X").
+
+``label_only`` phrases (adverbs such as "then", "before", "see") type a diagram label but are
+too common in questions to mean that a question asks about the relation; ``wh_only`` types
+(use, configure) ask a relation only as the verb of a what/which question, since "How do I
+configure X?" asks for a procedure, not for what configures X.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+from citewise.analysis.tokenize import stems
+
+RelationKind = Literal[
+    "part_of",
+    "references",
+    "precedes",
+    "requires",
+    "uses",
+    "configures",
+    "causes",
+    "degrades",
+    "contrasts_with",
+    "analogous_to",
+    "supersedes",
+    "amends",
+    "replaces",
+    "repeals",
+    "other",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class RelationType:
+    """One relation type and every way the vocabulary reads it (see the module docstring).
+    ``names`` says the relation from each side: (source first, target first)."""
+
+    kind: RelationKind
+    names: tuple[str, str]
+    zh_name: str
+    forward: tuple[str, ...] = ()
+    inverse: tuple[str, ...] = ()
+    label_only: tuple[str, ...] = ()
+    label_only_inverse: tuple[str, ...] = ()
+    zh: tuple[str, ...] = ()
+    zh_inverse: tuple[str, ...] = ()
+    wh_only: bool = False
+
+
+VOCABULARY: tuple[RelationType, ...] = (
+    RelationType(
+        "supersedes",
+        ("supersedes", "superseded by"),
+        "取代",
+        forward=("supersede", "obsolete"),
+        zh=("取代",),
+    ),
+    RelationType(
+        "replaces",
+        ("replaces", "replaced by"),
+        "替代",
+        forward=("replace", "succeed", "successor of", "replacement for", "replacement of"),
+        inverse=("predecessor of",),
+        zh=("替代", "替换", "接替", "继任"),
+    ),
+    RelationType(
+        "amends",
+        ("amends", "amended by"),
+        "修订",
+        forward=("amend", "modify"),
+        zh=("修订", "修正", "修改"),
+    ),
+    RelationType(
+        "repeals",
+        ("repeals", "repealed by"),
+        "废止",
+        forward=("repeal", "revoke", "abrogate"),
+        zh=("废止", "废除"),
+    ),
+    RelationType(
+        "requires",
+        ("requires", "required by"),
+        "需要",
+        forward=("require", "need", "depend on", "dependent on", "rely on", "prerequisite"),
+        inverse=(
+            "prerequisite for",
+            "prerequisite of",
+            "dependency of",
+            "requirement of",
+            "requirement for",
+            "enable",
+            "needed for",
+        ),
+        zh=("需要", "依赖", "依靠", "要求", "前提"),
+    ),
+    RelationType(
+        "uses",
+        ("uses", "used by"),
+        "使用",
+        forward=("use", "call", "invoke", "consume"),
+        zh=("使用", "调用", "采用"),
+        wh_only=True,
+    ),
+    RelationType(
+        "configures",
+        ("configures", "configured by"),
+        "配置",
+        forward=("configure", "set up"),
+        zh=("配置",),
+        wh_only=True,
+    ),
+    RelationType(
+        "degrades",
+        ("degrades", "degraded by"),
+        "降低",
+        forward=("degrade", "weaken", "impair", "damage", "worsen", "erode"),
+        zh=("降低", "劣化", "损害", "削弱", "减弱", "破坏"),
+    ),
+    RelationType(
+        "causes",
+        ("causes", "caused by"),
+        "导致",
+        forward=(
+            "cause",
+            "lead to",
+            "led to",
+            "result in",
+            "trigger",
+            "produce",
+            "yield",
+            "affect",
+        ),
+        inverse=("result from", "due to", "because of"),
+        label_only=("raise", "therefore"),
+        zh=("导致", "引起", "造成", "触发", "引发", "影响"),
+    ),
+    RelationType(
+        "precedes",
+        ("precedes", "preceded by"),
+        "先于",
+        forward=("precede", "come before", "go before"),
+        inverse=("follow", "come after"),
+        label_only=(
+            "then",
+            "next",
+            "before",
+            "go to",
+            "proceed to",
+            "continue to",
+            "continue with",
+            "lead into",
+        ),
+        label_only_inverse=("after",),
+        zh=("先于", "然后", "之后", "下一步"),
+    ),
+    RelationType(
+        "part_of",
+        ("is part of", "has part"),
+        "属于",
+        forward=(
+            "part of",
+            "belong to",
+            "member of",
+            "contained in",
+            "component of",
+            "subset of",
+            "included in",
+        ),
+        inverse=("contain", "include", "consist of", "comprise", "made up of", "made of"),
+        zh=("属于", "隶属", "组成部分", "组成"),
+        zh_inverse=("包含", "包括"),
+    ),
+    RelationType(
+        "contrasts_with",
+        ("contrasts with", "contrasts with"),
+        "对比",
+        label_only=(
+            "vs",
+            "versus",
+            "differ from",
+            "different from",
+            "contrast with",
+            "contrasting",
+            "compare to",
+            "compare with",
+            "compared to",
+            "compared with",
+            "unlike",
+            "opposite of",
+            "alternative to",
+            "instead of",
+            "rather than",
+        ),
+        zh=("对比", "区别", "不同于"),
+    ),
+    RelationType(
+        "analogous_to",
+        ("is analogous to", "is analogous to"),
+        "类似",
+        label_only=(
+            "similar to",
+            "analogous to",
+            "analogous",
+            "like",
+            "same as",
+            "equivalent to",
+            "equivalent",
+            "resemble",
+            "correspond to",
+            "akin to",
+            "mirror",
+        ),
+        zh=("类似", "相似"),
+    ),
+    RelationType(
+        "references",
+        ("references", "referenced by"),
+        "参见",
+        label_only=("see", "refer to", "reference", "cite", "mention", "link to"),
+        zh=("参见", "引用"),
+    ),
+)
+BY_KIND: dict[str, RelationType] = {t.kind: t for t in VOCABULARY}
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One vocabulary phrase found in a text: its type, whether it states the relation from
+    the target's side (after the passive rule), whether it may type a question, and the
+    character span of the phrase."""
+
+    kind: RelationKind
+    inverse: bool
+    asked: bool
+    start: int
+    end: int
+
+
+_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+# The English passive: a verb followed by "by" (only between a verb and "by" may the
+# auxiliary-free participle stand: "superseded by", "is followed by").
+_PASSIVE_MARK = "by"
+_ZH_PASSIVE = re.compile(r"[被由]")
+
+
+@lru_cache(maxsize=1)
+def _english() -> tuple[tuple[tuple[str, ...], RelationKind, bool, bool, bool], ...]:
+    """(stemmed words, kind, inverse, asked, verb) of every English phrase, longest first."""
+    out: list[tuple[tuple[str, ...], RelationKind, bool, bool, bool]] = []
+    for t in VOCABULARY:
+        groups = (
+            (t.forward, False, True),
+            (t.inverse, True, True),
+            (t.label_only, False, False),
+            (t.label_only_inverse, True, False),
+        )
+        for phrases, inverse, asked in groups:
+            for p in phrases:
+                words = tuple(stems(p.split()))
+                verb = len(p.split()) == 1 or p.split()[-1] not in {"of", "to", "for", "in"}
+                out.append((words, t.kind, inverse, asked, verb))
+    out.sort(key=lambda e: -len(e[0]))
+    return tuple(out)
+
+
+@lru_cache(maxsize=1)
+def _chinese() -> tuple[tuple[str, RelationKind, bool], ...]:
+    out = [(w, t.kind, False) for t in VOCABULARY for w in t.zh]
+    out += [(w, t.kind, True) for t in VOCABULARY for w in t.zh_inverse]
+    return tuple(sorted(out, key=lambda e: -len(e[0])))
+
+
+def normalise(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold().replace("_", " ")
+
+
+@lru_cache(maxsize=1 << 14)
+def find_relations(text: str) -> tuple[Hit, ...]:
+    """Every vocabulary phrase in ``text``, in text order (a longer phrase wins where two
+    start at the same word), each with its direction after the passive rule."""
+    t = normalise(text)
+    spans = [m.span() for m in _WORD.finditer(t) if m.group().isascii()]
+    words = stems([t[a:b] for a, b in spans])
+    hits: list[Hit] = []
+    i = 0
+    while i < len(words):
+        for phrase, kind, inverse, asked, verb in _english():
+            n = len(phrase)
+            if tuple(words[i : i + n]) != phrase:
+                continue
+            by = i + n < len(words) and words[i + n] == _PASSIVE_MARK and verb
+            end = spans[i + n][1] if by else spans[i + n - 1][1]
+            hits.append(Hit(kind, inverse != by, asked, spans[i][0], end))
+            i += n - 1
+            break
+        i += 1
+    for word, kind, inverse in _chinese():
+        for m in re.finditer(re.escape(word), t):
+            if any(h.start <= m.start() < h.end for h in hits):
+                continue  # inside a longer Chinese phrase already read
+            passive = bool(_ZH_PASSIVE.search(t[max(0, m.start() - 12) : m.start()]))
+            hits.append(Hit(kind, inverse != passive, True, m.start(), m.end()))
+    return tuple(sorted(hits, key=lambda h: (h.start, -h.end)))
+
+
+def label_relation(label: str) -> tuple[RelationKind, bool] | None:
+    """``(kind, reversed)`` of a diagram label or relation type, ``None`` if it names no
+    relation. A label may carry a condition before the verb ("on failure, causes"), so its
+    comma-separated clauses are read from the last one back; in a clause the first phrase
+    counts."""
+    clauses = [c for c in re.split(r"[,;:，；：]", normalise(label)) if c.strip()]
+    for clause in reversed(clauses):
+        hits = find_relations(clause)
+        if hits:
+            return hits[0].kind, hits[0].inverse
+    return None
+
+
+def relation_name(kind: str, *, inverse: bool = False, chinese: bool = False) -> str:
+    """How an answer says the relation, source first (``inverse``: target first)."""
+    t = BY_KIND.get(kind)
+    if t is None:
+        return kind.replace("_", " ")
+    if chinese:
+        return t.zh_name
+    return t.names[1 if inverse else 0]
+
+
+__all__ = [
+    "BY_KIND",
+    "VOCABULARY",
+    "Hit",
+    "RelationKind",
+    "RelationType",
+    "find_relations",
+    "label_relation",
+    "relation_name",
+]
