@@ -252,6 +252,9 @@ class Hit:
     asked: bool
     start: int
     end: int
+    #: the phrase's first word is the vocabulary word or an inflection of it ("requires",
+    #: "required"), not a noun the stemmer folds into it ("requirement", "replacement")
+    inflected: bool = True
 
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
@@ -262,9 +265,10 @@ _ZH_PASSIVE = re.compile(r"[被由]")
 
 
 @lru_cache(maxsize=1)
-def _english() -> tuple[tuple[tuple[str, ...], RelationKind, bool, bool, bool], ...]:
-    """(stemmed words, kind, inverse, asked, verb) of every English phrase, longest first."""
-    out: list[tuple[tuple[str, ...], RelationKind, bool, bool, bool]] = []
+def _english() -> tuple[tuple[tuple[str, ...], RelationKind, bool, bool, bool, str], ...]:
+    """(stemmed words, kind, inverse, asked, verb, first word) of every English phrase,
+    longest first."""
+    out: list[tuple[tuple[str, ...], RelationKind, bool, bool, bool, str]] = []
     for t in VOCABULARY:
         groups = (
             (t.forward, False, True),
@@ -276,7 +280,7 @@ def _english() -> tuple[tuple[tuple[str, ...], RelationKind, bool, bool, bool], 
             for p in phrases:
                 words = tuple(stems(p.split()))
                 verb = len(p.split()) == 1 or p.split()[-1] not in {"of", "to", "for", "in"}
-                out.append((words, t.kind, inverse, asked, verb))
+                out.append((words, t.kind, inverse, asked, verb, p.split()[0]))
     out.sort(key=lambda e: -len(e[0]))
     return tuple(out)
 
@@ -286,6 +290,17 @@ def _chinese() -> tuple[tuple[str, RelationKind, bool], ...]:
     out = [(w, t.kind, False) for t in VOCABULARY for w in t.zh]
     out += [(w, t.kind, True) for t in VOCABULARY for w in t.zh_inverse]
     return tuple(sorted(out, key=lambda e: -len(e[0])))
+
+
+#: What English adds to a word to inflect it (plural, third person, past, participle).
+_ENDINGS = frozenset({"", "s", "es", "d", "ed", "ing", "ies", "ied"})
+
+
+def _inflection(surface: str, word: str) -> bool:
+    """Whether ``surface`` is ``word`` or an inflection of it ("requires", "relied",
+    "dependencies"), not a derived word sharing its stem ("requirement")."""
+    root = word[:-1] if word[-1:] in ("e", "y") and len(word) > 3 else word
+    return surface.startswith(root) and surface[len(root) :].lstrip("e") in _ENDINGS
 
 
 def normalise(text: str) -> str:
@@ -302,13 +317,16 @@ def find_relations(text: str) -> tuple[Hit, ...]:
     hits: list[Hit] = []
     i = 0
     while i < len(words):
-        for phrase, kind, inverse, asked, verb in _english():
+        for phrase, kind, inverse, asked, verb, first in _english():
             n = len(phrase)
             if tuple(words[i : i + n]) != phrase:
                 continue
             by = i + n < len(words) and words[i + n] == _PASSIVE_MARK and verb
             end = spans[i + n][1] if by else spans[i + n - 1][1]
-            hits.append(Hit(kind, inverse != by, asked, spans[i][0], end))
+            surface = t[spans[i][0] : spans[i][1]]
+            hits.append(
+                Hit(kind, inverse != by, asked, spans[i][0], end, _inflection(surface, first))
+            )
             i += n - 1
             break
         i += 1

@@ -21,6 +21,7 @@ from citewise.answer.relation import (
     asked_relation,
     documented,
     gate,
+    kinds_stated,
     named_parts,
     subject_of,
 )
@@ -52,6 +53,8 @@ def relation_pass(
     index = kb.index
     scope = filters or SearchFilters()
     kg = index.graph_for(scope.principal)  # only what this principal may read
+    if kinds_stated(kg).isdisjoint(asked.kinds):
+        return None  # the documents state no such relation as an edge: prose answers it
     allowed = set(
         index.scoped(scope, lambda: frozenset(visible_chunks(index.chunks.values(), scope)))
     )

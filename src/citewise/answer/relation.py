@@ -128,6 +128,20 @@ def named_parts(kg: KnowledgeGraph, question: Question, limit: int = 6) -> list[
     return named[:limit]
 
 
+def kinds_stated(kg: KnowledgeGraph) -> frozenset[str]:
+    """The relation kinds some edge of ``kg`` states (containment is structure, not a
+    statement). A relation question is read as one only where the documents state its kind
+    as edges; elsewhere it is an ordinary question that prose answers, and no
+    "relation not documented" refusal can arise from words alone."""
+    got = kg.memo.get("kinds-stated")
+    if isinstance(got, frozenset):
+        return got
+    edges = (d["edge"] for _, _, d in kg.g.edges(data=True))
+    kinds = frozenset(e.kind for e in edges if e.origin != "containment")
+    kg.memo["kinds-stated"] = kinds
+    return kinds
+
+
 def _own_points(kg: KnowledgeGraph, subject: Point) -> set[str]:
     """The points a relation of ``subject`` may start or end at: a document's every section,
     a section's own subsections, a concept alone."""
@@ -303,6 +317,7 @@ __all__ = [
     "asked_relation",
     "documented",
     "gate",
+    "kinds_stated",
     "named_parts",
     "wording",
 ]

@@ -97,7 +97,7 @@ def asked_relation(question: str) -> Asked | None:
     wh-word stands (English; :func:`oriented` re-reads it from the named subject)."""
     chinese = sum(is_cjk_char(c) for c in question) > len(question) / 4
     for hit in find_relations(question):
-        if not hit.asked or hit.kind not in _FAMILIES:
+        if not (hit.asked and hit.inflected) or hit.kind not in _FAMILIES:
             continue
         first = _wh_first(question[: hit.start])
         if BY_KIND[hit.kind].wh_only and not _WH_START.match(question.casefold()):
