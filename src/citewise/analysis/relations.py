@@ -265,10 +265,13 @@ _ZH_PASSIVE = re.compile(r"[被由]")
 
 
 @lru_cache(maxsize=1)
-def _english() -> tuple[tuple[tuple[str, ...], RelationKind, bool, bool, bool, str], ...]:
-    """(stemmed words, kind, inverse, asked, verb, first word) of every English phrase,
-    longest first."""
-    out: list[tuple[tuple[str, ...], RelationKind, bool, bool, bool, str]] = []
+def _english() -> tuple[
+    tuple[tuple[frozenset[str], ...], RelationKind, bool, bool, bool, str], ...
+]:
+    """(stems of each word, kind, inverse, asked, verb, first word) of every English
+    phrase, longest first. The first word's stems are those of its regular inflections
+    too, where the stemmer splits them ("reference" -> refer, "referenced" -> referenc)."""
+    out: list[tuple[tuple[frozenset[str], ...], RelationKind, bool, bool, bool, str]] = []
     for t in VOCABULARY:
         groups = (
             (t.forward, False, True),
@@ -278,7 +281,8 @@ def _english() -> tuple[tuple[tuple[str, ...], RelationKind, bool, bool, bool, s
         )
         for phrases, inverse, asked in groups:
             for p in phrases:
-                words = tuple(stems(p.split()))
+                first, *rest = p.split()
+                words = (frozenset(stems(_regular(first))), *(frozenset({w}) for w in stems(rest)))
                 verb = len(p.split()) == 1 or p.split()[-1] not in {"of", "to", "for", "in"}
                 out.append((words, t.kind, inverse, asked, verb, p.split()[0]))
     out.sort(key=lambda e: -len(e[0]))
@@ -290,6 +294,15 @@ def _chinese() -> tuple[tuple[str, RelationKind, bool], ...]:
     out = [(w, t.kind, False) for t in VOCABULARY for w in t.zh]
     out += [(w, t.kind, True) for t in VOCABULARY for w in t.zh_inverse]
     return tuple(sorted(out, key=lambda e: -len(e[0])))
+
+
+def _regular(word: str) -> list[str]:
+    """``word`` and its regular English inflections (-s, -ed, -ing)."""
+    if word.endswith("e"):
+        return [word, word + "s", word + "d", word[:-1] + "ing"]
+    if word.endswith("y") and word[-2:-1] not in "aeiou":
+        return [word, word[:-1] + "ies", word[:-1] + "ied", word + "ing"]
+    return [word, word + "s", word + "ed", word + "ing"]
 
 
 #: What English adds to a word to inflect it (plural, third person, past, participle).
@@ -319,7 +332,9 @@ def find_relations(text: str) -> tuple[Hit, ...]:
     while i < len(words):
         for phrase, kind, inverse, asked, verb, first in _english():
             n = len(phrase)
-            if tuple(words[i : i + n]) != phrase:
+            if i + n > len(words) or any(
+                w not in a for w, a in zip(words[i : i + n], phrase, strict=True)
+            ):
                 continue
             by = i + n < len(words) and words[i + n] == _PASSIVE_MARK and verb
             end = spans[i + n][1] if by else spans[i + n - 1][1]
