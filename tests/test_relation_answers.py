@@ -88,6 +88,7 @@ def test_a_diagram_relation_is_answered_from_its_edge(
     kb = _kb(home, tmp_path, "en")
     answer = kb.ask(question)
     assert answer.outcome == "answered", answer.answer
+    assert answer.degradation == "none", answer.sufficiency.reason_texts  # the edge says it
     assert answer.answer.startswith(f"{statement} [1][2]")
     assert answer.citations[0].excerpt == edge_line
     assert neighbour_text in answer.citations[1].excerpt

@@ -33,7 +33,7 @@ from citewise.graph.models import Point
 from citewise.graph.select import GraphDiagnostics
 from citewise.sufficiency.models import Reason, Sufficiency
 from citewise.sufficiency.presence import TermProfile
-from citewise.sufficiency.verdict import partial, refused, relation_documented
+from citewise.sufficiency.verdict import partial, refused, relation_documented, restated
 
 if TYPE_CHECKING:
     from citewise.context import StageContext
@@ -60,9 +60,6 @@ def relation_pass(
     )
     anchor = diag.anchor.key if diag is not None and diag.anchor is not None else None
     subject, named = subject_of(kg, question.text, anchor)
-    if subject is None and pack.direct:
-        doc = kg.doc_keys.get(pack.direct[0].path)
-        subject = kg.points.get(doc) if doc else None
 
     def at(point: Point | None, is_named: bool) -> Found:
         seen = oriented(asked, question, point.title) if point and is_named else asked
@@ -77,8 +74,8 @@ def relation_pass(
             named=is_named,
         )
 
-    found = at(subject, named)
-    if found.statements:
+    found = at(subject, True) if named else None
+    if found is not None and found.statements:
         return found
     for part in named_parts(kg, question):  # a relation drawn between parts of a document
         if named and subject is not None and len(part.norm_title) < len(subject.norm_title):
@@ -86,7 +83,12 @@ def relation_pass(
         got = at(part, True)
         if got.statements:
             return got
-    return found
+    if found is not None:
+        return found  # the named document states no such relation: the gate decides
+    if subject is None and pack.direct:  # no anchor: the best passage's document
+        doc = kg.doc_keys.get(pack.direct[0].path)
+        subject = kg.points.get(doc) if doc else None
+    return at(subject, False)
 
 
 def relation_sufficiency(found: Found | None, suff: Sufficiency) -> Sufficiency:
@@ -168,6 +170,30 @@ def _notice(text: str, citations: tuple[int, ...], reason: str) -> Claim:
     )
 
 
+def _stated_words(found: Found, suff: Sufficiency) -> Sufficiency:
+    """``suff`` without the "not found: X" reasons whose words a relation statement says
+    ("replaced" in "What replaced X?" answered by "Y replaces X.", citing the edge that
+    states it): the statement is part of the answer, so the reason is no longer true."""
+    if not found.statements or suff.degradation != "partial_coverage":
+        return suff
+    said = {t for s in found.statements for t in tokenize(s.text)} | set(
+        tokenize(found.asked.phrase)
+    )
+
+    def untrue(r: Reason) -> bool:
+        return (
+            r.kind == "partial_coverage"
+            and bool(r.words)
+            and all(k in said for w in r.words for k in tokenize(w))
+        )
+
+    kept = tuple(r for r in suff.reasons if not untrue(r))
+    if len(kept) == len(suff.reasons) or any(r.kind == "partial_coverage" for r in kept):
+        return restated(suff, suff.status, suff.degradation, kept)
+    status = "sufficient" if suff.status == "borderline" else suff.status
+    return restated(suff, status, "none", kept)
+
+
 def relation_verdict(
     found: Found | None,
     kept: list[Claim],
@@ -203,6 +229,7 @@ def relation_verdict(
     }
     if missing:
         return refused(missing), missing
+    suff = _stated_words(found, suff)
     weak = [s.neighbour.title for s in found.statements if s.weak]
     if weak and len(weak) == len(found.statements):
         reason = Reason("graph_neighbor_evidence_weak", ", ".join(weak))
