@@ -75,6 +75,12 @@ def _shown(home: Home, doc: str) -> set[tuple[str, str, str]]:
             "unsealed by an operator",
         ),
         (
+            "What degrades Ledger Nova between compactions?",
+            "Journal fragmentation degrades Ledger Nova.",
+            "FR[Journal fragmentation] -->|degrades| L2",
+            "small segments accumulate",
+        ),
+        (
             "What degrades Ledger Nova?",
             "Journal fragmentation degrades Ledger Nova.",
             "FR[Journal fragmentation] -->|degrades| L2",

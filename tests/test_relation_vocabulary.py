@@ -5,7 +5,7 @@ a relation question is oriented by where its subject stands."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citewise.analysis.question import analyse
@@ -95,6 +95,7 @@ def test_labels_by_meaning(label: str, kind: str | None, inverse: bool | None) -
     assert (got[0], got[1]) == (kind, inverse) if got else kind is None
 
 
+@settings(deadline=None)  # a loaded machine must not fail the property
 @given(
     entry=st.sampled_from(
         [(p, k, i) for p, k, i in _entries() if p.split()[0] not in _NOT_REGULAR]
@@ -110,6 +111,7 @@ def test_a_condition_before_the_verb_does_not_change_the_type(
     assert label_relation(condition + case(phrase)) == (kind, inverse)
 
 
+@settings(deadline=None)
 @given(st.text(alphabet=st.characters(codec="utf-8"), max_size=60))
 def test_any_text_reads_without_error(text: str) -> None:
     for hit in find_relations(text):

@@ -50,8 +50,6 @@ _FAMILIES: dict[str, tuple[RelationKind, ...]] = {
     "precedes": ("precedes",),
     "part_of": ("part_of",),
 }
-#: The edition family is named by the asked side: its predecessor, its successor.
-_EDITION_NAMES = ("predecessor", "successor")
 #: What the English question looks like when its wh-word is the relation's first end
 #: ("What replaced X?", "Which module requires X?", "What are the parts of X?"): the
 #: wh-word, at most one noun, then only auxiliaries, modals and determiners.
@@ -62,7 +60,6 @@ _FUNCTION = frozenset(
     | {"would", "might", "may", "must", "should", "shall", "else", "usually", "typically"}
     | {"often", "also", "then"}
 )
-_DO = frozenset({"do", "does", "did"})
 #: Prose that states a relation without one of its relation words ("X must be calibrated
 #: before use", "fails because of drift", "the successor model").
 _PROSE_EXTRA: dict[str, tuple[str, ...]] = {
@@ -80,14 +77,15 @@ def _wh_first(prefix: str) -> bool:
     if m is None:
         return False
     noun, rest = m.group("noun"), m.group("rest").split()
-    if noun is not None and (noun in _DO or noun in _FUNCTION):
-        rest = [noun, *rest]
+    if noun is not None and noun in _FUNCTION:
+        rest = [noun, *rest]  # "what is/are ..." (an auxiliary, not a noun)
     return all(w in _FUNCTION for w in rest)
 
 
 def _name(family: str, direction: Direction, chinese: bool) -> str:
     if family in ("supersedes", "replaces"):
-        return _EDITION_NAMES[direction == "in"] if direction != "any" else "successor"
+        # the edition family is named by the asked side: its predecessor, its successor
+        return "predecessor" if direction == "out" else "successor"
     return relation_name(family, inverse=direction == "in").removeprefix("is ")
 
 
