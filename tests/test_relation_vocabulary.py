@@ -158,6 +158,8 @@ def test_questions_are_oriented_by_their_subject(
         "How do I configure the snapshot import?",  # a procedure, not what configures it
         "Which requirement did the committee publish last?",  # a noun, not the verb
         "Which page replacement algorithm does the paper evaluate?",
+        "Who is the on-call engineer this week?",  # a hyphenated compound, no verb
+        "Which settings break behind the proxy used during a failover?",  # a participle
         "What is the ledger service?",
         "什么是账本服务？",
     ],

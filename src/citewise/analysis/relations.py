@@ -316,6 +316,11 @@ def _inflection(surface: str, word: str) -> bool:
     return surface.startswith(root) and surface[len(root) :].lstrip("e") in _ENDINGS
 
 
+def _compound(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is joined to a neighbouring word by a hyphen."""
+    return text[start - 1 : start] == "-" or text[end : end + 1] == "-"
+
+
 def normalise(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold().replace("_", " ")
 
@@ -339,6 +344,8 @@ def find_relations(text: str) -> tuple[Hit, ...]:
             by = i + n < len(words) and words[i + n] == _PASSIVE_MARK and verb
             end = spans[i + n][1] if by else spans[i + n - 1][1]
             surface = t[spans[i][0] : spans[i][1]]
+            if _compound(t, spans[i][0], end):
+                break  # a hyphenated compound ("on-call", "follow-up") is no verb
             hits.append(
                 Hit(kind, inverse != by, asked, spans[i][0], end, _inflection(surface, first))
             )

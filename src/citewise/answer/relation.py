@@ -92,7 +92,8 @@ class _Titles:
 def _title_lookup(kg: KnowledgeGraph, kinds: str = "document") -> _Titles:
     """The titles a question can name: the documents' (``kinds="document"``), or the
     sections' and diagram concepts' (``kinds="part"``)."""
-    got = kg.memo.get(f"named-titles:{kinds}")
+    memo = "named-titles" if kinds == "document" else f"named-titles:{kinds}"
+    got = kg.memo.get(memo)
     if isinstance(got, _Titles):
         return got
     if kinds == "document":
@@ -114,7 +115,7 @@ def _title_lookup(kg: KnowledgeGraph, kinds: str = "document") -> _Titles:
             words.setdefault(title, []).append((pos, k))
             longest = max(longest, len(parts))
     built = _Titles(words, longest, others)
-    kg.memo[f"named-titles:{kinds}"] = built
+    kg.memo[memo] = built
     return built
 
 

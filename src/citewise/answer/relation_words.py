@@ -82,6 +82,14 @@ def _wh_first(prefix: str) -> bool:
     return all(w in _FUNCTION for w in rest)
 
 
+def _wh_verb(text: str, end: int, first: bool) -> bool:
+    """Whether a what/which/who question has the phrase as its own verb: right after the
+    wh-word ("What configures X?") or last ("What does X use?"), not a participle inside
+    a noun phrase ("the pooler used during failover")."""
+    last = not text[end:].strip(" ?？.!。")
+    return bool(_WH_START.match(text.casefold())) and (first or last)
+
+
 def _name(family: str, direction: Direction, chinese: bool) -> str:
     if family in ("supersedes", "replaces"):
         # the edition family is named by the asked side: its predecessor, its successor
@@ -98,7 +106,7 @@ def asked_relation(question: str) -> Asked | None:
         if not (hit.asked and hit.inflected) or hit.kind not in _FAMILIES:
             continue
         first = _wh_first(question[: hit.start])
-        if BY_KIND[hit.kind].wh_only and not _WH_START.match(question.casefold()):
+        if BY_KIND[hit.kind].wh_only and not _wh_verb(question, hit.end, first):
             continue  # "How do I configure X?" asks for steps, not for what configures X
         phrase = question[hit.start : hit.end]
         direction: Direction = "any" if chinese else ("in" if first != hit.inverse else "out")
