@@ -90,7 +90,7 @@ def _wh_verb(text: str, end: int, first: bool) -> bool:
     return bool(_WH_START.match(text.casefold())) and (first or last)
 
 
-def _name(family: str, direction: Direction, chinese: bool) -> str:
+def _name(family: str, direction: Direction) -> str:
     if family in ("supersedes", "replaces"):
         # the edition family is named by the asked side: its predecessor, its successor
         return "predecessor" if direction == "out" else "successor"
@@ -110,7 +110,7 @@ def asked_relation(question: str) -> Asked | None:
             continue  # "How do I configure X?" asks for steps, not for what configures X
         phrase = question[hit.start : hit.end]
         direction: Direction = "any" if chinese else ("in" if first != hit.inverse else "out")
-        name = _name(hit.kind, direction, chinese)
+        name = _name(hit.kind, direction)
         return Asked(name, _FAMILIES[hit.kind], direction, chinese, phrase, hit.inverse)
     return None
 
@@ -119,13 +119,16 @@ def oriented(asked: Asked, question: Question, subject: str) -> Asked:
     """``asked`` seen from a subject the question names: the subject written before the
     relation phrase is its first end ("X requires what?", "X被什么取代"), after it its
     second ("what replaced X?", "什么会降低X"); unchanged when either is not found."""
-    q = norm_title(question.text)
-    at, where = q.find(norm_title(subject)), q.find(norm_title(asked.phrase))
-    if at < 0 or where < 0 or at == where:
+    q, name, phrase = norm_title(question.text), norm_title(subject), norm_title(asked.phrase)
+    at = q.find(name)
+    where = q.find(phrase)
+    if at >= 0 and at <= where < at + len(name):  # the phrase inside the subject's title
+        where = q.find(phrase, at + len(name))
+    if at < 0 or where < 0 or not phrase:
         return asked
     direction: Direction = "out" if (at < where) != asked.inverse else "in"
     family = next(k for k, v in _FAMILIES.items() if v == asked.kinds)
-    return replace(asked, direction=direction, name=_name(family, direction, asked.chinese))
+    return replace(asked, direction=direction, name=_name(family, direction))
 
 
 def wording(e: Edge, src: Point, dst: Point, chinese: bool) -> str:
