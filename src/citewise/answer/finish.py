@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from citewise.analysis.tokenize import tokenize
-from citewise.answer.copies import copies_note
+from citewise.answer.copies import copies_note, with_conflict
 from citewise.answer.coverage import NO_STEPS
 from citewise.answer.models import (
     Answer,
@@ -152,6 +152,7 @@ def _answered(
     )
     note = copies_note(pack, (c.path for c in final_cites))  # identical documents answer once
     text = f"{text} {note}" if note else text
+    suff = with_conflict(suff, kept)  # a cited disagreement is never answered as clean
     degradation = suff.degradation
     if len(kept) < len([c for c in claims if c.verdict != "notice"]) and degradation == "none":
         degradation = "partial_coverage"
