@@ -68,11 +68,14 @@ def test_the_best_hit_of_each_top_document_becomes_a_segment() -> None:
     assert [(s.doc_id, s.start, s.end) for s in out[1:]] == [("b", 0, 1), ("c", 4, 5)]
 
 
-def test_top_documents_are_the_first_distinct_ones_in_rank_order() -> None:
-    hits = [_hit("a", 1), _hit("a", 2), _hit("b", 3), _hit("a", 4), _hit("c", 5), _hit("d", 6)]
-    top = top_document_hits(hits)
-    assert [h.doc_id for h in top] == ["a", "b", "c"][:TOP_DOCS_KEPT]
-    assert [h.rank for h in top] == [1, 3, 5][:TOP_DOCS_KEPT]
+def test_top_documents_are_those_of_the_best_hits() -> None:
+    hits = [_hit("a", 1), _hit("b", 2), _hit("c", 3), _hit("a", 4)]
+    assert [h.doc_id for h in top_document_hits(hits, 2)] == ["a", "b"]
+    assert [h.doc_id for h in top_document_hits(hits, 3)] == ["a", "b", "c"]
+    # one document holding both best hits: nothing else is guaranteed
+    same = [_hit("a", 1), _hit("a", 2), _hit("b", 3)]
+    assert [h.rank for h in top_document_hits(same)] == [1]
+    assert TOP_DOCS_KEPT == 2
 
 
 def _frag(doc: str, start: int, rank: float, words: int) -> Fragment:
@@ -131,21 +134,21 @@ def test_an_unreadable_version_is_never_taken_for_a_copy() -> None:
 
 # -- a real knowledge base ------------------------------------------------------------
 
-LONG = """# Harbour logistics
+LONG = """# Port operations
 
 ## Cranes
 
 The harbour cranes load containers onto ships at the north quay every morning.
 Each crane lifts containers for eight hours before its crew changes.
 
-## Crane schedule
+## Ferries
 
-The crane schedule lists which quay each crane serves on each day of the week.
-Container cranes at the south quay serve the ferries on weekends.
+The ferries leave the south pier every hour and carry cars and bicycles to the island.
+Tickets are sold at the pier office and on board.
 
-## Crane maintenance
+## Tides
 
-Crane maintenance happens on Sundays, when no container ship is loaded.
+Ships enter the basin only at high tide; the tide tables are posted at the lock gates.
 """
 
 SHORT = """# Pilot note
@@ -166,10 +169,10 @@ def _kb(tmp_path: Path, files: dict[str, str]) -> KnowledgeBase:
 
 def test_a_short_document_ranked_second_keeps_its_best_unit(tmp_path: Path) -> None:
     kb = _kb(tmp_path, {"logistics.md": LONG, "pilot.md": SHORT})
-    question = "When does the crew of a harbour container crane change?"
+    question = "When do the harbour container crane crews change?"
     found = kb.search(question)
-    ranked = list(dict.fromkeys(h.path for h in found.hits))
-    assert ranked[:2] == ["logistics.md", "pilot.md"]  # on main, pilot.md left the pack
+    assert [h.path for h in found.hits[:2]] == ["logistics.md", "pilot.md"]
+    # before the guarantee, pilot.md left the pack: "rse: no segment of this document ..."
     pack = assemble(kb.context, question, search_result=found)
     assert {f.path for f in pack.direct} >= {"logistics.md", "pilot.md"}
     assert not [d for d in pack.decisions if d.reason.startswith("rse:")]

@@ -131,6 +131,8 @@ def apply_budget(
         direct += f.role == "direct_support"
         used_chars += len(f.text)
         per_doc[f.doc_id] = per_doc.get(f.doc_id, 0) + f.tokens
+    if ahead:  # considered first, kept in the usual order
+        kept.sort(key=order_key)
     use = BudgetUse(
         fragments=len(kept),
         tokens=used_tokens,

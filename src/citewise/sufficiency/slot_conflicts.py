@@ -94,10 +94,10 @@ class Statement(NamedTuple):
     before: str = ""  # the sentence before it in the same fragment (its context)
 
 
-def asked_slot(question: str) -> Kind | None:
+def asked_slot(question: Question) -> Kind | None:
     """The kind of value the question's opening asks for, or None (any kind)."""
     for pattern, kind in _SLOT:
-        if pattern.match(question):
+        if pattern.match(question.text):
             return kind
     return None
 
@@ -124,7 +124,7 @@ def _own_case(value: str, asked: set[str]) -> bool:
     return bool(words) and words <= asked
 
 
-def variant_values(a: str, b: str, question: str) -> tuple[str, str, Kind] | None:
+def variant_values(a: str, b: str, question: Question) -> tuple[str, str, Kind] | None:
     """When ``a`` and ``b`` state one fact with different values: (value in a, value in
     b, kind); else None (see the module docstring for the rules)."""
     ta = [(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(a)]
@@ -138,7 +138,7 @@ def variant_values(a: str, b: str, question: str) -> tuple[str, str, Kind] | Non
     regions = [op for op in sm.get_opcodes() if op[0] != "equal"]
     if not regions or len(regions) > MAX_REGIONS:
         return None
-    asked = set(word_tokens(question))
+    asked = set(word_tokens(question.text))
     slot = asked_slot(question)
     found: tuple[str, str, Kind] | None = None
     for _tag, i1, i2, j1, j2 in regions:
@@ -205,7 +205,7 @@ def slot_conflicts(
                 continue
             if (a.fragment.path, a.start) in taken or (b.fragment.path, b.start) in taken:
                 continue
-            found = variant_values(a.text, b.text, question.text)
+            found = variant_values(a.text, b.text, question)
             if found is None:
                 continue
             notes.append(_note(question, a, b, found))
