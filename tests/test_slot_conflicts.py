@@ -10,7 +10,7 @@ import pytest
 
 from citewise.analysis.question import analyse
 from citewise.kb import Home, KnowledgeBase
-from citewise.sufficiency.slot_conflicts import asked_slot, value_kinds
+from citewise.sufficiency.slot_conflicts import _may_state_value, asked_slot, value_kinds
 from citewise.sufficiency.slot_conflicts import variant_values as _variant_values
 
 pytestmark = pytest.mark.usefixtures("dense_off")
@@ -187,3 +187,11 @@ def test_two_documents_that_agree_are_no_conflict(tmp_path: Path) -> None:
     answer = kb.ask("When was the final inspection of the Kestrel Bridge completed?")
     assert answer.outcome == "answered" and answer.degradation != "conflict"
     assert "12 March 2024" in answer.answer
+
+
+def test_the_cheap_value_test_keeps_sentences_that_may_state_a_value() -> None:
+    assert _may_state_value("Newton, however, realized it.")
+    assert _may_state_value("It opened in 1932.")
+    assert _may_state_value("It was built by Hanna Berg.")
+    assert not _may_state_value("It is built of steel and stone.")
+    assert not _may_state_value("The deck is in fair condition.")

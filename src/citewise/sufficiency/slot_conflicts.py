@@ -39,8 +39,10 @@ Thresholds were chosen on the counterfactual SQuAD pairs of ``bench/conflict_pai
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from difflib import SequenceMatcher
+from functools import lru_cache
 from typing import Literal, NamedTuple
 
 from citewise.analysis.question import Question
@@ -79,6 +81,7 @@ _SLOT: tuple[tuple[re.Pattern[str], Kind], ...] = (
     (re.compile(r"^\s*how (?:many|much)\b", re.I), "number"),
     (re.compile(r"^\s*(?:who|whom|whose|where)\b", re.I), "name"),
 )
+_VALUE_HINT = re.compile(r"\d|\S\s+[A-Z]")
 _NAME_WORD = re.compile(r"^[A-Z\u00c0-\u00de][\w'’.-]*$")
 
 
@@ -127,9 +130,8 @@ def _own_case(value: str, asked: set[str]) -> bool:
 def variant_values(a: str, b: str, question: Question) -> tuple[str, str, Kind] | None:
     """When ``a`` and ``b`` state one fact with different values: (value in a, value in
     b, kind); else None (see the module docstring for the rules)."""
-    ta = [(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(a)]
-    tb = [(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(b)]
-    if not ta or not tb:
+    ta, tb = _tokens(a), _tokens(b)
+    if not ta or not tb or not _may_share(ta, tb):
         return None
     sm = SequenceMatcher(None, [t[0] for t in ta], [t[0] for t in tb], autojunk=False)
     shared = sum(size for _, _, size in sm.get_matching_blocks())
@@ -153,6 +155,36 @@ def variant_values(a: str, b: str, question: Question) -> tuple[str, str, Kind] 
             return None  # another word differs too ("in staging" / "in production")
         found = found or (va, vb, min(common, key=KIND_ORDER.index))
     return found
+
+
+_Tokens = tuple[tuple[str, int, int], ...]
+
+
+@lru_cache(maxsize=4096)
+def _tokens(text: str) -> _Tokens:
+    """Words and punctuation of a sentence with their offsets (kept: a sentence is
+    compared with every other one)."""
+    return tuple((m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(text))
+
+
+def _may_state_value(text: str) -> bool:
+    """A cheap test before the coverage: a digit, a capitalised word after the first, or
+    a first word that is no stopword ("Newton, however, …"); a sentence with none of
+    them states no date, number or name."""
+    if _VALUE_HINT.search(text):
+        return True
+    first = text.split(maxsplit=1)[0].strip(",;:()\"'") if text.strip() else ""
+    return bool(_NAME_WORD.match(first) and word_tokens(first))
+
+
+def _may_share(ta: _Tokens, tb: _Tokens) -> bool:
+    """A cheap bound before the alignment: the words two sentences share (as multisets)
+    reach :data:`MIN_SHARED` of the longer one."""
+    need = MIN_SHARED * max(len(ta), len(tb))
+    if min(len(ta), len(tb)) < need:
+        return False
+    common = Counter(t[0] for t in ta) & Counter(t[0] for t in tb)
+    return sum(common.values()) >= need
 
 
 def statements(pack: EvidencePack, hits: Sequence[Hit], stale: Iterable[str]) -> list[Statement]:
@@ -195,7 +227,8 @@ def slot_conflicts(
     about = [
         s
         for s in statements(pack, hits, stale)
-        if term_coverage(question.text, f"{s.before} {s.text}").ratio >= MIN_COVERAGE
+        if _may_state_value(s.text)
+        and term_coverage(question.text, f"{s.before} {s.text}").ratio >= MIN_COVERAGE
     ]
     taken = {(side.fragment.path, side.start) for n in known for side in n.sides}
     notes: list[ConflictNote] = []
