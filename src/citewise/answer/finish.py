@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from citewise.analysis.tokenize import tokenize
+from citewise.answer.copies import copies_note, with_conflict
 from citewise.answer.coverage import NO_STEPS
 from citewise.answer.models import (
     Answer,
@@ -149,6 +150,9 @@ def _answered(
     text = _render(
         intent, [replace(c, citations=tuple(renumber[n] for n in c.citations)) for c in kept]
     )
+    note = copies_note(pack, (c.path for c in final_cites))  # identical documents answer once
+    text = f"{text} {note}" if note else text
+    suff = with_conflict(suff, kept)  # a cited disagreement is never answered as clean
     degradation = suff.degradation
     if len(kept) < len([c for c in claims if c.verdict != "notice"]) and degradation == "none":
         degradation = "partial_coverage"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from citewise.analysis.question import Question, analyse
@@ -21,6 +21,13 @@ from citewise.errors import CitewiseError
 from citewise.evidence.augment import context_fragments, direct_fragments, hit_fragment
 from citewise.evidence.budget import apply_budget, profile_for, truncate
 from citewise.evidence.docview import DocView
+from citewise.evidence.keep_top import (
+    copies_of,
+    guaranteed_segments,
+    protected_fragments,
+    text_digest,
+    top_document_hits,
+)
 from citewise.evidence.models import (
     BUDGETS,
     Budget,
@@ -87,6 +94,9 @@ def assemble(
     limitations: list[Limitation] = []
     candidates: list[Fragment] = []
     segments: list[Segment] = []
+    hits: Sequence[Hit] = result.hits
+    copies: list[tuple[str, str]] = []
+    dropped: list[Decision] = []
     if result.abstention is not None or not result.hits:
         reason = result.abstention.reason if result.abstention else "no hits"
         limitations.append(Limitation("insufficient_evidence", reason))
@@ -96,9 +106,10 @@ def assemble(
             hit = next(h for h in result.hits if (h.doc_id, h.version_id) == key)
             limitations.append(Limitation("source_window_unavailable", why, hit.doc_id, hit.path))
             candidates.extend(_degraded(h) for h in result.hits if (h.doc_id, h.version_id) == key)
-        segments = _segments(index, result.hits, views, cfg, rse)
+        hits, copies, dropped = copies_of(result.hits, _digests(views))
+        segments = _segments(index, hits, views, cfg, rse)
         weights = term_weights(index, query_terms(query), filters)
-        candidates.extend(_evidence(index, query, result.hits, segments, views, cfg, bud, weights))
+        candidates.extend(_evidence(index, query, hits, segments, views, cfg, bud, weights))
         scope = filters or SearchFilters()
         allowed = set(
             index.scoped(scope, lambda: frozenset(visible_chunks(index.chunks.values(), scope)))
@@ -108,10 +119,12 @@ def assemble(
         )
         candidates.extend(graph_frags)
         limitations.extend(graph_limits)
-    kept, decisions, use = apply_budget(candidates, bud)
+    top = {h.doc_id for h in top_document_hits(hits)}
+    kept, decisions, use = apply_budget(candidates, bud, first=protected_fragments(candidates, top))
     kept = _with_locators(index, kept)
     kept = _with_editions(index, result, kept)
-    decisions.extend(_segment_decisions(result.hits, segments, rse))
+    decisions.extend(_segment_decisions(hits, segments, rse))
+    decisions.extend(dropped)
     direct = tuple(f for f in kept if f.role == "direct_support")
     order = {f.doc_id: i for i, f in reversed(list(enumerate(kept)))}
     augmentation = tuple(
@@ -146,6 +159,7 @@ def assemble(
             direct + augmentation + tuple(f for f in kept if f.role == "graph_neighbor_support"),
         ),
         config=conf,
+        copies=tuple(copies),
     )
 
 
@@ -282,13 +296,27 @@ def _segments(
         }
         values[key] = chunk_values([c.char_end - c.char_start for c in chunks], retrieved, cfg.rse)
     chosen = [Segment(k[0], k[1], s, e, v) for k, s, e, v in best_segments(values, cfg.rse)]
-    first = hits[0]
-    key = (first.doc_id, first.version_id)
-    if key in values and first.chunk_id in index.chunks:
-        o = index.chunks[first.chunk_id].ordinal
-        if not any((s.doc_id, s.version_id) == key and s.start <= o < s.end for s in chosen):
-            chosen.insert(0, Segment(key[0], key[1], o, o + 1, values[key][o]))  # top hit kept
-    return chosen
+    best = []  # the best hit of each top document stays, as a one-chunk segment if need be
+    for h in top_document_hits(hits):
+        key = (h.doc_id, h.version_id)
+        if key in values and h.chunk_id in index.chunks:
+            o = index.chunks[h.chunk_id].ordinal
+            best.append((key, o, values[key][o]))
+    return guaranteed_segments(chosen, best)
+
+
+def _digests(views: dict[DocKey, DocView]) -> Callable[[DocKey], str | None]:
+    """The text digest of each loaded version, computed once (None when not loaded)."""
+    memo: dict[DocKey, str] = {}
+
+    def digest(key: DocKey) -> str | None:
+        if key not in views:
+            return None
+        if key not in memo:
+            memo[key] = text_digest(views[key].text)
+        return memo[key]
+
+    return digest
 
 
 def _span_rank(

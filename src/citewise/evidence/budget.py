@@ -8,7 +8,7 @@ included whole, middle-truncated to fit, or dropped - and every decision says wh
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from citewise.analysis.intent import Intent
 from citewise.evidence.models import (
@@ -58,9 +58,16 @@ def order_key(f: Fragment) -> tuple[int, float, str, int]:
 
 
 def apply_budget(
-    candidates: Sequence[Fragment], budget: Budget
+    candidates: Sequence[Fragment],
+    budget: Budget,
+    first: Collection[tuple[str, int, int]] = (),
 ) -> tuple[list[Fragment], list[Decision], BudgetUse]:
-    """Fragments that fit ``budget`` (in priority order) and a decision for every candidate."""
+    """Fragments that fit ``budget`` (in priority order) and a decision for every candidate.
+
+    ``first`` are fragments (``(doc_id, char_start, char_end)``) considered before every
+    other, so the others are cut or dropped before them: the best unit of each top-ranked
+    document (:mod:`citewise.evidence.keep_top`).
+    """
     kept: list[Fragment] = []
     decisions: list[Decision] = []
     used_tokens = used_chars = 0
@@ -70,7 +77,12 @@ def apply_budget(
     def decide(action: Action, f: Fragment, reason: str) -> None:
         decisions.append(Decision(action, f.role, f.citation_id, f.path, f.tokens, reason))
 
-    for f in sorted(candidates, key=order_key):
+    ahead = set(first)
+
+    def ahead_first(f: Fragment) -> tuple[bool, tuple[int, float, str, int]]:
+        return ((f.doc_id, f.char_start, f.char_end) not in ahead, order_key(f))
+
+    for f in sorted(candidates, key=ahead_first):
         if len(kept) >= budget.max_fragments:
             decide("drop", f, f"max_fragments: {budget.max_fragments} already kept")
             continue
@@ -119,6 +131,8 @@ def apply_budget(
         direct += f.role == "direct_support"
         used_chars += len(f.text)
         per_doc[f.doc_id] = per_doc.get(f.doc_id, 0) + f.tokens
+    if ahead:  # considered first, kept in the usual order
+        kept.sort(key=order_key)
     use = BudgetUse(
         fragments=len(kept),
         tokens=used_tokens,

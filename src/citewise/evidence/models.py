@@ -247,6 +247,8 @@ class EvidencePack:
     budget_use: BudgetUse
     replay_id: str
     config: dict[str, Any] = field(default_factory=dict)
+    #: (kept path, path of a document with identical text left out of the pack).
+    copies: tuple[tuple[str, str], ...] = ()
 
     @property
     def fragments(self) -> tuple[Fragment, ...]:

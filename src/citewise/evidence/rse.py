@@ -13,9 +13,10 @@ with the largest total value. This is an independent implementation of that idea
 * segments are chosen greedily: the run (at most ``max_segment_chunks`` long, not
   overlapping an already chosen run, inside the ``max_total_chunks`` overall budget) with
   the highest total value is taken, until the best remaining run is worth less than
-  ``min_segment_value``. (The caller keeps the top hit as a one-chunk segment when no
-  chosen run covers it: a short best chunk is never lost to length scaling.) Each run
-  starts and ends on a positive chunk, so it never pads itself with irrelevant chunks.
+  ``min_segment_value``. (The caller keeps the best hit of each top-ranked document as a
+  one-chunk segment when no chosen run covers it, see ``evidence/keep_top.py``: a short
+  best chunk is never lost to length scaling.) Each run starts and ends on a positive
+  chunk, so it never pads itself with irrelevant chunks.
 
 Everything here is pure: lists of numbers in, (key, start, end, value) tuples out.
 """

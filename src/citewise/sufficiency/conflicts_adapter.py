@@ -22,6 +22,7 @@ from citewise.core.search import Hit
 from citewise.evidence.augment import hit_fragment
 from citewise.evidence.models import EvidencePack, Fragment
 from citewise.sufficiency.models import ConflictNote, ConflictSide
+from citewise.sufficiency.slot_conflicts import slot_conflicts
 
 if TYPE_CHECKING:
     from citewise.analysis.question import Question
@@ -97,18 +98,18 @@ def detect_conflicts(
 
     owner: dict[int, Fragment] = {}
     anchors = _anchors(question, docs, direct, read, owner)
-    if not anchors:
-        return []  # nothing the answer rests on states a value of the asked subject
-    facts = list(anchors)
-    facts += _same_subject_facts(anchors, docs, direct, read, owner)
-    facts.extend(_entity_facts(hits, docs, stale, owner))
-    anchored = {id(f) for f in anchors}
     notes: list[ConflictNote] = []
-    for c in find_conflicts(facts):
-        if id(c.a) not in anchored and id(c.b) not in anchored:
-            continue  # neither side is in the evidence the answer rests on
-        notes.append(_note(c, owner))
-    return notes
+    if anchors:  # else nothing the answer rests on states a value of the asked subject
+        facts = list(anchors)
+        facts += _same_subject_facts(anchors, docs, direct, read, owner)
+        facts.extend(_entity_facts(hits, docs, stale, owner))
+        anchored = {id(f) for f in anchors}
+        for c in find_conflicts(facts):
+            if id(c.a) not in anchored and id(c.b) not in anchored:
+                continue  # neither side is in the evidence the answer rests on
+            notes.append(_note(c, owner))
+    # parallel statements of two documents with different values (slot_conflicts.py)
+    return notes + slot_conflicts(question, pack, hits, stale, notes)
 
 
 _Read = Callable[[str], tuple[str, list["_Block"]]]
