@@ -18,10 +18,13 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from citewise.answer.otel import enable_from_env
 from citewise.errors import CitewiseError, FileTooLarge, RequestTooLarge
 from citewise.facade.service import Service
 from citewise.kb import Home
 from citewise.server import (
+    metrics,
+    openai_compat,
     routes_conversations,
     routes_health,
     routes_kb,
@@ -141,6 +144,8 @@ def create_app(
     app.state.service = service
     keys = KeyStore(home.settings.home)
     app.state.keys = keys
+    app.state.metrics = metrics.Metrics(service)
+    app.state.tracing = enable_from_env()  # OTLP spans when OTEL_EXPORTER_OTLP_ENDPOINT is set
     install_log_scrub()
 
     @app.exception_handler(CitewiseError)
@@ -171,6 +176,8 @@ def create_app(
     app.include_router(routes_query.router)
     app.include_router(routes_conversations.router)
     app.include_router(routes_sync.router)
+    app.include_router(metrics.router)
+    app.include_router(openai_compat.router)
     if STATIC.is_dir():
         app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.add_middleware(
