@@ -49,6 +49,8 @@ class SpanWriter:
     def __init__(self, tracer: Any, *, with_question: bool = False) -> None:
         self.tracer = tracer
         self.with_question = with_question
+        #: A provider this module made (from the environment), shut down on disable.
+        self.owned: Any = None
 
     def __call__(self, state: AskState, run: Run) -> None:
         from opentelemetry import trace
@@ -108,7 +110,10 @@ def enable(tracer_provider: Any = None, *, with_question: bool = False) -> SpanW
 def disable() -> None:
     """Stop writing spans (no error when none were written)."""
     while _active:
-        observe.unlisten(_active.pop().on_run)
+        writer = _active.pop()
+        observe.unlisten(writer.on_run)
+        if writer.owned is not None:
+            writer.owned.shutdown()  # flushes the spans still batched
 
 
 def enable_from_env(environ: Mapping[str, str] | None = None) -> str:
@@ -131,5 +136,5 @@ def enable_from_env(environ: Mapping[str, str] | None = None) -> str:
     provider = TracerProvider(resource=Resource.create({"service.name": name}))
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
     on = env.get(QUESTION_VAR, "").strip().lower() in ("1", "on", "true", "yes")
-    enable(provider, with_question=on)
+    enable(provider, with_question=on).owned = provider
     return f"on: {endpoint}"
