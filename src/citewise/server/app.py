@@ -146,6 +146,8 @@ def create_app(
     app.state.keys = keys
     app.state.metrics = metrics.Metrics(service)
     app.state.tracing = enable_from_env()  # OTLP spans when OTEL_EXPORTER_OTLP_ENDPOINT is set
+    if app.state.tracing != "off":
+        log.info("tracing %s", app.state.tracing)
     install_log_scrub()
 
     @app.exception_handler(CitewiseError)
