@@ -11,7 +11,7 @@ import logging
 from collections.abc import Iterable
 from pathlib import Path
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
@@ -33,6 +33,7 @@ from citewise.server import (
 )
 from citewise.server.auth import KeyStore
 from citewise.server.deps import STATIC, envelope
+from citewise.server.roles import check_role
 
 log = logging.getLogger("citewise.server")
 #: Most files one upload request may carry (the request body cap is this many times the
@@ -136,6 +137,7 @@ def create_app(
         home, max_upload_bytes=max_upload_bytes, sync_roots=tuple(Path(p) for p in sync_roots)
     )
     app = FastAPI(
+        dependencies=[Depends(check_role)],  # each route's role (server/roles.py)
         title="citewise",
         version="0.1.0",
         description="Evidence-grounded knowledge base: search, evidence packs and answers "
