@@ -57,4 +57,4 @@ def same_home(service: ServiceBase, state: AskState) -> bool:
     process, each with its own metrics)."""
     mine: Path = service.home.settings.home
     theirs: Path = state.kb.settings.home
-    return mine.resolve() == theirs.resolve()
+    return mine == theirs or mine.resolve() == theirs.resolve()

@@ -137,21 +137,19 @@ def _stream(produce: Any, model: str) -> Iterator[str]:
     yield "data: [DONE]\n\n"
 
 
-async def _caller(request: Request) -> Caller:
-    return get_caller(request)
-
-
 @router.post("/v1/chat/completions", response_model=None)
 async def chat_completions(request: Request) -> JSONResponse | StreamingResponse:
     """An answer from the knowledge base ``model`` in OpenAI's chat completion format
     (see server/openai_compat.py for the ``citewise`` extension field)."""
     model: str | None = None
     try:
-        caller = await _caller(request)
-        chat = parse_chat(await request.body())
+        raw = await request.body()
+        caller = await run_in_threadpool(get_caller, request)  # reads the keys file
+        chat = parse_chat(raw)
         model = chat.model
         service = get_service(request)
-        service.kb(caller, chat.model)  # unknown or not allowed: an error before any stream
+        # unknown or not allowed: an error before any stream (a store read: off the loop)
+        await run_in_threadpool(service.kb, caller, chat.model)
 
         def produce() -> tuple[Answer, Standalone]:
             return _ask(service, caller, chat)
