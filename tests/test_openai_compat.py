@@ -13,9 +13,12 @@ import openai
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
+from citewise.errors import UsageError
 from citewise.server.auth import KeyStore
 from citewise.server.openai_compat import pieces
+from citewise.server.openai_request import parse_chat
 from tests._server import running_server
 
 DOC = b"""---
@@ -202,3 +205,34 @@ def test_pieces_join_back_to_the_text(text: str) -> None:
 
 def test_pieces_split_after_sentences() -> None:
     assert pieces("Rotate keys [1]. Keys expire [2].") == ["Rotate keys [1]. ", "Keys expire [2]."]
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+_MESSAGE = st.fixed_dictionaries(
+    {"role": st.sampled_from(["user", "assistant", "system", 3]), "content": _JSON}
+)
+
+
+@given(
+    st.binary(max_size=64)
+    | _JSON.map(lambda v: json.dumps(v).encode())
+    | st.fixed_dictionaries(
+        {"model": _JSON, "messages": st.lists(_MESSAGE, max_size=3) | _JSON}
+    ).map(lambda v: json.dumps(v).encode())
+)
+def test_parse_chat_accepts_or_names_the_problem(raw: bytes) -> None:
+    """Any body is a chat request with a user question, or a usage / validation error."""
+    try:
+        chat = parse_chat(raw)
+    except (UsageError, ValidationError) as exc:
+        assert str(exc)
+        return
+    earlier, question = chat.turns()
+    assert question.strip() and chat.messages[-1].role == "user"
+    assert len(earlier) < len(chat.messages)

@@ -3,8 +3,8 @@
 Each app has its own registry, so two servers in one process never share counters.
 Counted as they happen:
 
-* ``citewise_asks_total{kb,outcome,degradation}`` -- every ask run on this home (HTTP,
-  OpenAI-compatible, MCP in the same process);
+* ``citewise_asks_total{kb,outcome,degradation}`` -- every ask run this server answered on
+  its home (``/ask``, the OpenAI-compatible endpoint, conversations);
 * ``citewise_ask_seconds{outcome}`` and ``citewise_ask_step_seconds{step}`` -- the run's
   and each pipeline step's wall time, read from the runner's own record
   (:mod:`citewise.answer.steps.observe`), never timed again;
