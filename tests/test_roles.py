@@ -4,6 +4,7 @@ its own process), and keys.yaml / ``citewise keys add --role`` keep the role."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -113,6 +114,43 @@ def test_route_by_role(env: dict[str, Any], route: tuple[str, str], role: Role) 
         assert r.status_code == SUCCESS.get(route, 200), r.text
 
 
+_CHAT = {"model": "default", "messages": [{"role": "user", "content": "rotate keys?"}]}
+#: One valid request per reading route: every role gets it answered.
+READS: dict[tuple[str, str], Call] = {
+    ("GET", "/kb"): lambda c, r: c.get("/kb"),
+    ("GET", "/kb/{kb}"): lambda c, r: c.get("/kb/default"),
+    ("GET", "/kb/{kb}/documents"): lambda c, r: c.get("/kb/default/documents"),
+    ("GET", "/kb/{kb}/documents/{doc:path}"): lambda c, r: c.get(
+        f"/kb/default/documents/{r}/doc.md"
+    ),
+    ("GET", "/kb/{kb}/documents/{doc:path}/versions"): lambda c, r: c.get(
+        f"/kb/default/documents/{r}/doc.md/versions"
+    ),
+    ("POST", "/kb/{kb}/search"): lambda c, r: c.post("/kb/default/search", json={"query": "keys"}),
+    ("POST", "/kb/{kb}/evidence"): lambda c, r: c.post(
+        "/kb/default/evidence", json={"query": "rotate keys"}
+    ),
+    ("POST", "/kb/{kb}/ask"): lambda c, r: c.post(
+        "/kb/default/ask", json={"question": "How often are keys rotated?"}
+    ),
+    ("POST", "/kb/{kb}/conversations"): lambda c, r: c.post(
+        "/kb/default/conversations", json={"question": "rotate keys?"}
+    ),
+    ("GET", "/health/models"): lambda c, r: c.get("/health/models"),
+    ("GET", "/v1/models"): lambda c, r: c.get("/v1/models"),
+    ("POST", "/v1/chat/completions"): lambda c, r: c.post("/v1/chat/completions", json=_CHAT),
+    ("GET", "/metrics"): lambda c, r: c.get("/metrics"),
+}
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("route", sorted(READS))
+def test_reading_route_by_role(env: dict[str, Any], route: tuple[str, str], role: Role) -> None:
+    assert needed_role(*route)[0] == "reader"
+    r = READS[route](env["c"][role], role)
+    assert r.status_code == 200, r.text
+
+
 def test_reader_reads_and_asks(env: dict[str, Any]) -> None:
     c = env["c"]["reader"]
     assert c.get("/kb").status_code == 200
@@ -184,3 +222,23 @@ def test_a_reader_key_cannot_write_over_mcp(
 
     paths = [d["path"] for d in _run(home, reader, listed)["documents"]]
     assert paths == ["ops/new.md"]  # the reader reads what the editor wrote, and only that
+
+
+@pytest.mark.subprocess
+def test_keys_add_role_on_the_command_line(tmp_path: Path) -> None:
+    from tests.conftest import run_cli
+
+    home = tmp_path / "home"
+    made = run_cli(
+        "keys", "add", "ro", "--principal", "ro", "--kbs", "*", "--role", "reader", home=home
+    )
+    assert made.returncode == 0 and made.stdout.strip().startswith("cw_"), made.stderr
+    assert "(reader)" in made.stderr
+    listed = run_cli("keys", "list", "--json", home=home, check=True)
+    assert [(k["name"], k["role"]) for k in json.loads(listed.stdout)] == [("ro", "reader")]
+    bad = run_cli(
+        "keys", "add", "x", "--principal", "x", "--kbs", "*", "--role", "owner", home=home
+    )
+    assert bad.returncode != 0
+    assert "unknown role 'owner'" in bad.stderr and "reader, editor, admin" in bad.stderr
+    assert KeyStore(home).authenticate(made.stdout.strip()).role == "reader"
