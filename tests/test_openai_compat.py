@@ -100,6 +100,7 @@ def test_openai_client_streaming_equals_ask(server: dict[str, Any]) -> None:
     )
     chunks = list(stream)
     assert all(c.object == "chat.completion.chunk" for c in chunks)
+    assert len({c.id for c in chunks}) == 1  # one completion, one id
     assert chunks[0].choices[0].delta.role == "assistant"
     text = "".join(c.choices[0].delta.content or "" for c in chunks)
     assert text == plain["answer"]

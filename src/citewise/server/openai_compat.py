@@ -29,8 +29,9 @@ from __future__ import annotations
 import json
 import logging
 import re
+import secrets
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
 
@@ -115,9 +116,11 @@ def _chunk(cid: str, model: str, created: int, delta: dict[str, Any], finish: st
     return "data: " + json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n\n"
 
 
-def _stream(produce: Any, model: str) -> Iterator[str]:
+def _stream(produce: Callable[[], tuple[Answer, Standalone]], model: str) -> Iterator[str]:
+    """The chunks of one completion, all with one id (the answer's ``trace_id`` is in the
+    extension field: the id is chosen before the answer exists)."""
     created = int(time.time())
-    cid = f"chatcmpl-{created}"
+    cid = "chatcmpl-" + secrets.token_hex(12)
     yield _chunk(cid, model, created, {"role": "assistant", "content": ""}, None)
     try:
         answer, turn = produce()
@@ -130,7 +133,6 @@ def _stream(produce: Any, model: str) -> Iterator[str]:
         error = {"message": "Internal error; see the server log.", "type": "server_error"}
         yield "data: " + json.dumps({"error": error}) + "\n\n"
         return
-    cid = f"chatcmpl-{answer.trace_id}"
     for piece in pieces(answer.answer):
         yield _chunk(cid, model, created, {"content": piece}, None)
     yield _chunk(cid, model, created, {"citewise": _extension(answer, turn)}, "stop")
