@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -135,3 +136,49 @@ def test_a_failing_listener_never_fails_an_answer(
     assert seen == ["answered"]
     kb.ask(QUESTION)
     assert seen == ["answered"]  # unlistened
+
+
+def test_spans_reach_an_otlp_http_collector(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real HTTP server on 127.0.0.1 standing in for a collector: the spans of an ask
+    arrive at ``<endpoint>/v1/traces`` as an OTLP protobuf export request."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+        ExportTraceServiceRequest,
+    )
+
+    received: list[tuple[str, bytes]] = []
+
+    class Collector(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            received.append((self.path, body))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/x-protobuf")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            return None
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Collector)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    kb = one_file_kb(tmp_path, monkeypatch, TEXT)
+    endpoint = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        assert otel.enable_from_env({"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint}).startswith("on")
+        kb.ask(QUESTION)
+        otel.disable()  # shuts the provider down, which flushes the batch
+    finally:
+        otel.disable()
+        server.shutdown()
+    assert received and {path for path, _ in received} == {"/v1/traces"}
+    names: set[str] = set()
+    for _, body in received:
+        export = ExportTraceServiceRequest.FromString(body)
+        for rs in export.resource_spans:
+            for ss in rs.scope_spans:
+                names.update(span.name for span in ss.spans)
+    assert {"citewise.ask", "citewise.ask.recall", "citewise.recall.lexical"} <= names

@@ -116,6 +116,13 @@ def disable() -> None:
             writer.owned.shutdown()  # flushes the spans still batched
 
 
+def traces_url(env: Mapping[str, str]) -> str:
+    """Where spans are posted: ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`` as given, else
+    ``OTEL_EXPORTER_OTLP_ENDPOINT`` with ``/v1/traces`` appended (the OTLP/HTTP rule)."""
+    exact = env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "").strip()
+    return exact or env.get(ENDPOINT_VAR, "").strip().rstrip("/") + "/v1/traces"
+
+
 def enable_from_env(environ: Mapping[str, str] | None = None) -> str:
     """Turn tracing on when ``OTEL_EXPORTER_OTLP_ENDPOINT`` is set; returns the state in
     words (``off``, ``on: <endpoint>`` or ``unavailable: <why>``) for logs and health."""
@@ -134,7 +141,8 @@ def enable_from_env(environ: Mapping[str, str] | None = None) -> str:
         return f"unavailable: {why}"
     name = env.get("OTEL_SERVICE_NAME", "citewise")
     provider = TracerProvider(resource=Resource.create({"service.name": name}))
-    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+    exporter = OTLPSpanExporter(endpoint=traces_url(env))
+    provider.add_span_processor(BatchSpanProcessor(exporter))
     on = env.get(QUESTION_VAR, "").strip().lower() in ("1", "on", "true", "yes")
     enable(provider, with_question=on).owned = provider
     return f"on: {endpoint}"
