@@ -17,7 +17,8 @@ from citewise.analysis.conditions import ConditionSet
 from citewise.analysis.question import Question, analyse
 from citewise.answer.models import Answer
 from citewise.answer.steps.evidence import NON_KB_REPLY
-from citewise.answer.steps.runner import Run, run
+from citewise.answer.steps.record import Run
+from citewise.answer.steps.runner import run
 from citewise.answer.steps.state import AskState
 from citewise.core.search import SearchFilters
 from citewise.index.ask_reads import ask_reads

@@ -129,6 +129,13 @@ def keys_add(
             "which also allows creating and deleting bases. Required: no default grant."
         ),
     ],
+    role: Annotated[
+        str,
+        typer.Option(
+            help="reader (search, read, ask), editor (+ add, sync, delete, revert) or admin "
+            "(+ create, change and delete bases)."
+        ),
+    ] = "admin",
     home: HomeOpt = None,
 ) -> None:
     """Create a key; it is printed once and stored only as its sha256."""
@@ -137,8 +144,8 @@ def keys_add(
 
     settings = Settings.resolve(home)
     names = kb_names(kbs)
-    token = KeyStore(settings.home).add(name, principal, names)
-    ui.err.print(f"key {name} for principal {principal}; store it now, it is not kept:")
+    token = KeyStore(settings.home).add(name, principal, names, role)
+    ui.err.print(f"key {name} ({role}) for principal {principal}; store it now, it is not kept:")
     ui.out.print(token, markup=False)
 
 
@@ -149,12 +156,16 @@ def keys_list(home: HomeOpt = None, json: JsonOpt = False) -> None:
     from citewise.server.auth import KeyStore
 
     records = KeyStore(Settings.resolve(home).home).records()
-    rows = [{"name": r.name, "principal": r.principal, "kbs": list(r.kbs)} for r in records]
+    rows = [
+        {"name": r.name, "principal": r.principal, "kbs": list(r.kbs), "role": r.role}
+        for r in records
+    ]
     if json:
         ui.print_json(rows)
     else:
         for r in rows:
-            ui.out.print(f"{r['name']}  principal={r['principal']}  kbs={','.join(r['kbs'])}")
+            kbs = ",".join(r["kbs"])
+            ui.out.print(f"{r['name']}  principal={r['principal']}  kbs={kbs}  role={r['role']}")
 
 
 @keys_app.command("remove")

@@ -8,6 +8,13 @@ from an API key (:class:`~citewise.server.auth.KeyStore`); the CLI builds one fr
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
+
+#: What a key may do, each including the one before (docs/security.md, "Roles"):
+#: ``reader`` searches, reads and asks; ``editor`` also adds, syncs, deletes and reverts
+#: documents; ``admin`` also creates, changes and deletes knowledge bases.
+Role = Literal["reader", "editor", "admin"]
+ROLES: tuple[Role, ...] = ("reader", "editor", "admin")
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,6 +24,8 @@ class Caller:
     name: str
     principal: str | None
     kbs: frozenset[str]
+    #: Keys made before roles existed, and the local user, keep every right (admin).
+    role: Role = "admin"
 
     @property
     def all_kbs(self) -> bool:
@@ -24,6 +33,10 @@ class Caller:
 
     def may_use(self, kb: str) -> bool:
         return self.all_kbs or kb in self.kbs
+
+    def has_role(self, needed: Role) -> bool:
+        """Whether this caller's role is ``needed`` or one above it."""
+        return ROLES.index(self.role) >= ROLES.index(needed)
 
 
 #: The caller when no keys are configured (loopback only).

@@ -11,6 +11,7 @@ from citewise.errors import (
 )
 from citewise.facade.base import ServiceBase
 from citewise.facade.caller import Caller
+from citewise.facade.roles import require
 from citewise.facade.sync_roots import sync_folder
 from citewise.facade.sync_view import folder_names, scrub_report, scrubbed, visible_files
 from citewise.kb import KnowledgeBase
@@ -31,6 +32,7 @@ class FolderSync(ServiceBase):
         the caller's view, with no server path (:mod:`.sync_view`)."""
         with self.lock.read():
             kb = self.kb(caller, name)
+            require(caller, "editor", "syncing a folder")
             if not caller.all_kbs:
                 raise Forbidden("Only keys with access to all bases may sync folders.")
             target = sync_folder(self.sync_roots, folder, root)

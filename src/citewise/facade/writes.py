@@ -25,6 +25,7 @@ from citewise.errors import (
 )
 from citewise.facade.caller import Caller
 from citewise.facade.reads import Reads
+from citewise.facade.roles import require
 from citewise.facade.uploads import name_conflicts, safe_doc_path, staging
 from citewise.ingest.formats import supported_suffixes
 from citewise.ingest.meta_yaml import parse_upload_fields
@@ -54,13 +55,16 @@ class Writes(Reads):
     """Writes: KBs, uploads, reverts and deletes, reported in the caller's numbering."""
 
     def create_kb(self, caller: Caller, name: str, description: str) -> KBInfo:
+        require(caller, "admin", "creating a knowledge base")
         if not caller.all_kbs:
             raise Forbidden("This key may not create knowledge bases.")
         with self.lock.write():
             return self.home.create_kb(name, description)
 
     def update_kb(self, caller: Caller, name: str, description: str) -> dict[str, Any]:
-        if not caller.all_kbs:
+        if not caller.all_kbs or not caller.has_role("admin"):
+            self.kb(caller, name)  # 404 before 403 for bases it cannot see
+            require(caller, "admin", "changing a knowledge base")
             self.kb(caller, name)  # 404 before 403 for bases it cannot see
             raise Forbidden("This key may not change knowledge bases.")
         with self.lock.write():
@@ -71,6 +75,7 @@ class Writes(Reads):
     def delete_kb(self, caller: Caller, name: str, *, force: bool) -> None:
         with self.lock.write():
             self.kb(caller, name)
+            require(caller, "admin", "deleting a knowledge base")
             if not caller.all_kbs:
                 raise Forbidden("This key may not delete knowledge bases.")
             self.home.delete_kb(name, force=force)
@@ -80,6 +85,7 @@ class Writes(Reads):
         """Restore the caller's version ``version_id`` (its own numbering)."""
         with self.lock.read():
             kb, stored = self._revertible(caller, name, path, version_id)
+            require(caller, "editor", "reverting a document")
             raw, _ = self.home.store.get_version_content(kb.name, path, stored)
         # The version's bytes never change: parse them before taking the write lock.
         parsed = kb.parse_version(path, stored, raw)
@@ -111,6 +117,7 @@ class Writes(Reads):
         with self.lock.write():
             kb = self.kb(caller, name)
             self._document(caller, kb, path)
+            require(caller, "editor", "deleting a document")
             return self._seen(caller, kb, kb.delete(path))
 
     def upload(
@@ -130,6 +137,8 @@ class Writes(Reads):
         (its report says ``added``), so a write never reveals that a hidden document
         exists; the hidden versions stay in the history, readable only by their readers.
         """
+        self.kb(caller, name)  # 404 before 403 for bases it cannot see
+        require(caller, "editor", "adding documents")
         if not files:
             raise UsageError("No files were uploaded.", hint="Send one or more 'files' parts.")
         given = parse_upload_fields(metadata)

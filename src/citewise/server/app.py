@@ -11,17 +11,20 @@ import logging
 from collections.abc import Iterable
 from pathlib import Path
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from citewise.answer.otel import enable_from_env
 from citewise.errors import CitewiseError, FileTooLarge, RequestTooLarge
 from citewise.facade.service import Service
 from citewise.kb import Home
 from citewise.server import (
+    metrics,
+    openai_compat,
     routes_conversations,
     routes_health,
     routes_kb,
@@ -30,6 +33,7 @@ from citewise.server import (
 )
 from citewise.server.auth import KeyStore
 from citewise.server.deps import STATIC, envelope
+from citewise.server.roles import check_role
 
 log = logging.getLogger("citewise.server")
 #: Most files one upload request may carry (the request body cap is this many times the
@@ -133,6 +137,7 @@ def create_app(
         home, max_upload_bytes=max_upload_bytes, sync_roots=tuple(Path(p) for p in sync_roots)
     )
     app = FastAPI(
+        dependencies=[Depends(check_role)],  # each route's role (server/roles.py)
         title="citewise",
         version="0.1.0",
         description="Evidence-grounded knowledge base: search, evidence packs and answers "
@@ -141,6 +146,10 @@ def create_app(
     app.state.service = service
     keys = KeyStore(home.settings.home)
     app.state.keys = keys
+    app.state.metrics = metrics.Metrics(service)
+    app.state.tracing = enable_from_env()  # OTLP spans when OTEL_EXPORTER_OTLP_ENDPOINT is set
+    if app.state.tracing != "off":
+        log.info("tracing %s", app.state.tracing)
     install_log_scrub()
 
     @app.exception_handler(CitewiseError)
@@ -171,6 +180,8 @@ def create_app(
     app.include_router(routes_query.router)
     app.include_router(routes_conversations.router)
     app.include_router(routes_sync.router)
+    app.include_router(metrics.router)
+    app.include_router(openai_compat.router)
     if STATIC.is_dir():
         app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.add_middleware(

@@ -26,7 +26,7 @@ from typing import Any
 import yaml
 
 from citewise.errors import CitewiseError, Unauthorized, UsageError
-from citewise.facade.caller import LOCAL, Caller
+from citewise.facade.caller import LOCAL, ROLES, Caller, Role
 
 KEYS_FILE = "keys.yaml"
 TOKEN_PREFIX = "cw_"
@@ -38,6 +38,8 @@ class KeyRecord:
     principal: str
     kbs: tuple[str, ...]
     sha256: str
+    #: reader, editor or admin (facade/caller.py); a key stored without one is admin.
+    role: Role = "admin"
 
 
 def hash_key(token: str) -> str:
@@ -102,10 +104,11 @@ class KeyStore:
                 found = r
         if found is None:
             raise Unauthorized("The API key is not valid.", hint="Ask for a key.")
-        return Caller(name=found.name, principal=found.principal, kbs=frozenset(found.kbs))
+        return Caller(found.name, found.principal, frozenset(found.kbs), found.role)
 
-    def add(self, name: str, principal: str, kbs: list[str]) -> str:
+    def add(self, name: str, principal: str, kbs: list[str], role: str = "admin") -> str:
         """Create a key; returns the token (shown once, stored only as its sha256)."""
+        checked = parse_role(role)
         if not name.strip() or not principal.strip():
             raise UsageError("A key needs a name and a principal.")
         if not kbs:
@@ -114,7 +117,7 @@ class KeyStore:
         if any(r.name == name for r in records):
             raise UsageError(f"A key named {name!r} exists.", hint="Remove it first.")
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
-        records.append(KeyRecord(name, principal, tuple(kbs), hash_key(token)))
+        records.append(KeyRecord(name, principal, tuple(kbs), hash_key(token), checked))
         self._write(records)
         return token
 
@@ -128,7 +131,13 @@ class KeyStore:
     def _write(self, records: list[KeyRecord]) -> None:
         data = {
             "keys": [
-                {"name": r.name, "principal": r.principal, "kbs": list(r.kbs), "sha256": r.sha256}
+                {
+                    "name": r.name,
+                    "principal": r.principal,
+                    "kbs": list(r.kbs),
+                    "role": r.role,
+                    "sha256": r.sha256,
+                }
                 for r in records
             ]
         }
@@ -160,6 +169,18 @@ def _parse(text: str) -> list[KeyRecord]:
                 principal=str(item.get("principal") or item.get("name") or ""),
                 kbs=tuple(kb_list),
                 sha256=digest,
+                role=parse_role(str(item.get("role") or "admin"), f"{KEYS_FILE}: entry {i + 1}: "),
             )
         )
     return out
+
+
+def parse_role(value: str, where: str = "") -> Role:
+    """``value`` as a role; anything else is a usage error listing the roles."""
+    for role in ROLES:
+        if value.strip().lower() == role:
+            return role
+    raise UsageError(
+        f"{where}unknown role {value[:40]!r}.",
+        hint=f"Use one of: {', '.join(ROLES)}.",
+    )

@@ -12,6 +12,7 @@ from citewise.errors import CitewiseError
 from citewise.facade.caller import Caller
 from citewise.facade.service import Service, Upload
 from citewise.server.deps import envelope, get_caller, get_service, jsonable
+from citewise.server.metrics import MetricsDep
 
 router = APIRouter()
 CallerDep = Annotated[Caller, Depends(get_caller)]
@@ -87,6 +88,7 @@ def upload(
     kb: str,
     caller: CallerDep,
     service: ServiceDep,
+    metrics: MetricsDep,
     files: Annotated[list[UploadFile], File(description="One or more documents.")],
     prefix: Annotated[str, Form(description="Folder to place the files under.")] = "",
     metadata: Annotated[
@@ -102,6 +104,7 @@ def upload(
     failed (the per-file report says why), the first error's envelope when all failed."""
     uploads = [Upload(f.filename or "", f.file) for f in files]
     report = service.upload(caller, kb, uploads, prefix, metadata)
+    metrics.ingested(kb, report.files)
     failed = [f for f in report.files if f.status == "failed"]
     if failed and len(failed) == len(report.files):
         first = failed[0]

@@ -3,16 +3,16 @@
 A step is a function from :class:`~citewise.answer.steps.state.AskState` to the next
 state; the first that sets ``answer`` ends the run. The timings are the runner's own
 record (:class:`Run`), never part of the answer's trace, replay id or ledger entry, so an
-answer replays to the same ids however long its steps took.
+answer replays to the same ids however long its steps took. Listeners
+(:mod:`citewise.answer.steps.observe`: metrics, traces) get the record after each run.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from citewise.answer.models import Answer
+from citewise.answer.steps import observe
 from citewise.answer.steps.evidence import (
     analyse_step,
     assemble_step,
@@ -21,6 +21,7 @@ from citewise.answer.steps.evidence import (
     recover_step,
 )
 from citewise.answer.steps.quote import compose_step, conditions_step
+from citewise.answer.steps.record import Run, StepTime
 from citewise.answer.steps.release import finish_step, review_step
 from citewise.answer.steps.state import AskState
 
@@ -40,21 +41,6 @@ STEPS: tuple[tuple[str, Step], ...] = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class StepTime:
-    step: str
-    ms: float
-
-
-@dataclass(frozen=True, slots=True)
-class Run:
-    """The answer, the step that gave it, and each step's wall time in order."""
-
-    answer: Answer
-    ended_at: str
-    times: tuple[StepTime, ...]
-
-
 def run(state: AskState, steps: tuple[tuple[str, Step], ...] = STEPS) -> Run:
     """Run ``steps`` on ``state`` in order until one sets the answer."""
     times: list[StepTime] = []
@@ -63,5 +49,7 @@ def run(state: AskState, steps: tuple[tuple[str, Step], ...] = STEPS) -> Run:
         state = step(state)
         times.append(StepTime(name, (time.perf_counter() - t0) * 1000))
         if state.answer is not None:
-            return Run(state.answer, name, tuple(times))
+            done = Run(state.answer, name, tuple(times))
+            observe.notify(state, done)  # metrics and traces read these times
+            return done
     raise RuntimeError(f"ask: no step answered (the last was {steps[-1][0]})")
