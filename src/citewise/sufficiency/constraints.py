@@ -33,7 +33,14 @@ import re
 from collections.abc import Iterable, Sequence
 
 from citewise.analysis.tokenize import QUESTION_STEMS, tokenize
-from citewise.sufficiency.answer_type import figures_of, gives_date, gives_quantity
+from citewise.sufficiency.answer_type import (
+    AnswerType,
+    expected_of,
+    figures_of,
+    gives_date,
+    gives_quantity,
+    gives_time,
+)
 from citewise.sufficiency.figures import NUMBER_WORDS, Constraint, number_found, question_figures
 from citewise.sufficiency.floor import unmentioned
 from citewise.sufficiency.measure import asks_measure, gives_measure
@@ -195,6 +202,8 @@ def _answer_type(question: str) -> list[Constraint]:
         said = q.group(0) if q else "how many"
         count = said.lower().split()[-1] in ("many", "much")  # a count: no year, no clock
         return [Constraint("quantity", said, f"{'count' if count else 'quantity'}:{own}")]
+    if expected_of(question) is AnswerType.TIME:  # "when does ...": a time or occasion
+        return [Constraint("time", "when", f"time:{own}")]
     return []
 
 
@@ -249,6 +258,10 @@ def unmet(
             ok = negates(c, text) if c.key.startswith("not") else bool(_LEAST_T.search(text))
         elif c.kind == "date":
             ok = gives_date(text, _asked(c))
+        elif c.kind == "time":
+            ok = gives_time(text, _asked(c))
+        elif c.kind == "structure":  # given by the admission from the unit's node
+            ok = False
         elif c.key.startswith("count"):
             ok = gives_quantity(text, _asked(c))
         elif asks_measure(c.surface):  # "how long": a duration or length, not any figure
@@ -292,6 +305,10 @@ def _words(c: Constraint) -> str:
         return f"says '{c.surface}'"
     if c.kind == "date":
         return "gives a date"
+    if c.kind == "time":
+        return "says when"
+    if c.kind == "structure":
+        return "is more than a title, caption or list lead-in"
     return f"gives a figure for '{c.surface}'"
 
 
@@ -321,6 +338,10 @@ def _lacks(c: Constraint) -> str:
         return f"does not say '{c.surface}'"
     if c.kind == "date":
         return "gives no date"
+    if c.kind == "time":
+        return "does not say when"
+    if c.kind == "structure":
+        return f"is only a {c.surface.replace('_', '-')} line"
     return f"gives no figure for '{c.surface}'"
 
 
@@ -340,12 +361,19 @@ class UnitGate:
         self._failed: list[tuple[float, int, tuple[Constraint, ...]]] = []
 
     def __call__(
-        self, text: str, headings: Iterable[str], score: float = 0.0, paragraph: str = ""
+        self,
+        text: str,
+        headings: Iterable[str],
+        score: float = 0.0,
+        paragraph: str = "",
+        refused: Sequence[Constraint] = (),
     ) -> bool:
-        if not self.constraints:
+        """Whether the unit ``text`` passes; ``refused``: what a hard gate outside the
+        question's constraints already failed it for (a structural line)."""
+        if not self.constraints and not refused:
             return True
         headings = list(headings)
-        failed = unmet(self.constraints, text, headings, paragraph)
+        failed = (*unmet(self.constraints, text, headings, paragraph), *refused)
         if score < self.floor:
             lacking = " ".join(unmentioned(self.question, text, headings))
             failed = (*failed, Constraint("relevance", lacking, "relevance"))
