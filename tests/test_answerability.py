@@ -129,6 +129,10 @@ def test_the_score_gates_types_and_scores_structure_down() -> None:
     assert refusal(count) == "type:number" and answerability(count) == 0.0
     plain = Signals(0.8, T.DEFINITION, present("Sync cursors"), "heading")
     assert refusal(plain) == "" and answerability(plain) == pytest.approx(0.4)
+    lead = "You can save configuration files in the directory of `get_app_dir()`:"
+    where = Signals(0.8, T.PLACE, present(lead), structural(lead))
+    assert where.structure == "lead_in" and refusal(where) == ""  # it holds a place
+    assert refusal(Signals(0.8, T.PLACE, present("Run it like this:"), "lead_in"))
     who = Signals(0.8, T.AGENT, frozenset({T.YES_NO}))
     assert answerability(who) == pytest.approx(0.64)
 

@@ -11,9 +11,10 @@ A candidate unit's score reads, in one place, the signals that say whether it an
   (:mod:`citewise.sufficiency.answer_type`). A *when* or *how many* question is never
   answered by a unit without a time or number (a hard gate, :data:`REQUIRED`); a missing
   person or place for *who* / *where* multiplies the score by :data:`TYPE_MISSING`;
-* **structure** - a unit that is only a title, caption, list lead-in, link line or
-  contents line (:mod:`citewise.sufficiency.structure`) never answers a typed question
-  (:data:`STRICT`) and is multiplied by :data:`STRUCTURAL` for any other.
+* **structure** - a unit that is only a title, caption, link line or contents line
+  (:mod:`citewise.sufficiency.structure`) never answers a typed question (:data:`STRICT`),
+  nor does a list lead-in without the type asked; any other structural line is
+  multiplied by :data:`STRUCTURAL`.
 
 A unit is answerable when no hard gate refuses it and its score reaches the abstain
 threshold :func:`answerable_min`; an ask whose every unit falls short abstains. Every
@@ -102,7 +103,10 @@ class Signals:
 
 def refusal(s: Signals) -> str:
     """Why a hard gate refuses the unit ("structure:heading", "type:time"), or ""."""
-    if s.structure is not None and s.expected in STRICT:
+    # a lead-in is a sentence: it answers when it holds the type asked ("... the
+    # application directory where you can save configuration files with get_app_dir():")
+    lead_answers = s.structure == "lead_in" and s.expected in s.present
+    if s.structure is not None and s.expected in STRICT and not lead_answers:
         return f"structure:{s.structure}"
     if s.expected in REQUIRED and s.expected not in s.present:
         return f"type:{s.expected}"
