@@ -37,10 +37,14 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
+from citewise.analysis.tokenize import has_cjk
+
 if TYPE_CHECKING:
     from citewise.analysis.question import Question
 
 __all__ = [
+    "DATE_Q",
+    "QUANTITY_Q",
     "READERS",
     "REQUIRED",
     "AnswerType",
@@ -200,16 +204,22 @@ def gives_time(text: str, asked: Iterable[str] = ()) -> bool:
     )
 
 
-_WHEN_Q = re.compile(
-    r"^\s*(?:since |until |by |and |so |then |but )?when\b|\b(?:what|which|at what) "
-    r"(?:years?|century|centuries|decades?|dates?|day|days|month|era|time|hour|weekday)\b|"
-    r"\bhow (?:often|soon|frequently)\b|\bhow long (?:ago|before|after|until)\b",
+#: A calendar date asked ("when did", "what year"): a past event's date, not its occasion.
+DATE_Q = re.compile(
+    r"^\s*(?:when (?:did|was|were|had)\b)|\b(?:what|which) (?:years?|century|"
+    r"centuries|decades?|dates?|day|month|era)\b|\bsince when\b",
     re.I,
 )
-_NUMBER_Q = re.compile(
-    r"\bhow (?:many|much|long|old|far|large|big|tall|high|fast|wide|deep)\b|"
-    r"\bwhat (?:percentage|percent|proportion|fraction|share|number|amount|size|"
-    r"limit|maximum|minimum|rate)\b",
+#: Any time asked: a date, "when does", "what time", "how often".
+_WHEN_Q = re.compile(
+    r"^\s*(?:since |until |by |and |so |then |but )?when\b|\b(?:what|at what) time\b|"
+    r"\bhow (?:often|soon|frequently)\b",
+    re.I,
+)
+#: A number asked: a count, an amount, a measure, a share.
+QUANTITY_Q = re.compile(
+    r"\bhow (?:many|much|long|old|far|large|big|tall|high|often|fast|wide|deep)\b|"
+    r"\bwhat (?:percentage|percent|proportion|fraction|share|number|amount)\b",
     re.I,
 )
 _AGENT_Q = re.compile(
@@ -236,8 +246,9 @@ def _expected_en(text: str) -> AnswerType | None:
     """The English reader: the first cue that names a type, the specific before the
     general (a "when" inside "what ... when ..." is a condition, not the type asked)."""
     for pattern, kind in (
+        (DATE_Q, AnswerType.TIME),
         (_WHEN_Q, AnswerType.TIME),
-        (_NUMBER_Q, AnswerType.NUMBER),
+        (QUANTITY_Q, AnswerType.NUMBER),
         (_AGENT_Q, AnswerType.AGENT),
         (_PLACE_Q, AnswerType.PLACE),
         (_YES_NO_Q, AnswerType.YES_NO),
@@ -276,12 +287,10 @@ class Reader:
 #: Readers by script (:func:`script_of`); a script without one expects no type.
 READERS: dict[str, Reader] = {"latin": Reader(_expected_en, _present_en)}
 
-_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-
 
 def script_of(text: str) -> str:
     """``"han"`` when ``text`` holds a Chinese character, else ``"latin"``."""
-    return "han" if _HAN.search(text) else "latin"
+    return "han" if has_cjk(text) else "latin"
 
 
 def expected_of(text: str) -> AnswerType | None:
@@ -296,6 +305,10 @@ def expected(question: Question) -> AnswerType | None:
 
 
 def present(text: str) -> frozenset[AnswerType]:
-    """The answer types ``text`` holds, by its script's reader (none without one)."""
-    reader = READERS.get(script_of(text))
-    return reader.present(text) if reader else frozenset()
+    """The answer types ``text`` holds, by its script's reader and the Latin one (figures
+    and Latin words stand in text of any script)."""
+    found: frozenset[AnswerType] = frozenset()
+    for script in dict.fromkeys(("latin", script_of(text))):
+        reader = READERS.get(script)
+        found |= reader.present(text) if reader else frozenset()
+    return found

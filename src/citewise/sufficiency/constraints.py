@@ -34,12 +34,15 @@ from collections.abc import Iterable, Sequence
 
 from citewise.analysis.tokenize import QUESTION_STEMS, tokenize
 from citewise.sufficiency.answer_type import (
+    DATE_Q,
+    QUANTITY_Q,
     AnswerType,
     expected_of,
     figures_of,
     gives_date,
     gives_quantity,
     gives_time,
+    present,
 )
 from citewise.sufficiency.figures import NUMBER_WORDS, Constraint, number_found, question_figures
 from citewise.sufficiency.floor import unmentioned
@@ -85,27 +88,6 @@ _LEAST_T = re.compile(
     r"\b(?:least|fewest|lowest|smallest|minimum|minimal|rarely|seldom|weakest|worst)\b",
     re.I,
 )
-_DATE_Q = re.compile(
-    r"^\s*(?:when (?:did|was|were|had)\b)|\b(?:what|which) (?:years?|century|"
-    r"centuries|decades?|dates?|day|month|era)\b|\bsince when\b",
-    re.I,
-)
-_QUANTITY_Q = re.compile(
-    r"\bhow (?:many|much|long|old|far|large|big|tall|high|often|fast|wide|deep)\b|"
-    r"\bwhat (?:percentage|percent|proportion|fraction|share|number|amount)\b",
-    re.I,
-)
-_QUANTITY_T = re.compile(  # not "one": "one of the largest" gives no figure
-    r"\d|\b(?:"
-    + "|".join(w for w in NUMBER_WORDS if w != "one")
-    + r"|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundreds?|thousands?|millions?|"
-    r"billions?|trillions?|dozens?|half|third|quarter|twice|once|thrice|double|triple|"
-    r"several|majority|minority|every|daily|weekly|monthly|annually|yearly|percent|"
-    r"per cent)\b",
-    re.I,
-)
-
-
 #: The condition of a question ("After an instrument loses its connection, ...", "... when
 #: the header does not validate") or its purpose ("... to qualify for the liability
 #: limitations?", "in order to ..."): its words set the scene, the relation is elsewhere.
@@ -154,7 +136,7 @@ def _term_constraints(
     terms, the answer type's own words and the words of its condition or purpose."""
     numbers = " ".join(c.surface for c in figures)
     # the answer type's own words ("what percentage", "which year") are no relation
-    cue = " ".join(m.group(0).lower() for p in (_DATE_Q, _QUANTITY_Q) for m in p.finditer(question))
+    cue = " ".join(m.group(0).lower() for p in (DATE_Q, QUANTITY_Q) for m in p.finditer(question))
     condition = set(tokenize(" ".join(m.group(0) for m in _CONDITION.finditer(question))))
     out: list[Constraint] = []
     relation = []
@@ -195,10 +177,10 @@ def _answer_type(question: str) -> list[Constraint]:
     """A "when" question wants a date, a "how many / how much" one a count or quantity;
     the question's own figures answer neither."""
     own = ",".join(figures_of(question))  # the question's own figures answer nothing
-    if _DATE_Q.search(question):
+    if DATE_Q.search(question):
         return [Constraint("date", "when", f"date:{own}")]
-    if _QUANTITY_Q.search(question):
-        q = _QUANTITY_Q.search(question)
+    if QUANTITY_Q.search(question):
+        q = QUANTITY_Q.search(question)
         said = q.group(0) if q else "how many"
         count = said.lower().split()[-1] in ("many", "much")  # a count: no year, no clock
         return [Constraint("quantity", said, f"{'count' if count else 'quantity'}:{own}")]
@@ -267,7 +249,7 @@ def unmet(
         elif asks_measure(c.surface):  # "how long": a duration or length, not any figure
             ok = gives_measure(text)
         else:
-            ok = bool(_QUANTITY_T.search(text))
+            ok = AnswerType.NUMBER in present(text)  # a figure, a number word
         if not ok:
             out.append(c)
     return tuple(out)
