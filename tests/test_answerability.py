@@ -209,3 +209,22 @@ def test_the_on_call_folder_answers_when_with_the_time(
         assert "every Monday at 10:00" in answer.answer
         assert all(c.excerpt.strip() != "On-call rotation" for c in answer.citations)
         assert all(c.path == "oncall.txt" for c in answer.citations)
+
+
+def test_a_when_question_over_a_title_and_no_time_abstains_naming_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A title line and a sentence without a time: no unit says when, so the ask
+    abstains and the reason says so (it never quotes the title as the time)."""
+    from tests.conftest import one_file_kb
+
+    kb = one_file_kb(
+        tmp_path,
+        monkeypatch,
+        "Release schedule\n\nReleases of the release branch are cut by the release manager.\n",
+        name="releases.txt",
+    )
+    answer = kb.ask("When is the release branch cut?")
+    assert answer.outcome != "answered", answer.answer
+    assert "Release schedule" not in answer.answer
+    assert "no passage found says when" in answer.answer
