@@ -116,6 +116,12 @@ def test_statements_are_no_structural_line(text: str) -> None:
     assert structural(text) is None
 
 
+def test_chinese_lines_are_structural_only_by_their_node_kind() -> None:
+    assert structural("第五条 公民担任人民陪审员，应当具备下列条件：") is None
+    assert structural("人民陪审员法") is None
+    assert structural("人民陪审员法", "heading") == "heading"
+
+
 def test_a_node_kind_decides_before_the_shape() -> None:
     assert structural("The routing table is rebuilt on startup.", "heading") == "heading"
     assert structural("Write throughput per chunkserver", "caption") == "caption"

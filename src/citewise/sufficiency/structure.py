@@ -8,13 +8,17 @@ unit that is only such a line never answers a *when / how many / who / where* qu
 and is scored down for any other (:mod:`citewise.sufficiency.answerability`).
 
 Read from the node's own kind where the parser gave one (``heading``, a table
-``caption``) and otherwise from the line's shape, never from its words. Pure.
+``caption``) and otherwise from the line's shape, never from its words; the shapes are
+read in text without CJK characters only (they count space-separated words: a Chinese
+clause ending in "：" introduces the list that answers, as 应当具备下列条件： does). Pure.
 """
 
 from __future__ import annotations
 
 import re
 from typing import Literal
+
+from citewise.analysis.tokenize import has_cjk
 
 __all__ = ["HEADING_KINDS", "TITLE_MAX_WORDS", "Structural", "structural", "title_line"]
 
@@ -53,6 +57,8 @@ def structural(text: str, kind: str = "") -> Structural | None:
         return None
     if kind in HEADING_KINDS:
         return "caption" if kind == "caption" else "heading"
+    if has_cjk(line):  # the shapes below count space-separated words and English verbs:
+        return None  # a Chinese clause is one "word"; its reader is the node kind alone
     if (
         _CAPTION.match(line)
         and len(line.split()) <= 2 * TITLE_MAX_WORDS
