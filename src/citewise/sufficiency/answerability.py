@@ -47,9 +47,8 @@ __all__ = [
 #: The abstain threshold's default: the relevance floor the gate applied before (0.3,
 #: chosen on the SQuAD 2.0 reject sets of issue 15).
 ANSWERABLE_MIN = RELEVANCE_FLOOR
-#: Factor for a structural line asked something no type gate covers (chosen on the
-#: on-call folder of the issue and starlette/click/typer: a title line that holds every
-#: word of the question scores about 0.7, and half of it falls below the floor).
+#: Factor for a structural line asked something no type gate covers: such a line needs
+#: twice the floor to stay (set by reasoning, not swept; the pool may try others).
 STRUCTURAL = 0.5
 #: Factor for a *who* / *where* unit that names no person or organisation / place (soft:
 #: documentation answers "who" with a role and "where" with a setting name).
