@@ -6,7 +6,7 @@ rows (tests/test_bench_pool.py).
 
 * A :class:`Setting` is a named set of environment variables the product reads (the
   defaults are the empty set). :data:`CANDIDATES` is the declared list a choice is made
-  from; today it holds the defaults only, so every choice is the defaults and every gap 0.
+  from: the defaults and the answerability threshold's alternatives (issue 34).
 * :func:`choose` picks, from the candidates, the one with the best :func:`pooled_score`
   over the given corpora; :func:`leave_one_out` does so once with every development corpus
   (the *tuned* column) and once per corpus without it (the *left-out* column). Held-out
@@ -41,7 +41,11 @@ class Setting:
 DEFAULTS = Setting("defaults")
 #: The candidates a threshold choice is made from. Add a Setting per threshold value to
 #: try; every figure is then reported as chosen with and without its own corpus.
-CANDIDATES: tuple[Setting, ...] = (DEFAULTS,)
+CANDIDATES: tuple[Setting, ...] = (
+    DEFAULTS,  # CITEWISE_ANSWERABLE_MIN 0.3 (citewise.sufficiency.answerability)
+    Setting("answerable-0.25", {"CITEWISE_ANSWERABLE_MIN": "0.25"}),
+    Setting("answerable-0.35", {"CITEWISE_ANSWERABLE_MIN": "0.35"}),
+)
 
 Summary = Mapping[str, Any]
 #: corpus -> setting name -> summary (``bench.answers_docs.summarise``)

@@ -67,8 +67,12 @@ def test_answer_types_want_a_date_or_a_quantity() -> None:
     q = "How many Huguenots lived in Paris?"
     assert failed(q, "Huguenots lived in Paris.") == ["How many"]
     assert failed(q, "About twenty thousand Huguenots lived in Paris.") == []
-    # a documentation "when" is a condition, not a date: no constraint
-    assert question_constraints("When is the startup handler called?") == ()
+    # a documentation "when" wants a time or the occasion (issue 34), not a date: a
+    # clause of circumstance meets it, a title line does not
+    q = "When is the startup handler called?"
+    assert [c.kind for c in question_constraints(q)] == ["time"]
+    assert failed(q, "The startup handler is called once the application starts.") == []
+    assert failed(q, "Startup handler") == ["when"]
 
 
 def test_names_are_constrained_only_when_distinctive_and_may_come_from_a_heading() -> None:
@@ -269,10 +273,12 @@ def test_the_answer_type_words_are_not_relation_words() -> None:
     assert [c.surface for c in cons if c.kind == "words"] == ["referendum"]
 
 
-def test_a_negated_condition_and_a_present_tense_when_carry_no_constraint() -> None:
+def test_a_negated_condition_carries_no_constraint_and_a_present_tense_when_a_time() -> None:
     q = "What response does the middleware send when the Host header does not validate?"
     assert [c.kind for c in question_constraints(q)] == []
-    assert question_constraints("When does a background task run?") == ()
+    q = "When does a background task run?"  # a time or occasion, not a date (issue 34)
+    assert [c.kind for c in question_constraints(q)] == ["time"]
+    assert failed(q, "Background tasks run after the response has been sent.") == []
     assert [c.kind for c in question_constraints("Who did not adopt the charter?")] == ["polarity"]
 
 

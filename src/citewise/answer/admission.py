@@ -20,11 +20,14 @@ from citewise.answer.compose import Candidate
 from citewise.core.records import Node
 from citewise.evidence.nodes import NodeReader, Span
 from citewise.evidence.sentences import split_sentences
+from citewise.sufficiency.answer_type import expected_of, present
+from citewise.sufficiency.answerability import Signals, answerability, refusal
 from citewise.sufficiency.constraints import Constraint, UnitGate, question_constraints
 from citewise.sufficiency.floor import unmentioned
 from citewise.sufficiency.measure import MEASURE_Q
 from citewise.sufficiency.models import TermProfile
 from citewise.sufficiency.presence import is_question
+from citewise.sufficiency.structure import Structural, structural, title_line
 
 __all__ = ["OPENING_CHARS", "UNCONSTRAINED", "admission", "named_parts", "question_gate"]
 
@@ -46,6 +49,17 @@ def admission(
 
     asked = _asked_names(gate.constraints)
     subjects: dict[tuple[str, int], tuple[str, str]] = {}
+    titles: dict[tuple[str, int], str] = {}
+    wanted = expected_of(gate.question) if is_question(gate.question) else None
+
+    def title(c: Candidate) -> str:
+        """The document's title line (its opening block, when shaped as a title: a plain
+        text file's first line), context for each of its units; read once per version."""
+        f = c.fragment
+        key = (f.path, f.version_id)
+        if key not in titles:
+            titles[key] = _title_of(reader.near(f.path, f.version_id, [(0, 0)]))
+        return titles[key]
 
     def subject(c: Candidate) -> tuple[str, str]:
         """(the opening of the unit's document, the question's names that are its
@@ -59,17 +73,18 @@ def admission(
         return subjects[key]
 
     def admit(c: Candidate) -> bool:
-        if not gate.constraints:
+        if not gate.constraints and wanted is None:
             return True
         before, section, own, first = _blocks_of(reader, near, c)
         opening, names = subject(c) if asked else ("", "")
         # the document's subject (named in its opening, all through it) names each unit
-        headings = [*c.fragment.heading_path, *(s.text for s in c.context), first, names]
+        head = title(c)
+        headings = [*c.fragment.heading_path, *(s.text for s in c.context), first, names, head]
         if c.kind in ("row", "table"):
             headings.append(before)
         # the relevance floor reads a unit with its section as the relation words do: an
         # option item whose subsection names the subcommand asked about is not far off
-        deeper = [*c.fragment.heading_path[1:], *(s.text for s in c.context), first]
+        deeper = [*c.fragment.heading_path[1:], *(s.text for s in c.context), first, head]
         if c.kind in ("row", "table"):
             deeper.append(before)  # a row is read under its table's header row
         caption = _caption_of(reader, near, c) if c.kind == "row" else ""
@@ -78,13 +93,48 @@ def admission(
             deeper.append(caption)
         deeper += expansions(c.clean, f"{section}\n{own}\n{opening}")  # an acronym: its full name
         score = max(c.score, gate.floor) if _lifted(gate.question, c.clean, deeper) else c.score
+        shown = f"{caption}: {c.clean}" if caption else c.clean  # its figures too
         if c.kind == "sequel":  # its first sentence meets them alone; the next carries on
             parts = [s.text for s in split_sentences(c.clean)] or [c.clean]
-            return gate(parts[0], headings, score, f"{section}\n{own}")
-        shown = f"{caption}: {c.clean}" if caption else c.clean  # its figures too
-        return gate(shown, headings, score, f"{section}\n{own}")
+            shown = parts[0]
+        signals = Signals(score, wanted, present(shown), unit_structure(c, own))
+        value = answerability(signals)
+        hard = refusal(signals)  # a title line for "when", a unit without a number ...
+        if not hard and signals.structure and value < gate.floor:  # scored down below it
+            hard = f"structure:{signals.structure}"
+        refused = (
+            [Constraint("structure", hard[10:], "structure")] if hard[:10] == "structure:" else []
+        )
+        return gate(shown, headings, value, f"{section}\n{own}", refused)
 
     return admit
+
+
+#: Unit kinds read as prose; a table row or code is never a structural line.
+_PROSE = frozenset({"sentence", "para", "window", "lead", "item"})
+
+
+def unit_structure(c: Candidate, own: str) -> Structural | None:
+    """The structural class of a unit that is the whole of its one-line block ``own``
+    (:mod:`citewise.sufficiency.structure`); a list item only as a lead-in, link or
+    contents line (a short item such as a name answers a "who")."""
+    block = own.strip()
+    if c.kind not in _PROSE or not block or "\n" in block or len(c.clean) < 0.8 * len(block):
+        return None
+    found = structural(c.clean)
+    return None if found == "heading" and c.kind == "item" else found
+
+
+def _title_of(nodes: Sequence[Node]) -> str:
+    """The first block of a document version when it is a title line, else ""."""
+    blocks = sorted(
+        (n for n in nodes if n.kind not in _OPENING_SKIP and n.text.strip()),
+        key=lambda n: (n.char_start, n.char_end),
+    )
+    if not blocks or blocks[0].kind in ("code", "table"):
+        return ""
+    first = blocks[0].text.strip()
+    return first if title_line(first) else ""
 
 
 def _blocks_of(

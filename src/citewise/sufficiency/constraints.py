@@ -33,7 +33,17 @@ import re
 from collections.abc import Iterable, Sequence
 
 from citewise.analysis.tokenize import QUESTION_STEMS, tokenize
-from citewise.sufficiency.answer_type import figures_of, gives_date, gives_quantity
+from citewise.sufficiency.answer_type import (
+    DATE_Q,
+    QUANTITY_Q,
+    AnswerType,
+    expected_of,
+    figures_of,
+    gives_date,
+    gives_quantity,
+    gives_time,
+    present,
+)
 from citewise.sufficiency.figures import NUMBER_WORDS, Constraint, number_found, question_figures
 from citewise.sufficiency.floor import unmentioned
 from citewise.sufficiency.measure import asks_measure, gives_measure
@@ -78,27 +88,6 @@ _LEAST_T = re.compile(
     r"\b(?:least|fewest|lowest|smallest|minimum|minimal|rarely|seldom|weakest|worst)\b",
     re.I,
 )
-_DATE_Q = re.compile(
-    r"^\s*(?:when (?:did|was|were|had)\b)|\b(?:what|which) (?:years?|century|"
-    r"centuries|decades?|dates?|day|month|era)\b|\bsince when\b",
-    re.I,
-)
-_QUANTITY_Q = re.compile(
-    r"\bhow (?:many|much|long|old|far|large|big|tall|high|often|fast|wide|deep)\b|"
-    r"\bwhat (?:percentage|percent|proportion|fraction|share|number|amount)\b",
-    re.I,
-)
-_QUANTITY_T = re.compile(  # not "one": "one of the largest" gives no figure
-    r"\d|\b(?:"
-    + "|".join(w for w in NUMBER_WORDS if w != "one")
-    + r"|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundreds?|thousands?|millions?|"
-    r"billions?|trillions?|dozens?|half|third|quarter|twice|once|thrice|double|triple|"
-    r"several|majority|minority|every|daily|weekly|monthly|annually|yearly|percent|"
-    r"per cent)\b",
-    re.I,
-)
-
-
 #: The condition of a question ("After an instrument loses its connection, ...", "... when
 #: the header does not validate") or its purpose ("... to qualify for the liability
 #: limitations?", "in order to ..."): its words set the scene, the relation is elsewhere.
@@ -147,7 +136,7 @@ def _term_constraints(
     terms, the answer type's own words and the words of its condition or purpose."""
     numbers = " ".join(c.surface for c in figures)
     # the answer type's own words ("what percentage", "which year") are no relation
-    cue = " ".join(m.group(0).lower() for p in (_DATE_Q, _QUANTITY_Q) for m in p.finditer(question))
+    cue = " ".join(m.group(0).lower() for p in (DATE_Q, QUANTITY_Q) for m in p.finditer(question))
     condition = set(tokenize(" ".join(m.group(0) for m in _CONDITION.finditer(question))))
     out: list[Constraint] = []
     relation = []
@@ -188,13 +177,15 @@ def _answer_type(question: str) -> list[Constraint]:
     """A "when" question wants a date, a "how many / how much" one a count or quantity;
     the question's own figures answer neither."""
     own = ",".join(figures_of(question))  # the question's own figures answer nothing
-    if _DATE_Q.search(question):
+    if DATE_Q.search(question):
         return [Constraint("date", "when", f"date:{own}")]
-    if _QUANTITY_Q.search(question):
-        q = _QUANTITY_Q.search(question)
+    if QUANTITY_Q.search(question):
+        q = QUANTITY_Q.search(question)
         said = q.group(0) if q else "how many"
         count = said.lower().split()[-1] in ("many", "much")  # a count: no year, no clock
         return [Constraint("quantity", said, f"{'count' if count else 'quantity'}:{own}")]
+    if expected_of(question) is AnswerType.TIME:  # "when does ...": a time or occasion
+        return [Constraint("time", "when", f"time:{own}")]
     return []
 
 
@@ -249,12 +240,16 @@ def unmet(
             ok = negates(c, text) if c.key.startswith("not") else bool(_LEAST_T.search(text))
         elif c.kind == "date":
             ok = gives_date(text, _asked(c))
+        elif c.kind == "time":
+            ok = gives_time(text, _asked(c))
+        elif c.kind == "structure":  # given by the admission from the unit's node
+            ok = False
         elif c.key.startswith("count"):
             ok = gives_quantity(text, _asked(c))
         elif asks_measure(c.surface):  # "how long": a duration or length, not any figure
             ok = gives_measure(text)
         else:
-            ok = bool(_QUANTITY_T.search(text))
+            ok = AnswerType.NUMBER in present(text)  # a figure, a number word
         if not ok:
             out.append(c)
     return tuple(out)
@@ -292,6 +287,10 @@ def _words(c: Constraint) -> str:
         return f"says '{c.surface}'"
     if c.kind == "date":
         return "gives a date"
+    if c.kind == "time":
+        return "says when"
+    if c.kind == "structure":
+        return "is more than a title, caption or list lead-in"
     return f"gives a figure for '{c.surface}'"
 
 
@@ -321,6 +320,10 @@ def _lacks(c: Constraint) -> str:
         return f"does not say '{c.surface}'"
     if c.kind == "date":
         return "gives no date"
+    if c.kind == "time":
+        return "does not say when"
+    if c.kind == "structure":
+        return f"is only a {c.surface.replace('_', '-')} line"
     return f"gives no figure for '{c.surface}'"
 
 
@@ -340,12 +343,19 @@ class UnitGate:
         self._failed: list[tuple[float, int, tuple[Constraint, ...]]] = []
 
     def __call__(
-        self, text: str, headings: Iterable[str], score: float = 0.0, paragraph: str = ""
+        self,
+        text: str,
+        headings: Iterable[str],
+        score: float = 0.0,
+        paragraph: str = "",
+        refused: Sequence[Constraint] = (),
     ) -> bool:
-        if not self.constraints:
+        """Whether the unit ``text`` passes; ``refused``: what a hard gate outside the
+        question's constraints already failed it for (a structural line)."""
+        if not self.constraints and not refused:
             return True
         headings = list(headings)
-        failed = unmet(self.constraints, text, headings, paragraph)
+        failed = (*unmet(self.constraints, text, headings, paragraph), *refused)
         if score < self.floor:
             lacking = " ".join(unmentioned(self.question, text, headings))
             failed = (*failed, Constraint("relevance", lacking, "relevance"))

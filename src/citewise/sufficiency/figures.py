@@ -13,7 +13,9 @@ from typing import Literal
 __all__ = ["NUMBER_WORDS", "Constraint", "Kind", "number_found", "question_figures"]
 
 
-Kind = Literal["number", "name", "words", "polarity", "date", "quantity", "relevance"]
+Kind = Literal[
+    "number", "name", "words", "polarity", "date", "time", "quantity", "relevance", "structure"
+]
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,7 +40,7 @@ from citewise.answer.steps.state import AskState, Composed
 from citewise.answer.unit_cache import fragment_reader, units_of_fragments, version_units
 from citewise.evidence.models import EvidencePack
 from citewise.recall.identifiers import clause_refs
-from citewise.sufficiency.floor import RELEVANCE_FLOOR
+from citewise.sufficiency.answerability import answerable_min
 from citewise.sufficiency.gates import procedure_mismatch
 from citewise.sufficiency.models import Reason
 from citewise.sufficiency.verdict import refused, with_reason
@@ -162,7 +162,7 @@ def _extractive(s: AskState) -> AskState:
     # a clause the question names ("What does clause 2.3 say?") is its answer, however
     # few of the question's words it holds; a misspelt word is missing from
     # every unit as the composer scores the question typed: no relevance floor then
-    floor = 0.0 if clause_refs(q.text) or s.respelt else RELEVANCE_FLOOR
+    floor = 0.0 if clause_refs(q.text) or s.respelt else answerable_min()
     gate = question_gate(q.text, q.intent.kind, profile, floor)
     units_of = units_of_fragments(version_units(s.kb.index, unit_reader, unit_near))
     chosen, ranked = compose_ranked(

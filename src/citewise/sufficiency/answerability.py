@@ -1,0 +1,124 @@
+"""One answerability score per candidate unit, and the abstain threshold (issue 34).
+
+A candidate unit's score reads, in one place, the signals that say whether it answers:
+
+* **relevance** - the composer's score of the unit (:mod:`citewise.answer.ranking`): term
+  overlap with the question blended with the meaning reading (the dense route's cosine
+  when it is on), weighed by its fragment's role and recall rank; the unit's section
+  headings and document title line lift it to the floor when they hold a question word
+  the unit lacks (key-term coverage of unit + context, :mod:`citewise.answer.admission`);
+* **expected type** - whether the unit holds the answer type the question asks for
+  (:mod:`citewise.sufficiency.answer_type`). A *when* or *how many* question is never
+  answered by a unit without a time or number (a hard gate, :data:`REQUIRED`); a missing
+  person or place for *who* / *where* multiplies the score by :data:`TYPE_MISSING`;
+* **structure** - a unit that is only a title, caption, link line or contents line
+  (:mod:`citewise.sufficiency.structure`) never answers a typed question (:data:`STRICT`),
+  nor does a list lead-in without the type asked; any other structural line is
+  multiplied by :data:`STRUCTURAL`.
+
+A unit is answerable when no hard gate refuses it and its score reaches the abstain
+threshold :func:`answerable_min`; an ask whose every unit falls short abstains. Every
+threshold is a named constant here, and each can be set by an environment variable (the
+development pool's candidates, ``bench/_pool.py``, are such settings). Pure but for
+reading those variables.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from citewise.errors import UsageError
+from citewise.sufficiency.answer_type import REQUIRED, AnswerType
+from citewise.sufficiency.floor import RELEVANCE_FLOOR
+from citewise.sufficiency.structure import Structural
+
+__all__ = [
+    "STRICT",
+    "STRUCTURAL",
+    "TYPE_MISSING",
+    "Signals",
+    "answerability",
+    "answerable_min",
+    "refusal",
+    "setting",
+]
+
+#: The abstain threshold's default: the relevance floor the gate applied before (0.3,
+#: chosen on the SQuAD 2.0 reject sets of issue 15).
+ANSWERABLE_MIN = RELEVANCE_FLOOR
+#: Factor for a structural line asked something no type gate covers: such a line needs
+#: twice the floor to stay (set by reasoning, not swept; the pool may try others).
+STRUCTURAL = 0.5
+#: Factor for a *who* / *where* unit that names no person or organisation / place (soft:
+#: documentation answers "who" with a role and "where" with a setting name).
+TYPE_MISSING = 0.8
+#: Question types a structural line never answers.
+STRICT = frozenset({AnswerType.TIME, AnswerType.NUMBER, AnswerType.AGENT, AnswerType.PLACE})
+_SOFT = frozenset({AnswerType.AGENT, AnswerType.PLACE})
+
+#: The environment variable of each threshold, and its default.
+ENV = {
+    "CITEWISE_ANSWERABLE_MIN": ANSWERABLE_MIN,
+    "CITEWISE_ANSWERABLE_STRUCTURAL": STRUCTURAL,
+    "CITEWISE_ANSWERABLE_TYPE_MISSING": TYPE_MISSING,
+}
+
+
+def setting(name: str) -> float:
+    """Threshold ``name`` (a key of :data:`ENV`) from the environment, else its default;
+    a value that is no number between 0 and 1 is a :class:`UsageError` naming it."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return ENV[name]
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0.0 <= value <= 1.0:
+        raise UsageError(
+            f"{name}={raw!r} is not a number between 0 and 1.",
+            hint=f"Set {name} to a number such as {ENV[name]} (the default), or unset it.",
+        )
+    return value
+
+
+def answerable_min() -> float:
+    """The abstain threshold: a unit scored below it is no answer."""
+    return setting("CITEWISE_ANSWERABLE_MIN")
+
+
+@dataclass(frozen=True, slots=True)
+class Signals:
+    """What is known of one candidate unit: its ``relevance`` (the composer's score,
+    lifted by its context), the ``expected`` answer type, the types ``present`` in it and
+    its ``structure`` class (None: it may state something)."""
+
+    relevance: float
+    expected: AnswerType | None
+    present: frozenset[AnswerType]
+    structure: Structural | None = None
+
+
+def refusal(s: Signals) -> str:
+    """Why a hard gate refuses the unit ("structure:heading", "type:time"), or ""."""
+    # a lead-in is a sentence: it answers when it holds the type asked ("... the
+    # application directory where you can save configuration files with get_app_dir():")
+    lead_answers = s.structure == "lead_in" and s.expected in s.present
+    if s.structure is not None and s.expected in STRICT and not lead_answers:
+        return f"structure:{s.structure}"
+    if s.expected in REQUIRED and s.expected not in s.present:
+        return f"type:{s.expected}"
+    return ""
+
+
+def answerability(s: Signals) -> float:
+    """The unit's answerability in 0..1 (0 when a hard gate refuses it)."""
+    if refusal(s):
+        return 0.0
+    score = s.relevance
+    if s.structure is not None:
+        score *= setting("CITEWISE_ANSWERABLE_STRUCTURAL")
+    if s.expected in _SOFT and s.expected not in s.present:
+        score *= setting("CITEWISE_ANSWERABLE_TYPE_MISSING")
+    return max(0.0, min(1.0, score))
