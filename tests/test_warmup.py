@@ -142,6 +142,22 @@ def test_a_failing_step_is_reported_and_the_server_still_becomes_ready(
     assert steps["kb default: asks"]["status"] == "ok"
 
 
+def test_a_home_whose_bases_cannot_be_listed_still_becomes_ready(
+    small_home: Home, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def unreadable() -> list[object]:
+        raise OSError("disk gone")
+
+    monkeypatch.setattr(small_home, "list_kbs", unreadable)
+    warm = wu.Warmup(small_home, RWLock().read)
+    warm.run()
+    report = warm.report()
+    assert warm.ready and report["status"] == "ready"
+    assert report["steps"][0]["step"] == "planning"
+    assert report["steps"][0]["status"] == "failed"
+    assert "disk gone" in report["steps"][0]["detail"]
+
+
 def test_ready_answers_503_while_warming_then_200_and_liveness_throughout(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

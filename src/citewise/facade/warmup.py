@@ -198,6 +198,10 @@ class Warmup:
             steps.append((f"kb {info.name}: asks", partial(self._locked_ask, info.name)))
         return [*steps, *self._after, ("full garbage collection", collect)]
 
+    def _plan_into(self, plan: list[tuple[str, Work]]) -> tuple[StepStatus, str]:
+        plan.extend(self.plan())
+        return "ok", f"{len(plan)} steps"
+
     def _locked_ask(self, kb: str) -> tuple[StepStatus, str]:
         with self._read_lock():
             return warm_ask(self.home, kb)
@@ -206,8 +210,11 @@ class Warmup:
         """Every step, in order (each timed; a failure is recorded and the next runs)."""
         with self._lock:
             self._started = time.perf_counter()
-        plan = self.plan()
+        plan: list[tuple[str, Work]] = []
+        planning = _timed("planning", lambda: self._plan_into(plan))
         with self._lock:
+            if planning.status == "failed":  # no base list: reported, ready all the same
+                self._steps.append(planning)
             self._pending = [name for name, _ in plan]
         for name, work in plan:
             step = _timed(name, work)
