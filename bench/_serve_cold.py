@@ -1,6 +1,6 @@
 """Cold against warm through a real server (issue 35), for ``bench/ask_speed_docs.py``.
 
-A fresh ``citewise serve`` process over a built home: how long until ``/health/ready``
+Fresh ``citewise serve`` processes over a built home: how long until ``/health/ready``
 says 200, then the first ask after ready and the asks that follow (each question once),
 with wall time at the client and the server's CPU time (user + system of every thread,
 from ``/proc``; the machine is shared, so CPU is the steadier measure), and the server's
@@ -63,9 +63,9 @@ def _wait_ready(url: str, proc: subprocess.Popen[bytes], seconds: float) -> dict
     raise RuntimeError(f"not ready within {seconds:.0f} s")
 
 
-def serve_cold(home: Path, questions: list[str], *, kb: str = "default") -> dict[str, Any]:
-    """Start ``citewise serve`` on ``home``, wait until ready, ask every question once in
-    order; the first ask's figures against the p50 of the rest."""
+def _serve_once(home: Path, questions: list[str], kb: str) -> dict[str, Any]:
+    """One fresh server: time to ready, then every question once in order (wall ms and
+    server CPU ms per question), and its peak RSS."""
     port = _free_port()
     env = dict(os.environ, CITEWISE_HOME=str(home))
     cmd = [sys.executable, "-c", "from citewise.cli import main; main()", "serve"]
@@ -77,28 +77,48 @@ def serve_cold(home: Path, questions: list[str], *, kb: str = "default") -> dict
         t0 = time.perf_counter()
         report = _wait_ready(url, proc, 1800)
         ready_s = time.perf_counter() - t0
-        ms, cpu = [], []
+        ms, cpu = {}, {}
         with httpx.Client(base_url=url, timeout=600) as client:
             for q in questions:
                 c0, w0 = cpu_seconds(proc.pid), time.perf_counter()
                 r = client.post(f"/kb/{kb}/ask", json={"question": q})
                 r.raise_for_status()
-                ms.append((time.perf_counter() - w0) * 1000)
-                cpu.append((cpu_seconds(proc.pid) - c0) * 1000)
+                ms[q] = (time.perf_counter() - w0) * 1000
+                cpu[q] = (cpu_seconds(proc.pid) - c0) * 1000
         rss = peak_rss_mb(proc.pid)
     finally:
         proc.terminate()
         proc.wait(timeout=60)
-    warm_ms, warm_cpu = ms[1:] or ms, cpu[1:] or cpu
-    return {
-        "ready_s": round(ready_s, 1),
-        "warmup_steps": {s["step"]: s["ms"] for s in report.get("steps", [])},
-        "first_ms": round(ms[0], 1),
-        "first_cpu_ms": round(cpu[0], 1),
-        "warm_p50_ms": round(_pct(warm_ms, 50), 1),
-        "warm_p95_ms": round(_pct(warm_ms, 95), 1),
-        "warm_cpu_p50_ms": round(_pct(warm_cpu, 50), 1),
-        "first_over_warm_p50": round(ms[0] / max(_pct(warm_ms, 50), 1e-9), 2),
-        "first_cpu_over_warm_cpu_p50": round(cpu[0] / max(_pct(warm_cpu, 50), 1e-9), 2),
-        "server_peak_rss_mb": rss,
+    steps = {s["step"]: s["ms"] for s in report.get("steps", [])}
+    return {"ready_s": ready_s, "steps": steps, "ms": ms, "cpu": cpu, "rss": rss}
+
+
+def serve_cold(home: Path, questions: list[str], *, kb: str = "default") -> dict[str, Any]:
+    """Two fresh servers on ``home`` ask ``questions`` once each, the second in an order
+    rotated by half, so each server's first question is also asked warm (half-way) by the
+    other: the first asks after ready against the same questions warm (``first_over_same``,
+    wall and CPU; the question's own cost cancels), and against the warm asks' p50."""
+    half = len(questions) // 2
+    runs = [
+        _serve_once(home, questions, kb),
+        _serve_once(home, questions[half:] + questions[:half], kb),
+    ]
+    firsts = [questions[0], questions[half]]
+    out: dict[str, Any] = {
+        "ready_s": [round(r["ready_s"], 1) for r in runs],
+        "warmup_steps_ms": runs[0]["steps"],
+        "server_peak_rss_mb": max(r["rss"] for r in runs),
     }
+    for unit in ("ms", "cpu"):
+        first = [runs[i][unit][q] for i, q in enumerate(firsts)]
+        same = [runs[1 - i][unit][q] for i, q in enumerate(firsts)]
+        warm = [v for i, r in enumerate(runs) for q, v in r[unit].items() if q != firsts[i]]
+        out[f"first_{unit}"] = [round(v, 1) for v in first]
+        out[f"same_warm_{unit}"] = [round(v, 1) for v in same]
+        out[f"warm_p50_{unit}"] = round(_pct(warm, 50), 1)
+        out[f"warm_p95_{unit}"] = round(_pct(warm, 95), 1)
+        out[f"first_over_same_{unit}"] = round(sum(first) / max(sum(same), 1e-9), 2)
+        out[f"first_over_warm_p50_{unit}"] = round(
+            sum(first) / len(first) / max(_pct(warm, 50), 1e-9), 2
+        )
+    return out

@@ -154,6 +154,7 @@ def main() -> int:
     ap.add_argument("--top", type=int, default=25, help="profile lines to print")
     ap.add_argument("--serve", action="store_true", help="also: cold vs warm through a server")
     ap.add_argument("--from-homes", type=Path, help="copy built homes DIR/home-<corpus>")
+    ap.add_argument("--serve-only", action="store_true", help="only the --serve figures")
     args = ap.parse_args()
     if args.compare:
         return compare(*args.compare)
@@ -171,32 +172,35 @@ def main() -> int:
             print(f"{corpus}: {root} not found; skipping.")
             continue
         where = build(home, corpus, root, args.from_homes)
-        got = ask_all(where, qs, prof)
-        res["corpora"][corpus] = _figures(got["ms"], got["cpu"])
-        if args.serve:
+        if args.serve or args.serve_only:
             from bench._serve_cold import serve_cold
 
-            res["corpora"][corpus]["server"] = serve_cold(where / "home", qs)
+            res["corpora"][corpus] = {"server": serve_cold(where / "home", qs)}
+            if args.serve_only:
+                continue
+        got = ask_all(where, qs, prof)
+        res["corpora"].setdefault(corpus, {}).update(_figures(got["ms"], got["cpu"]))
         res["answers"].update(
             {f"{corpus}: {q}": a for q, a in zip(qs, got["answers"], strict=True)}
         )
         every_ms += got["ms"]
         every_cpu += got["cpu"]
-    if not every_ms:
-        return 0
     res.update(
-        overall=_figures(every_ms, every_cpu),
-        peak_rss_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         dense=os.environ.get("CITEWISE_DENSE", "default"),
         machine=f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
         load=round(os.getloadavg()[0], 2),
         date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        profile=_profile(prof, args.top),
     )
+    if every_ms:  # the in-process asks ran (not --serve-only)
+        res.update(
+            overall=_figures(every_ms, every_cpu),
+            peak_rss_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+            profile=_profile(prof, args.top),
+        )
     if args.answers:
         args.answers.write_text(json.dumps(res, indent=1, ensure_ascii=False), "utf-8")
     print(json.dumps({k: v for k, v in res.items() if k not in ("answers", "profile")}, indent=1))
-    print("\n".join(res["profile"]))
+    print("\n".join(res.get("profile", [])))
     return 0
 
 
