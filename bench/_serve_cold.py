@@ -63,14 +63,17 @@ def _wait_ready(url: str, proc: subprocess.Popen[bytes], seconds: float) -> dict
     raise RuntimeError(f"not ready within {seconds:.0f} s")
 
 
-def _serve_once(home: Path, questions: list[str], kb: str) -> dict[str, Any]:
+def _serve_once(home: Path, questions: list[str], kb: str, warm: bool) -> dict[str, Any]:
     """One fresh server: time to ready, then every question once in order (wall ms and
     server CPU ms per question), and its peak RSS."""
     port = _free_port()
     env = dict(os.environ, CITEWISE_HOME=str(home))
     cmd = [sys.executable, "-c", "from citewise.cli import main; main()", "serve"]
     proc = subprocess.Popen(
-        [*cmd, "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        [*cmd, "--port", str(port), "--warm" if warm else "--no-warm"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -93,15 +96,18 @@ def _serve_once(home: Path, questions: list[str], kb: str) -> dict[str, Any]:
     return {"ready_s": ready_s, "steps": steps, "ms": ms, "cpu": cpu, "rss": rss}
 
 
-def serve_cold(home: Path, questions: list[str], *, kb: str = "default") -> dict[str, Any]:
+def serve_cold(
+    home: Path, questions: list[str], *, kb: str = "default", warm: bool = True
+) -> dict[str, Any]:
     """Two fresh servers on ``home`` ask ``questions`` once each, the second in an order
     rotated by half, so each server's first question is also asked warm (half-way) by the
     other: the first asks after ready against the same questions warm (``first_over_same``,
-    wall and CPU; the question's own cost cancels), and against the warm asks' p50."""
+    wall and CPU; the question's own cost cancels), and against the warm asks' p50.
+    ``warm=False`` starts the servers with ``--no-warm`` (the comparison without warm-up)."""
     half = len(questions) // 2
     runs = [
-        _serve_once(home, questions, kb),
-        _serve_once(home, questions[half:] + questions[:half], kb),
+        _serve_once(home, questions, kb, warm),
+        _serve_once(home, questions[half:] + questions[:half], kb, warm),
     ]
     firsts = [questions[0], questions[half]]
     out: dict[str, Any] = {
@@ -112,13 +118,13 @@ def serve_cold(home: Path, questions: list[str], *, kb: str = "default") -> dict
     for unit in ("ms", "cpu"):
         first = [runs[i][unit][q] for i, q in enumerate(firsts)]
         same = [runs[1 - i][unit][q] for i, q in enumerate(firsts)]
-        warm = [v for i, r in enumerate(runs) for q, v in r[unit].items() if q != firsts[i]]
+        later = [v for i, r in enumerate(runs) for q, v in r[unit].items() if q != firsts[i]]
         out[f"first_{unit}"] = [round(v, 1) for v in first]
         out[f"same_warm_{unit}"] = [round(v, 1) for v in same]
-        out[f"warm_p50_{unit}"] = round(_pct(warm, 50), 1)
-        out[f"warm_p95_{unit}"] = round(_pct(warm, 95), 1)
+        out[f"warm_p50_{unit}"] = round(_pct(later, 50), 1)
+        out[f"warm_p95_{unit}"] = round(_pct(later, 95), 1)
         out[f"first_over_same_{unit}"] = round(sum(first) / max(sum(same), 1e-9), 2)
         out[f"first_over_warm_p50_{unit}"] = round(
-            sum(first) / len(first) / max(_pct(warm, 50), 1e-9), 2
+            sum(first) / len(first) / max(_pct(later, 50), 1e-9), 2
         )
     return out

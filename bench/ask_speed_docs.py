@@ -155,6 +155,7 @@ def main() -> int:
     ap.add_argument("--serve", action="store_true", help="also: cold vs warm through a server")
     ap.add_argument("--from-homes", type=Path, help="copy built homes DIR/home-<corpus>")
     ap.add_argument("--serve-only", action="store_true", help="only the --serve figures")
+    ap.add_argument("--no-warm", action="store_true", help="--serve with citewise serve --no-warm")
     args = ap.parse_args()
     if args.compare:
         return compare(*args.compare)
@@ -175,7 +176,9 @@ def main() -> int:
         if args.serve or args.serve_only:
             from bench._serve_cold import serve_cold
 
-            res["corpora"][corpus] = {"server": serve_cold(where / "home", qs)}
+            res["corpora"][corpus] = {
+                "server": serve_cold(where / "home", qs, warm=not args.no_warm)
+            }
             if args.serve_only:
                 continue
         got = ask_all(where, qs, prof)
