@@ -14,7 +14,14 @@ over all asks). One warm-up question per corpus is not counted. ``--answers OUT.
 writes every answer's outcome, text and citations so two trees can be compared
 (``--compare A.json B.json``). Skips cleanly when the data is absent.
 
+``--serve`` then starts a fresh ``citewise serve`` on each corpus's home and reports the
+time until ``/health/ready``, the first ask after ready against the warm asks' p50 (wall
+and server CPU) and the server's peak RSS (``bench/_serve_cold.py``). ``--from-homes DIR``
+copies already built homes ``DIR/home-<corpus>`` (``bench.answers_pool --keep`` lays them
+out so) instead of building.
+
     .venv/bin/python -m bench.ask_speed_docs [--home DIR] [--corpus papers] [--no-dense]
+        [--serve] [--from-homes DIR]
     .venv/bin/python -m bench.ask_speed_docs --compare before.json after.json
 """
 
@@ -66,14 +73,20 @@ def questions(corpus: str) -> tuple[Path, list[str]]:
     return root, [str(q["question"]) for q in doc["questions"]]
 
 
-def build(home: Path, corpus: str, root: Path) -> Path:
-    """A home with one KB of the corpus's files (built once; kept in ``home``)."""
+def build(home: Path, corpus: str, root: Path, built: Path | None = None) -> Path:
+    """A home with one KB of the corpus's files (built once; kept in ``home``), or a copy
+    of ``built/home-<corpus>`` when that exists."""
     from citewise.kb import Home
 
     where = home / corpus
     if (where / "built").exists():
         return where
     shutil.rmtree(where, ignore_errors=True)
+    source = None if built is None else built / f"home-{corpus}"
+    if source is not None and (source / "citewise.db").is_file():
+        shutil.copytree(source, where / "home")
+        (where / "built").write_text(f"copied from {source}", "utf-8")
+        return where
     files = where / "files"
     shutil.copytree(root, files, ignore=shutil.ignore_patterns("SOURCE.md"))
     with Home.open(where / "home") as h:
@@ -139,6 +152,10 @@ def main() -> int:
     ap.add_argument("--answers", type=Path, help="write figures and answers here")
     ap.add_argument("--compare", type=Path, nargs=2)
     ap.add_argument("--top", type=int, default=25, help="profile lines to print")
+    ap.add_argument("--serve", action="store_true", help="also: cold vs warm through a server")
+    ap.add_argument("--from-homes", type=Path, help="copy built homes DIR/home-<corpus>")
+    ap.add_argument("--serve-only", action="store_true", help="only the --serve figures")
+    ap.add_argument("--no-warm", action="store_true", help="--serve with citewise serve --no-warm")
     args = ap.parse_args()
     if args.compare:
         return compare(*args.compare)
@@ -155,28 +172,38 @@ def main() -> int:
         if not root.is_dir():
             print(f"{corpus}: {root} not found; skipping.")
             continue
-        got = ask_all(build(home, corpus, root), qs, prof)
-        res["corpora"][corpus] = _figures(got["ms"], got["cpu"])
+        where = build(home, corpus, root, args.from_homes)
+        if args.serve or args.serve_only:
+            from bench._serve_cold import serve_cold
+
+            res["corpora"][corpus] = {
+                "server": serve_cold(where / "home", qs, warm=not args.no_warm)
+            }
+            if args.serve_only:
+                continue
+        got = ask_all(where, qs, prof)
+        res["corpora"].setdefault(corpus, {}).update(_figures(got["ms"], got["cpu"]))
         res["answers"].update(
             {f"{corpus}: {q}": a for q, a in zip(qs, got["answers"], strict=True)}
         )
         every_ms += got["ms"]
         every_cpu += got["cpu"]
-    if not every_ms:
-        return 0
     res.update(
-        overall=_figures(every_ms, every_cpu),
-        peak_rss_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         dense=os.environ.get("CITEWISE_DENSE", "default"),
         machine=f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
         load=round(os.getloadavg()[0], 2),
         date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        profile=_profile(prof, args.top),
     )
+    if every_ms:  # the in-process asks ran (not --serve-only)
+        res.update(
+            overall=_figures(every_ms, every_cpu),
+            peak_rss_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+            profile=_profile(prof, args.top),
+        )
     if args.answers:
         args.answers.write_text(json.dumps(res, indent=1, ensure_ascii=False), "utf-8")
     print(json.dumps({k: v for k, v in res.items() if k not in ("answers", "profile")}, indent=1))
-    print("\n".join(res["profile"]))
+    print("\n".join(res.get("profile", [])))
     return 0
 
 

@@ -112,3 +112,31 @@ def test_boost_is_on_the_convex_scale_in_hybrid_mode(
     # at most a quarter of the top score (weight 0.5 of RRF's 2/61), and visibly above zero
     assert max(raised) > 0.02 * top
     assert max(raised) <= 0.25 * top + 1e-9
+
+
+def test_a_neighbour_version_is_read_from_the_store_once_per_ask(
+    home: Home, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The quoted neighbour block is checked against a store read, but a version read and
+    checked earlier in the same ask (by the evidence stage, or by the first of the ask's
+    evidence passes) is not read again (issue 35: reads bounded by what an ask needs)."""
+    kb = home.kb()
+    assert kb.add([EXAMPLES]).ok
+    ops = SearchFilters(principal="ops-team")
+    neighbours = {
+        (f.doc_id, f.version_id) for f in kb.evidence(QUESTION, filters=ops).graph_neighbors
+    }
+    assert neighbours
+    kb.ask(QUESTION, filters=ops)  # warm: the index state and graph are built
+    real = home.store.get_document_text
+    reads: dict[tuple[str, int], int] = {}
+
+    def counting(kb_name: str, doc_id: str, version_id: int) -> str:
+        reads[(doc_id, version_id)] = reads.get((doc_id, version_id), 0) + 1
+        return real(kb_name, doc_id, version_id)
+
+    monkeypatch.setattr(home.store, "get_document_text", counting)
+    answer = kb.ask(QUESTION, filters=ops)
+    assert answer.citations
+    read_neighbours = {k: n for k, n in reads.items() if k in neighbours}
+    assert read_neighbours and all(n == 1 for n in read_neighbours.values()), read_neighbours

@@ -67,9 +67,18 @@ def serve(
             "none = server-side sync off)."
         ),
     ] = None,
+    warm: Annotated[
+        bool,
+        typer.Option(
+            help="Load every model and warm each knowledge base before /health/ready "
+            "answers 200 (the first ask is then as fast as the next ones)."
+        ),
+    ] = True,
     home: HomeOpt = None,
 ) -> None:
-    """Serve the HTTP API (OpenAPI at /docs) and the web page at /."""
+    """Serve the HTTP API (OpenAPI at /docs) and the web page at /.
+
+    Liveness: GET /health. Readiness: GET /health/ready (503 while warming)."""
     import uvicorn
 
     from citewise.server.app import create_app
@@ -96,6 +105,7 @@ def serve(
             bound_host=host,
             allowed_hosts=allowed_host or (),
             sync_roots=sync_root or (),
+            warm=warm,
         )
         uvicorn.run(api, host=host, port=port, log_level="info")
 

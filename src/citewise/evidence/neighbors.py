@@ -20,6 +20,7 @@ from citewise.errors import CitewiseError, CorruptContent
 from citewise.evidence.models import Fragment, Limitation
 from citewise.evidence.whole import node_fragment
 from citewise.graph.select import GraphDiagnostics, neighbor_support
+from citewise.index import ask_reads
 from citewise.index.manager import KBIndex
 
 #: Node kinds that state nothing by themselves.
@@ -82,11 +83,16 @@ def best_block(
 
 def _confirm(index: KBIndex, block: NeighborBlock) -> None:
     """The block is quoted, so it is read from the store and checked against its sha256
-    (as the evidence stage reads what it quotes), never taken from the state's copy alone.
-    Raises :class:`CorruptContent` when the stored text fails its hash or no longer holds
-    the block."""
+    (as the evidence stage reads what it quotes), never taken from the state's copy alone;
+    a version read and checked earlier in the same ask is not read again
+    (:mod:`citewise.index.ask_reads`). Raises :class:`CorruptContent` when the stored text
+    fails its hash or no longer holds the block."""
     chunk = index.chunks[block.chunk_id]
-    text = index.store.get_document_text(index.kb, chunk.doc_id, chunk.version_id)
+    key = (chunk.doc_id, chunk.version_id)
+    text = ask_reads.checked(key)
+    if text is None:
+        text = index.store.get_document_text(index.kb, *key)
+        ask_reads.note(key, text)
     node = block.node
     if text[node.char_start : node.char_end] != node.text:
         raise CorruptContent(

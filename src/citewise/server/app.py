@@ -7,6 +7,7 @@ trace or internal path (the traceback goes to the server log only).
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Iterable
 from pathlib import Path
@@ -21,6 +22,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from citewise.answer.otel import enable_from_env
 from citewise.errors import CitewiseError, FileTooLarge, RequestTooLarge
 from citewise.facade.service import Service
+from citewise.facade.warmup import NoWarmup, Warmup
 from citewise.kb import Home
 from citewise.server import (
     metrics,
@@ -125,12 +127,15 @@ def create_app(
     bound_host: str = "127.0.0.1",
     allowed_hosts: Iterable[str] = (),
     sync_roots: Iterable[Path] = (),
+    warm: bool = False,
 ) -> FastAPI:
     """The API for ``home``. The caller keeps ``home`` open while the app serves.
 
     ``bound_host`` and ``allowed_hosts`` decide which ``Host`` headers are answered
     (:mod:`citewise.server.guards`); whether keys are required is fixed at creation when
-    keys exist then, and becomes fixed as soon as one is added later."""
+    keys exist then, and becomes fixed as soon as one is added later. ``warm``: load every
+    model and warm each knowledge base in a thread started now; ``GET /health/ready``
+    answers 503 until it is done (:mod:`citewise.facade.warmup`)."""
     from citewise.server.guards import Guard, GuardConfig, install_log_scrub
 
     service = Service(
@@ -191,4 +196,15 @@ def create_app(
     )
     # Added last, so it runs first: host, key-in-URL, loopback and origin checks.
     app.add_middleware(Guard, keys=keys, config=GuardConfig.build(bound_host, allowed_hosts))
+    app.state.warmup = _warmup(app, service) if warm else NoWarmup()
+    app.state.warmup.start()  # last: the app is complete when its first request is sent
     return app
+
+
+def _warmup(app: FastAPI, service: Service) -> Warmup:
+    """The facade's warm-up of ``service``'s home, then the app's own first request."""
+    from citewise.config import DEFAULT_KB
+    from citewise.server.warm_http import first_request
+
+    http = ("http: first request", functools.partial(first_request, app, DEFAULT_KB))
+    return Warmup(service.home, service.lock.read, after=[http])

@@ -1,11 +1,11 @@
-"""GET /health, GET /health/models, the web page at / and its icon."""
+"""GET /health, GET /health/ready, GET /health/models, the web page at / and its icon."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import FileResponse, Response
+from fastapi.responses import FileResponse, JSONResponse, Response
 
 from citewise import installed_version
 from citewise.facade.caller import Caller
@@ -35,6 +35,15 @@ def health(request: Request) -> dict[str, Any]:
     keys: KeyStore = request.app.state.keys
     auth = "api_keys" if keys.required else "none"
     return {"status": "ok", "auth": auth, "version": installed_version()}
+
+
+@router.get("/health/ready", tags=["health"])
+def health_ready(request: Request) -> JSONResponse:
+    """Readiness: 503 with the warm-up steps still ``pending`` while the server loads its
+    models and warms each knowledge base (facade/warmup.py), then 200 with each step's
+    status and time. Liveness stays ``GET /health`` (200 throughout)."""
+    warmup = request.app.state.warmup
+    return JSONResponse(warmup.report(), status_code=200 if warmup.ready else 503)
 
 
 @router.get("/health/models", tags=["health"])
