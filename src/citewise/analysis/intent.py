@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from citewise.analysis.tokenize import key_terms
+from citewise.analysis.zh_words import subject_form
 
 __all__ = [
     "Intent",
@@ -160,7 +161,9 @@ def _whitelist_form(question: str) -> str:
 def subject_text(question: str) -> str:
     """The question with question words and intent cues removed (readable form)."""
     s = _norm(question)
-    s = _ZH_STRIP.sub(" ", s)
+    # Chinese: jieba's words; function words, interrogatives and the intent cues of
+    # _ZH_STRIP go as whole words, never a piece of one (和 in 共和国, 有 in 有效期)
+    s = s if s.isascii() else subject_form(s, lambda w: _ZH_STRIP.fullmatch(w) is not None)
     s = _EN_STRIP.sub(" ", s)
     s = re.sub(r"[?？!！。，,;；:：、\"“”()（）]", " ", s)
     return re.sub(r"\s+", " ", s).strip(_PUNCT_EDGES)
