@@ -45,6 +45,7 @@ __all__ = [
     "subject_form",
     "word_bigrams",
     "word_of",
+    "word_tag",
 ]
 
 #: Han characters (the runs jieba segments; other text is left to the English tokenizer).
@@ -105,6 +106,11 @@ def segment(text: str) -> list[str]:
     for run in _HAN.findall(text):
         out.extend(_segment_run(run))
     return out
+
+
+def word_tag(word: str) -> str:
+    """jieba's dictionary part-of-speech tag of ``word`` ("" when it has none)."""
+    return _tags().get(word, "")
 
 
 def is_function_word(word: str) -> bool:

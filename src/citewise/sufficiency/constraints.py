@@ -39,6 +39,12 @@ from citewise.sufficiency.floor import unmentioned
 from citewise.sufficiency.measure import asks_measure, gives_measure
 from citewise.sufficiency.presence import FILLER, TermProfile, english_zipf, is_question
 from citewise.sufficiency.wordforms import fold, held, tokens
+from citewise.sufficiency.zh_answer_type import (
+    expected_type,
+    question_figures_zh,
+    type_cue,
+    unit_has_type,
+)
 
 __all__ = [
     "NUMBER_WORDS",
@@ -188,6 +194,8 @@ def _answer_type(question: str) -> list[Constraint]:
     """A "when" question wants a date, a "how many / how much" one a count or quantity;
     the question's own figures answer neither."""
     own = ",".join(figures_of(question))  # the question's own figures answer nothing
+    if not question.isascii() and (zh := zh_constraint(question)) is not None:
+        return [zh]
     if _DATE_Q.search(question):
         return [Constraint("date", "when", f"date:{own}")]
     if _QUANTITY_Q.search(question):
@@ -196,6 +204,18 @@ def _answer_type(question: str) -> list[Constraint]:
         count = said.lower().split()[-1] in ("many", "much")  # a count: no year, no clock
         return [Constraint("quantity", said, f"{'count' if count else 'quantity'}:{own}")]
     return []
+
+
+def zh_constraint(question: str) -> Constraint | None:
+    """The hard answer-type gate of a Chinese question (:mod:`zh_answer_type`): 何时 wants a
+    time, 多少 / 几 a number, 第几 a numbered reference, each other than the question's
+    own figures ("1996年"); who and where are no gate (a weight for the score)."""
+    kind = expected_type(question)
+    if kind not in ("time", "number", "ordinal"):
+        return None
+    own = ",".join(question_figures_zh(question) + figures_of(question))
+    cue = type_cue(question)
+    return Constraint("date" if kind == "time" else "quantity", cue, f"zh-{kind}:{own}")
 
 
 #: Index tokens of the question's own negation words (never the negated relation).
@@ -247,6 +267,8 @@ def unmet(
             ok = ok and (not rare or any(held(k, headed) for k in rare))
         elif c.kind == "polarity":
             ok = negates(c, text) if c.key.startswith("not") else bool(_LEAST_T.search(text))
+        elif c.key.startswith("zh-"):  # a Chinese question's type (zh_answer_type)
+            ok = unit_has_type(text, c.key[3:].partition(":")[0], _asked(c))
         elif c.kind == "date":
             ok = gives_date(text, _asked(c))
         elif c.key.startswith("count"):
