@@ -44,6 +44,7 @@ from functools import lru_cache
 
 import Stemmer
 
+from citewise.analysis.zh_edition import without_edition
 from citewise.analysis.zh_words import content_words as content_words_zh
 from citewise.analysis.zh_words import word_bigrams
 
@@ -334,6 +335,7 @@ def _memo_key_terms(query: str) -> tuple[str, ...]:
 
 def _key_terms(query: str) -> list[str]:
     terms: dict[str, None] = {}
+    query = without_edition(query)  # "1996年那一版" names the text to read, not its words
     for tok in word_tokens(query) + literal_tokens(query):
         if tok not in QUESTION_STEMS:
             terms[tok] = None

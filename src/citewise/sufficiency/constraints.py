@@ -33,6 +33,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from citewise.analysis.tokenize import QUESTION_STEMS, tokenize
+from citewise.analysis.zh_edition import without_edition
 from citewise.sufficiency.answer_type import figures_of, gives_date, gives_quantity
 from citewise.sufficiency.figures import NUMBER_WORDS, Constraint, number_found, question_figures
 from citewise.sufficiency.floor import unmentioned
@@ -137,7 +138,7 @@ def question_constraints(
     ``profile`` weighs the question's names; without it names are not constrained."""
     if not is_question(question):
         return ()
-    out = question_figures(question)
+    out = question_figures(without_edition(question))  # an edition's year is no figure
     if profile is not None:
         out += _term_constraints(question, profile, out)
     out += _polarity(question)
@@ -206,15 +207,15 @@ def _answer_type(question: str) -> list[Constraint]:
     return []
 
 
-def zh_constraint(question: str) -> Constraint | None:
-    """The hard answer-type gate of a Chinese question (:mod:`zh_answer_type`): 何时 wants a
-    time, 多少 / 几 a number, 第几 a numbered reference, each other than the question's
-    own figures ("1996年"); who and where are no gate (a weight for the score)."""
-    kind = expected_type(question)
+def zh_constraint(text: str) -> Constraint | None:
+    """The hard answer-type gate of a Chinese question ``text`` (:mod:`zh_answer_type`):
+    何时 wants a time, 多少 / 几 a number, 第几 a numbered reference, each other than the
+    question's own figures ("1996年"); who and where are no gate (a weight for the score)."""
+    kind = expected_type(text)
     if kind not in ("time", "number", "ordinal"):
         return None
-    own = ",".join(question_figures_zh(question) + figures_of(question))
-    cue = type_cue(question)
+    own = ",".join(question_figures_zh(text) + figures_of(text))
+    cue = type_cue(text)
     return Constraint("date" if kind == "time" else "quantity", cue, f"zh-{kind}:{own}")
 
 

@@ -118,6 +118,7 @@ _QUESTION = re.compile(
 )
 _LITERAL_CHARS = re.compile(r"[._:\-/]")
 _SURFACE = re.compile(r"[^\s?!,;()\"'“”‘’`]+")
+_HAN_RUN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 
 
 @lru_cache(maxsize=1)
@@ -143,7 +144,9 @@ def surface_words(question: str) -> dict[str, str]:
     """Index token -> the question word it came from (first occurrence wins; a Chinese
     bigram names the word jieba segments it from, never the whole unspaced question)."""
     out: dict[str, str] = dict(word_of(question))  # Chinese: each bigram's jieba word
-    for m in _SURFACE.finditer(question):
+    # a Chinese run is no word: the text between its runs ("1996", "G-3") is read alone
+    spaced = _HAN_RUN.sub(" ", question) if out else question
+    for m in _SURFACE.finditer(spaced):
         word = m.group(0).strip(".:?")
         word = re.sub(r"(?:'s|’s)$", "", word)
         for tok in tokenize(word):

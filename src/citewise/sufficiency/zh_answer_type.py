@@ -65,7 +65,7 @@ _PLACE_Q = re.compile(
 )
 
 
-def _cue(question: str) -> tuple[ZhType, str] | None:
+def _cue(text: str) -> tuple[ZhType, str] | None:
     for pattern, kind in (
         (_TIME_Q, "time"),
         (_ORDINAL_Q, "ordinal"),
@@ -73,21 +73,21 @@ def _cue(question: str) -> tuple[ZhType, str] | None:
         (_AGENT_Q, "agent"),
         (_NUMBER_Q, "number"),
     ):
-        m = pattern.search(question)
+        m = pattern.search(text)
         if m:
             return kind, m.group(0)  # type: ignore[return-value]
     return None
 
 
-def expected_type(question: str) -> ZhType | None:
-    """The type of value a Chinese ``question`` asks for (see the module), or None."""
-    found = _cue(question)
+def expected_type(text: str) -> ZhType | None:
+    """The type of value a Chinese ``text`` asks for (see the module), or None."""
+    found = _cue(text)
     return found[0] if found else None
 
 
-def type_cue(question: str) -> str:
-    """The question's own words that ask for the type ("什么时候", "多少"), or ""."""
-    found = _cue(question)
+def type_cue(text: str) -> str:
+    """The text's own words that ask for the type ("什么时候", "多少"), or ""."""
+    found = _cue(text)
     return found[1] if found else ""
 
 
@@ -162,8 +162,8 @@ def present_types(text: str) -> frozenset[str]:
     return frozenset(k for k in ZH_TYPES if unit_has_type(text, k))
 
 
-def question_figures_zh(question: str) -> tuple[str, ...]:
-    """The question's own years and dates as written ("1996年", "二〇一三年"): a unit
+def question_figures_zh(text: str) -> tuple[str, ...]:
+    """The text's own years and dates as written ("1996年", "二〇一三年"): a unit
     holding only these gives no time of its own."""
-    found = (m.group(0) for m in _TIME_T.finditer(question))
+    found = (m.group(0) for m in _TIME_T.finditer(text))
     return tuple(f for f in found if re.search(f"\\d|[{_N}]", f))
