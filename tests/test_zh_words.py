@@ -9,7 +9,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from citewise.analysis import zh_words
@@ -91,9 +91,10 @@ _HAN = st.text(alphabet=st.sampled_from("国家法律代表任期会议规定青
 @settings(max_examples=60, deadline=None)
 @given(before=_HAN, word=st.sampled_from(INTERROGATIVES), after=_HAN)
 def test_interrogatives_are_never_demanded(before: str, word: str, after: str) -> None:
-    """Property: whatever surrounds it, no key term holds a character of the interrogative
-    together with a neighbour across its boundary, nor is a bigram of it."""
+    """Property: wherever the segmenter reads the interrogative as a word, no key term
+    is a bigram of it or crosses its boundary."""
     q = f"{before}{word}{after}？"
+    assume(word in zh_words.segment(q))  # "是否定" is 是 / 否定: no interrogative there
     own = {word[i : i + 2] for i in range(len(word) - 1)} | {word}
     crossing = set()
     if before:
@@ -103,3 +104,12 @@ def test_interrogatives_are_never_demanded(before: str, word: str, after: str) -
     terms = set(key_terms(q))
     assert not terms & own
     assert not terms & crossing
+
+
+def test_a_name_the_dictionary_lacks_stays_one_term() -> None:
+    """A personal name or a compound jieba splits into characters is joined again, so the
+    name is demanded (encyclopedic) and a law's short name stays whole (legal)."""
+    assert zh_words.segment("雨侨") == ["雨", "侨"]  # not in jieba's dictionary
+    assert "雨侨" in key_terms("雨侨本来的名字叫什么？")
+    assert "歌法" in key_terms("国歌法从什么时候开始施行？")  # 国歌 / 法 joined
+    assert key_terms("税是什么") == ["税"]  # a verb is never joined to a noun character

@@ -151,8 +151,40 @@ def content_words(text: str) -> list[str]:
     """The content words of ``text``'s Han runs, in order, repeats kept (see the module:
     no function words, interrogatives or asked categories; lone characters only when
     the text has no longer content word: then the first)."""
-    kept = [w for w, ok in _marked(text) if ok]
+    kept = _joined(_marked(text))
     return [w for w in kept if len(w) >= 2] or kept[:1]
+
+
+#: jieba tags of a single character that is part of a name the dictionary lacks (a noun
+#: or name morpheme, an abbreviation, or no tag at all): 雨 / 侨, 石山 / 麟, 国歌 / 法.
+_NOMINAL = ("n", "j")
+
+
+def _nominal(word: str) -> bool:
+    tag = word_tag(word)
+    return len(word) == 1 and (tag == "" or tag.startswith(_NOMINAL))
+
+
+def _joined(marked: list[tuple[str, bool]]) -> list[str]:
+    """The content words of ``marked``, a noun or name character joined to the content
+    word it touches (the one before it, else a noun after it): the dictionary does not
+    know most personal names or compounds ("雨侨", "石山麟", "国歌法"), which it splits into
+    characters that alone are no evidence."""
+    out: list[str] = []
+    touching = False  # the last word kept is right before this one
+    lone = False  # ... and it is a lone noun character waiting for its neighbour
+    for word, ok in marked:
+        if not ok:
+            touching = lone = False
+            continue
+        if touching and (_nominal(word) or (lone and word_tag(word).startswith(_NOMINAL))):
+            out[-1] += word
+            lone = False
+        else:
+            out.append(word)
+            lone = _nominal(word)
+        touching = True
+    return out
 
 
 def subject_form(text: str, extra: Callable[[str], bool] | None = None) -> str:
