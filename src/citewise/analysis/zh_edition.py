@@ -7,8 +7,9 @@ about, so the question-side readers (key terms, subject, figures) leave it out
 
 The phrases are a class: a four-digit year followed by an edition noun (版, 版本, 文本) or
 an enactment verb (修订, 修正, 修改, 通过), with the demonstratives and measure words
-between (那一版, 这次修订); "before the amendment" (修订前, 修正前, 旧版); and the text in
-force (现行, 最新, 目前, 当前). Chosen on the laws-zh development questions.
+between (那一版, 这次修订), or a year with 的 before a law's name (2006年的监督法);
+"before the amendment" (修订前, 修正前, 旧版); and the text in force (现行, 最新, 目前,
+当前). Chosen on the laws-zh development questions.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ __all__ = ["EditionAsk", "edition_asked", "without_edition"]
 _YEAR_EDITION = re.compile(
     r"(\d{4})\s*年(?:的|那|这)?(?:一|次)?(?:版本?|次?修[订正改](?:的|后|版本?|文本)*|"
     r"通过的?(?:版本?|文本)?|文本)(?:中|里|时)?"
+    # "2006年的监督法": a year, 的, then a law's name (a statute, regulation, rules, measures)
+    r"|(\d{4})\s*年的(?=[\u4e00-\u9fff]{1,24}?(?:法|条例|规则|办法))"
 )
 _BEFORE = re.compile(
     r"修[订正改](?:前|以前|之前)(?:的)?(?:版本?|文本)?|旧版|原版|原来的?版本|早期版本"
@@ -43,7 +46,7 @@ def edition_asked(text: str) -> EditionAsk:
     """The edition ``text`` names (see the module); the text in force by default."""
     m = _YEAR_EDITION.search(text)
     if m:
-        return EditionAsk("year", int(m.group(1)), True)
+        return EditionAsk("year", int(m.group(1) or m.group(2)), True)
     if _BEFORE.search(text):
         return EditionAsk("before", None, True)
     return EditionAsk("current", None, _CURRENT.search(text) is not None)
