@@ -91,7 +91,7 @@ def test_a_how_many_question_is_never_answered_by_a_unit_without_number(
 
 
 def test_a_unit_with_the_value_meets_the_type() -> None:
-    assert not unmet(
-        question_constraints("国歌法从什么时候开始施行？"), "本法自2017年10月1日起施行。"
-    )
-    assert not unmet(question_constraints("青石镇现有居民大约多少人？"), "镇上现有居民约三千人。")
+    # the law's name is in the unit's heading (its document title)
+    when = question_constraints("国歌法从什么时候开始施行？")
+    assert not unmet(when, "本法自2017年10月1日起施行。", ["中华人民共和国国歌法"])
+    assert not unmet(question_constraints("青石镇现有居民大约多少人？"), "青石镇现有居民约三千人。")

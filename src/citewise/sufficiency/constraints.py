@@ -46,6 +46,8 @@ from citewise.sufficiency.zh_answer_type import (
     type_cue,
     unit_has_type,
 )
+from citewise.sufficiency.zh_terms import PREFIX as ZH_WORDS
+from citewise.sufficiency.zh_terms import held_words, words_constraint
 
 __all__ = [
     "NUMBER_WORDS",
@@ -141,6 +143,8 @@ def question_constraints(
     out = question_figures(without_edition(question))  # an edition's year is no figure
     if profile is not None:
         out += _term_constraints(question, profile, out)
+    if not question.isascii() and (zh_words := words_constraint(question)) is not None:
+        out.append(zh_words)  # Chinese: the distinctive words asked about (zh_terms)
     out += _polarity(question)
     out += _answer_type(question)
     return tuple(out)
@@ -261,6 +265,8 @@ def unmet(
             ok = number_found(c, text)
         elif c.kind == "name":
             ok = held(c.key, around) or fold(c.surface).lower() in fold(text).lower()
+        elif c.key.startswith(ZH_WORDS):  # a Chinese question's words (zh_terms)
+            ok = held_words(c.key, [text, *headings])
         elif c.kind == "words":
             keys = [k.lstrip("!") for k in c.key.split()]
             rare = [k[1:] for k in c.key.split() if k.startswith("!")]
