@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from citewise.analysis.tokenize import QUESTION_STEMS, tokenize
+from citewise.analysis.tokenize import QUESTION_STEMS, has_cjk, tokenize
 from citewise.analysis.zh_edition import without_edition
 from citewise.sufficiency.answer_type import figures_of, gives_date, gives_quantity
 from citewise.sufficiency.figures import NUMBER_WORDS, Constraint, number_found, question_figures
@@ -170,6 +170,8 @@ def _term_constraints(
         if t.kind == "name" and t.required:
             out.append(Constraint("name", t.surface, t.key))
         elif t.kind == "word" and t.df > 0 and not t.kb_common and _relation_word(t.surface):
+            if not t.surface.isascii() and has_cjk(t.surface):
+                continue  # a Chinese bigram: Chinese words are read whole (zh_terms)
             relation.append(t)
     if relation:  # the relation asked about: half its words at least, one rare one
         words = " ".join(t.surface for t in relation)
