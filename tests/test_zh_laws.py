@@ -85,6 +85,16 @@ def test_named_law_and_edition_choose_the_paths() -> None:
     assert laws_named("《中华人民共和国青旗法》第十条规定了什么？", laws) == {"青旗法"}
     assert laws_named("乐章法第十条规定了什么？", laws) == {"乐章法"}
     assert laws_named("监察法第十条规定了什么？", laws) == set()  # 监察官法 is another law
+    # a short title: the tail of one law's full name, never a tail several names share
+    long_names = [
+        Law("监督法.md", "各级人民代表大会常务委员会监督法", None),
+        Law("国务院组织法.md", "国务院组织法", None),
+        Law("法院组织法.md", "人民法院组织法", None),
+    ]
+    assert laws_named("监督法第九条规定了什么？", long_names) == {
+        "各级人民代表大会常务委员会监督法"
+    }
+    assert laws_named("组织法第九条规定了什么？", long_names) == set()
     song = [law for law in laws if law.name == "乐章法"]
     assert chosen_paths(song, EditionAsk("year", 1996, True)) == {"乐章法(1996-03-17).md"}
     # the edition in force that year: the newest dated no later

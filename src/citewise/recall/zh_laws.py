@@ -13,7 +13,7 @@ regulation metadata, so every edition stood as current.
   修订" -> 2024-03-11), else None.
 * :func:`laws_named` - the laws a question names: a 《…》 title, or a law name of the
   knowledge base written out in the question (the longest names win: 监察官法 is not
-  监察法).
+  监察法), else a short title: the tail of one law's name only (监督法).
 * :func:`~citewise.analysis.zh_edition.edition_asked` - the edition a question names in
   Chinese ("1996年那一版", "2024年修订", "修正前", "现行"; the text in force by default).
 * :func:`chosen_paths` - the documents of the named laws in the asked edition: the edition
@@ -97,7 +97,22 @@ def laws_named(text: str, laws: Iterable[Law]) -> set[str]:
     if named:
         return named
     written = {n for n in names if n in text}
-    return {n for n in written if not any(n != o and n in o for o in written)}
+    if written:
+        return {n for n in written if not any(n != o and n in o for o in written)}
+    return _short_names(text, names)
+
+
+def _short_names(text: str, names: set[str]) -> set[str]:
+    """Laws a question names by a short title: the tail of a full name ("监督法" for
+    各级人民代表大会常务委员会监督法), at least three characters, held by one law only
+    ("组织法" ends several names and names none)."""
+    found = set()
+    for name in names:
+        tails = (name[i:] for i in range(len(name) - 2))
+        tail = next((t for t in tails if t in text and _LAW_END.search(t)), "")
+        if tail and sum(n.endswith(tail) for n in names) == 1:
+            found.add(name)
+    return found
 
 
 def _newest(eds: list[Law]) -> list[Law]:
