@@ -165,11 +165,15 @@ def _nominal(word: str) -> bool:
     return len(word) == 1 and (tag == "" or tag.startswith(_NOMINAL))
 
 
+def _noun(word: str) -> bool:
+    return word_tag(word).startswith(_NOMINAL)
+
+
 def _joined(marked: list[tuple[str, bool]]) -> list[str]:
     """The content words of ``marked``, a noun or name character joined to the content
-    word it touches (the one before it, else a noun after it): the dictionary does not
-    know most personal names or compounds ("雨侨", "石山麟", "国歌法"), which it splits into
-    characters that alone are no evidence."""
+    word it touches (the one before it unless that is a verb, as 是 in 是/参; else a noun
+    after it): the dictionary does not know most personal names or compounds ("雨侨",
+    "石山麟", "国歌法"), which it splits into characters that alone are no evidence."""
     out: list[str] = []
     touching = False  # the last word kept is right before this one
     lone = False  # ... and it is a lone noun character waiting for its neighbour
@@ -177,7 +181,8 @@ def _joined(marked: list[tuple[str, bool]]) -> list[str]:
         if not ok:
             touching = lone = False
             continue
-        if touching and (_nominal(word) or (lone and word_tag(word).startswith(_NOMINAL))):
+        after_verb = word_tag(out[-1]) == "v" if out else False  # a verb, not "vn" (监察)
+        if touching and not after_verb and (_nominal(word) or (lone and _noun(word))):
             out[-1] += word
             lone = False
         else:
