@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from citewise.analysis.tokenize import key_terms
+from citewise.analysis.zh_edition import without_edition
+from citewise.analysis.zh_words import subject_form
 
 __all__ = [
     "Intent",
@@ -160,7 +162,11 @@ def _whitelist_form(question: str) -> str:
 def subject_text(question: str) -> str:
     """The question with question words and intent cues removed (readable form)."""
     s = _norm(question)
-    s = _ZH_STRIP.sub(" ", s)
+    # Chinese: jieba's words; function words, interrogatives and the intent cues of
+    # _ZH_STRIP go as whole words, never a piece of one (和 in 共和国, 有 in 有效期)
+    # and an edition it names ("1996年那一版") is the text to read, not its subject
+    if not s.isascii():
+        s = subject_form(without_edition(s), lambda w: _ZH_STRIP.fullmatch(w) is not None)
     s = _EN_STRIP.sub(" ", s)
     s = re.sub(r"[?？!！。，,;；:：、\"“”()（）]", " ", s)
     return re.sub(r"\s+", " ", s).strip(_PUNCT_EDGES)

@@ -44,6 +44,10 @@ from functools import lru_cache
 
 import Stemmer
 
+from citewise.analysis.zh_edition import without_edition
+from citewise.analysis.zh_words import content_words as content_words_zh
+from citewise.analysis.zh_words import word_bigrams
+
 __all__ = [
     "LUCENE_ENGLISH_STOPWORDS",
     "Coverage",
@@ -71,6 +75,7 @@ LUCENE_ENGLISH_STOPWORDS: frozenset[str] = frozenset(
 # Han (incl. extension A and compatibility), Hiragana, Katakana, Hangul syllables.
 _CJK_CLASS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
+_HAN_RUN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _WORD = re.compile(f"[^\\W_{_CJK_CLASS}]+")
 _ASCII_WORD = re.compile("[a-z0-9]+")
 
@@ -308,12 +313,12 @@ def query_tokens(query: str) -> list[str]:
 def key_terms(query: str) -> list[str]:
     """Distinct evidence-bearing terms of ``query``, in first-seen order.
 
-    These are the index tokens of the query minus question words
-    (:data:`QUESTION_WORDS_EN`, :data:`QUESTION_WORDS_ZH`) and single CJK characters: in
-    Chinese text a lone character matches nearly anything, so only bigrams (and
-    non-CJK words and literals) count as evidence.  A CJK run of exactly one
-    character (e.g. a one-character query) is the only evidence it has and is
-    kept.
+    These are the index tokens of the query minus English question words
+    (:data:`QUESTION_WORDS_EN`) and, for Chinese, the bigrams *inside* the content words
+    jieba finds (:func:`citewise.analysis.zh_words.content_words`: no function words,
+    interrogatives such as 多长时间 or 第几条, asked categories, nor bigrams across a
+    word boundary); a lone character counts only when the query has no longer word.
+    Kana and Hangul runs give every bigram (a one-character run itself).
 
     Texts up to :data:`MEMO_CHARS` characters are memoised (a fresh list each call): the
     composer scores every unit against the same question, and a fact's subject recurs.
@@ -330,13 +335,16 @@ def _memo_key_terms(query: str) -> tuple[str, ...]:
 
 def _key_terms(query: str) -> list[str]:
     terms: dict[str, None] = {}
+    query = without_edition(query)  # "1996年那一版" names the text to read, not its words
     for tok in word_tokens(query) + literal_tokens(query):
         if tok not in QUESTION_STEMS:
             terms[tok] = None
     text = normalize(query)
-    for word in QUESTION_WORDS_ZH:
-        text = text.replace(word, " ")
-    for run in _CJK_RUN.findall(text):
+    if _HAN_RUN.search(text):  # Chinese: jieba's content words, bigrams inside each word
+        for word in content_words_zh(text):
+            terms.update(dict.fromkeys(word_bigrams(word)))
+        text = _HAN_RUN.sub(" ", text)
+    for run in _CJK_RUN.findall(text):  # kana and Hangul: every bigram, as the index
         if len(run) == 1:
             terms[run] = None
         for i in range(len(run) - 1):

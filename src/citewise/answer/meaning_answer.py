@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, cast
 
 from citewise.analysis.question import Question
+from citewise.analysis.tokenize import has_cjk
 from citewise.answer.citations import cite_claims
 from citewise.answer.compose import compose_ranked
 from citewise.answer.finish import finish
@@ -35,7 +36,13 @@ if TYPE_CHECKING:
     from citewise.evidence.models import EvidencePack, Fragment
     from citewise.sufficiency.models import ConflictNote
 
-__all__ = ["answer_by_meaning", "judged", "rescued"]
+__all__ = ["NO_CHINESE_READER", "answer_by_meaning", "judged", "rescued"]
+
+#: Why a Chinese answer is not read for meaning: neither model the project ships (the
+#: ms-marco-MiniLM-L-12-v2 cross-encoder, the all-MiniLM-L6-v2 encoder) was trained on
+#: Chinese, so its score would be noise; Chinese answers rest on the word and answer-type
+#: gates alone (issue 34).
+NO_CHINESE_READER = "no Chinese reader: the shipped cross-encoder reads English only"
 
 
 def judged(
@@ -57,7 +64,9 @@ def judged(
     texts = unit_readings(chosen, units_of)
     meaning = meaning_check(searched.text, texts)
     if meaning is None:
-        if english(searched.text) and meaning_status()["status"] == "unavailable":
+        if has_cjk(searched.text):  # the shipped cross-encoder reads English only
+            trace["meaning"] = {"skipped": NO_CHINESE_READER}
+        elif english(searched.text) and meaning_status()["status"] == "unavailable":
             trace["meaning"] = cast("MeaningTrace", meaning_status())  # on, no model: unchecked
         return chosen, None
     trace["meaning"] = cast("MeaningTrace", meaning.to_json())

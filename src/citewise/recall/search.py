@@ -56,6 +56,7 @@ from citewise.recall.passage_scope import document_placed
 from citewise.recall.rerank import rerank_pool
 from citewise.recall.rerank import skipped as rerank_skipped
 from citewise.recall.summaries import BOOST as SUMMARY_BOOST
+from citewise.recall.zh_laws import law_scope
 
 #: Rank fusion weights when only one content route has candidates (identifier first).
 RRF_WEIGHTS = {"identifier": 4.0, "lexical": 2.0, "vector": 1.0}
@@ -188,6 +189,9 @@ def search(
     eds = edition_scope(index, query, filters, clauses)  # editions left out before ranking
     if eds.excluded:
         allowed = {c for c in allowed if index.chunks[c].path not in eds.excluded}
+    law = law_scope(index, query, filters.principal)  # a Chinese question naming a law
+    if law.paths is not None:
+        allowed = {c for c in allowed if index.chunks[c].path in law.paths}
     diags: list[RouteDiagnostic] = []
     rankings: dict[str, list[str]] = {}
     scores: dict[str, dict[str, float]] = {}
@@ -291,7 +295,7 @@ def search(
         abstention=abstain,
         settings=used,
         graph=graph_diag,
-        editions=eds.info,
+        editions=eds.info if law.info is None else {**(eds.info or {}), "zh_law": law.info},
         edition_scope=eds,
     )
 

@@ -32,7 +32,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from citewise.analysis.tokenize import QUESTION_STEMS, tokenize
+from citewise.analysis.tokenize import QUESTION_STEMS, has_cjk, tokenize
+from citewise.analysis.zh_edition import without_edition
 from citewise.sufficiency.answer_type import (
     DATE_Q,
     QUANTITY_Q,
@@ -49,6 +50,14 @@ from citewise.sufficiency.floor import unmentioned
 from citewise.sufficiency.measure import asks_measure, gives_measure
 from citewise.sufficiency.presence import FILLER, TermProfile, english_zipf, is_question
 from citewise.sufficiency.wordforms import fold, held, tokens
+from citewise.sufficiency.zh_answer_type import (
+    expected_type,
+    question_figures_zh,
+    type_cue,
+    unit_has_type,
+)
+from citewise.sufficiency.zh_terms import PREFIX as ZH_WORDS
+from citewise.sufficiency.zh_terms import held_words, words_constraint
 
 __all__ = [
     "NUMBER_WORDS",
@@ -120,9 +129,11 @@ def question_constraints(
     ``profile`` weighs the question's names; without it names are not constrained."""
     if not is_question(question):
         return ()
-    out = question_figures(question)
+    out = question_figures(without_edition(question))  # an edition's year is no figure
     if profile is not None:
         out += _term_constraints(question, profile, out)
+    if not question.isascii() and (zh_words := words_constraint(question)) is not None:
+        out.append(zh_words)  # Chinese: the distinctive words asked about (zh_terms)
     out += _polarity(question)
     out += _answer_type(question)
     return tuple(out)
@@ -148,6 +159,8 @@ def _term_constraints(
         if t.kind == "name" and t.required:
             out.append(Constraint("name", t.surface, t.key))
         elif t.kind == "word" and t.df > 0 and not t.kb_common and _relation_word(t.surface):
+            if not t.surface.isascii() and has_cjk(t.surface):
+                continue  # a Chinese bigram: Chinese words are read whole (zh_terms)
             relation.append(t)
     if relation:  # the relation asked about: half its words at least, one rare one
         words = " ".join(t.surface for t in relation)
@@ -177,6 +190,8 @@ def _answer_type(question: str) -> list[Constraint]:
     """A "when" question wants a date, a "how many / how much" one a count or quantity;
     the question's own figures answer neither."""
     own = ",".join(figures_of(question))  # the question's own figures answer nothing
+    if not question.isascii() and (zh := zh_constraint(question)) is not None:
+        return [zh]
     if DATE_Q.search(question):
         return [Constraint("date", "when", f"date:{own}")]
     if QUANTITY_Q.search(question):
@@ -187,6 +202,18 @@ def _answer_type(question: str) -> list[Constraint]:
     if expected_of(question) is AnswerType.TIME:  # "when does ...": a time or occasion
         return [Constraint("time", "when", f"time:{own}")]
     return []
+
+
+def zh_constraint(text: str) -> Constraint | None:
+    """The hard answer-type gate of a Chinese question ``text`` (:mod:`zh_answer_type`):
+    何时 wants a time, 多少 / 几 a number, 第几 a numbered reference, each other than the
+    question's own figures ("1996年"); who and where are no gate (a weight for the score)."""
+    kind = expected_type(text)
+    if kind not in ("time", "number", "ordinal"):
+        return None
+    own = ",".join(question_figures_zh(text) + figures_of(text))
+    cue = type_cue(text)
+    return Constraint("date" if kind == "time" else "quantity", cue, f"zh-{kind}:{own}")
 
 
 #: Index tokens of the question's own negation words (never the negated relation).
@@ -231,6 +258,8 @@ def unmet(
             ok = number_found(c, text)
         elif c.kind == "name":
             ok = held(c.key, around) or fold(c.surface).lower() in fold(text).lower()
+        elif c.key.startswith(ZH_WORDS):  # a Chinese question's words (zh_terms)
+            ok = held_words(c.key, [text, *headings])
         elif c.kind == "words":
             keys = [k.lstrip("!") for k in c.key.split()]
             rare = [k[1:] for k in c.key.split() if k.startswith("!")]
@@ -238,6 +267,8 @@ def unmet(
             ok = ok and (not rare or any(held(k, headed) for k in rare))
         elif c.kind == "polarity":
             ok = negates(c, text) if c.key.startswith("not") else bool(_LEAST_T.search(text))
+        elif c.key.startswith("zh-"):  # a Chinese question's type (zh_answer_type)
+            ok = unit_has_type(text, c.key[3:].partition(":")[0], _asked(c))
         elif c.kind == "date":
             ok = gives_date(text, _asked(c))
         elif c.kind == "time":

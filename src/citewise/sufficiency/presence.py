@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 
 from citewise.analysis.named import named_terms
 from citewise.analysis.tokenize import QUESTION_STEMS, is_cjk_char, tokenize
+from citewise.analysis.zh_words import word_of
 from citewise.sufficiency.closed_compounds import open_form, written_open
 from citewise.sufficiency.judgement import judge, label_found, last_part
 from citewise.sufficiency.models import Judgement, QuestionTerm, TermKind, TermProfile
@@ -117,6 +118,7 @@ _QUESTION = re.compile(
 )
 _LITERAL_CHARS = re.compile(r"[._:\-/]")
 _SURFACE = re.compile(r"[^\s?!,;()\"'“”‘’`]+")
+_HAN_RUN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 
 
 @lru_cache(maxsize=1)
@@ -139,9 +141,12 @@ def is_question(text: str) -> bool:
 
 
 def surface_words(question: str) -> dict[str, str]:
-    """Index token -> the question word it came from (first occurrence wins)."""
-    out: dict[str, str] = {}
-    for m in _SURFACE.finditer(question):
+    """Index token -> the question word it came from (first occurrence wins; a Chinese
+    bigram names the word jieba segments it from, never the whole unspaced question)."""
+    out: dict[str, str] = dict(word_of(question))  # Chinese: each bigram's jieba word
+    # a Chinese run is no word: the text between its runs ("1996", "G-3") is read alone
+    spaced = _HAN_RUN.sub(" ", question) if out else question
+    for m in _SURFACE.finditer(spaced):
         word = m.group(0).strip(".:?")
         word = re.sub(r"(?:'s|’s)$", "", word)
         for tok in tokenize(word):

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from citewise.analysis.tokenize import has_cjk
 from citewise.answer.citations import cite_claims
 from citewise.answer.coverage import with_coverage
 from citewise.answer.finish import INSUFFICIENT, finish, human_reason, refusal
 from citewise.answer.graph_answer import relation_claims, relation_verdict, with_relations
 from citewise.answer.meaning import checked
-from citewise.answer.meaning_answer import judged
+from citewise.answer.meaning_answer import NO_CHINESE_READER, judged
 from citewise.answer.review import release_review
 from citewise.answer.steps.state import AskState, Reviewed
 from citewise.sufficiency.models import Reason, Sufficiency
@@ -30,6 +31,8 @@ def review_step(s: AskState) -> AskState:
     composed, verdict = s.need(s.composed, "composed"), s.need(s.verdict, "verdict")
     chosen, gate = composed.chosen, composed.gate
     best = max((c.score for c in chosen), default=0.0)
+    if chosen and has_cjk(q.text):  # no shipped model reads Chinese (meaning_answer.py)
+        trace["meaning"] = {"skipped": NO_CHINESE_READER}
     if checked(q.text, q.intent.kind, bool(gate.constraints), best) and s.found is None and chosen:
         # the quoted units must answer by meaning, not only share the words (meaning.py);
         # a misspelt word is read as the knowledge base spells it
