@@ -7,10 +7,11 @@ separated by blank lines, lines by ``\\n``. A paragraph never crosses a page.
 Every paragraph carries ``attrs["locator"]`` = ``{"page", "page_char_start",
 "page_char_end", "boxes"}`` (1-based page, character range in that page's text, one box
 per line in PDF page coordinates) and ``attrs["line_boxes"]`` = ``[[start, end, x0, y0,
-x1, y1], ...]`` (document offsets of each line and its box), from which a citation of
-part of a paragraph gets the boxes of the lines it covers. Running headers and footers
-become ``page_furniture`` nodes (stored, never chunked, so never in answers). Pages
-without a text layer are listed in ``metadata["needs_ocr"]``.
+x1, y1], ...]`` (document offsets of each line and its box) and ``attrs["line_x"]`` (each
+line's character edges, :mod:`citewise.core.char_edges`), from which a citation of part
+of a paragraph gets one box per line around exactly the cited characters. Running
+headers and footers become ``page_furniture`` nodes (stored, never chunked, so never in
+answers). Pages without a text layer are listed in ``metadata["needs_ocr"]``.
 
 Budgets (``ingest.limits``): a PDF of more than ``max_pages`` pages fails before any
 per-page work; a scanned page is rendered for OCR within ``max_render_pixels`` (at a
@@ -28,6 +29,7 @@ from typing import Any
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
+from citewise.core import char_edges
 from citewise.core.records import NodeKind
 from citewise.errors import BrokenFile, Encrypted, NeedsOCR
 from citewise.ingest import pdf_layout as lay
@@ -185,6 +187,7 @@ def _parse_pdf(
     paras: list[_Para] = []
     needs_ocr: list[int] = []
     ocr_pages: list[int] = []
+    edges: dict[int, str] = {}  # line start -> its characters' edges (char_edges)
     can_ocr = pdf_ocr.available()
     pos = 0
     with PDFIUM_LOCK:
@@ -224,6 +227,7 @@ def _parse_pdf(
                 boxes = [c.box for c in line.chars if c.box is not None]
                 parts.append(text)
                 spans.append((pos, pos + len(text), lay.union(boxes)))
+                edges[pos] = _line_code(line, spans[-1][2])
                 pos += len(text)
             paras.append(
                 _Para(index + 1, start, pos, page_start, spans, ocr=confidence, ocr_dpi=ocr_dpi)
@@ -249,11 +253,31 @@ def _parse_pdf(
     if needs_ocr:
         metadata["needs_ocr"] = needs_ocr
     nodes = _tree(text, paras, outline)
+    _attach_edges(nodes, edges)
     checker.annotate(nodes)
     metadata.update(checker.metadata())
     # The title is /Title, else (None) the file name: a PDF has no document heading of
     # its own, and its first bookmark names a chapter ("1 Topologische Grundbegriffe").
     return Extracted(text, nodes, info_title, metadata)
+
+
+def _line_code(line: lay.Line, box: lay.Box) -> str:
+    """The line's character edges (:func:`char_edges.encode`), or ``""`` when the line is
+    not printed left to right in page space (taller than wide: turned text), where
+    horizontal edges say nothing about which characters are where."""
+    if len(line.chars) > 1 and box[3] - box[1] > box[2] - box[0]:
+        return ""
+    return char_edges.encode([(c.box[0], c.box[2]) if c.box else None for c in line.chars])
+
+
+def _attach_edges(nodes: list[RawNode], edges: dict[int, str]) -> None:
+    """``attrs["line_x"]``, parallel to ``attrs["line_boxes"]``, on every node with line
+    boxes: a citation of part of a line is boxed around exactly its characters."""
+    for node in nodes:
+        lines = node.attrs.get("line_boxes")
+        if lines:
+            node.attrs["line_x"] = [edges.get(int(b[0]), "") for b in lines]
+        _attach_edges(node.children, edges)
 
 
 def _info_title(pdf: pdfium.PdfDocument) -> str | None:

@@ -145,6 +145,7 @@ class PageChecker:
                     node.attrs["line_boxes"] = [
                         [s, e, *area] for s, e, *_ in node.attrs.get("line_boxes", [])
                     ]
+                    node.attrs.pop("line_x", None)  # placeholder boxes: no edges
             self.annotate(node.children)
 
     def metadata(self) -> dict[str, Any]:
