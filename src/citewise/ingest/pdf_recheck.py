@@ -62,7 +62,10 @@ def aligned(lines: list[lay.Line], other: str) -> list[lay.Line] | None:
         return None
     swap = {id(c): ch for c, ch in zip(mine, dense, strict=True)}
     return [
-        lay.Line([lay.Char(swap.get(id(c), c.text), c.box) for c in line.chars], line.display)
+        lay.Line(
+            [lay.Char(swap.get(id(c), c.text), c.box, c.height, c.bold) for c in line.chars],
+            line.display,
+        )
         for line in lines
     ]
 
