@@ -51,6 +51,8 @@ _FILE_NAME = re.compile(r"\S+\.[A-Za-z0-9]{2,4}")
 PARAGRAPH_SEPARATOR = "\n\n"
 #: A font weight of at least this is bold (CSS weights: 400 regular, 700 bold).
 _BOLD = 600
+#: A line taller than this many of its characters' median height runs over several rows.
+_ROWS = 1.8
 _BOLD_NAME = re.compile(r"bold|black|heavy|demi|semibd", re.IGNORECASE)
 
 
@@ -276,10 +278,10 @@ def _parse_pdf(
         metadata["ocr_pages"] = ocr_pages
     if needs_ocr:
         metadata["needs_ocr"] = needs_ocr
-    nodes = _tree(text, paras, outline)
+    nodes = _tree(text, paras, outline, None, edges)
     if not any(n.kind == "section" for n in nodes):  # no outline, or none of it matched
         found = _style_headings(text, paras, styles, body)
-        nodes = _tree(text, paras, [], found) if found else nodes
+        nodes = _tree(text, paras, [], found, edges) if found else nodes
     _attach_edges(nodes, edges)
     checker.annotate(nodes)
     metadata.update(checker.metadata())
@@ -324,12 +326,17 @@ def _style_headings(
 
 
 def _line_code(line: lay.Line, box: lay.Box) -> str:
-    """The line's character edges (:func:`char_edges.encode`), or ``""`` when the line is
-    not printed left to right in page space (taller than wide: turned text), where
-    horizontal edges say nothing about which characters are where."""
+    """The line's character edges (:func:`char_edges.line_code`; with their vertical
+    edges when the line is taller than :data:`_ROWS` of its characters: several printed
+    rows), or ``""`` when the line is not printed left to right in page space (taller
+    than wide: turned text), where horizontal edges say nothing of where a character is."""
     if len(line.chars) > 1 and box[3] - box[1] > box[2] - box[0]:
         return ""
-    return char_edges.encode([(c.box[0], c.box[2]) if c.box else None for c in line.chars])
+    xs = [(c.box[0], c.box[2]) if c.box else None for c in line.chars]
+    heights = sorted(c.box[3] - c.box[1] for c in line.chars if c.box and c.box[3] > c.box[1])
+    tall = bool(heights) and box[3] - box[1] > _ROWS * heights[len(heights) // 2]
+    ys = [(c.box[1], c.box[3]) if c.box else None for c in line.chars] if tall else None
+    return char_edges.line_code(xs, ys)
 
 
 def _attach_edges(nodes: list[RawNode], edges: dict[int, str]) -> None:
@@ -445,6 +452,7 @@ def _tree(
     paras: list[_Para],
     outline: list[tuple[int, str, int]],
     headings: dict[int, int] | None = None,
+    edges: dict[int, str] | None = None,
 ) -> list[RawNode]:
     """Paragraphs, nested under the outline's bookmarks where a bookmark's title is found
     as (the start of) a paragraph on its page (unmatched bookmarks are left out), or
@@ -454,7 +462,7 @@ def _tree(
     headings = headings or {}
     pending = list(outline)
     for i, p in enumerate(paras):
-        table = None if p.furniture else pdf_table.table_node(text, paras, i, _raw_node)
+        table = None if p.furniture else pdf_table.table_node(text, paras, i, _raw_node, edges)
         if table is not None:
             items.append(table)
             continue
