@@ -95,3 +95,16 @@ def test_edges_round_trip_and_always_contain_the_glyph(edges: list) -> None:  # 
             step = 1 / char_edges.SCALE
             assert want[0] - step - 1e-9 <= got[0] <= want[0] + 1e-9
             assert want[1] - 1e-9 <= got[1] <= want[1] + step + 1e-9
+
+
+def test_a_line_read_over_two_rows_is_boxed_row_by_row() -> None:
+    # PDFium may read two printed rows as one line (interleaved columns): the line's
+    # code then keeps each character's bottom and top too
+    text = "abc def"
+    xs = [(100 + 10 * i, 108 + 10 * i) for i in range(3)] + [(0, 0)]
+    xs += [(20 + 10 * i, 28 + 10 * i) for i in range(3)]
+    ys = [(700.0, 710.0)] * 3 + [(700.0, 700.0)] + [(680.0, 690.0)] * 3
+    code = char_edges.line_code(xs, ys)  # type: ignore[arg-type]
+    line = [[0, 7, 20.0, 680.0, 128.0, 710.0]]
+    boxes = char_edges.cited_boxes(line, [code], text, 0, 1, 6)
+    assert boxes == [[110.0, 700.0, 128.0, 710.0], [20.0, 680.0, 38.0, 690.0]]
