@@ -19,7 +19,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["CELL_GAP", "Cell", "cells", "columns", "headers", "is_figure", "row_cells"]
+__all__ = [
+    "CELL_GAP",
+    "Cell",
+    "cell_ranges",
+    "cells",
+    "columns",
+    "headers",
+    "is_figure",
+    "row_cells",
+]
 
 #: A blank wider than this many typical character widths between two printed
 #: characters separates two cells (a word space is about half a character).
@@ -35,19 +44,24 @@ def is_figure(text: str) -> bool:
 
 def cells(text: str, xs: Sequence[tuple[float, float]]) -> list[Cell]:
     """``text`` (one printed line, one ``xs`` edge pair per character) cut at wide gaps."""
+    return [_cell(text, xs, a, b) for a, b in cell_ranges(text, xs)]
+
+
+def cell_ranges(text: str, xs: Sequence[tuple[float, float]]) -> list[tuple[int, int]]:
+    """The cells of :func:`cells` as (first, last) character indexes, both inked."""
     inked = [i for i, ch in enumerate(text) if not ch.isspace()]
     if not inked or len(xs) != len(text):
         return []
     widths = sorted(xs[i][1] - xs[i][0] for i in inked)
     limit = CELL_GAP * max(widths[len(widths) // 2], 1.0)
-    out: list[Cell] = []
+    out: list[tuple[int, int]] = []
     first = prev = inked[0]
     for i in inked[1:]:
         if xs[i][0] - xs[prev][1] > limit:
-            out.append(_cell(text, xs, first, prev))
+            out.append((first, prev))
             first = i
         prev = i
-    out.append(_cell(text, xs, first, prev))
+    out.append((first, prev))
     return out
 
 

@@ -154,13 +154,9 @@ def _line_cells(
         low, high = window
         chars = "".join(c if low <= y <= high else " " for c, y in zip(chars, bottoms, strict=True))
     out = []
-    for cell in cols.cells(chars, xs):  # a cell sits on its lowest glyph ("*" sits high)
-        inside = [
-            bottoms[i]
-            for i, x in enumerate(xs)
-            if cell[1] <= x[0] and x[1] <= cell[2] and not chars[i].isspace()
-        ]
-        out.append((min(inside, default=bottoms[0]), cell))
+    for a, b in cols.cell_ranges(chars, xs):  # a cell sits on its lowest glyph ("*" is high)
+        low = min(bottoms[i] for i in range(a, b + 1) if not chars[i].isspace())
+        out.append((low, (chars[a : b + 1], xs[a][0], max(x[1] for x in xs[a : b + 1]))))
     return out
 
 
