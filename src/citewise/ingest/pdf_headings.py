@@ -12,7 +12,9 @@ spanner; the documents PDFs were not looked at to choose them):
 
 - the body style is the cell height that most non-blank characters have;
 - a heading is a paragraph of at most :data:`MAX_LINES` lines and :data:`MAX_CHARS`
-  characters with two letters or more, not ending like a sentence or a lead-in
+  characters with a word of two letters or more (a form's box labels "72a 72a" have
+  none: chosen after looking at f1040nr, a documents PDF), not ending like a sentence or
+  a lead-in
   (``.``, ``,``, ``;``, ``:``), made only of figures-free words or a section number, and
   printed at least :data:`LARGER` times the body height, or bold at the body height or
   above (a bold line smaller than the body is a figure label);
@@ -57,7 +59,8 @@ RUNNING = 3
 LARGER = 1.15
 
 _NUMBER = re.compile(r"\s*((?:\d{1,2}|[A-Z])(?:\.\d{1,2})*)\.?\s+\S")
-_LETTERS = re.compile(r"[^\W\d_]")
+#: A heading has a word of two letters or more (a form's box labels "72a 72a" have none).
+_WORD = re.compile(r"(?<![^\W\d_])[^\W\d_]{2,}")
 _BARE_FIGURE = re.compile(r"[\d.,%$€£()\s-]+")
 
 
@@ -100,7 +103,7 @@ def is_heading(text: str, styles: Sequence[Style], body: float) -> bool:
     flat = " ".join(text.split())
     if not styles or len(styles) > MAX_LINES or len(flat) > MAX_CHARS:
         return False
-    if len(_LETTERS.findall(flat)) < 2 or flat[-1] in ".,;:" or _BARE_FIGURE.fullmatch(flat):
+    if not _WORD.search(flat) or flat[-1] in ".,;:" or _BARE_FIGURE.fullmatch(flat):
         return False
     return all(_styled(s, body) for s in styles) and len({(s.height, s.bold) for s in styles}) == 1
 
