@@ -6,8 +6,10 @@ nodes of a document version and a cited character range into the citation's loca
 
 - the locators of the deepest located nodes that the range touches, in document order;
 - PDF parts (``page``) are narrowed to the cited characters: ``page_char_start``/
-  ``page_char_end`` shift with the range, ``boxes`` keep the boxes of the lines the range
-  touches (from ``attrs["line_boxes"]``), and parts on the same page merge;
+  ``page_char_end`` shift with the range, ``boxes`` are one per line the range touches
+  (from ``attrs["line_boxes"]``), narrowed to exactly the cited characters where the
+  node keeps their edges (``attrs["line_x"]``, :mod:`citewise.core.char_edges`), and
+  parts on the same page merge;
 - one part is the locator itself; several become ``{...first part, "parts": [...]}``;
 - ``degraded`` (a reason) and ``ocr``/``confidence`` carry over from any part.
 
@@ -20,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from citewise.core.char_edges import cited_boxes
 from citewise.core.records import Node
 
 
@@ -62,7 +65,8 @@ def _narrow(node: Node, start: int, end: int) -> dict[str, Any]:
     loc["page_char_start"], loc["page_char_end"] = s + base, e + base
     lines = node.attrs.get("line_boxes")
     if isinstance(lines, list) and lines:
-        loc["boxes"] = [list(b[2:6]) for b in lines if b[0] < max(e, s + 1) and s < b[1]]
+        codes = node.attrs.get("line_x")
+        loc["boxes"] = cited_boxes(lines, codes, node.text, node.char_start, s, e)
     return loc
 
 

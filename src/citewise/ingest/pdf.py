@@ -7,10 +7,11 @@ separated by blank lines, lines by ``\\n``. A paragraph never crosses a page.
 Every paragraph carries ``attrs["locator"]`` = ``{"page", "page_char_start",
 "page_char_end", "boxes"}`` (1-based page, character range in that page's text, one box
 per line in PDF page coordinates) and ``attrs["line_boxes"]`` = ``[[start, end, x0, y0,
-x1, y1], ...]`` (document offsets of each line and its box), from which a citation of
-part of a paragraph gets the boxes of the lines it covers. Running headers and footers
-become ``page_furniture`` nodes (stored, never chunked, so never in answers). Pages
-without a text layer are listed in ``metadata["needs_ocr"]``.
+x1, y1], ...]`` (document offsets of each line and its box) and ``attrs["line_x"]`` (each
+line's character edges, :mod:`citewise.core.char_edges`), from which a citation of part
+of a paragraph gets one box per line around exactly the cited characters. Running
+headers and footers become ``page_furniture`` nodes (stored, never chunked, so never in
+answers). Pages without a text layer are listed in ``metadata["needs_ocr"]``.
 
 Budgets (``ingest.limits``): a PDF of more than ``max_pages`` pages fails before any
 per-page work; a scanned page is rendered for OCR within ``max_render_pixels`` (at a
@@ -20,6 +21,7 @@ page and per file (:meth:`ParseBudget.ocr_allowance`).
 
 from __future__ import annotations
 
+import ctypes
 import re
 import threading
 from dataclasses import dataclass
@@ -28,8 +30,10 @@ from typing import Any
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
+from citewise.core import char_edges
 from citewise.core.records import NodeKind
 from citewise.errors import BrokenFile, Encrypted, NeedsOCR
+from citewise.ingest import pdf_headings as heads
 from citewise.ingest import pdf_layout as lay
 from citewise.ingest import pdf_ocr, pdf_table
 from citewise.ingest.extracted import Extracted
@@ -45,6 +49,14 @@ PAGE_SEPARATOR = "\n\n"
 #: A /Title that is only a file name (what some producers write there).
 _FILE_NAME = re.compile(r"\S+\.[A-Za-z0-9]{2,4}")
 PARAGRAPH_SEPARATOR = "\n\n"
+#: A font weight of at least this is bold (CSS weights: 400 regular, 700 bold).
+_BOLD = 600
+#: The font's height and weight are read on every this-many-th character (a line's style
+#: is their median; reading all costs two more PDFium calls per character).
+_STYLE_EVERY = 3
+#: A line taller than this many of its characters' median height runs over several rows.
+_ROWS = 1.8
+_BOLD_NAME = re.compile(r"bold|black|heavy|demi|semibd", re.IGNORECASE)
 
 
 @dataclass(slots=True)
@@ -93,6 +105,7 @@ def open_pdf(raw: bytes, name: str) -> pdfium.PdfDocument:
 
 def _chars(page: pdfium.PdfPage) -> list[lay.Char]:
     tp = page.get_textpage()
+    names = ctypes.create_string_buffer(128)
     try:
         n = tp.count_chars()
         text = tp.get_text_range(0, n) if n else ""
@@ -100,14 +113,31 @@ def _chars(page: pdfium.PdfPage) -> list[lay.Char]:
             text = "".join(tp.get_text_range(i, 1) or "\ufffd" for i in range(n))
         out = []
         for i, ch in enumerate(text):
-            box: lay.Box | None = None
-            if ch not in "\r\n":
-                x0, y0, x1, y1 = tp.get_charbox(i)
-                box = (round(x0, 2), round(y0, 2), round(x1, 2), round(y1, 2))
-            out.append(lay.Char(ch, box))
+            if ch in "\r\n":
+                out.append(lay.Char(ch, None))
+                continue
+            x0, y0, x1, y1 = tp.get_charbox(i)
+            box = (round(x0, 2), round(y0, 2), round(x1, 2), round(y1, 2))
+            if i % _STYLE_EVERY:  # style read on every few characters (a line's median)
+                out.append(lay.Char(ch, box))
+                continue
+            cell = tp.get_charbox(i, loose=True)  # the font's height: headings (pdf_headings)
+            out.append(lay.Char(ch, box, round(cell[3] - cell[1], 1), _bold(tp, i, names)))
         return out
     finally:
         tp.close()
+
+
+def _bold(tp: pdfium.PdfTextPage, i: int, buffer: ctypes.Array[ctypes.c_char]) -> bool:
+    """Whether character ``i`` is set in a bold face: its font's weight, or (a font
+    without a descriptor, such as the standard 14, has weight 0) a bold word in its
+    name ("Helvetica-Bold", "Arial-BoldMT", "NimbusSans-Black")."""
+    weight = pdfium_c.FPDFText_GetFontWeight(tp.raw, i)
+    if weight > 0:
+        return bool(weight >= _BOLD)
+    size = pdfium_c.FPDFText_GetFontInfo(tp.raw, i, buffer, len(buffer), None)
+    name = buffer.value.decode("latin-1", "replace") if 0 < size <= len(buffer) else ""
+    return _BOLD_NAME.search(name) is not None
 
 
 def _has_images(page: pdfium.PdfPage) -> bool:
@@ -185,6 +215,8 @@ def _parse_pdf(
     paras: list[_Para] = []
     needs_ocr: list[int] = []
     ocr_pages: list[int] = []
+    edges: dict[int, str] = {}  # line start -> its characters' edges (char_edges)
+    styles: dict[int, heads.Style] = {}  # line start -> how it is printed (pdf_headings)
     can_ocr = pdf_ocr.available()
     pos = 0
     with PDFIUM_LOCK:
@@ -224,6 +256,8 @@ def _parse_pdf(
                 boxes = [c.box for c in line.chars if c.box is not None]
                 parts.append(text)
                 spans.append((pos, pos + len(text), lay.union(boxes)))
+                edges[pos] = _line_code(line, spans[-1][2])
+                styles[pos] = _style(line)
                 pos += len(text)
             paras.append(
                 _Para(index + 1, start, pos, page_start, spans, ocr=confidence, ocr_dpi=ocr_dpi)
@@ -243,17 +277,82 @@ def _parse_pdf(
         )
     _mark_furniture(text, paras)
     paras = _joined(text, paras)
+    body = heads.body_height(list(styles.values()))
+    paras = _split_heads(text, paras, styles, body)
     metadata: dict[str, Any] = {"pages": pages}
     if ocr_pages:
         metadata["ocr_pages"] = ocr_pages
     if needs_ocr:
         metadata["needs_ocr"] = needs_ocr
-    nodes = _tree(text, paras, outline)
+    nodes = _tree(text, paras, outline, None, edges)
+    if not any(n.kind == "section" for n in nodes):  # no outline, or none of it matched
+        found = _style_headings(text, paras, styles, body)
+        nodes = _tree(text, paras, [], found, edges) if found else nodes
+    _attach_edges(nodes, edges)
     checker.annotate(nodes)
     metadata.update(checker.metadata())
     # The title is /Title, else (None) the file name: a PDF has no document heading of
     # its own, and its first bookmark names a chapter ("1 Topologische Grundbegriffe").
     return Extracted(text, nodes, info_title, metadata)
+
+
+def _style(line: lay.Line) -> heads.Style:
+    inked = [c for c in line.chars if not c.text.isspace() and c.height > 0]
+    return heads.line_style([c.height for c in inked], [c.bold for c in inked])
+
+
+def _split_heads(
+    text: str, paras: list[_Para], styles: dict[int, heads.Style], body: float
+) -> list[_Para]:
+    """Paragraphs with a heading printed right above its text (no gap, so grouped with
+    it) split off as a paragraph of its own (:func:`pdf_headings.lead_heading`)."""
+    out: list[_Para] = []
+    for p in paras:
+        k = 0
+        if not p.furniture and p.ocr is None:
+            texts = [text[s:e] for s, e, _ in p.lines]
+            k = heads.lead_heading(texts, [styles[s] for s, _, _ in p.lines], body)
+        if not k:
+            out.append(p)
+            continue
+        head, rest = p.lines[:k], p.lines[k:]
+        out.append(_Para(p.page, p.start, head[-1][1], p.page_start, head))
+        out.append(_Para(p.page, rest[0][0], p.end, p.page_start, rest))
+    return out
+
+
+def _style_headings(
+    text: str, paras: list[_Para], styles: dict[int, heads.Style], body: float
+) -> dict[int, int]:
+    """Start offset -> level of the paragraphs printed as headings (a PDF without an
+    outline, :mod:`citewise.ingest.pdf_headings`)."""
+    usable = [p for p in paras if not p.furniture and p.ocr is None]
+    shown = [(text[p.start : p.end], [styles[s] for s, _, _ in p.lines]) for p in usable]
+    return {usable[i].start: lv for i, lv in heads.find_headings(shown, body).items()}
+
+
+def _line_code(line: lay.Line, box: lay.Box) -> str:
+    """The line's character edges (:func:`char_edges.line_code`; with their vertical
+    edges when the line is taller than :data:`_ROWS` of its characters: several printed
+    rows), or ``""`` when the line is not printed left to right in page space (taller
+    than wide: turned text), where horizontal edges say nothing of where a character is."""
+    if len(line.chars) > 1 and box[3] - box[1] > box[2] - box[0]:
+        return ""
+    xs = [(c.box[0], c.box[2]) if c.box else None for c in line.chars]
+    heights = sorted(c.box[3] - c.box[1] for c in line.chars if c.box and c.box[3] > c.box[1])
+    tall = bool(heights) and box[3] - box[1] > _ROWS * heights[len(heights) // 2]
+    ys = [(c.box[1], c.box[3]) if c.box else None for c in line.chars] if tall else None
+    return char_edges.line_code(xs, ys)
+
+
+def _attach_edges(nodes: list[RawNode], edges: dict[int, str]) -> None:
+    """``attrs["line_x"]``, parallel to ``attrs["line_boxes"]``, on every node with line
+    boxes: a citation of part of a line is boxed around exactly its characters."""
+    for node in nodes:
+        lines = node.attrs.get("line_boxes")
+        if lines:
+            node.attrs["line_x"] = [edges.get(int(b[0]), "") for b in lines]
+        _attach_edges(node.children, edges)
 
 
 def _info_title(pdf: pdfium.PdfDocument) -> str | None:
@@ -354,18 +453,30 @@ def _raw_node(text: str, p: _Para, kind: NodeKind = "paragraph") -> RawNode:
     return RawNode(kind, p.start, p.end, lay.search_form(text[p.start : p.end]), attrs=attrs)
 
 
-def _tree(text: str, paras: list[_Para], outline: list[tuple[int, str, int]]) -> list[RawNode]:
+def _tree(
+    text: str,
+    paras: list[_Para],
+    outline: list[tuple[int, str, int]],
+    headings: dict[int, int] | None = None,
+    edges: dict[int, str] | None = None,
+) -> list[RawNode]:
     """Paragraphs, nested under the outline's bookmarks where a bookmark's title is found
-    as (the start of) a paragraph on its page; unmatched bookmarks are left out. A
+    as (the start of) a paragraph on its page (unmatched bookmarks are left out), or
+    under the paragraphs printed as headings (``headings``: start -> level). A
     paragraph of figure rows is a table (:mod:`citewise.ingest.pdf_table`)."""
     items: list[Heading | RawNode] = []
+    headings = headings or {}
     pending = list(outline)
     for i, p in enumerate(paras):
-        table = None if p.furniture else pdf_table.table_node(text, paras, i, _raw_node)
+        table = None if p.furniture else pdf_table.table_node(text, paras, i, _raw_node, edges)
         if table is not None:
             items.append(table)
             continue
         node = _raw_node(text, p)
+        if p.start in headings:
+            title = " ".join(text[p.start : p.end].split())
+            items.extend((Heading(headings[p.start], p.start, p.end, title), node))
+            continue
         key = " ".join(text[p.start : p.end].split()).lower()
         match = next((o for o in pending if o[2] == p.page and key.startswith(o[1].lower())), None)
         if match is not None and not p.furniture:

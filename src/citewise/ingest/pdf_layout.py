@@ -29,6 +29,8 @@ _WS = re.compile(r"\s+")
 class Char:
     text: str
     box: Box | None  # page coordinates; None for generated characters (line breaks)
+    height: float = 0.0  # the character's cell height (font size in page space); 0 unknown
+    bold: bool = False
 
 
 @dataclass(slots=True)
@@ -85,7 +87,7 @@ def split_lines(chars: list[Char], rotation: int, width: float, height: float) -
         if ch.text in "\r\n":
             close()
         elif ch.text == SOFT_HYPHEN_MARK:
-            cur.append(Char("-", ch.box))
+            cur.append(Char("-", ch.box, ch.height, ch.bold))
             close()
         else:
             cur.append(ch)

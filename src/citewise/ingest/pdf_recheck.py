@@ -62,7 +62,10 @@ def aligned(lines: list[lay.Line], other: str) -> list[lay.Line] | None:
         return None
     swap = {id(c): ch for c, ch in zip(mine, dense, strict=True)}
     return [
-        lay.Line([lay.Char(swap.get(id(c), c.text), c.box) for c in line.chars], line.display)
+        lay.Line(
+            [lay.Char(swap.get(id(c), c.text), c.box, c.height, c.bold) for c in line.chars],
+            line.display,
+        )
         for line in lines
     ]
 
@@ -145,6 +148,7 @@ class PageChecker:
                     node.attrs["line_boxes"] = [
                         [s, e, *area] for s, e, *_ in node.attrs.get("line_boxes", [])
                     ]
+                    node.attrs.pop("line_x", None)  # placeholder boxes: no edges
             self.annotate(node.children)
 
     def metadata(self) -> dict[str, Any]:
