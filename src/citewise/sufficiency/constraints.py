@@ -227,17 +227,21 @@ def unmet(
     text: str,
     headings: Iterable[str] = (),
     paragraph: str = "",
+    context: str = "",
 ) -> tuple[Constraint, ...]:
     """The constraints ``text`` (a unit an answer would quote) fails. Its ``headings`` may
     supply a name or a relation word, the ``paragraph`` it sits in a name; neither ever
-    supplies a figure, the polarity or the answer type."""
+    supplies a figure, the polarity or the answer type. Its ``context`` (document title,
+    path, file kind, edition and date: :func:`citewise.answer.unit_context.context_text`)
+    supplies a name, a relation word or a year, the same way for every question (a year
+    is met by the sentence or by where it stands, never by neither)."""
     own = tokens(text)
-    headed = own.union(*(tokens(line) for line in headings))
+    headed = own.union(*(tokens(line) for line in headings), tokens(context))
     around = headed.union(tokens(paragraph))
     out = []
     for c in constraints:
         if c.kind == "number":
-            ok = number_found(c, text)
+            ok = number_found(c, text) or (_is_year(c) and number_found(c, context))
         elif c.kind == "name":
             ok = held(c.key, around) or fold(c.surface).lower() in fold(text).lower()
         elif c.kind == "words":
@@ -258,6 +262,11 @@ def unmet(
         if not ok:
             out.append(c)
     return tuple(out)
+
+
+def _is_year(c: Constraint) -> bool:
+    """A number constraint that is a year ("2013"), which a unit's context may hold."""
+    return c.key.isdigit() and len(c.key) == 4 and 1000 <= int(c.key) <= 2199
 
 
 def _asked(c: Constraint) -> list[str]:
@@ -340,12 +349,17 @@ class UnitGate:
         self._failed: list[tuple[float, int, tuple[Constraint, ...]]] = []
 
     def __call__(
-        self, text: str, headings: Iterable[str], score: float = 0.0, paragraph: str = ""
+        self,
+        text: str,
+        headings: Iterable[str],
+        score: float = 0.0,
+        paragraph: str = "",
+        context: str = "",
     ) -> bool:
         if not self.constraints:
             return True
         headings = list(headings)
-        failed = unmet(self.constraints, text, headings, paragraph)
+        failed = unmet(self.constraints, text, headings, paragraph, context)
         if score < self.floor:
             lacking = " ".join(unmentioned(self.question, text, headings))
             failed = (*failed, Constraint("relevance", lacking, "relevance"))

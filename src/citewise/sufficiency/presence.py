@@ -300,6 +300,10 @@ def weigh(question: Question, index: KBIndex, principal: str | None = None) -> T
     lexical = index.lexical
     population = index.population(principal)
     text, subject, named = question.text, question.intent.subject_terms, question.named_terms
+    scoped = question.scope.keys  # scope words ("spreadsheet", "edition") are context
+    if scoped:  # matched against each unit's context, never demanded from the documents
+        subject = tuple(k for k in subject if k not in scoped)
+        named = tuple(k for k in named if k not in scoped)
     phrase = _phrase_finder(index, population)
     if population is None:  # the caller reads everything: the global statistics
         return profile_terms(text, subject, lexical.document_frequency, len(lexical), named, phrase)
