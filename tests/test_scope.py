@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from citewise.analysis.question import analyse
 from citewise.analysis.scope import Scope, kind_of_path, scope_of
+from citewise.answer.acronyms import aliases, definitions
 from citewise.answer.unit_context import (
     DocFacts,
     UnitContext,
@@ -279,3 +280,81 @@ def test_a_sibling_document_named_by_title_answers(kb: KnowledgeBase) -> None:
 def test_fixture_paths_are_plain(tmp_path: Path) -> None:
     # the fixture's folders hold nothing but the files written above
     assert kind_of_path(str(tmp_path / "fleet.xlsx")) == "spreadsheet"
+
+
+# -- surface variants: acronyms a document defines, hyphens ---------------------------
+def test_definitions_from_regulatory_and_documentation_text() -> None:
+    regulation = (
+        "The Water Quality Protection Act (WQPA) applies to all permit holders. "
+        "The Department of Homeland Security (DHS) publishes the list."
+    )
+    docs = "Cloud service providers (CSPs) host the portal. Use the command line interface (CLI)."
+    assert definitions(regulation) == [
+        ("WQPA", "Water Quality Protection Act"),
+        ("DHS", "Department of Homeland Security"),
+    ]
+    assert definitions(docs) == [
+        ("CSPs", "Cloud service providers"),
+        ("CLI", "command line interface"),
+    ]
+    assert definitions("Rates rise (2) times; see (Note) below.") == []
+
+
+def test_aliases_read_both_ways_case_and_hyphens_aside() -> None:
+    defined = [("CSPs", "Cloud service providers"), ("WIP", "Work in-process")]
+    assert aliases("CSPs must report incidents.", defined) == ["Cloud service providers"]
+    assert aliases("A CSP must report incidents.", defined) == ["Cloud service providers"]
+    assert aliases("cloud service providers host it", defined) == ["CSPs"]
+    assert aliases("work-in-process is counted monthly", defined) == ["WIP"]
+    assert aliases("Nothing here.", defined) == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=200))
+def test_definitions_never_raise(text: str) -> None:
+    for acronym, long_form in definitions(text):
+        assert acronym and long_form
+
+
+VARIANTS = """# Operations manual
+
+## Providers
+
+Cloud service providers (CSPs) host the customer portal and the billing system.
+
+## Incidents
+
+CSPs must report security incidents within 24 hours.
+
+## Inventory
+
+Work in-process inventory is counted on the last day of each month.
+"""
+
+
+@pytest.fixture(scope="module")
+def variants_kb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KnowledgeBase]:
+    mp = pytest.MonkeyPatch()
+    mp.setenv("CITEWISE_DENSE", "off")
+    root = tmp_path_factory.mktemp("variants")
+    (root / "docs").mkdir()
+    (root / "docs" / "ops-manual.md").write_text(VARIANTS)
+    (root / "docs" / "garden.md").write_text("# Garden\n\nTomatoes are watered twice a day.\n")
+    with Home.open(root / "home") as home:
+        kb = home.kb("default")
+        kb.add([root / "docs"])
+        yield kb
+    mp.undo()
+
+
+def test_a_defined_acronym_answers_for_its_long_form(variants_kb: KnowledgeBase) -> None:
+    q = "Within how many hours must cloud service providers report security incidents?"
+    text, paths = _cited(variants_kb, q)
+    assert paths == ["ops-manual.md"] and "24 hours" in text
+
+
+def test_a_hyphenated_term_matches_its_spaced_spelling(variants_kb: KnowledgeBase) -> None:
+    text, paths = _cited(variants_kb, "When is work-in-process inventory counted?")
+    assert paths == ["ops-manual.md"] and "last day of each month" in text
+    text, paths = _cited(variants_kb, "When is work-in-progress inventory counted?")
+    assert not paths and "work-in-progress" in text  # another term, still absent

@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 
 from citewise.analysis.scope import Scope
+from citewise.answer.acronyms import aliases, definitions
 from citewise.answer.compose import Candidate
 from citewise.answer.unit_context import DocFacts, context_text, unit_context
 from citewise.core.records import Node
@@ -99,6 +100,8 @@ def admission(
             headings.append(caption)
             deeper.append(caption)
         deeper += expansions(c.clean, f"{section}\n{own}\n{opening}")  # an acronym: its full name
+        # a term the document defines ("Cloud service providers (CSPs)") under its other name
+        headings += aliases(c.clean, definitions(f"{section}\n{own}\n{first}\n{opening}"))
         where = context(c) if facts is not None else ""
         if where and c.kind == "row":  # a row is read with its column headers
             where = f"{where}\n{columns_of(reader, near, c)}"

@@ -225,9 +225,27 @@ def _weigh_term(key: str, around: _Around) -> QuestionTerm:
     kind = _kind(key, around.named)
     word = around.surface.get(key, key)
     asked, key, n = _counted(key, word, kind, around.df)
+    if n == 0 and _spelt_apart(word, around):  # "work-in-process" as "Work in-process"
+        n = min((around.df(t) for t in tokenize(word.replace("-", " "), literals=False)), default=0)
     required, soft = _required(key, word, kind, n, around.common, around.parts)
     soft = _softened(QuestionTerm(key, word, kind, n, required, soft, False, asked), around)
     return QuestionTerm(key, word, kind, n, required or soft, soft, n >= around.common, asked)
+
+
+#: Words joined by hyphens ("work-in-process", "end-to-end"): a surface variant of the
+#: same words written with spaces or other hyphens, counted by its words when no chunk
+#: holds the joined form.
+_HYPHENATED = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)+")
+
+
+def _spelt_apart(word: str, around: _Around) -> bool:
+    """Whether the knowledge base writes the hyphenated ``word`` with its words apart or
+    hyphenated otherwise ("Work in-process" for "work-in-process"), in one chunk, in
+    order (the phrase finder of :func:`weigh`; case aside)."""
+    if around.phrase is None or not _HYPHENATED.fullmatch(word):
+        return False
+    first, *rest = word.split("-")
+    return around.phrase(re.escape(first), r"[\s-]+".join(re.escape(p) for p in rest))
 
 
 def _counted(key: str, word: str, kind: TermKind, df: Callable[[str], int]) -> tuple[str, str, int]:
