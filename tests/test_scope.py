@@ -20,10 +20,14 @@ from citewise.answer.unit_context import (
     DocFacts,
     UnitContext,
     context_text,
+    edition_family,
+    in_scope,
+    newest_editions,
     scope_unmet,
     source_met,
     unit_context,
 )
+from citewise.evidence.models import Fragment
 from citewise.kb import Home, KnowledgeBase
 from citewise.sufficiency.constraints import unmet
 from citewise.sufficiency.figures import Constraint
@@ -358,3 +362,46 @@ def test_a_hyphenated_term_matches_its_spaced_spelling(variants_kb: KnowledgeBas
     assert paths == ["ops-manual.md"] and "last day of each month" in text
     text, paths = _cited(variants_kb, "When is work-in-progress inventory counted?")
     assert not paths and "work-in-progress" in text  # another term, still absent
+
+
+def test_current_means_the_newest_edition_of_a_family(kb: KnowledgeBase) -> None:
+    q = "What key size must providers use for data at rest in the current edition?"
+    text, paths = _cited(kb, q)
+    assert paths and set(paths) == {"cloud-standard-2017.md"} and "256" in text
+
+
+def _frag(path: str) -> Fragment:
+    return Fragment(
+        role="direct",
+        doc_id=path,
+        path=path,
+        revision=1,
+        version_id=1,
+        node_ids=(),
+        line_start=1,
+        line_end=1,
+        char_start=0,
+        char_end=1,
+        heading_path=(),
+        text="x",
+        tokens=1,
+        truncated=False,
+        citation_id="c",
+    )
+
+
+def test_newest_editions_keep_the_newest_of_each_family_only() -> None:
+    frags = [_frag(p) for p in ("std-2013.md", "std-2017.md", "notes.md", "paper-2001.md")]
+    facts = {f.path: DocFacts(f.path, "") for f in frags}
+    kept = [f.path for f in newest_editions(frags, facts)]
+    assert kept == ["std-2017.md", "notes.md", "paper-2001.md"]
+    scope = scope_of("What is the key size in the latest edition?")
+    assert [f.path for f in in_scope(frags, scope, facts)[0]] == kept
+
+
+def test_edition_families_leave_years_and_versions_out() -> None:
+    assert edition_family("std/cloud-standard-2013.md") == edition_family(
+        "std/cloud-standard-2017.md"
+    )
+    assert edition_family("guide-v1.2.md") == edition_family("guide-v2.0.md")
+    assert edition_family("lattice-paper.md") != edition_family("quarry-paper.md")

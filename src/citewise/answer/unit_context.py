@@ -33,8 +33,10 @@ __all__ = [
     "UnitContext",
     "context_text",
     "document_facts",
+    "edition_family",
     "fragment_context",
     "in_scope",
+    "newest_editions",
     "scope_unmet",
     "source_met",
     "unit_context",
@@ -215,9 +217,12 @@ def in_scope(
     restricts them only when some fragment's document is it: a name that is no title
     ("according to the maintainers") stays a term the answer must hold.
     """
-    if not scope.restricts or not fragments:
-        return list(fragments), ()
-    kept = list(fragments)
+    if not fragments:
+        return [], ()
+    kept = newest_editions(fragments, facts) if scope.newest and not scope.editions else []
+    kept = kept or list(fragments)
+    if not scope.restricts:
+        return kept, ()
     if scope.kinds or scope.editions:
         plain = Scope(kinds=scope.kinds, editions=scope.editions)
         kept = [f for f in kept if not scope_unmet(plain, fragment_context(f, facts))]
@@ -227,3 +232,36 @@ def in_scope(
         named = [f for f in kept if source_met(scope.source, fragment_context(f, facts))]
         kept = named or kept
     return kept, ()
+
+
+_EDITION_MARK = re.compile(r"(?<!\d)(?:19|20)\d{2}(?:[-_.]\d{1,2}){0,2}(?!\d)|\bv?\d+(?:\.\d+)+\b")
+
+
+def edition_family(path: str) -> str:
+    """The document a path is an edition of: the path with its years, dates and version
+    numbers left out ("std/cloud-standard-2013.md" and "std/cloud-standard-2017.md" are
+    one family)."""
+    return re.sub(r"[-_. ]+", "-", _EDITION_MARK.sub("", path.lower())).strip("-")
+
+
+def newest_editions(fragments: Sequence[Fragment], facts: Mapping[str, DocFacts]) -> list[Fragment]:
+    """The fragments a "current"/"latest" question may quote: of each family of editions
+    among them (:func:`edition_family`, two documents at least, each naming a year), those
+    of the edition with the newest year; every other fragment stays."""
+    year: dict[str, int] = {}
+    for f in fragments:
+        doc = facts.get(f.path) or DocFacts(f.path)  # the document's years, not a section's
+        years = context_years(unit_context(doc, regulation=f.regulation))
+        if years:
+            year[f.path] = max(int(y) for y in years)
+    family: dict[str, list[str]] = {}
+    for path in year:
+        family.setdefault(edition_family(path), []).append(path)
+    older = {
+        p
+        for paths in family.values()
+        if len(paths) > 1
+        for p in paths
+        if year[p] < max(year[q] for q in paths)
+    }
+    return [f for f in fragments if f.path not in older]
