@@ -195,6 +195,10 @@ PAPER = """# {name}: {title}
 ## Design
 
 A {name} cell consists of {n} replicas, one of which is elected leader.
+
+## Storage
+
+Each replica keeps its log on {disk} disks, written in batches of {batch} records.
 """
 
 
@@ -210,10 +214,10 @@ def kb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KnowledgeBase]:
         text = STANDARD.format(year=year, bits=bits, hours=hours)
         (docs / f"cloud-standard-{year}.md").write_text(text)
     (docs / "lattice-paper.md").write_text(
-        PAPER.format(name="Lattice", title="a replicated log", n="three")
+        PAPER.format(name="Lattice", title="a replicated log", n="three", disk="two", batch=64)
     )
     (docs / "quarry-paper.md").write_text(
-        PAPER.format(name="Quarry", title="a lock service", n="five")
+        PAPER.format(name="Quarry", title="a lock service", n="five", disk="four", batch=128)
     )
     wb = openpyxl.Workbook()
     ws = wb.active
@@ -405,3 +409,32 @@ def test_edition_families_leave_years_and_versions_out() -> None:
     )
     assert edition_family("guide-v1.2.md") == edition_family("guide-v2.0.md")
     assert edition_family("lattice-paper.md") != edition_family("quarry-paper.md")
+
+
+def test_a_kind_word_that_names_something_else_is_no_scope() -> None:
+    for q in (
+        "What does the presentation layer validate?",
+        "Which fonts does the PDF renderer embed?",
+        "What goes in the style sheet?",
+        "Where is the slide deck template stored on disk in the repo folder?",
+    ):
+        assert scope_of(q).kinds == (), q
+    assert scope_of("What does the slide deck say about pricing?").kinds == ("slides",)
+
+
+def test_a_subject_named_only_in_the_document_title_is_present(tmp_path: Path) -> None:
+    """Front-matter titles name the subject; no passage repeats it: the title is the
+    context of every passage (the subject is neither absent nor scattered)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, n, batch in (("Quarry", "five", 128), ("Lattice", "three", 64)):
+        (docs / f"{name.lower()}.md").write_text(
+            f'---\ntitle: "{name}: a replicated service"\n---\n\n'
+            f"A cell consists of {n} replicas, one of which is elected leader.\n\n"
+            f"Each replica keeps its log on disk, written in batches of {batch} records.\n"
+        )
+    with Home.open(tmp_path / "home") as home:
+        kb = home.kb("default")
+        kb.add([docs])
+        text, paths = _cited(kb, "In batches of how many records does Quarry write its log?")
+    assert paths == ["quarry.md"] and "128" in text

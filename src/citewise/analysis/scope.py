@@ -28,12 +28,12 @@ __all__ = ["FILE_KINDS", "Scope", "kind_of_path", "scope_of"]
 #: PowerPoint or an OpenDocument presentation alike.
 FILE_KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "spreadsheet": (
-        ("spreadsheet", "spreadsheets", "workbook", "excel", "xlsx", "sheet", "csv"),
+        ("spreadsheet", "spreadsheets", "workbook", "excel", "xlsx", "csv"),
         (".xlsx", ".xlsm", ".xls", ".ods", ".csv", ".tsv"),
     ),
     "pdf": (("pdf",), (".pdf",)),
     "slides": (
-        ("slides", "slide", "deck", "presentation", "powerpoint", "pptx"),
+        ("slides", "slide", "slide deck", "presentation", "powerpoint", "pptx"),
         (".pptx", ".ppt", ".odp"),
     ),
     "word document": (("docx", "word document"), (".docx", ".doc", ".odt", ".rtf")),
@@ -80,11 +80,19 @@ _NEWEST = re.compile(
     r"(?:\s+(?P<noun>edition|version|list|release|revision|rules?))?",
     re.I,
 )
+#: What may follow a file kind named as a place: the end of the clause, a verb of
+#: saying or a preposition ("the slides say", "the PDF version of"); not a noun that
+#: makes it something else ("the presentation layer", "the PDF renderer").
+_AFTER_KIND = (
+    r"says?|said|lists?|listed|shows?|states?|gives?|reports?|mentions?|for|of|on|about|"
+    r"from|in|at|to|is|are|was|were|has|have|does|do|did|version|file|document|copy"
+)
 #: A file kind named as the place of the answer: "in the spreadsheet", "from this PDF",
 #: "according to the slides", "What does the workbook list ...", "the PDF version".
 _KIND_PLACE = re.compile(
     rf"\b(?:in|from|within|inside|on|of|per|according to|does|do|did|is|are)\s+"
-    rf"(?:the|this|that|these|those)\s+(?:[\w-]+\s+){{0,2}}?(?P<kind>{_KIND_ALT})\b",
+    rf"(?:the|this|that|these|those)\s+(?:[\w-]+\s+){{0,2}}?(?P<kind>{_KIND_ALT})\b"
+    rf"(?=\s*(?:[,?.;:!)]|$|(?:{_AFTER_KIND})\b))",
     re.I,
 )
 #: "according to X" names a source: X up to the clause's end.

@@ -17,7 +17,7 @@ is its plain-text form for word and year matching (the answerability score joins
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +32,7 @@ __all__ = [
     "DocFacts",
     "UnitContext",
     "context_text",
+    "document_contexts",
     "document_facts",
     "edition_family",
     "fragment_context",
@@ -265,3 +266,13 @@ def newest_editions(fragments: Sequence[Fragment], facts: Mapping[str, DocFacts]
         if year[p] < max(year[q] for q in paths)
     }
     return [f for f in fragments if f.path not in older]
+
+
+def document_contexts(index: KBIndex, paths: Iterable[str]) -> dict[str, str]:
+    """The document-level :func:`context_text` (title, path, file kind, edition, date; no
+    section) of each of ``paths``: what the presence checks count as present beside the
+    passages of that document."""
+    facts = document_facts(index)
+    return {
+        p: context_text(unit_context(facts.get(p) or DocFacts(p))) for p in dict.fromkeys(paths)
+    }
