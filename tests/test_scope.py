@@ -71,8 +71,9 @@ def test_source_documents_named_by_title_before_a_genre_noun() -> None:
 
 # -- the parser: documentation phrasing -------------------------------------------------
 def test_versions_and_sections_in_documentation_questions() -> None:
-    assert scope_of("What changed in version 2?").editions == ("version 2",)
-    assert scope_of("Is the flag still there in v2.1?").editions == ("version 2.1",)
+    v2 = scope_of("What changed in version 2?")
+    assert v2.versions == ("version 2",) and not v2.restricts  # a condition, per section
+    assert scope_of("Is the flag still there in v2.1?").versions == ("version 2.1",)
     assert scope_of("In the Quickstart section, what command starts the server?").section == (
         "Quickstart"
     )
@@ -158,9 +159,8 @@ def test_scope_unmet_names_what_the_context_is_not() -> None:
     sheet = scope_of("How many seats are there in the spreadsheet?")
     assert scope_unmet(sheet, _ctx("fleet.xlsx")) == ()
     assert scope_unmet(sheet, _ctx("fleet.md")) == ("a spreadsheet",)
-    v2 = scope_of("What changed in version 2?")
-    assert scope_unmet(v2, _ctx("guide-v2.md")) == ()
-    assert scope_unmet(v2, _ctx("guide-v12.md")) != ()
+    assert scope_unmet(Scope(editions=("version 2",)), _ctx("guide-v2.md")) == ()
+    assert scope_unmet(Scope(editions=("version 2",)), _ctx("guide-v12.md")) != ()
 
 
 def test_a_source_is_matched_against_title_and_path() -> None:

@@ -121,7 +121,10 @@ class Scope:
     """The scope a question states; empty fields where it states none.
 
     ``years``: every year the question names (each must match a candidate unit's text or
-    context); ``editions``: the editions it names ("2013", "version 2", "2nd edition");
+    context); ``editions``: the editions it names by year or ordinal ("2013", "2nd
+    edition"), which restrict the candidates to those documents; ``versions``: numbered
+    versions ("version 2"), left to the condition set (one document often answers per
+    version, section by section);
     ``kinds``: file kinds (keys of :data:`FILE_KINDS`); ``source``: the title words of a
     document it names ("Bigtable"); ``section``: a section's name words; ``newest``:
     "current"/"latest" asked; ``words``: the question's words that only state the scope
@@ -130,6 +133,7 @@ class Scope:
 
     years: tuple[str, ...] = ()
     editions: tuple[str, ...] = ()
+    versions: tuple[str, ...] = ()
     kinds: tuple[str, ...] = ()
     source: str = ""
     section: str = ""
@@ -150,6 +154,7 @@ class Scope:
         return {
             "years": list(self.years),
             "editions": list(self.editions),
+            "versions": list(self.versions),
             "kinds": list(self.kinds),
             "source": self.source,
             "section": self.section,
@@ -174,9 +179,11 @@ def scope_of(text: str) -> Scope:
     for m in _EDITION_YEAR.finditer(text):
         editions.append(m.group("year"))
         words.append(m.group("noun"))
-    for m in _EDITION_NUMBER.finditer(text):
-        editions.append(f"{_noun(m.group('noun'))} {m.group('num')}")
-        words.append(m.group("noun"))
+    # a numbered version ("version 2", "v2.1") is a condition one document often answers
+    # per section (analysis/conditions.py): recorded, never a document restriction
+    versions = [
+        f"{_noun(m.group('noun'))} {m.group('num')}" for m in _EDITION_NUMBER.finditer(text)
+    ]
     for m in _EDITION_ORDINAL.finditer(text):
         editions.append(f"{m.group('ord').lower()} {m.group('noun').lower()}")
         words.append(m.group("noun"))
@@ -194,6 +201,7 @@ def scope_of(text: str) -> Scope:
     return Scope(
         years=years,
         editions=tuple(dict.fromkeys(editions)),
+        versions=tuple(dict.fromkeys(versions)),
         kinds=tuple(dict.fromkeys(kinds)),
         source=source,
         section=section,
