@@ -62,6 +62,8 @@ def aliases(text: str, defined: list[tuple[str, str]]) -> list[str]:
     """The other name of each ``defined`` term ``text`` uses: the long form of an acronym
     it writes ("CSPs" -> "Cloud service providers"), the acronym of a long form it spells
     out (case and hyphens aside)."""
+    if not defined:
+        return []
     flat = _flat(text)
     out: list[str] = []
     for acronym, long_form in defined:
