@@ -7,6 +7,7 @@ from the sentence."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -438,3 +439,16 @@ def test_a_subject_named_only_in_the_document_title_is_present(tmp_path: Path) -
         kb.add([docs])
         text, paths = _cited(kb, "In batches of how many records does Quarry write its log?")
     assert paths == ["quarry.md"] and "128" in text
+
+
+def test_a_named_section_restricts_to_fragments_under_it_when_any_is() -> None:
+    def under(path: str, *heads: str) -> Fragment:
+        return replace(_frag(path), heading_path=heads)
+
+    frags = [under("guide.md", "Guide", "Installation"), under("guide.md", "Guide", "Quickstart")]
+    facts = {"guide.md": DocFacts("guide.md", "Guide")}
+    scope = scope_of("In the Quickstart section, what command starts the server?")
+    kept, unmet_parts = in_scope(frags, scope, facts)
+    assert [f.heading_path[-1] for f in kept] == ["Quickstart"] and unmet_parts == ()
+    elsewhere = scope_of("In the Deployment section, what command starts the server?")
+    assert in_scope(frags, elsewhere, facts)[0] == frags  # no such section: nothing dropped

@@ -39,6 +39,7 @@ __all__ = [
     "in_scope",
     "newest_editions",
     "scope_unmet",
+    "section_met",
     "source_met",
     "unit_context",
 ]
@@ -216,13 +217,14 @@ def in_scope(
     when none is, nothing is kept and the unmet parts are returned (the answer would
     come from another edition or file than the one asked about). A named source document
     restricts them only when some fragment's document is it: a name that is no title
-    ("according to the maintainers") stays a term the answer must hold.
+    ("according to the maintainers") stays a term the answer must hold. A named section
+    ("in the Quickstart section") restricts them to the fragments under it, when any is.
     """
     if not fragments:
         return [], ()
     kept = newest_editions(fragments, facts) if scope.newest and not scope.editions else []
     kept = kept or list(fragments)
-    if not scope.restricts:
+    if not (scope.restricts or scope.section):
         return kept, ()
     if scope.kinds or scope.editions:
         plain = Scope(kinds=scope.kinds, editions=scope.editions)
@@ -232,7 +234,19 @@ def in_scope(
     if scope.source:
         named = [f for f in kept if source_met(scope.source, fragment_context(f, facts))]
         kept = named or kept
+    if scope.section:
+        headed = [f for f in kept if section_met(scope.section, f.heading_path)]
+        kept = headed or kept
     return kept, ()
+
+
+def section_met(section: str, heading_path: Sequence[str]) -> bool:
+    """Whether a section named ``section`` ("Quickstart") is on ``heading_path``: at
+    least half of the name's index tokens are in one of its headings."""
+    want = set(tokenize(section))
+    if not want:
+        return False
+    return any(2 * len(want & set(tokenize(h))) >= len(want) for h in heading_path)
 
 
 _EDITION_MARK = re.compile(r"(?<!\d)(?:19|20)\d{2}(?:[-_.]\d{1,2}){0,2}(?!\d)|\bv?\d+(?:\.\d+)+\b")
