@@ -452,3 +452,14 @@ def test_a_named_section_restricts_to_fragments_under_it_when_any_is() -> None:
     assert [f.heading_path[-1] for f in kept] == ["Quickstart"] and unmet_parts == ()
     elsewhere = scope_of("In the Deployment section, what command starts the server?")
     assert in_scope(frags, elsewhere, facts)[0] == frags  # no such section: nothing dropped
+
+
+def test_a_file_kind_no_document_is_stays_the_subject() -> None:
+    s = scope_of("How do I read rows from the CSV file?")
+    assert s.kinds == ("spreadsheet",) and "csv" in s.words
+    held = s.held({"pdf", ""})
+    assert held.kinds == () and "csv" not in held.words
+    assert s.held({"spreadsheet"}) == s
+    frags = [_frag("guide.md")]
+    facts = {"guide.md": DocFacts("guide.md", "Guide")}
+    assert in_scope(frags, s, facts) == (frags, ())  # no spreadsheet in the KB: no refusal

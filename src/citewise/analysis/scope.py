@@ -17,7 +17,8 @@ phrasing only; Chinese edition phrases are read elsewhere.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Collection
+from dataclasses import dataclass, replace
 
 from citewise.analysis.tokenize import tokenize
 
@@ -149,6 +150,17 @@ class Scope:
     def keys(self) -> frozenset[str]:
         """The index tokens of :attr:`words` (the terms no sentence must hold)."""
         return frozenset(t for w in self.words for t in tokenize(w))
+
+    def held(self, kinds: Collection[str]) -> Scope:
+        """This scope with only the file kinds among ``kinds`` (those the knowledge base
+        holds): "from the CSV file" over documentation without one CSV is the subject of
+        the question, not the place of its answer, so its words stay terms to hold."""
+        gone = {k for k in self.kinds if k not in kinds}
+        if not gone:
+            return self
+        words = tuple(w for w in self.words if _KIND_WORD.get(w) not in gone)
+        kept = tuple(k for k in self.kinds if k not in gone)
+        return replace(self, kinds=kept, words=words)
 
     def to_json(self) -> dict[str, object]:
         return {

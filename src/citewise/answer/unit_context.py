@@ -222,6 +222,7 @@ def in_scope(
     """
     if not fragments:
         return [], ()
+    scope = scope.held({kind_of_path(p) for p in facts})  # kinds no document is: subject
     kept = newest_editions(fragments, facts) if scope.newest and not scope.editions else []
     kept = kept or list(fragments)
     if not (scope.restricts or scope.section):

@@ -35,6 +35,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from citewise.analysis.named import named_terms
+from citewise.analysis.scope import kind_of_path
 from citewise.analysis.tokenize import QUESTION_STEMS, is_cjk_char, tokenize
 from citewise.sufficiency.closed_compounds import open_form, written_open
 from citewise.sufficiency.judgement import judge, label_found, last_part
@@ -318,7 +319,8 @@ def weigh(question: Question, index: KBIndex, principal: str | None = None) -> T
     lexical = index.lexical
     population = index.population(principal)
     text, subject, named = question.text, question.intent.subject_terms, question.named_terms
-    scoped = question.scope.keys  # scope words ("spreadsheet", "edition") are context
+    # scope words ("spreadsheet", "edition") are context, the kinds of file it holds
+    scoped = question.scope.held(file_kinds(index)).keys
     if scoped:  # matched against each unit's context, never demanded from the documents
         subject = tuple(k for k in subject if k not in scoped)
         named = tuple(k for k in named if k not in scoped)
@@ -328,6 +330,15 @@ def weigh(question: Question, index: KBIndex, principal: str | None = None) -> T
     count = population.n
     return profile_terms(
         text, subject, lambda t: lexical.document_frequency(t, population), count, named, phrase
+    )
+
+
+def file_kinds(index: KBIndex) -> frozenset[str]:
+    """The file kinds (:data:`citewise.analysis.scope.FILE_KINDS`) of the knowledge base's
+    current documents, read once per index state."""
+    chunks = index.chunks
+    return index.memo(
+        "scope-file-kinds", lambda: frozenset(kind_of_path(c.path) for c in chunks.values())
     )
 
 
