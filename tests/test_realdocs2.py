@@ -64,7 +64,7 @@ def kb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KnowledgeBase]:
         "longer than 200 feet.\n",
         "utf-8",
     )
-    (corpus / "diary.txt").write_text(
+    (corpus / "siege-journal.txt").write_text(  # a file name, not a descriptor word
         "THE SIEGE OF VICKSBURG.\n\nJune 10th. The heat of the sun increases.\n\n"
         + "".join(
             f"June {d}th. Another day of the siege of Vicksburg.\n\n" for d in (11, 12, 13, 14)

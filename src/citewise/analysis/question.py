@@ -18,6 +18,7 @@ from citewise.analysis.conditions import Condition, ConditionKind, ConditionSet,
 from citewise.analysis.graph_intent import graph_deep, graph_intent
 from citewise.analysis.intent import Intent, IntentKind, classify_intent
 from citewise.analysis.named import named_terms
+from citewise.analysis.scope import Scope, scope_of
 from citewise.analysis.tokenize import key_terms
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "ConditionSet",
     "IntentJSON",
     "Question",
+    "Scope",
     "analyse",
 ]
 
@@ -63,7 +65,9 @@ class Question:
     identifiers it relies on (:func:`~citewise.analysis.named.named_terms`).
     ``conditions`` is the query condition set: the conditions the text states
     (:func:`~citewise.analysis.conditions.conditions_in`) over any the caller passes or
-    a conversation carries over.
+    a conversation carries over. ``scope`` is the edition, year, file kind, document or
+    section the question names (:func:`~citewise.analysis.scope.scope_of`), matched
+    against each candidate's context, not demanded from the sentence.
     """
 
     text: str
@@ -73,6 +77,7 @@ class Question:
     graph_intent: str
     graph_deep: bool
     conditions: ConditionSet = field(default_factory=ConditionSet)
+    scope: Scope = field(default_factory=Scope)
 
 
 def analyse(text: str, given: ConditionSet | None = None) -> Question:
@@ -86,4 +91,5 @@ def analyse(text: str, given: ConditionSet | None = None) -> Question:
         graph_intent=graph_intent(text),
         graph_deep=graph_deep(text),
         conditions=conditions_in(text).over(given or ConditionSet()),
+        scope=scope_of(text),
     )

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
+from citewise.analysis.scope import Scope
+from citewise.answer.acronyms import aliases, definitions
 from citewise.answer.compose import Candidate
+from citewise.answer.unit_context import DocFacts, context_text, unit_context
 from citewise.core.records import Node
 from citewise.evidence.nodes import NodeReader, Span
 from citewise.evidence.sentences import split_sentences
@@ -43,11 +46,31 @@ SECTION_BLOCKS = 3
 
 
 def admission(
-    gate: UnitGate, reader: NodeReader, near: dict[tuple[str, int], list[Span]]
+    gate: UnitGate,
+    reader: NodeReader,
+    near: dict[tuple[str, int], list[Span]],
+    facts: Mapping[str, DocFacts] | None = None,
+    scope: Scope | None = None,
 ) -> Callable[[Candidate], bool]:
-    """The ``admit`` test for :func:`citewise.answer.compose.compose`."""
+    """The ``admit`` test for :func:`citewise.answer.compose.compose`. ``facts``: the
+    documents' titles and metadata (:func:`~citewise.answer.unit_context.document_facts`):
+    each unit is judged with its :class:`~citewise.answer.unit_context.UnitContext`, which
+    may supply a year, a name or a relation word; when the question states a ``scope``,
+    that context also lifts a unit to the relevance floor (its scope words are where it
+    stands, not what it says)."""
 
     asked = _asked_names(gate.constraints)
+    contexts: dict[tuple[str, int, tuple[str, ...]], str] = {}
+
+    def context(c: Candidate) -> str:
+        f = c.fragment
+        key = (f.path, f.version_id, f.heading_path)
+        if key not in contexts:
+            doc = (facts or {}).get(f.path) or DocFacts(f.path)
+            ctx = unit_context(doc, f.heading_path, regulation=f.regulation, locator=f.locator)
+            contexts[key] = context_text(ctx)
+        return contexts[key]
+
     subjects: dict[tuple[str, int], tuple[str, str]] = {}
     titles: dict[tuple[str, int], str] = {}
     wanted = expected_of(gate.question) if is_question(gate.question) else None
@@ -92,6 +115,13 @@ def admission(
             headings.append(caption)
             deeper.append(caption)
         deeper += expansions(c.clean, f"{section}\n{own}\n{opening}")  # an acronym: its full name
+        # a term the document defines ("Cloud service providers (CSPs)") under its other name
+        headings += aliases(c.clean, definitions(f"{section}\n{own}\n{first}\n{opening}"))
+        where = context(c) if facts is not None else ""
+        if where and c.kind == "row":  # a row is read with its column headers
+            where = f"{where}\n{columns_of(reader, near, c)}"
+        if where and scope is not None and (scope.words or scope.years or scope.source):
+            deeper.append(where)
         score = max(c.score, gate.floor) if _lifted(gate.question, c.clean, deeper) else c.score
         shown = f"{caption}: {c.clean}" if caption else c.clean  # its figures too
         if c.kind == "sequel":  # its first sentence meets them alone; the next carries on
@@ -105,7 +135,7 @@ def admission(
         refused = (
             [Constraint("structure", hard[10:], "structure")] if hard[:10] == "structure:" else []
         )
-        return gate(shown, headings, value, f"{section}\n{own}", refused)
+        return gate(shown, headings, value, f"{section}\n{own}", refused, where)
 
     return admit
 
@@ -168,12 +198,28 @@ def _blocks_of(
 
 def _caption_of(reader: NodeReader, near: dict[tuple[str, int], list[Span]], c: Candidate) -> str:
     """The caption of the table a row belongs to (PDF tables, :mod:`pdf_table`)."""
+    table = _table_of(reader, near, c)
+    return str(table.attrs.get("caption") or "") if table is not None else ""
+
+
+def columns_of(reader: NodeReader, near: dict[tuple[str, int], list[Span]], c: Candidate) -> str:
+    """The column headers of the table a row belongs to: the table's first line, unless
+    that line is the row itself (a table without a header row)."""
+    table = _table_of(reader, near, c)
+    if table is None or c.span.start <= table.char_start:
+        return ""
+    return table.text.split("\n", 1)[0]
+
+
+def _table_of(
+    reader: NodeReader, near: dict[tuple[str, int], list[Span]], c: Candidate
+) -> Node | None:
     f = c.fragment
     nodes = reader.near(f.path, f.version_id, near.get((f.path, f.version_id), []))
     for n in nodes:
         if n.kind == "table" and n.char_start <= c.span.start and c.span.end <= n.char_end:
-            return str(n.attrs.get("caption") or "")
-    return ""
+            return n
+    return None
 
 
 _ACRONYM_USE = re.compile(r"\b[A-Z]{2,}[0-9]*\b")

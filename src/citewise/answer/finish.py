@@ -22,6 +22,7 @@ from citewise.answer.models import (
     new_trace_id,
 )
 from citewise.answer.table_rows import absent_row, asked_terms
+from citewise.answer.unit_context import document_contexts
 from citewise.evidence.models import EvidencePack
 from citewise.sufficiency.asked import asked_attribute, attribute_cited
 from citewise.sufficiency.compounds import sibling_compound
@@ -58,7 +59,10 @@ def finish(
     if failed_why is None and kept:
         suff = _truthful(suff, _cited_texts(pack, kept, citations))
     if failed_why is None and profile is not None and profile.checks:
-        suff, failed_why = _cited_presence(intent, pack, kept, citations, profile, suff, trace)
+        where = document_contexts(kb.index, (c.path for c in citations)).values()
+        suff, failed_why = _cited_presence(
+            intent, pack, kept, citations, profile, suff, trace, list(where)
+        )
     if failed_why is not None:
         trace["failure_stage"] = "citation_verification"
         return refusal(
@@ -106,14 +110,15 @@ def _cited_presence(
     profile: TermProfile,
     suff: Sufficiency,
     trace: AnswerTrace,
+    where: list[str] | None = None,
 ) -> tuple[Sufficiency, str | None]:
-    """The question's distinctive terms judged on the text actually cited (traced as
-    ``cited_presence``): the verdict and why it fails (``None`` when it stands)."""
-    cited = judge(profile, _cited_texts(pack, kept, citations), cited=True)
+    """The question's distinctive terms judged on the text actually cited with the
+    context of its documents (``where``: title, path, kind, edition, date), traced as
+    ``cited_presence``: the verdict and why it fails (``None`` when it stands)."""
+    texts = _cited_texts(pack, kept, citations) + (where or [])
+    cited = judge(profile, texts, cited=True)
     trace["cited_presence"] = cited.to_json()
-    beside = (
-        _beside(profile, _cited_texts(pack, kept, citations)) if _no_steps(intent, suff) else ()
-    )
+    beside = _beside(profile, texts) if _no_steps(intent, suff) else ()
     if beside:
         # no step of the procedure, and the cited text misses part of what is asked:
         # the passages are about something next to the question, not an answer to it

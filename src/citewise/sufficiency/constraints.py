@@ -245,17 +245,21 @@ def unmet(
     text: str,
     headings: Iterable[str] = (),
     paragraph: str = "",
+    context: str = "",
 ) -> tuple[Constraint, ...]:
     """The constraints ``text`` (a unit an answer would quote) fails. Its ``headings`` may
     supply a name or a relation word, the ``paragraph`` it sits in a name; neither ever
-    supplies a figure, the polarity or the answer type."""
+    supplies a figure, the polarity or the answer type. Its ``context`` (document title,
+    path, file kind, edition and date: :func:`citewise.answer.unit_context.context_text`)
+    supplies a name, a relation word or a year, the same way for every question (a year
+    is met by the sentence or by where it stands, never by neither)."""
     own = tokens(text)
-    headed = own.union(*(tokens(line) for line in headings))
+    headed = own.union(*(tokens(line) for line in headings), tokens(context))
     around = headed.union(tokens(paragraph))
     out = []
     for c in constraints:
         if c.kind == "number":
-            ok = number_found(c, text)
+            ok = number_found(c, text) or (_is_year(c) and number_found(c, context))
         elif c.kind == "name":
             ok = held(c.key, around) or fold(c.surface).lower() in fold(text).lower()
         elif c.key.startswith(ZH_WORDS):  # a Chinese question's words (zh_terms)
@@ -284,6 +288,11 @@ def unmet(
         if not ok:
             out.append(c)
     return tuple(out)
+
+
+def _is_year(c: Constraint) -> bool:
+    """A number constraint that is a year ("2013"), which a unit's context may hold."""
+    return c.key.isdigit() and len(c.key) == 4 and 1000 <= int(c.key) <= 2199
 
 
 def _asked(c: Constraint) -> list[str]:
@@ -380,13 +389,15 @@ class UnitGate:
         score: float = 0.0,
         paragraph: str = "",
         refused: Sequence[Constraint] = (),
+        context: str = "",
     ) -> bool:
         """Whether the unit ``text`` passes; ``refused``: what a hard gate outside the
-        question's constraints already failed it for (a structural line)."""
+        question's constraints already failed it for (a structural line); ``context``: the
+        unit's document context (title, path, edition, section), where a year may be met."""
         if not self.constraints and not refused:
             return True
         headings = list(headings)
-        failed = (*unmet(self.constraints, text, headings, paragraph), *refused)
+        failed = (*unmet(self.constraints, text, headings, paragraph, context), *refused)
         if score < self.floor:
             lacking = " ".join(unmentioned(self.question, text, headings))
             failed = (*failed, Constraint("relevance", lacking, "relevance"))

@@ -10,7 +10,7 @@ partial_coverage > none.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from citewise.analysis.intent import Intent
@@ -59,10 +59,20 @@ class GateInput:
     unknown_terms: tuple[str, ...] = ()
     #: The question's terms weighed against the knowledge base (None: ratio rules only).
     profile: TermProfile | None = None
+    #: (path, context) of documents: their title, path, file kind, edition and date
+    #: (:func:`citewise.answer.unit_context.document_contexts`), present beside each of
+    #: their passages ("MapReduce" in the title of the paper whose passage is quoted).
+    context: tuple[tuple[str, str], ...] = ()
 
 
 def _texts(frags: Sequence[Fragment]) -> list[str]:
     return [f.text for f in frags] + [" ".join(f.heading_path) for f in frags]
+
+
+def _contexts(g: GateInput, frags: Sequence[Fragment]) -> list[str]:
+    """The contexts of the documents ``frags`` are from (:attr:`GateInput.context`)."""
+    where = dict(g.context)
+    return [where[p] for p in dict.fromkeys(f.path for f in frags) if p in where]
 
 
 def _without_reference_words(c: Coverage) -> Coverage:
@@ -76,7 +86,7 @@ def review(g: GateInput) -> Sufficiency:
     refused = _absent(g, direct)
     if refused is not None:
         return refused
-    texts = _texts(direct)
+    texts = _texts(direct) + _contexts(g, direct)
     found = _Findings()
     required = tuple(t for t in g.profile.required if not t.soft) if g.profile else ()
     refused = _subject_refusal(g, direct, texts, required, found)
@@ -147,7 +157,9 @@ def _subject_refusal(
         if verdict.verdict == "partial":
             found.reasons += _given(verdict.reason)
             found.degradations.append("partial_coverage")
-        refusal = _subject_gates(g, tuple(t.key for t in required), _sections(direct, pack))
+        refusal = _subject_gates(
+            g, tuple(t.key for t in required), _sections(direct, pack, dict(g.context))
+        )
     else:
         refusal = _ratio_gates(g, texts, direct)
     if refusal is not None:
@@ -213,9 +225,13 @@ def _verdict(found: _Findings) -> Sufficiency:
     return Sufficiency(status, worst, tuple(reasons), recoverable)
 
 
-def _sections(direct: Sequence[Fragment], pack: EvidencePack) -> list[Fragment]:
+def _sections(
+    direct: Sequence[Fragment], pack: EvidencePack, where: Mapping[str, str] | None = None
+) -> list[Fragment]:
     """Each direct fragment widened to the context the pack holds from its own section
-    (same document, same heading path): two terms in one section are not scattered."""
+    (same document, same heading path) and to its document's context (``where``: title,
+    path, edition): two terms in one section, or one in the passage and one in the title
+    of its document, are not scattered."""
     out = []
     for f in direct:
         near = [
@@ -223,6 +239,7 @@ def _sections(direct: Sequence[Fragment], pack: EvidencePack) -> list[Fragment]:
             for a in (*direct, *pack.augmentation)
             if a is not f and a.doc_id == f.doc_id and a.heading_path == f.heading_path
         ]
+        near += [where[f.path]] if where and f.path in where else []
         out.append(replace(f, text="\n".join([f.text, *near])) if near else f)
     return out
 

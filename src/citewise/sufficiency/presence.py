@@ -35,6 +35,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from citewise.analysis.named import named_terms
+from citewise.analysis.scope import kind_of_path
 from citewise.analysis.tokenize import QUESTION_STEMS, is_cjk_char, tokenize
 from citewise.analysis.zh_words import word_of
 from citewise.sufficiency.closed_compounds import open_form, written_open
@@ -230,9 +231,27 @@ def _weigh_term(key: str, around: _Around) -> QuestionTerm:
     kind = _kind(key, around.named)
     word = around.surface.get(key, key)
     asked, key, n = _counted(key, word, kind, around.df)
+    if n == 0 and _spelt_apart(word, around):  # "work-in-process" as "Work in-process"
+        n = min((around.df(t) for t in tokenize(word.replace("-", " "), literals=False)), default=0)
     required, soft = _required(key, word, kind, n, around.common, around.parts)
     soft = _softened(QuestionTerm(key, word, kind, n, required, soft, False, asked), around)
     return QuestionTerm(key, word, kind, n, required or soft, soft, n >= around.common, asked)
+
+
+#: Words joined by hyphens ("work-in-process", "end-to-end"): a surface variant of the
+#: same words written with spaces or other hyphens, counted by its words when no chunk
+#: holds the joined form.
+_HYPHENATED = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)+")
+
+
+def _spelt_apart(word: str, around: _Around) -> bool:
+    """Whether the knowledge base writes the hyphenated ``word`` with its words apart or
+    hyphenated otherwise ("Work in-process" for "work-in-process"), in one chunk, in
+    order (the phrase finder of :func:`weigh`; case aside)."""
+    if around.phrase is None or not _HYPHENATED.fullmatch(word):
+        return False
+    first, *rest = word.split("-")
+    return around.phrase(re.escape(first), r"[\s-]+".join(re.escape(p) for p in rest))
 
 
 def _counted(key: str, word: str, kind: TermKind, df: Callable[[str], int]) -> tuple[str, str, int]:
@@ -305,12 +324,26 @@ def weigh(question: Question, index: KBIndex, principal: str | None = None) -> T
     lexical = index.lexical
     population = index.population(principal)
     text, subject, named = question.text, question.intent.subject_terms, question.named_terms
+    # scope words ("spreadsheet", "edition") are context, the kinds of file it holds
+    scoped = question.scope.held(file_kinds(index)).keys
+    if scoped:  # matched against each unit's context, never demanded from the documents
+        subject = tuple(k for k in subject if k not in scoped)
+        named = tuple(k for k in named if k not in scoped)
     phrase = _phrase_finder(index, population)
     if population is None:  # the caller reads everything: the global statistics
         return profile_terms(text, subject, lexical.document_frequency, len(lexical), named, phrase)
     count = population.n
     return profile_terms(
         text, subject, lambda t: lexical.document_frequency(t, population), count, named, phrase
+    )
+
+
+def file_kinds(index: KBIndex) -> frozenset[str]:
+    """The file kinds (:data:`citewise.analysis.scope.FILE_KINDS`) of the knowledge base's
+    current documents, read once per index state."""
+    chunks = index.chunks
+    return index.memo(
+        "scope-file-kinds", lambda: frozenset(kind_of_path(c.path) for c in chunks.values())
     )
 
 

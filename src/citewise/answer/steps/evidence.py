@@ -19,6 +19,7 @@ from citewise.analysis.tokenize import tokenize
 from citewise.answer.models import Answer, RecoveryTrace, new_trace_id
 from citewise.answer.steps import sections
 from citewise.answer.steps.state import AskState
+from citewise.answer.unit_context import document_contexts
 from citewise.evidence.assemble import assemble
 from citewise.evidence.models import EvidenceConfig, EvidencePack
 from citewise.recall.search import RecallSettings, search, search_summary
@@ -189,6 +190,7 @@ def gate_input(
         stale_used(pack, stale),
         s.unknown,
         s.need(s.profile, "profile"),
+        tuple(document_contexts(s.kb.index, (f.path for f in pack.direct)).items()),
     )
 
 

@@ -38,6 +38,7 @@ from citewise.answer.steps import sections
 from citewise.answer.steps.evidence import gate_input
 from citewise.answer.steps.state import AskState, Composed
 from citewise.answer.unit_cache import fragment_reader, units_of_fragments, version_units
+from citewise.answer.unit_context import document_facts, in_scope
 from citewise.evidence.models import EvidencePack
 from citewise.recall.identifiers import clause_refs
 from citewise.sufficiency.answerability import answerable_min
@@ -55,6 +56,9 @@ def conditions_step(s: AskState) -> AskState:
     fragments = [f for f in (*pack.direct, *pack.augmentation) if f.path not in s.stale] or list(
         pack.direct
     )
+    fragments, outside = in_scope(fragments, q.scope, document_facts(s.kb.index))
+    if outside:  # no fragment is of the edition or file kind the question names
+        return replace(s, answer=scope_answer(s, outside, pack, trace))
     fragments, dropped = fragments_under(fragments, q.conditions)
     if dropped:  # a section under another condition than the question states
         trace["conditions"] = sections.conditions(
@@ -164,6 +168,7 @@ def _extractive(s: AskState) -> AskState:
     # every unit as the composer scores the question typed: no relevance floor then
     floor = 0.0 if clause_refs(q.text) or s.respelt else answerable_min()
     gate = question_gate(q.text, q.intent.kind, profile, floor)
+    facts = document_facts(s.kb.index)
     units_of = units_of_fragments(version_units(s.kb.index, unit_reader, unit_near))
     chosen, ranked = compose_ranked(
         q.text,
@@ -172,7 +177,7 @@ def _extractive(s: AskState) -> AskState:
         units_of=units_of,
         scorer=dense_scorer(s.kb.index),
         needed=profile.needed,
-        admit=admission(gate, unit_reader, unit_near),
+        admit=admission(gate, unit_reader, unit_near, facts, q.scope),
     )
     if q.conditions.conditions or chosen:
         heads = [f.heading_path[-1] for f in pack.direct if f.heading_path]
@@ -193,6 +198,22 @@ def _extractive(s: AskState) -> AskState:
         near=unit_near,
     )
     return replace(s, composed=composed)
+
+
+def scope_answer(
+    s: AskState, outside: tuple[str, ...], pack: EvidencePack, trace: AnswerTrace
+) -> Answer:
+    """No passage found stands in the edition or file the question names
+    (:func:`citewise.answer.unit_context.in_scope`): refused, naming it."""
+    said = " and ".join(outside)
+    reason = Reason("constraint_unmet", f"no passage found in {said}")
+    verdict = refused(reason)
+    trace["sufficiency"] = verdict.to_json()
+    trace["missing"] = str(reason)
+    text = f"{INSUFFICIENT} ({human_reason(verdict)})"
+    return refusal(
+        pack, s.kb.name, s.question.intent.kind, verdict, text, "context_assembly", trace
+    )
 
 
 def condition_answer(
