@@ -195,3 +195,24 @@ def test_the_cheap_value_test_keeps_sentences_that_may_state_a_value() -> None:
     assert _may_state_value("It was built by Hanna Berg.")
     assert not _may_state_value("It is built of steel and stone.")
     assert not _may_state_value("The deck is in fair condition.")
+
+
+def test_two_editions_of_one_document_are_no_conflict() -> None:
+    """Paths alike but for a year or version mark are editions of one document; a value
+    that differs between them changed, it is no disagreement between sources."""
+    from citewise.analysis.scope import editions_of_one
+
+    assert editions_of_one("std/cloud-standard-2013.md", "std/cloud-standard-2017.md")
+    assert editions_of_one("guide-v1.2.md", "guide-v2.0.md")
+    assert not editions_of_one("lattice-paper.md", "quarry-paper.md")
+    assert not editions_of_one("report.md", "report.md")
+    assert not editions_of_one("a/policy-2013.md", "b/policy-2017.md")
+
+
+def test_the_names_a_question_uses_are_its_capitalised_words_past_the_first() -> None:
+    from citewise.analysis.tokenize import word_tokens
+    from citewise.sufficiency.slot_conflicts import question_names
+
+    q = "In batches of how many records does Quarry write its log?"
+    assert question_names(q) == frozenset(word_tokens("Quarry"))
+    assert question_names("When was the treaty signed?") == frozenset()

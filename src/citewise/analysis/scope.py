@@ -22,7 +22,14 @@ from dataclasses import dataclass, replace
 
 from citewise.analysis.tokenize import tokenize
 
-__all__ = ["FILE_KINDS", "Scope", "kind_of_path", "scope_of"]
+__all__ = [
+    "FILE_KINDS",
+    "Scope",
+    "edition_family",
+    "editions_of_one",
+    "kind_of_path",
+    "scope_of",
+]
 
 #: File kinds a question may name, each with the words that name it and the file
 #: extensions that are it. A kind is a class of file, not one format: "the slides" is a
@@ -268,3 +275,20 @@ def _section(text: str) -> str:
     if m is None:
         return ""
     return " ".join(w.strip("\"'`“”") for w in m.group("name").split())
+
+
+_EDITION_MARK = re.compile(r"(?<!\d)(?:19|20)\d{2}(?:[-_.]\d{1,2}){0,2}(?!\d)|\bv?\d+(?:\.\d+)+\b")
+
+
+def edition_family(path: str) -> str:
+    """The document a path is an edition of: the path with its years, dates and version
+    numbers left out ("std/cloud-standard-2013.md" and "std/cloud-standard-2017.md" are
+    one family)."""
+    return re.sub(r"[-_. ]+", "-", _EDITION_MARK.sub("", path.lower())).strip("-")
+
+
+def editions_of_one(a: str, b: str) -> bool:
+    """Whether two different paths are editions of one document (same family, different
+    year or version marks): a value that differs between them changed between editions;
+    it is no disagreement between sources."""
+    return a != b and edition_family(a) == edition_family(b)

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from citewise.analysis.scope import FILE_KINDS, Scope, kind_of_path
+from citewise.analysis.scope import FILE_KINDS, Scope, edition_family, kind_of_path
 from citewise.analysis.tokenize import tokenize
 from citewise.evidence.models import Fragment
 
@@ -248,16 +248,6 @@ def section_met(section: str, heading_path: Sequence[str]) -> bool:
     if not want:
         return False
     return any(2 * len(want & set(tokenize(h))) >= len(want) for h in heading_path)
-
-
-_EDITION_MARK = re.compile(r"(?<!\d)(?:19|20)\d{2}(?:[-_.]\d{1,2}){0,2}(?!\d)|\bv?\d+(?:\.\d+)+\b")
-
-
-def edition_family(path: str) -> str:
-    """The document a path is an edition of: the path with its years, dates and version
-    numbers left out ("std/cloud-standard-2013.md" and "std/cloud-standard-2017.md" are
-    one family)."""
-    return re.sub(r"[-_. ]+", "-", _EDITION_MARK.sub("", path.lower())).strip("-")
 
 
 def newest_editions(fragments: Sequence[Fragment], facts: Mapping[str, DocFacts]) -> list[Fragment]:

@@ -29,7 +29,9 @@ The rules, each for a named reason:
   context: the subject is often named there and the value here), holds at least
   :data:`MIN_COVERAGE` of the question's key terms, and one side lies in the pack's
   direct support (the answer rests on it); stale editions are left out (a newer edition
-  supersedes, it does not conflict).
+  supersedes, it does not conflict), and so are two editions of one document
+  (:func:`citewise.analysis.scope.editions_of_one`: paths alike but for their year or
+  version): their values changed between editions, which the edition scope answers.
 
 Thresholds were chosen on the counterfactual SQuAD pairs of ``bench/conflict_pairs.py``
 (seed 58) and checked not to fire on the documents, papers, starlette and squad2 pools
@@ -46,6 +48,7 @@ from functools import lru_cache
 from typing import Literal, NamedTuple
 
 from citewise.analysis.question import Question
+from citewise.analysis.scope import editions_of_one
 from citewise.analysis.tokenize import key_terms, term_coverage, word_tokens
 from citewise.core.search import Hit
 from citewise.evidence.augment import hit_fragment
@@ -231,10 +234,15 @@ def slot_conflicts(
         and term_coverage(question.text, f"{s.before} {s.text}").ratio >= MIN_COVERAGE
     ]
     taken = {(side.fragment.path, side.start) for n in known for side in n.sides}
+    names = question_names(question.text)
     notes: list[ConflictNote] = []
     for i, a in enumerate(about):
         for b in about[i + 1 :]:
             if a.fragment.path == b.fragment.path or not (a.direct or b.direct):
+                continue
+            if editions_of_one(a.fragment.path, b.fragment.path):  # changed between editions
+                continue
+            if _names_held(names, a) != _names_held(names, b):  # two subjects, not one
                 continue
             if (a.fragment.path, a.start) in taken or (b.fragment.path, b.start) in taken:
                 continue
@@ -244,6 +252,25 @@ def slot_conflicts(
             notes.append(_note(question, a, b, found))
             taken |= {(a.fragment.path, a.start), (b.fragment.path, b.start)}
     return notes
+
+
+def question_names(text: str) -> frozenset[str]:
+    """The tokens of the names a question uses (capitalised words past its first word):
+    the subject it asks about, such as a product or a person."""
+    words = text.split()[1:]
+    return frozenset(
+        t for w in words if _NAME_WORD.match(w.strip("?,.;:!\"'")) for t in word_tokens(w)
+    )
+
+
+def _names_held(names: frozenset[str], s: Statement) -> frozenset[str]:
+    """Which of the question's names a statement's document context holds: its path,
+    section path, the sentence before it and itself. Two sentences alike but for one
+    value whose documents name different subjects of the question (one document titled
+    for the asked product, the other for another) state two cases, not a conflict."""
+    f = s.fragment
+    where = f"{f.path} {' '.join(f.heading_path)} {s.before} {s.text}"
+    return names & frozenset(word_tokens(where))
 
 
 def _note(
