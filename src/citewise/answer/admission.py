@@ -15,6 +15,7 @@ from __future__ import annotations
 import calendar
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from citewise.analysis.scope import Scope
 from citewise.answer.acronyms import aliases, definitions
@@ -45,6 +46,55 @@ _CONTAINERS = frozenset({"document", "section", "page_furniture"})
 SECTION_BLOCKS = 3
 
 
+@dataclass
+class _Reads:
+    """What ``admit`` reads about a unit's document, each once per document version (or
+    per section, for the context): its title line, opening and subject names, and its
+    :class:`~citewise.answer.unit_context.UnitContext` as text."""
+
+    reader: NodeReader
+    facts: Mapping[str, DocFacts] | None
+    asked: tuple[str, ...]
+    contexts: dict[tuple[str, int, tuple[str, ...]], str] = field(default_factory=dict)
+    titles: dict[tuple[str, int], str] = field(default_factory=dict)
+    subjects: dict[tuple[str, int], tuple[str, str]] = field(default_factory=dict)
+
+    def context(self, c: Candidate) -> str:
+        """The unit's document context as text ("" without document facts)."""
+        if self.facts is None:
+            return ""
+        f = c.fragment
+        key = (f.path, f.version_id, f.heading_path)
+        if key not in self.contexts:
+            doc = self.facts.get(f.path) or DocFacts(f.path)
+            ctx = unit_context(doc, f.heading_path, regulation=f.regulation, locator=f.locator)
+            self.contexts[key] = context_text(ctx)
+        return self.contexts[key]
+
+    def title(self, c: Candidate) -> str:
+        """The document's title line (its opening block, when shaped as a title: a plain
+        text file's first line), context for each of its units."""
+        f = c.fragment
+        key = (f.path, f.version_id)
+        if key not in self.titles:
+            self.titles[key] = _title_of(self.reader.near(f.path, f.version_id, [(0, 0)]))
+        return self.titles[key]
+
+    def subject(self, c: Candidate) -> tuple[str, str]:
+        """(the opening of the unit's document, the question's names that are its
+        subject: :func:`subject_names`); ("", "") when the question names nothing."""
+        if not self.asked:
+            return "", ""
+        f = c.fragment
+        key = (f.path, f.version_id)
+        if key not in self.subjects:
+            r = self.reader
+            opening = document_opening(r.near(f.path, f.version_id, [(0, 0)]))
+            whole = r.store.get_document_text(r.kb, f.doc_id, f.version_id)
+            self.subjects[key] = (opening, " ".join(subject_names(self.asked, opening, whole)))
+        return self.subjects[key]
+
+
 def admission(
     gate: UnitGate,
     reader: NodeReader,
@@ -58,57 +108,23 @@ def admission(
     may supply a year, a name or a relation word; when the question states a ``scope``,
     that context also lifts a unit to the relevance floor (its scope words are where it
     stands, not what it says)."""
-
-    asked = _asked_names(gate.constraints)
-    contexts: dict[tuple[str, int, tuple[str, ...]], str] = {}
-
-    def context(c: Candidate) -> str:
-        f = c.fragment
-        key = (f.path, f.version_id, f.heading_path)
-        if key not in contexts:
-            doc = (facts or {}).get(f.path) or DocFacts(f.path)
-            ctx = unit_context(doc, f.heading_path, regulation=f.regulation, locator=f.locator)
-            contexts[key] = context_text(ctx)
-        return contexts[key]
-
-    subjects: dict[tuple[str, int], tuple[str, str]] = {}
-    titles: dict[tuple[str, int], str] = {}
+    reads = _Reads(reader, facts, _asked_names(gate.constraints))
     wanted = expected_of(gate.question) if is_question(gate.question) else None
-
-    def title(c: Candidate) -> str:
-        """The document's title line (its opening block, when shaped as a title: a plain
-        text file's first line), context for each of its units; read once per version."""
-        f = c.fragment
-        key = (f.path, f.version_id)
-        if key not in titles:
-            titles[key] = _title_of(reader.near(f.path, f.version_id, [(0, 0)]))
-        return titles[key]
-
-    def subject(c: Candidate) -> tuple[str, str]:
-        """(the opening of the unit's document, the question's names that are its
-        subject: :func:`subject_names`), read once per document version."""
-        f = c.fragment
-        key = (f.path, f.version_id)
-        if key not in subjects:
-            opening = document_opening(reader.near(f.path, f.version_id, [(0, 0)]))
-            whole = reader.store.get_document_text(reader.kb, f.doc_id, f.version_id)
-            subjects[key] = (opening, " ".join(subject_names(asked, opening, whole)))
-        return subjects[key]
+    scoped = scope is not None and bool(scope.words or scope.years or scope.source)
 
     def admit(c: Candidate) -> bool:
         if not gate.constraints and wanted is None:
             return True
         before, section, own, first = _blocks_of(reader, near, c)
-        opening, names = subject(c) if asked else ("", "")
+        opening, names = reads.subject(c)
         # the document's subject (named in its opening, all through it) names each unit
-        head = title(c)
+        head = reads.title(c)
         headings = [*c.fragment.heading_path, *(s.text for s in c.context), first, names, head]
-        if c.kind in ("row", "table"):
-            headings.append(before)
         # the relevance floor reads a unit with its section as the relation words do: an
         # option item whose subsection names the subcommand asked about is not far off
         deeper = [*c.fragment.heading_path[1:], *(s.text for s in c.context), first, head]
         if c.kind in ("row", "table"):
+            headings.append(before)
             deeper.append(before)  # a row is read under its table's header row
         caption = _caption_of(reader, near, c) if c.kind == "row" else ""
         if caption:  # a PDF table's title scopes its rows: "November - 2015"
@@ -117,27 +133,34 @@ def admission(
         deeper += expansions(c.clean, f"{section}\n{own}\n{opening}")  # an acronym: its full name
         # a term the document defines ("Cloud service providers (CSPs)") under its other name
         headings += aliases(c.clean, definitions(f"{section}\n{own}\n{first}\n{opening}"))
-        where = context(c) if facts is not None else ""
+        where = reads.context(c)
         if where and c.kind == "row":  # a row is read with its column headers
             where = f"{where}\n{columns_of(reader, near, c)}"
-        if where and scope is not None and (scope.words or scope.years or scope.source):
+        if where and scoped:
             deeper.append(where)
         score = max(c.score, gate.floor) if _lifted(gate.question, c.clean, deeper) else c.score
         shown = f"{caption}: {c.clean}" if caption else c.clean  # its figures too
         if c.kind == "sequel":  # its first sentence meets them alone; the next carries on
-            parts = [s.text for s in split_sentences(c.clean)] or [c.clean]
-            shown = parts[0]
-        signals = Signals(score, wanted, present(shown), unit_structure(c, own))
-        value = answerability(signals)
-        hard = refusal(signals)  # a title line for "when", a unit without a number ...
-        if not hard and signals.structure and value < gate.floor:  # scored down below it
-            hard = f"structure:{signals.structure}"
-        refused = (
-            [Constraint("structure", hard[10:], "structure")] if hard[:10] == "structure:" else []
+            shown = ([s.text for s in split_sentences(c.clean)] or [c.clean])[0]
+        value, refused = _scored(
+            Signals(score, wanted, present(shown), unit_structure(c, own)), gate.floor
         )
         return gate(shown, headings, value, f"{section}\n{own}", refused, where)
 
     return admit
+
+
+def _scored(signals: Signals, floor: float) -> tuple[float, list[Constraint]]:
+    """A unit's answerability (:mod:`citewise.sufficiency.answerability`) and the hard
+    gate it fails, if any: a structural line for a typed question, or one scored down
+    below the relevance ``floor``."""
+    value = answerability(signals)
+    hard = refusal(signals)  # a title line for "when", a unit without a number ...
+    if not hard and signals.structure and value < floor:  # scored down below it
+        hard = f"structure:{signals.structure}"
+    if hard[:10] != "structure:":
+        return value, []
+    return value, [Constraint("structure", hard[10:], "structure")]
 
 
 #: Unit kinds read as prose; a table row or code is never a structural line.

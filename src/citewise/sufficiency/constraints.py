@@ -269,25 +269,31 @@ def unmet(
             rare = [k[1:] for k in c.key.split() if k.startswith("!")]
             ok = 2 * sum(held(k, headed) for k in keys) >= len(keys)
             ok = ok and (not rare or any(held(k, headed) for k in rare))
-        elif c.kind == "polarity":
-            ok = negates(c, text) if c.key.startswith("not") else bool(_LEAST_T.search(text))
-        elif c.key.startswith("zh-"):  # a Chinese question's type (zh_answer_type)
-            ok = unit_has_type(text, c.key[3:].partition(":")[0], _asked(c))
-        elif c.kind == "date":
-            ok = gives_date(text, _asked(c))
-        elif c.kind == "time":
-            ok = gives_time(text, _asked(c))
-        elif c.kind == "structure":  # given by the admission from the unit's node
-            ok = False
-        elif c.key.startswith("count"):
-            ok = gives_quantity(text, _asked(c))
-        elif asks_measure(c.surface):  # "how long": a duration or length, not any figure
-            ok = gives_measure(text)
         else:
-            ok = AnswerType.NUMBER in present(text)  # a figure, a number word
+            ok = _value_met(c, text)
         if not ok:
             out.append(c)
     return tuple(out)
+
+
+def _value_met(c: Constraint, text: str) -> bool:
+    """Whether ``text`` itself holds the value a polarity or answer-type constraint asks
+    for (never its headings or context: a figure, a negation, a date must be in the unit)."""
+    if c.kind == "polarity":
+        return negates(c, text) if c.key.startswith("not") else bool(_LEAST_T.search(text))
+    if c.key.startswith("zh-"):  # a Chinese question's type (zh_answer_type)
+        return unit_has_type(text, c.key[3:].partition(":")[0], _asked(c))
+    if c.kind == "date":
+        return gives_date(text, _asked(c))
+    if c.kind == "time":
+        return gives_time(text, _asked(c))
+    if c.kind == "structure":  # given by the admission from the unit's node
+        return False
+    if c.key.startswith("count"):
+        return gives_quantity(text, _asked(c))
+    if asks_measure(c.surface):  # "how long": a duration or length, not any figure
+        return gives_measure(text)
+    return AnswerType.NUMBER in present(text)  # a figure, a number word
 
 
 def _is_year(c: Constraint) -> bool:
