@@ -198,3 +198,19 @@ def test_identical_documents_answer_once_naming_the_other_copy(tmp_path: Path) -
     assert paths == {kept}
     assert answer.answer.count("every second Tuesday") == 1
     assert f"(The same text is in {copy}.)" in answer.answer
+
+
+def test_the_kept_top_documents_are_read_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from citewise.errors import UsageError
+    from citewise.evidence.keep_top import TOP_DOCS_ENV, TOP_DOCS_KEPT, top_docs_kept
+
+    monkeypatch.delenv(TOP_DOCS_ENV, raising=False)
+    assert top_docs_kept() == TOP_DOCS_KEPT
+    monkeypatch.setenv(TOP_DOCS_ENV, "0")
+    assert top_docs_kept() == 0
+    for bad in ("two", "-1", "11", "1.5"):
+        monkeypatch.setenv(TOP_DOCS_ENV, bad)
+        with pytest.raises(UsageError, match=TOP_DOCS_ENV):
+            top_docs_kept()

@@ -20,12 +20,15 @@ Pure functions over hits, segments and fragments.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable, Collection, Mapping, Sequence
 
 from citewise.core.search import Hit
+from citewise.errors import UsageError
 from citewise.evidence.models import Decision, Fragment, Segment
 
 __all__ = [
+    "TOP_DOCS_ENV",
     "TOP_DOCS_KEPT",
     "FragmentKey",
     "copies_of",
@@ -42,14 +45,35 @@ __all__ = [
 #: preferred to better-ranked ones of the first document (a procedure for an install
 #: question), so the guarantee stays at the two best hits.
 TOP_DOCS_KEPT = 2
+#: The environment variable that sets it (0 turns the guarantee off); read per ask so the
+#: development pool (``bench/_pool.py`` CANDIDATES) can choose it leaving a corpus out.
+TOP_DOCS_ENV = "CITEWISE_PACK_TOP_DOCS"
+
+
+def top_docs_kept() -> int:
+    """:data:`TOP_DOCS_KEPT`, or the whole number 0-10 set by :data:`TOP_DOCS_ENV`; any
+    other value is a :class:`~citewise.errors.UsageError` naming the variable."""
+    raw = os.environ.get(TOP_DOCS_ENV, "").strip()
+    if not raw:
+        return TOP_DOCS_KEPT
+    if not raw.isdigit() or int(raw) > 10:
+        raise UsageError(
+            f"{TOP_DOCS_ENV}={raw!r} is not a whole number from 0 to 10.",
+            hint=f"Set {TOP_DOCS_ENV} to {TOP_DOCS_KEPT} (the default), 0 to keep no top "
+            "document's unit, or unset it.",
+        )
+    return int(raw)
+
 
 DocKey = tuple[str, int]  # (doc_id, version_id)
 FragmentKey = tuple[str, int, int]  # (doc_id, char_start, char_end)
 
 
-def top_document_hits(hits: Sequence[Hit], k: int = TOP_DOCS_KEPT) -> list[Hit]:
-    """The best hit of each document among the first ``k`` hits, in rank order (``hits``
-    are in rank order, so a document's first hit is its best)."""
+def top_document_hits(hits: Sequence[Hit], k: int | None = None) -> list[Hit]:
+    """The best hit of each document among the first ``k`` hits (default
+    :func:`top_docs_kept`), in rank order (``hits`` are in rank order, so a document's
+    first hit is its best)."""
+    k = top_docs_kept() if k is None else k
     out: list[Hit] = []
     seen: set[DocKey] = set()
     for h in hits[:k]:
