@@ -77,12 +77,15 @@ def test_numbers_agents_places_and_definitions_are_read_from_the_text() -> None:
 
 
 def test_a_script_without_a_reader_expects_nothing_and_a_reader_plugs_in() -> None:
-    assert expected(analyse("会议什么时候开始？")) is None
-    READERS["han"] = Reader(lambda t: T.TIME if "什么时候" in t else None, lambda t: frozenset())
+    han = READERS.pop("han")
     try:
+        assert expected(analyse("会议什么时候开始？")) is None
+        READERS["han"] = Reader(
+            lambda t: T.TIME if "什么时候" in t else None, lambda t: frozenset()
+        )
         assert expected(analyse("会议什么时候开始？")) is T.TIME
     finally:
-        del READERS["han"]
+        READERS["han"] = han
 
 
 @pytest.mark.parametrize(
@@ -234,3 +237,13 @@ def test_a_when_question_over_a_title_and_no_time_abstains_naming_why(
     assert answer.outcome != "answered", answer.answer
     assert "Release schedule" not in answer.answer
     assert "no passage found says when" in answer.answer
+
+
+def test_a_chinese_question_is_typed_by_the_chinese_reader() -> None:
+    from citewise.sufficiency.answer_type import AnswerType, expected_of, present
+
+    assert expected_of("本法自何时起施行？") == AnswerType.TIME
+    assert expected_of("第几条规定了监督程序？") == AnswerType.NUMBER  # an ordinal is a number
+    assert expected_of("哪个机关负责监督？") == AnswerType.AGENT
+    assert AnswerType.TIME in present("本法自2007年1月1日起施行。")
+    assert AnswerType.TIME not in present("本法由全国人民代表大会常务委员会负责解释。")

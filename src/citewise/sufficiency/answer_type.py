@@ -38,6 +38,8 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from citewise.analysis.tokenize import has_cjk
+from citewise.sufficiency.zh_answer_type import expected_type as zh_expected_type
+from citewise.sufficiency.zh_answer_type import present_types as zh_present_types
 
 if TYPE_CHECKING:
     from citewise.analysis.question import Question
@@ -312,3 +314,24 @@ def present(text: str) -> frozenset[AnswerType]:
         reader = READERS.get(script)
         found |= reader.present(text) if reader else frozenset()
     return found
+
+
+def _zh(kind: str) -> AnswerType:
+    """A Chinese type as the recogniser's: an ordinal (第几) is a number asked."""
+    return AnswerType.NUMBER if kind == "ordinal" else AnswerType(kind)
+
+
+def _expected_zh(text: str) -> AnswerType | None:
+    """The type a Chinese question asks for (:mod:`citewise.sufficiency.zh_answer_type`)."""
+    kind = zh_expected_type(text)
+    return None if kind is None else _zh(kind)
+
+
+def _present_zh(text: str) -> frozenset[AnswerType]:
+    """The types a Chinese text holds (:mod:`citewise.sufficiency.zh_answer_type`)."""
+    return frozenset(_zh(k) for k in zh_present_types(text))
+
+
+#: Chinese plugs in as its own reader (measured on laws-zh and CMRC seed 34 on 2026-12-07:
+#: the same labels as without it; the score now reads one type vocabulary for both).
+READERS["han"] = Reader(_expected_zh, _present_zh)
