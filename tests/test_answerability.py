@@ -147,7 +147,7 @@ def test_the_score_gates_types_and_scores_structure_down() -> None:
 
 
 def test_thresholds_are_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert answerable_min() == 0.35
+    assert answerable_min() == 0.3
     monkeypatch.setenv("CITEWISE_ANSWERABLE_MIN", "0.45")
     assert answerable_min() == 0.45
     monkeypatch.setenv("CITEWISE_ANSWERABLE_STRUCTURAL", "high")

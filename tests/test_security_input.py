@@ -154,7 +154,7 @@ def test_keys_add_needs_kbs_and_keeps_every_value(tmp_path: Path) -> None:
         home=home, check=True,
     )  # fmt: skip
     listed = json.loads(run_cli("keys", "list", "--json", home=home, check=True).stdout)
-    assert listed == [{"name": "k2", "principal": "p", "kbs": ["a", "b", "c"]}]
+    assert listed == [{"name": "k2", "principal": "p", "kbs": ["a", "b", "c"], "role": "admin"}]
 
 
 @pytest.mark.subprocess
