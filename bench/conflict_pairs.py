@@ -207,7 +207,9 @@ def grade(outcome: str, degradation: str, reasons: Sequence[str], cited: set[str
     return "flagged" if any(r.startswith("conflict") for r in reasons) else "other"
 
 
-def run(n: int, noise: int, dense: str, tmp: Path, tag: str = "") -> dict[str, Any] | None:
+def run(
+    n: int, noise: int, dense: str, tmp: Path, tag: str = "", seed: int = SEED
+) -> dict[str, Any] | None:
     path = data_root() / "squad2-dev" / "dev-v2.0.json"
     if not path.exists():
         print(f"SQuAD 2.0 dev not found at {path}; skipping.")
@@ -215,7 +217,7 @@ def run(n: int, noise: int, dense: str, tmp: Path, tag: str = "") -> dict[str, A
     os.environ["CITEWISE_DENSE"] = dense
     from citewise.kb import Home
 
-    pairs = build_pairs(json.loads(path.read_text("utf-8"))["data"], n, noise)
+    pairs = build_pairs(json.loads(path.read_text("utf-8"))["data"], n, noise, seed)
     rows: list[dict[str, Any]] = []
     with Home.open(tmp / "home") as home:
         for i, pair in enumerate(pairs):
@@ -252,17 +254,17 @@ def run(n: int, noise: int, dense: str, tmp: Path, tag: str = "") -> dict[str, A
     with (RESULTS / f"conflict_pairs_{dense}{tag}.jsonl").open("w", encoding="utf-8") as fh:
         for r in rows:
             fh.write(json.dumps(r, ensure_ascii=False) + "\n")
-    return summary(rows, dense, len(pairs))
+    return summary(rows, dense, len(pairs), seed)
 
 
-def summary(rows: list[dict[str, Any]], dense: str, pairs: int) -> dict[str, Any]:
+def summary(rows: list[dict[str, Any]], dense: str, pairs: int, seed: int = SEED) -> dict[str, Any]:
     def pct(label: str, sub: list[dict[str, Any]]) -> float:
         return round(100 * sum(r["label"] == label for r in sub) / len(sub), 1) if sub else 0.0
 
     kinds = {k: [r for r in rows if r["kind"] == k] for k in ("date", "number", "name")}
     return {
         "dense": dense,
-        "seed": SEED,
+        "seed": seed,
         "pairs": pairs,
         "asks": len(rows),
         "flagged_pct": pct("flagged", rows),
@@ -296,10 +298,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dense", choices=("on", "off"), default="on")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--tag", default="", help="suffix of the result file (e.g. _base)")
+    ap.add_argument(
+        "--seed",
+        type=int,
+        default=SEED,
+        help=f"question sample seed (default {SEED}, the tuned one)",
+    )
     args = ap.parse_args(argv)
     print(f"load average at start: {os.getloadavg()}", file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="conflict-pairs-") as tmp:
-        s = run(args.pairs, args.noise, args.dense, Path(tmp), args.tag)
+        s = run(args.pairs, args.noise, args.dense, Path(tmp), args.tag, args.seed)
     print(f"load average at end: {os.getloadavg()}", file=sys.stderr)
     if s is None:
         return 0
