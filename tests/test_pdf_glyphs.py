@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from citewise.ingest import pdf_recheck
 from citewise.ingest.pdf import parse_pdf
 from citewise.ingest.pdf_glyphs import MAX_RATIO, score_text, script_of
+from tests.hostile_pdf import build
 
 #: ``../shared/data`` beside the repository (or beside its worktree folder).
 SHARED = next(
@@ -61,16 +62,7 @@ def broken_pdf(start: int = 0x1820) -> bytes:
         f"<< /Length {len(cmap)} >>\nstream\n{cmap}\nendstream",
         f"<< /Length {len(ops)} >>\nstream\n{ops}endstream",
     ]
-    out = "%PDF-1.4\n"
-    offsets = []
-    for i, body in enumerate(objs, 1):
-        offsets.append(len(out))
-        out += f"{i} 0 obj\n{body}\nendobj\n"
-    xref = len(out)
-    out += f"xref\n0 {len(objs) + 1}\n0000000000 65535 f \n"
-    out += "".join(f"{o:010d} 00000 n \n" for o in offsets)
-    out += f"trailer\n<< /Size {len(objs) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n"
-    return out.encode("latin-1")
+    return build([o.encode("latin-1") for o in objs])
 
 
 # -- the score ---------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from citewise.evidence.sentences import split_sentences
 from citewise.ingest.parse import parse_document
 from citewise.ingest.pdf_layout import continues, list_runs
 from citewise.kb import Home, KnowledgeBase
+from tests.hostile_pdf import build
 
 OFFICE = Path(__file__).parent / "fixtures" / "documents" / "office"
 
@@ -36,16 +37,7 @@ def tiny_pdf(lines: list[tuple[int, str]]) -> bytes:
         "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
         f"<< /Length {len(ops)} >>\nstream\n{ops}endstream",
     ]
-    out = "%PDF-1.4\n"
-    offsets = []
-    for i, body in enumerate(objs, 1):
-        offsets.append(len(out))
-        out += f"{i} 0 obj\n{body}\nendobj\n"
-    xref = len(out)
-    out += f"xref\n0 {len(objs) + 1}\n0000000000 65535 f \n"
-    out += "".join(f"{o:010d} 00000 n \n" for o in offsets)
-    out += f"trailer\n<< /Size {len(objs) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n"
-    return out.encode("latin-1")
+    return build([o.encode("latin-1") for o in objs])
 
 
 #: A sentence cut by a wide gap (a figure), a lead-in with a numbered list whose third
