@@ -235,14 +235,16 @@ def slot_conflicts(
     ]
     taken = {(side.fragment.path, side.start) for n in known for side in n.sides}
     names = question_names(question.text)
+    held = [_names_held(names, st) for st in about]  # read once per statement
     notes: list[ConflictNote] = []
     for i, a in enumerate(about):
-        for b in about[i + 1 :]:
+        for j in range(i + 1, len(about)):
+            b = about[j]
             if a.fragment.path == b.fragment.path or not (a.direct or b.direct):
                 continue
             if editions_of_one(a.fragment.path, b.fragment.path):  # changed between editions
                 continue
-            if _names_held(names, a) != _names_held(names, b):  # two subjects, not one
+            if held[i] != held[j]:  # two subjects, not one
                 continue
             if (a.fragment.path, a.start) in taken or (b.fragment.path, b.start) in taken:
                 continue
