@@ -172,8 +172,8 @@ def _noun(word: str) -> bool:
 def _joined(marked: list[tuple[str, bool]]) -> list[str]:
     """The content words of ``marked``, a noun or name character joined to the content
     word it touches (the one before it unless that is a verb, as 是 in 是/参; else a noun
-    after it): the dictionary does not know most personal names or compounds ("雨侨",
-    "石山麟", "国歌法"), which it splits into characters that alone are no evidence."""
+    after it): the dictionary does not know most personal names, rare compounds and short
+    law titles, which it splits into characters that alone are no evidence."""
     out: list[str] = []
     touching = False  # the last word kept is right before this one
     lone = False  # ... and it is a lone noun character waiting for its neighbour
