@@ -229,6 +229,7 @@ def run_pool(
     work: Path,
     traces: Path,
     save: Callable[[list[dict[str, Any]], dict[str, Any]], Any],
+    candidates: tuple[Setting, ...] = CANDIDATES,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Ask every corpus in turn; ``save`` gets the rows so far after each one, so a run
     stopped part-way keeps the corpora it finished."""
@@ -248,7 +249,7 @@ def run_pool(
                 continue
             print(f"{corpus.name}: {len(qs)} questions ...", file=sys.stderr, flush=True)
             home = work / f"home-{corpus.name}"
-            res = ask_corpus(corpus, qs, files_dir, root, home, CANDIDATES, tr)
+            res = ask_corpus(corpus, qs, files_dir, root, home, candidates, tr)
             builds[corpus.name] = {k: v for k, v in res.items() if k != "rows"}
             rows += res["rows"]
             save(rows, builds)
@@ -341,6 +342,18 @@ def _pick(names: list[str] | None) -> list[Corpus]:
     return [known[n] for n in names]
 
 
+def _settings(names: str, ap: argparse.ArgumentParser) -> tuple[Setting, ...]:
+    """The candidates named in ``--settings`` (all of them when empty)."""
+    wanted = [n.strip() for n in names.split(",") if n.strip()]
+    if not wanted:
+        return CANDIDATES
+    known = {c.name: c for c in CANDIDATES}
+    unknown = [n for n in wanted if n not in known]
+    if unknown:
+        ap.error(f"unknown setting(s) {', '.join(unknown)}; choose from {', '.join(known)}")
+    return tuple(known[n] for n in wanted)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="The development pool of issue 34, graded.")
     ap.add_argument("--no-dense", action="store_true", help="turn the dense route off")
@@ -353,6 +366,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument(
         "--compare", nargs=2, metavar=("A", "B"), help="list what changed between two runs"
+    )
+    ap.add_argument(
+        "--settings",
+        default="",
+        help="comma-separated candidate names to run (default: every candidate)",
     )
     ap.add_argument(
         "--merge",
@@ -388,7 +406,9 @@ def main(argv: list[str] | None = None) -> int:
         def save(rows: list[dict[str, Any]], builds: dict[str, Any]) -> str:
             return write_all(out, rows, builds, dense, load0, args.n)
 
-        rows, builds = run_pool(_pick(args.corpus), args.n, ids, work, traces, save)
+        rows, builds = run_pool(
+            _pick(args.corpus), args.n, ids, work, traces, save, _settings(args.settings, ap)
+        )
     if not rows:
         print("No question asked.")
         return 0
