@@ -3,7 +3,8 @@
 Corpora (``../shared/data``): the docs-corpora starlette, click, typer and requests
 (``bench/questions/docs_<name>.yaml``), the CFPB regulations (``docs_regulations.yaml``,
 regulatory-text), ``documents`` (PDF/DOCX/PPTX/XLSX/EPUB/ODT), ``papers`` (PDFs) and
-``laws-zh`` (Chinese Markdown laws in dated editions), each from its question file, plus a
+``laws-zh`` (Chinese Markdown laws in dated editions) and ``cfr14`` (14 CFR chapter V, GPO
+XML; ``cfr14.yaml``), each from its question file, plus a
 fixed sample of SQuAD 2.0 dev (English, answerable and not) and of CMRC 2018 dev
 (Chinese, all answerable), drawn with :data:`POOL_SEED` (not the seed 15 the SQuAD and
 reject benchmarks report, which stays unread). ``requests`` and ``regulations`` are the
@@ -88,6 +89,7 @@ POOL: tuple[Corpus, ...] = (
     Corpus("documents", "files", "documents.yaml"),
     Corpus("papers", "files", "papers.yaml"),
     Corpus("laws-zh", "files", "laws_zh.yaml"),
+    Corpus("cfr14", "docs", "cfr14.yaml"),  # 14 CFR chapter V, GPO XML (regulatory text)
     Corpus("squad2", "squad", "squad2-dev/dev-v2.0.json"),
     Corpus("cmrc", "cmrc", "cmrc2018-zh/cmrc2018_dev.squad.json"),
 )

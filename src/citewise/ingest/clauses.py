@@ -35,7 +35,10 @@ _CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四":
 _CN_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10000}
 _CN_NUM = "零〇一二三四五六七八九十百千万两0-9０-９"
 
-_SECTION = re.compile(r"§{1,2}\s*(\d+(?:\.\d+)*[a-z]?(?:\s*[-–]\s*\d+(?:\.\d+)*[a-z]?)?)")
+#: ``§ 1002.4``, ``§§ 1.1-1.3``; a part number may carry a letter (``§ 1203b.102``).
+_SECTION = re.compile(
+    r"§{1,2}\s*(\d+[a-z]?(?:\.\d+[a-z]?)*(?:\s*[-–]\s*\d+[a-z]?(?:\.\d+[a-z]?)*)?)"
+)
 _DECIMAL = re.compile(r"(\d{1,3}(?:\.\d{1,3})+)\.?(?=\s|$)")
 _HEAD_NUMBER = re.compile(r"(\d{1,3})\.?\s+(?=\S)")
 _ARTICLE = re.compile(r"(?:Article|ARTICLE|Art\.?)\s*(\d+[a-z]?)\b")

@@ -9,7 +9,11 @@ Two dialects are handled by one generic walk:
   not of that shape (appendices, interpretations) are kept verbatim.
 * GPO CFR XML: ``PART``/``SUBPART``/``SECTION`` are sections (title from
   ``SECTNO`` + ``SUBJECT`` or ``HD``), ``P``/``FP`` are paragraphs; clause paths
-  come from the text via :mod:`citewise.ingest.clauses`.
+  come from the text via :mod:`citewise.ingest.clauses`. A part's ``CONTENTS`` list
+  (its table of contents) is skipped like RegML's ``tableOfContents``.
+
+In both dialects a section's title is read from its direct title children only, so
+the headings of nested notes (``AUTH``/``SOURCE``) never lengthen a part's title.
 
 A paragraph's range is its own content: from its start tag to the start of its
 first nested paragraph (or its end tag), so nested paragraphs are disjoint
@@ -36,9 +40,10 @@ _PARAGRAPHS = frozenset({"paragraph", "interpParagraph", "P", "FP"})
 _TITLES = frozenset({"subject", "title", "SECTNO", "SUBJECT", "HD", "RESERVED"})
 _SKIP = frozenset(
     {"tableOfContents", "fdsys", "preamble", "FMTR", "BMTR", "TOC", "CFRTOC", "LSA",
-     "PRTPAGE", "GPH", "analysis"}
+     "PRTPAGE", "GPH", "analysis", "CONTENTS"}
 )  # fmt: skip
-_LABEL = re.compile(r"(\d+)-(\d+[a-z]?)((?:-[A-Za-z0-9]+)*)")
+#: RegML labels; a part number may carry a letter suffix (``1203b-102-a``).
+_LABEL = re.compile(r"(\d+[a-z]?)-(\d+[a-z]?)((?:-[A-Za-z0-9]+)*)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,9 +187,7 @@ def parse_xml(text: str, name: str, budget: ParseBudget | None = None) -> XmlRes
         if node is None:
             _bubble(frame)
             if tag in _TITLES:
-                sec = next((f for f in reversed(frames) if f.node is not None), None)
-                if sec is not None and sec.node is not None and sec.node.kind == "section":
-                    sec.title_parts.append(collapse_ws(" ".join(frame.own_parts)))
+                _title_of_parent(frame)
             return
         if node.kind == "section":
             node.char_end = stop
@@ -194,6 +197,14 @@ def parse_xml(text: str, name: str, budget: ParseBudget | None = None) -> XmlRes
         own_end = stop if frame.own_end is None else frame.own_end
         node.char_start, node.char_end = trim_range(text, node.char_start, own_end)
         node.search_text = collapse_ws(" ".join(frame.own_parts))
+
+    def _title_of_parent(frame: _Frame) -> None:
+        # Section titles come from the section's own title children (GPO SECTNO/SUBJECT/HD,
+        # RegML subject/title); the headings of nested non-section containers (a part's
+        # Authority/Source notes, a contents list) are not the section's title.
+        parent = frames[-1] if frames else None
+        if parent is not None and parent.node is not None and parent.node.kind == "section":
+            parent.title_parts.append(collapse_ws(" ".join(frame.own_parts)))
 
     def _bubble(frame: _Frame) -> None:
         if frames and frame.node is None:

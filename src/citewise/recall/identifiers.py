@@ -12,7 +12,7 @@ import re
 from citewise.ingest.clauses import chinese_to_int
 
 _PARENS = r"(?:\([0-9A-Za-z]{1,5}\))*"
-_SECTION = re.compile(rf"(?:§+\s*|\bCFR\s+)(\d+(?:\.\d+)+[a-z]?{_PARENS})")
+_SECTION = re.compile(rf"(?:§+\s*|\bCFR\s+)(\d+[a-z]?(?:\.\d+)+[a-z]?{_PARENS})")
 _KEYWORD = re.compile(
     rf"\b(?:clause|section|sec\.|paragraph|para\.|rule)\s+(\d+(?:\.\d+)*{_PARENS})", re.I
 )
