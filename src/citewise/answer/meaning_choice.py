@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from citewise.analysis.question import Question
 from citewise.answer.candidate import Candidate, inside
+from citewise.answer.clause_reading import clause_read
 from citewise.answer.meaning import (
     MEANING_FLOOR,
     MeaningCheck,
@@ -83,11 +84,13 @@ def alternatives(
 
 
 def _best_read(question: str, read: Sequence[Candidate]) -> tuple[MeaningCheck, int] | None:
-    """Each of ``read`` scored by meaning (with its heading) and the index of the best
+    """Each of ``read`` scored by meaning (with its heading; a clause with its part and
+    section titles, :mod:`citewise.answer.clause_reading`) and the index of the best
     (ties: the earlier); None when there is nothing to read or no model."""
     if not read:
         return None
-    check = meaning_scores(question, [with_heading(c.clean, c.section, c.depth) for c in read])
+    texts = [clause_read(c) or with_heading(c.clean, c.section, c.depth) for c in read]
+    check = meaning_scores(question, texts)
     if check is None:
         return None
     return check, max(range(len(read)), key=lambda i: (check.scores[i], -i))

@@ -5,9 +5,11 @@ no answer although it is one ("Were the centers profitable?" / "They lost money 
 beginning"). :func:`unit_readings` gives, for each chosen unit (best first), the unit
 alone, with the sentence before it, between the sentences before and after it, with two
 sentences before, and (in a subsection) after the subsection's earlier sentences, all
-under its subsection heading, at most :data:`MAX_READINGS` in all. The neighbours are the
-document's sentence units (a fragment often ends with the unit); a word a PDF or OCR line
-end breaks with a hyphen is read whole.
+under its subsection heading, at most :data:`MAX_READINGS` in all; a clause of a
+regulation or statute is also read under its part and section titles
+(:mod:`citewise.answer.clause_reading`). The neighbours are the document's sentence
+units (a fragment often ends with the unit); a word a PDF or OCR line end breaks with a
+hyphen is read whole.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from citewise.answer.clause_reading import clause_read
 from citewise.evidence.models import TRUNCATION_MARKER as TRUNCATION
 from citewise.evidence.sentences import split_sentences
 
@@ -152,7 +155,9 @@ def unit_readings(
             lead = section_lead(units_of(c.fragment), c.span.start, {before, earlier})
             if lead:
                 read.append(f"{lead} {unit}")
-        out.extend(with_heading(t, c.section, c.depth) for t in read)
+        shown = [with_heading(t, c.section, c.depth) for t in read]
+        in_clause = clause_read(c)  # a clause under its part and section titles, second
+        out.extend([*shown[:1], in_clause, *shown[1:]] if in_clause else shown)
     return out[:MAX_READINGS]
 
 
