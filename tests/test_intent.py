@@ -155,3 +155,19 @@ def test_subject_terms_are_key_terms_without_question_words() -> None:
 )
 def test_profile_for_picks_the_evidence_budget(question: str, profile: str) -> None:
     assert profile_for(classify_intent(question)) == profile
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        # how a regulation or a paper defines a term: a definition question
+        ("How do NASA's age discrimination rules define age?", "definition"),
+        ("How does the paper define tail latency?", "definition"),
+        ("How is yield defined?", "definition"),
+        # the asker defines something: still a how-to
+        ("How do I define a boolean flag with an on and an off option?", "how_to"),
+        ("How do we define a route with a path parameter?", "how_to"),
+    ],
+)
+def test_how_a_text_defines_a_term(question: str, kind: str) -> None:
+    assert classify_intent(question).kind == kind

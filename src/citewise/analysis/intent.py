@@ -10,7 +10,8 @@ Rule-based on purpose (no model): the cue lists below are small, bilingual
 that fired (``Intent.cue``).
 
 Order of precedence, first match wins: ``non_kb`` (whole-message whitelist) →
-``compare`` → ``causal`` → ``how_to`` → ``definition`` → ``generic``.  Compare
+``compare`` → ``causal`` → ``definition`` (how a text defines a term) → ``how_to`` →
+``definition`` → ``generic``.  Compare
 and causal come first because their questions usually *also* contain a
 definition or how-to cue ("What is the difference…", "Why does … how …").
 
@@ -88,6 +89,16 @@ _RULES: tuple[tuple[IntentKind, re.Pattern[str]], ...] = (
         re.compile(
             r"\b(?:why|cause[sd]?|causing|reasons?|root cause|how come|leads? to|led to|"
             r"results? in)\b|为什么|为何|原因|导致|造成|引起"
+        ),
+    ),
+    (
+        # how a text defines a term ("How do the age discrimination rules define age?",
+        # "How is yield defined?"): a definition, not a how-to; "How do I define a
+        # flag?" (the asker defines something) stays a how-to
+        "definition",
+        re.compile(
+            r"\bhow (?:do|does|did) (?!(?:i|we|you|one)\b)[^?]*\bdefine\b|"
+            r"\bhow (?:is|are|was|were) [^?]*\bdefined\b"
         ),
     ),
     (

@@ -38,6 +38,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from citewise.analysis.tokenize import has_cjk
+from citewise.sufficiency.legal_time import states_period
 from citewise.sufficiency.zh_answer_type import expected_type as zh_expected_type
 from citewise.sufficiency.zh_answer_type import present_types as zh_present_types
 
@@ -200,9 +201,13 @@ _DEFINITION = re.compile(
 
 def gives_time(text: str, asked: Iterable[str] = ()) -> bool:
     """Whether ``text`` says when: a date (:func:`gives_date`), a clock time, weekday,
-    frequency or duration, or the circumstance of an event."""
+    frequency or duration, the circumstance of an event, or a period as legal text
+    writes it (:func:`~citewise.sufficiency.legal_time.states_period`)."""
     return bool(
-        gives_date(text, asked) or _CLOCK_OR_FREQUENCY.search(text) or _CIRCUMSTANCE.search(text)
+        gives_date(text, asked)
+        or _CLOCK_OR_FREQUENCY.search(text)
+        or _CIRCUMSTANCE.search(text)
+        or states_period(text)  # "within ten (10) working days" (legal_time.py)
     )
 
 
