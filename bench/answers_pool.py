@@ -90,6 +90,7 @@ POOL: tuple[Corpus, ...] = (
     Corpus("papers", "files", "papers.yaml"),
     Corpus("laws-zh", "files", "laws_zh.yaml"),
     Corpus("cfr14", "docs", "cfr14.yaml"),  # 14 CFR chapter V, GPO XML (regulatory text)
+    Corpus("cnlaws-md", "files", "cnlaws_md.yaml"),  # six PRC laws, Markdown (regulatory text)
     Corpus("squad2", "squad", "squad2-dev/dev-v2.0.json"),
     Corpus("cmrc", "cmrc", "cmrc2018-zh/cmrc2018_dev.squad.json"),
 )
