@@ -3,8 +3,9 @@
 Corpora (``../shared/data``): the docs-corpora starlette, click, typer and requests
 (``bench/questions/docs_<name>.yaml``), the CFPB regulations (``docs_regulations.yaml``,
 regulatory-text), ``documents`` (PDF/DOCX/PPTX/XLSX/EPUB/ODT), ``papers`` (PDFs) and
-``laws-zh`` (Chinese Markdown laws in dated editions) and ``cfr14`` (14 CFR chapter V, GPO
-XML; ``cfr14.yaml``), each from its question file, plus a
+``laws-zh`` (Chinese Markdown laws in dated editions), ``cfr14`` (14 CFR chapter V, GPO
+XML; ``cfr14.yaml``) and ``cnlaws-md`` (six PRC laws as Markdown; ``cnlaws_md.yaml``), each
+from its question file, plus a
 fixed sample of SQuAD 2.0 dev (English, answerable and not) and of CMRC 2018 dev
 (Chinese, all answerable), drawn with :data:`POOL_SEED` (not the seed 15 the SQuAD and
 reject benchmarks report, which stays unread). ``requests`` and ``regulations`` are the
