@@ -269,3 +269,54 @@ def test_mcp_revision_argument(home: Home) -> None:
     ok, refused = asyncio.run(calls())
     assert "barley" in json.dumps(ok, default=str)
     assert refused is not None and "REVISION_NOT_FOUND" in refused and "1 to 4" in refused
+
+
+def test_cite_check_reasks_at_the_saved_revision(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    shutil.copytree(EXAMPLES, docs)
+    where = tmp_path / "home"
+    with Home.open(where) as h:
+        h.kb().add([docs])
+        answer = h.kb().ask("How long are audit logs retained?")
+        (docs / "data-retention-policy.md").write_text("# Retention\n\nKept a week.\n")
+        h.kb().add([docs])
+    code, out = _cli(where, "cite", "check", answer.trace_id, "--reask", "--json")
+    report = json.loads(out)
+    assert code == 1 and report["stale"]  # the cited text changed in the head...
+    assert report["reask"]["status"] == "reproduced"  # ...and revision 1 still answers so
+    assert report["reask"]["replayed_at"] == 1 and report["reask"]["same_answer"]
+
+
+def test_a_reader_pins_in_its_own_numbering_and_never_sees_hidden_text(tmp_path: Path) -> None:
+    """bob may not read ``vault.md``: its changes never move his numbers, his range names
+    only revisions he saw, and a pinned search never shows its text."""
+    from citewise.facade.caller import Caller
+    from citewise.facade.service import Service
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    vault = "---\naccess: [alice]\n---\n# Vault\n\nThe heron vault code is {}.\n"
+    with Home.open(tmp_path / "home") as h:
+        kb = h.kb()
+        (docs / "alpha.md").write_text(ALPHA_1, encoding="utf-8")
+        kb.add([docs])  # r1: alpha (bob's 1)
+        (docs / "vault.md").write_text(vault.format("tern"), encoding="utf-8")
+        kb.add([docs])  # r2: vault, hidden from bob
+        (docs / "alpha.md").write_text(ALPHA_2, encoding="utf-8")
+        kb.add([docs])  # r3: alpha changed (bob's 2)
+        (docs / "vault.md").write_text(vault.format("plover"), encoding="utf-8")
+        kb.add([docs])  # r4: hidden again
+        service = Service(h)
+        bob = Caller("bob", "bob", frozenset({"*"}), "reader")
+        alice = Caller("alice", "alice", frozenset({"*"}), "reader")
+        first = service.search(bob, "default", "heron feeder", revision=1)
+        assert "barley" in first.hits[0].excerpt
+        second = service.search(bob, "default", "heron vault feeder", revision=2)
+        assert {hit.path for hit in second.hits} == {"alpha.md"}
+        assert "millet" in second.hits[0].excerpt
+        with pytest.raises(RevisionNotFound, match="valid revisions: 1 to 2"):
+            service.search(bob, "default", "heron", revision=3)
+        # alice sees every change: her revision 2 is the KB's, with the first vault text
+        hits = service.search(alice, "default", "heron vault code", revision=2).hits
+        assert any("tern" in hit.excerpt for hit in hits)
+        assert all("plover" not in hit.excerpt for hit in hits)

@@ -166,6 +166,7 @@ class Home:
 
     def delete_kb(self, name: str, *, force: bool = False) -> None:
         self.store.delete_kb(name, force=force)
+        self.pinned.forget(name)
 
     def resolve(self, citation_id: str) -> ResolvedCitation:
         return self.store.resolve(citation_id)
