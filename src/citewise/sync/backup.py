@@ -6,7 +6,7 @@ must reproduce.
 The store travels as one SQLite database whatever the backend: an SQLite store is copied
 with SQLite's online backup API (a consistent snapshot while others read and write); a
 PostgreSQL store is copied row for row, in one ``REPEATABLE READ`` snapshot, into a fresh
-SQLite store (:func:`snapshot_postgres`). So every archive restores into either backend:
+SQLite store (:mod:`citewise.store.snapshot`). So every archive restores into either backend:
 into a home's own ``citewise.db``, or through the checked copy of ``citewise migrate`` into
 an empty PostgreSQL database.
 
@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-import sqlite3
 import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -31,10 +30,9 @@ from typing import Any
 
 from citewise.core import merkle
 from citewise.errors import BackupInvalid, RestoreTargetNotEmpty, StoreError, UsageError
-from citewise.store._vectors import VECTOR_KEY, VECTOR_TABLE
+from citewise.store import snapshot
 from citewise.store.factory import DB_NAME, parse_location
 from citewise.store.protocol import Store
-from citewise.store.sqlite import SQLiteStore
 from citewise.sync.backup_archive import (
     STORE,
     Manifest,
@@ -42,9 +40,7 @@ from citewise.sync.backup_archive import (
     unpack,
     write_archive,
 )
-from citewise.sync.migrate import TABLES, migrate_store
-
-_BATCH = 1000
+from citewise.sync.migrate import migrate_store
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,68 +57,6 @@ class RestoreReport:
     ledger_size: int
     ledger_root: str
     checked: tuple[str, ...]
-
-
-# -- the store as one SQLite file ----------------------------------------------------------
-def snapshot_sqlite(store: SQLiteStore, dest: Path) -> None:
-    """A consistent copy of the SQLite store through the online backup API."""
-    src = sqlite3.connect(f"file:{store.path}?mode=ro", uri=True)
-    dst = sqlite3.connect(dest)
-    try:
-        src.backup(dst)
-    finally:
-        dst.close()
-        src.close()
-
-
-def snapshot_postgres(store: Any, dest: Path) -> None:
-    """Copy a PostgreSQL store into a fresh SQLite store at ``dest``, in one snapshot. Only
-    the SQLite schema's own columns are read (PostgreSQL's derived ones, the generation
-    counter and the pgvector column, are rebuilt where they are needed)."""
-    target = SQLiteStore(dest)  # the schema, and the default base (removed below)
-    target.close()
-    out = sqlite3.connect(dest)
-    try:
-        out.execute("BEGIN")
-        out.execute("DELETE FROM kb")
-        out.execute(VECTOR_TABLE)
-        out.execute(VECTOR_KEY)
-        with store._read() as c:  # REPEATABLE READ: one snapshot of every table
-            for table, _ in TABLES:
-                cols = [
-                    str(r[1]) for r in out.execute("SELECT * FROM pragma_table_info(?)", (table,))
-                ]
-                have = {
-                    str(r["column_name"])
-                    for r in c.execute(
-                        "SELECT column_name FROM information_schema.columns WHERE "
-                        "table_schema = current_schema() AND table_name = %s",
-                        (table,),
-                    )
-                }
-                cols = [n for n in cols if n in have]
-                _copy_rows(c, out, table, cols)
-        out.execute("COMMIT")
-    finally:
-        out.close()
-
-
-def _copy_rows(c: Any, out: sqlite3.Connection, table: str, cols: list[str]) -> None:
-    """One table's rows; the names are both schemas' own (never data from the archive)."""
-    from psycopg import sql
-
-    query = sql.SQL("SELECT {cols} FROM {table}").format(
-        cols=sql.SQL(", ").join(sql.Identifier(n) for n in cols), table=sql.Identifier(table)
-    )
-    names = ", ".join(f'"{n}"' for n in cols)
-    insert = f'INSERT INTO "{table}" ({names}) VALUES ({", ".join("?" * len(cols))})'
-    cur = c.execute(query)
-    while batch := cur.fetchmany(_BATCH):
-        out.executemany(insert, [tuple(_plain(r[n]) for n in cols) for r in batch])
-
-
-def _plain(value: object) -> object:
-    return bytes(value) if isinstance(value, memoryview | bytearray) else value
 
 
 # -- what the manifest records, read from a store --------------------------------------------
@@ -142,31 +76,6 @@ def revisions_of(store: Store) -> dict[str, list[tuple[int, str, int]]]:
         kb.name: [(r.revision, r.hash, r.document_count) for r in store.list_revisions(kb.name)]
         for kb in store.list_kbs()
     }
-
-
-def _vector_counts(db: Path) -> dict[str, int]:
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    try:
-        if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'dense_vector'").fetchone():
-            return {}
-        rows = conn.execute("SELECT fingerprint, count(*) FROM dense_vector GROUP BY fingerprint")
-        return {str(f): int(n) for f, n in rows}
-    finally:
-        conn.close()
-
-
-def _bad_versions(db: Path) -> list[str]:
-    """Stored versions whose bytes do not match their sha256."""
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    try:
-        rows = conn.execute("SELECT vid, raw, raw_sha256 FROM version WHERE raw IS NOT NULL")
-        return [
-            f"version {vid}: stored bytes do not match their sha256"
-            for vid, raw, want in rows
-            if hashlib.sha256(bytes(raw)).hexdigest() != want
-        ]
-    finally:
-        conn.close()
 
 
 def _sha256(path: Path) -> str:
@@ -189,13 +98,8 @@ def backup(store: Store, dest: Path) -> BackupReport:
         raise UsageError(f"No folder {dest.parent}.", hint="Create it, or choose another path.")
     with tempfile.TemporaryDirectory(prefix=".citewise-backup-", dir=dest.parent) as tmp:
         db = Path(tmp) / STORE
-        if isinstance(store, SQLiteStore):
-            snapshot_sqlite(store, db)
-            backend = "sqlite"
-        else:
-            snapshot_postgres(store, db)
-            backend = "postgresql"
-        copy = SQLiteStore(db)  # the manifest is read from the copy, not the live store
+        backend = snapshot.snapshot(store, db)
+        copy = snapshot.open_file(db)  # the manifest is read from the copy, not the live store
         try:
             size, root = ledger_root(copy)
             revisions = revisions_of(copy)
@@ -208,7 +112,7 @@ def backup(store: Store, dest: Path) -> BackupReport:
             revisions=revisions,
             ledger_size=size,
             ledger_root=root,
-            vectors=_vector_counts(db),
+            vectors=snapshot.vector_counts(db),
             files={STORE: (_sha256(db), db.stat().st_size)},
         )
         write_archive(dest, manifest, db)
@@ -221,7 +125,7 @@ def check_store(db: Path, manifest: Manifest) -> list[str]:
     all of it does)."""
     problems: list[str] = []
     try:
-        store = SQLiteStore(db)
+        store = snapshot.open_file(db)
     except StoreError as exc:
         return [f"the store does not open ({exc.message})"]
     try:
@@ -239,8 +143,8 @@ def check_store(db: Path, manifest: Manifest) -> list[str]:
                 problems.append("the ledger's size or Merkle root differs from the manifest")
     finally:
         store.close()
-    problems += _bad_versions(db)
-    if _vector_counts(db) != manifest.vectors:
+    problems += snapshot.bad_versions(db)
+    if snapshot.vector_counts(db) != manifest.vectors:
         problems.append("the stored vectors differ from the manifest's counts")
     return problems
 
