@@ -312,3 +312,38 @@ def test_a_file_that_is_not_an_archive_is_refused(tmp_path: Path) -> None:
     with pytest.raises(BackupInvalid, match="tar archive"):
         ba.unpack(path, tmp_path / "into", LIMITS)
     shutil.rmtree(tmp_path / "into")
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 2**70) | st.text(max_size=70),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=20), inner, max_size=5)
+    ),
+    max_leaves=20,
+)
+_FIELDS = st.fixed_dictionaries(
+    {},
+    optional={
+        "format": st.sampled_from([ba.FORMAT, "citewise-backup/2", 1]),
+        "knowledge_bases": _JSON,
+        "ledger": st.one_of(_JSON, st.just({"size": 3, "root": "c" * 64})),
+        "vectors": st.one_of(_JSON, st.just({})),
+        "files": st.one_of(_JSON, st.just({ba.STORE: {"sha256": "d" * 64, "size": 9}})),
+    },
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(doc=st.one_of(_JSON, _FIELDS), raw=st.binary(max_size=64), use_raw=st.booleans())
+def test_the_manifest_reader_gives_a_manifest_or_names_the_problem(
+    doc: Any, raw: bytes, use_raw: bool
+) -> None:
+    """Any bytes: a checked :class:`Manifest`, or ``BackupInvalid`` (never another error)."""
+    data = raw if use_raw else json.dumps(doc).encode()
+    try:
+        m = ba.read_manifest(data)
+    except BackupInvalid as exc:
+        assert "not valid" in exc.message
+    else:
+        assert m.files == {ba.STORE: ("d" * 64, 9)} and len(m.ledger_root) == 64
+        assert all(n == i + 1 for revs in m.revisions.values() for i, (n, _, _) in enumerate(revs))

@@ -249,6 +249,9 @@ def test_http_revision_field(tmp_path: Path) -> None:
         assert r.status_code == 404
         err = r.json()["error"]
         assert err["code"] == "REVISION_NOT_FOUND" and "1 to 4" in err["message"]
+        for bad in (True, "2", 1.5):  # a JSON integer only
+            r = c.post("/kb/default/ask", json={"question": "heron?", "revision": bad})
+            assert r.status_code == 400 and "revision" in r.json()["error"]["message"], r.text
 
 
 def test_mcp_revision_argument(home: Home) -> None:

@@ -49,7 +49,7 @@ class SearchBody(BaseModel):
     mode: Literal["lexical", "vector", "hybrid"] = "hybrid"
     filters: Filters = Field(default_factory=Filters)
     #: Search the documents as they were at this revision (your numbering; issue 38).
-    revision: int | None = None
+    revision: int | None = Field(default=None, strict=True)
 
 
 class EvidenceBody(BaseModel):
@@ -58,7 +58,7 @@ class EvidenceBody(BaseModel):
     rse: bool = True
     filters: Filters = Field(default_factory=Filters)
     #: Gather evidence from the documents as they were at this revision (issue 38).
-    revision: int | None = None
+    revision: int | None = Field(default=None, strict=True)
 
 
 class AskBody(BaseModel):
@@ -72,7 +72,7 @@ class AskBody(BaseModel):
     #: Lineage ids (conversation, turn, task, parent), recorded in the ledger entry.
     lineage: dict[str, str] = Field(default_factory=dict)
     #: Answer from the documents as they were at this revision (issue 38).
-    revision: int | None = None
+    revision: int | None = Field(default=None, strict=True)
 
 
 @router.post("/kb/{kb}/search", tags=["questions"])
