@@ -27,6 +27,7 @@ from typer.testing import CliRunner
 from citewise.audit import checkpoint as cp
 from citewise.audit.keys import default_key_path
 from citewise.cli.root import app
+from citewise.core.search import SearchFilters
 from citewise.errors import BackupInvalid, CitewiseError, RestoreTargetNotEmpty
 from citewise.kb import Home
 from citewise.sync import backup_archive as ba
@@ -43,6 +44,7 @@ def _history(h: Home, docs: Path) -> None:
     docs.mkdir()
     (docs / "alpha.md").write_text("# Alpha\n\nThe heron feeder is refilled on Monday.\n")
     (docs / "beta.md").write_text("# Beta\n\nThe lantern drill covers the copper gate.\n")
+    (docs / "vault.md").write_text("---\naccess: [alice]\n---\n# Vault\n\nThe tern code.\n")
     kb.add([docs])
     (docs / "alpha.md").write_text("# Alpha\n\nThe heron feeder is refilled on Thursday.\n")
     kb.add([docs])
@@ -88,6 +90,11 @@ def test_backup_then_restore_reproduces_every_revision_hash_and_the_ledger_root(
         assert "beta.md" not in {d.path for d in got.kb().documents()}
         answer = got.kb().ask("When is the heron feeder refilled?", revision=1)
         assert "Monday" in answer.answer
+        # access lists travel with their versions: still alice's only
+        bob = got.kb().search("tern code vault", filters=SearchFilters(principal="bob"))
+        alice = got.kb().search("tern code vault", filters=SearchFilters(principal="alice"))
+        assert "vault.md" not in {x.path for x in bob.hits}
+        assert "vault.md" in {x.path for x in alice.hits}
     # into an empty PostgreSQL database, when a cluster runs (the PostgreSQL case)
     if backend.cluster is not None:
         url = backend.cluster.create_database(f"restore_{os.getpid()}_{id(h)}")
@@ -111,6 +118,33 @@ def test_sqlite_archive_restores_into_postgresql(tmp_path: Path, pg_cluster: Any
     with pytest.raises(RestoreTargetNotEmpty, match="createdb"):
         restore(tmp_path / "kb.tar", tmp_path / "pg-home-2", url)
     assert not (tmp_path / "pg-home-2").exists()
+
+
+def test_a_backup_taken_while_documents_are_added_restores_verified(tmp_path: Path) -> None:
+    """The online copy is one consistent snapshot: taken while another thread keeps adding
+    documents, it restores with every revision hash and the ledger root checked."""
+    import threading
+
+    docs = tmp_path / "docs"
+    with Home.open(tmp_path / "home") as h:
+        _history(h, docs)
+        done = threading.Event()
+
+        def writer() -> None:
+            for i in range(30):
+                (docs / f"more-{i}.md").write_text(f"# More {i}\n\nLine {i} of the log.\n")
+                h.kb().add([docs / f"more-{i}.md"])
+            done.set()
+
+        t = threading.Thread(target=writer)
+        t.start()
+        archives = []
+        while not done.is_set() and len(archives) < 5:
+            archives.append(backup(h.store, tmp_path / f"kb-{len(archives)}.tar").manifest)
+        t.join()
+    for n, manifest in enumerate(archives):
+        report = restore(tmp_path / f"kb-{n}.tar", tmp_path / f"r{n}")
+        assert report.ledger_root == manifest["ledger"]["root"]
 
 
 # -- refusals ----------------------------------------------------------------------------------
