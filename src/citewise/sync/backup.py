@@ -87,11 +87,24 @@ def _sha256(path: Path) -> str:
 
 
 # -- backup ------------------------------------------------------------------------------
+def _os_error(what: str, exc: OSError) -> StoreError:
+    return StoreError(
+        f"Cannot {what}: {exc.strerror or exc} ({exc.filename or ''}).",
+        hint="Check the folder exists, is writable and has room; nothing was left half-written.",
+    )
+
+
 def backup(store: Store, dest: Path) -> BackupReport:
     """Write the archive of ``store`` at ``dest`` (refused when ``dest`` exists)."""
+    try:
+        return _backup(store, Path(dest).expanduser())
+    except OSError as exc:
+        raise _os_error(f"write the backup {dest}", exc) from None
+
+
+def _backup(store: Store, dest: Path) -> BackupReport:
     from citewise import installed_version
 
-    dest = Path(dest).expanduser()
     if dest.exists():
         raise UsageError(f"{dest} already exists.", hint="Give a new file name for the backup.")
     if not dest.parent.is_dir():
@@ -181,7 +194,13 @@ def _require_empty_database(url: str) -> None:
 def restore(archive: Path, home: Path, store: str | None = None) -> RestoreReport:
     """Restore ``archive`` into the empty ``home`` (its own ``citewise.db``), or into the
     empty PostgreSQL database ``store``, after verifying every hash."""
-    archive, home = Path(archive).expanduser(), Path(home).expanduser()
+    try:
+        return _restore(Path(archive).expanduser(), Path(home).expanduser(), store)
+    except OSError as exc:
+        raise _os_error(f"restore into {home}", exc) from None
+
+
+def _restore(archive: Path, home: Path, store: str | None) -> RestoreReport:
     if not archive.is_file():
         raise UsageError(f"No backup archive at {archive}.", hint="Give the file backup wrote.")
     target = parse_location(store) if store else None
