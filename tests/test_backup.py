@@ -104,6 +104,7 @@ def test_backup_then_restore_reproduces_every_revision_hash_and_the_ledger_root(
             assert got.store.get_vectors("test-encoder", ["k1"]) == {"k1": VECTORS["k1"]}
 
 
+@pytest.mark.subprocess  # the session's cluster: initdb and pg_ctl run as processes
 def test_sqlite_archive_restores_into_postgresql(tmp_path: Path, pg_cluster: Any) -> None:
     with Home.open(tmp_path / "home") as h:
         _history(h, tmp_path / "docs")
