@@ -129,11 +129,12 @@ def test_export_then_replay_in_fresh_processes(tmp_path: Path, corpus: Path) -> 
     report = _cli_json("replay", str(changed_path), "--json", home=h, code=1)
     assert report["status"] == "differs" and report["first_differing_stage"] == "retrieval"
     assert report["differing_stages"][0] == "retrieval"
-    # After the corpus moves on, replay says it cannot reproduce the old revision.
+    # After the corpus moves on, replay re-asks at the pinned revision (issue 38).
     (corpus / CITED).write_text("# Retention\n\nEverything is kept forever.\n")
     assert run_cli("add", str(corpus), home=h).returncode == 0
-    report = _cli_json("replay", str(bundle_path), "--json", home=h, code=2)
-    assert report["status"] == "unsupported" and "only supported" in report["message"]
+    report = _cli_json("replay", str(bundle_path), "--json", home=h)
+    assert report["status"] == "reproduced" and report["replayed_at"] == answer["revision"]
+    assert report["same_answer"] and report["replay_id"] == answer["replay_id"]
     # The verifier still passes with the auditor's copy of the checkpoint.
     kept = tmp_path / "kept.json"
     kept.write_text(json.dumps(checkpoint))

@@ -37,6 +37,9 @@ class StageContext:
     #: Returns the KB's derived index (lexical, dense, graph, scope caches); the facade
     #: passes its shared, lazily created one.
     open_index: Callable[[], KBIndex]
+    #: The revision the stages run at when pinned (``store`` and the index are then that
+    #: revision's view, issue 38); None: the head.
+    revision: int | None = None
 
     @property
     def index(self) -> KBIndex:
@@ -50,6 +53,9 @@ class ContextSource(Protocol):
     settings: Settings
     store: Store
 
-    def context(self, kb: str, settings: Settings | None = None) -> StageContext:
-        """``kb``'s context; with ``settings``, on a fresh index under those settings."""
+    def context(
+        self, kb: str, settings: Settings | None = None, revision: int | None = None
+    ) -> StageContext:
+        """``kb``'s context; with ``settings``, on a fresh index under those settings; with
+        ``revision``, pinned to that revision."""
         ...

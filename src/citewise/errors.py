@@ -322,3 +322,24 @@ class RerankTimedOut(RerankFailed):
     """The reranker did not finish within its time budget; the fused order stands."""
 
     code = "RERANK_TIMED_OUT"
+
+
+# -- pinned revisions, backup and restore (issue 38) ----------------------------------------
+class RevisionNotFound(NotFoundError):
+    """A pinned revision that the knowledge base does not have (or not yet)."""
+
+    code = "REVISION_NOT_FOUND"
+
+
+class BackupInvalid(CitewiseError):
+    """A backup archive that is malformed or does not match its manifest; nothing restored."""
+
+    code = "BACKUP_INVALID"
+    exit_code = 6
+    http_status = 422
+
+
+class RestoreTargetNotEmpty(ConflictError):
+    """A restore into a home or store that already holds data; nothing was written."""
+
+    code = "RESTORE_TARGET_NOT_EMPTY"

@@ -47,6 +47,7 @@ from citewise.errors import CitewiseError, FileTooLarge, UnreadableFile, UsageEr
 from citewise.evidence.assemble import assemble
 from citewise.evidence.models import EvidencePack, Profile
 from citewise.index.manager import LOADERS, KBIndex
+from citewise.index.pinned_revision import PinnedIndexes
 from citewise.ingest.parse import parse_document
 from citewise.ingest.safe_open import read_inside
 from citewise.ingest.walker import SourceFile, WalkProblem, walk
@@ -81,6 +82,8 @@ class Home:
         self.store = store
         self._indexes: dict[str, KBIndex] = {}
         self._indexes_lock = threading.Lock()
+        #: Indexes of earlier revisions for pinned reads (built on use, bounded; issue 38).
+        self.pinned = PinnedIndexes()
 
     def index(self, kb: str) -> KBIndex:
         """The derived search indexes of ``kb`` (kept in step with the store on use).
@@ -146,12 +149,14 @@ class Home:
         self.store.get_kb(name)  # raises KBNotFound with a hint
         return KnowledgeBase(self, name)
 
-    def context(self, kb: str, settings: Settings | None = None) -> StageContext:
+    def context(
+        self, kb: str, settings: Settings | None = None, revision: int | None = None
+    ) -> StageContext:
         """The stage context of ``kb``. With ``settings``: on a home of its own over the same
         store, so a fresh index under those settings (replay re-runs an answer with the
-        settings it was given)."""
+        settings it was given); with ``revision``, pinned to that revision."""
         home = self if settings is None else Home(settings, self.store)
-        return home.kb(kb).context
+        return home.kb(kb)._at(revision)
 
     def create_kb(self, name: str, description: str = "") -> KBInfo:
         return self.store.create_kb(name, description)
@@ -161,6 +166,7 @@ class Home:
 
     def delete_kb(self, name: str, *, force: bool = False) -> None:
         self.store.delete_kb(name, force=force)
+        self.pinned.forget(name)
 
     def resolve(self, citation_id: str) -> ResolvedCitation:
         return self.store.resolve(citation_id)
@@ -195,6 +201,17 @@ class KnowledgeBase:
     @property
     def store(self) -> Store:
         return self.home.store
+
+    def _at(self, revision: int | None) -> StageContext:
+        """The stage context pinned to ``revision`` (the documents as they were then, read
+        through a revision view and its own index; issue 38), or the head's for None.
+        :class:`~citewise.errors.RevisionNotFound` names the valid range."""
+        if revision is None:
+            return self.context
+        index = self.home.pinned.get(self.home.index(self.name), revision)
+        return StageContext(
+            self.name, index.store, self.home.settings, lambda: index, revision=revision
+        )
 
     # -- ingest -------------------------------------------------------------
     def add(
@@ -400,6 +417,7 @@ class KnowledgeBase:
         conditions: Mapping[str, str] | None = None,
         lineage: Mapping[str, str] | None = None,
         keep: bool = False,
+        revision: int | None = None,
     ) -> SearchResult:
         """Ranked chunks with exact citations; scope and access are applied before ranking.
 
@@ -413,8 +431,9 @@ class KnowledgeBase:
             raise UsageError("The query is empty.", hint="Pass the question to search for.")
         if top_k < 1:
             raise UsageError(f"top_k must be at least 1, not {top_k}.")
+        ctx = self._at(revision)
         result = search(
-            self.home.index(self.name),
+            ctx.index,
             query,
             filters=filters,
             top_k=top_k if conditions is None else min(3 * top_k, 1000),  # some left out
@@ -433,7 +452,7 @@ class KnowledgeBase:
         if rid:
             result = replace(result, recall_id=rid)
         record_search(  # audit ledger
-            self.context,
+            ctx,
             query,
             result,
             filters,
@@ -463,14 +482,17 @@ class KnowledgeBase:
         filters: SearchFilters | None = None,
         profile: Profile | None = None,
         rse: bool = True,
+        revision: int | None = None,
     ) -> EvidencePack:
-        """The hard-budgeted context pack for ``query``, with a stable replay id."""
+        """The hard-budgeted context pack for ``query``, with a stable replay id (from the
+        documents as they were at ``revision`` when given)."""
         if not query.strip():
             raise UsageError(
                 "The query is empty.", hint="Pass the question to gather evidence for."
             )
-        pack = assemble(self.context, query, filters=filters, profile=profile, rse=rse)
-        record_evidence(self.context, query, pack, filters)  # audit ledger
+        ctx = self._at(revision)
+        pack = assemble(ctx, query, filters=filters, profile=profile, rse=rse)
+        record_evidence(ctx, query, pack, filters)  # audit ledger
         return pack
 
     def write_summary(
@@ -496,6 +518,7 @@ class KnowledgeBase:
         lineage: Mapping[str, str] | None = None,
         rewrite: Mapping[str, Any] | None = None,
         caller_lineage: Mapping[str, str] | None = None,
+        revision: int | None = None,
     ) -> Answer:
         """One answer whose every sentence carries an exact citation, or an honest outcome.
 
@@ -514,9 +537,10 @@ class KnowledgeBase:
             given = from_pairs(conditions)  # type: ignore[arg-type]
         ids = check_lineage(lineage)
         sent = check_lineage(caller_lineage)
+        ctx = self._at(revision)
         if llm is None:
             answer = ask(
-                self.context,
+                ctx,
                 question,
                 filters=filters,
                 conditions=given,
@@ -530,7 +554,7 @@ class KnowledgeBase:
 
             writer = open_route(self.home.settings.home, llm)
             answer = ask(
-                self.context,
+                ctx,
                 question,
                 filters=filters,
                 llm=writer,
@@ -544,7 +568,11 @@ class KnowledgeBase:
             from citewise.web.refs import MetadataEditions
 
             answer, run = verify_answer(answer, web, MetadataEditions(self.store, self.name))
-        answer_id = record_answer(self.context, answer, filters)  # saved whole, with its event
+        if revision is not None:  # the trace says which revision answered
+            trace = answer.trace.copy()
+            trace["pinned_revision"] = revision
+            answer = replace(answer, trace=trace)
+        answer_id = record_answer(ctx, answer, filters)  # saved whole, with its event
         if web is not None:
             record_verification(self.store.ledger, self.name, answer_id, run)
         return answer

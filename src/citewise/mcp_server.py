@@ -51,7 +51,8 @@ DESCRIPTIONS: dict[str, str] = {
     "({'platform': 'linux', 'env': 'production', 'version': '2.x', 'as_of': '2024-01-01', "
     "'region': 'EU'}, with those the query states) put passages stating a matching condition "
     "first and leave out those that contradict it; lineage ids (conversation, turn, task, "
-    "parent) are recorded. Returns a recall_id: get_recall reads the recall back as "
+    "parent) are recorded; revision (a number a result returned) searches the documents as "
+    "they were at that revision. Returns a recall_id: get_recall reads the recall back as "
     "recorded in the ledger. " + SCOPE,
     "ask": "Answer a question from a knowledge base: one of answered, insufficient_evidence, "
     "non_kb_reply or generation_unavailable; every answer sentence cites an exact source span "
@@ -59,7 +60,8 @@ DESCRIPTIONS: dict[str, str] = {
     "conditions ({'platform': 'linux'}; the question's own win) select the evidence, and "
     "sufficiency.reasons says 'condition_missing: <kind>' when the answer depends on a "
     "condition not given; lineage ids (conversation, turn, task, parent) are recorded in "
-    "the answer's ledger entry. " + SCOPE,
+    "the answer's ledger entry; revision (a number an answer returned) answers from the "
+    "documents as they were at that revision. " + SCOPE,
     "add_source": "Add one document to a knowledge base, given its document path (name, e.g. "
     "'runbooks/keys.md') and its text (content); Markdown, text, HTML or XML, with the same "
     "checks as 'citewise add'. Returns the per-file report and the new revision. A path "
@@ -107,6 +109,7 @@ def build_server(service: Service, caller: Caller) -> MCPServer[Any]:
         filters: dict[str, str] | None = None,
         conditions: dict[str, str] | None = None,
         lineage: dict[str, str] | None = None,
+        revision: int | None = None,
     ) -> dict[str, Any]:
         scope = guard(_scope, path_prefixes, tags, filters)
         n = top_n if top_n is not None else top_k
@@ -123,6 +126,7 @@ def build_server(service: Service, caller: Caller) -> MCPServer[Any]:
             conditions=conditions or {},
             lineage=lineage,
             keep=True,
+            revision=revision,
         )
         data: dict[str, Any] = to_jsonable(result)
         return data
@@ -138,8 +142,17 @@ def build_server(service: Service, caller: Caller) -> MCPServer[Any]:
         kb: str = DEFAULT_KB,
         conditions: dict[str, str] | None = None,
         lineage: dict[str, str] | None = None,
+        revision: int | None = None,
     ) -> dict[str, Any]:
-        answer = guard(service.ask, caller, kb, question, conditions=conditions, lineage=lineage)
+        answer = guard(
+            service.ask,
+            caller,
+            kb,
+            question,
+            conditions=conditions,
+            lineage=lineage,
+            revision=revision,
+        )
         data: dict[str, Any] = answer.to_json()
         return data
 

@@ -264,6 +264,7 @@ class AnswerTrace(TypedDict, total=False):
     lineage: dict[str, str]  # conversation / turn / task / parent ids, as given
     rewrite: RewriteTrace
     caller_lineage: dict[str, str]  # ids a caller sent that the server's lineage overrode
+    pinned_revision: int  # the KB revision asked at, when pinned (issue 38)
     retrieval: RetrievalJSON | None  # recall.search.search_summary; None after a recovery
     terms: list[TermJSON]  # the question's weighed terms (QuestionTerm)
     respelt: dict[str, str]  # slips read as the knowledge base's words (spelling.py)

@@ -5,10 +5,11 @@ revision and its hash, the evidence pack with its decisions, citations with exce
 hashes, the sufficiency review, the retrieval routes and diagnostics, and the ledger
 inclusion proof of the answer's event. It holds no keys and no source file locations.
 
-Replay re-runs ``ask`` against the knowledge base *as it is*: that is the pinned revision
-only when the head still has the pinned revision's documents (same revision hash). Replay
-against an older revision whose documents have since changed is not supported, and
-``replay`` says so instead of answering from different text.
+Replay re-runs ``ask`` on the head while the head is the saved revision, and otherwise
+pinned to the saved revision (issue 38: the documents as they were then, through a
+revision view), so the same answer, citations and replay id come back after the corpus
+moved on. A home without that revision, or whose revision has another hash (a bundle from
+elsewhere), is reported ``unsupported`` instead of answering from different text.
 
 An answer that went through an LLM route is replayed from its record without calling any
 model (``llm_replay.py``): the frozen payload is rebuilt and compared (stage
@@ -142,22 +143,24 @@ def replay(home: ContextSource, bundle: dict[str, Any]) -> dict[str, Any]:
         "pinned_revision": pinned_rev,
         "head_revision": head.revision if head else 0,
     }
-    if head is None or head.hash != pinned_hash:
+    saved = next((r for r in revisions if r.revision == pinned_rev), None)
+    if saved is None or saved.hash != pinned_hash:
         return base | {
             "status": "unsupported",
             "message": (
-                f"The knowledge base moved on from revision {pinned_rev} to "
-                f"{head.revision if head else 0} and its documents differ, so the pinned "
-                "revision cannot be replayed: replay against an old revision is only "
-                "supported while its documents are unchanged. The bundle's citations still "
-                "resolve to the pinned text (citewise cite check)."
+                f"This knowledge base has no revision {pinned_rev} with the bundle's revision "
+                "hash (the bundle comes from another home), so it cannot be replayed here. "
+                "The bundle's citations carry their excerpts and hashes."
             ),
         }
+    head_no = head.revision if head else 0
+    # At the head while it is the pinned revision, else pinned to it (issue 38).
+    at = None if head_no == pinned_rev else pinned_rev
+    base["replayed_at"] = "head" if at is None else at
     note = (
         "the pinned revision is the current head"
-        if head.revision == pinned_rev
-        else f"revision {head.revision} holds the same documents as pinned revision "
-        f"{pinned_rev} (same revision hash); replay ids include the revision number"
+        if at is None
+        else f"re-asked at pinned revision {pinned_rev} (the head is revision {head_no})"
     )
     cond = bundle.get("conditions") or {}
     wanted = cond.get("settings") or {}
@@ -166,7 +169,7 @@ def replay(home: ContextSource, bundle: dict[str, Any]) -> dict[str, Any]:
         dense=bool(wanted.get("dense", home.settings.dense)),
         encoder=str(wanted.get("encoder", home.settings.encoder)),
     )
-    kb2 = home.context(kb.name, settings)
+    kb2 = home.context(kb.name, settings, revision=at)
     filters = filters_from(cond)
     question = str(bundle["question"])
     rec = RecordedLLM(bundle) if uses_llm(bundle) else None

@@ -161,6 +161,8 @@ def record_answer(kb: StageContext, answer: Answer, filters: SearchFilters | Non
         "degradation": answer.degradation,
         "citations": [[c.id, c.sha256] for c in answer.citations],
     }
+    if kb.revision is not None:  # asked at a pinned revision (issue 38)
+        event["pinned_revision"] = kb.revision
     for key in ("conditions", "rewrite", "caller_lineage"):  # issue 22: only when present
         if answer.trace.get(key):
             event[key] = answer.trace[key]
@@ -214,6 +216,8 @@ def record_search(
             for h in result.hits
         ]  # fmt: skip
         payload["conditions"] = conditions or []
+    if kb.revision is not None:  # searched at a pinned revision (issue 38)
+        payload["pinned_revision"] = kb.revision
     paths = {h.path for h in result.hits}
     _append_with_access(kb, "search", payload, filters, paths, lineage)
 
@@ -232,6 +236,8 @@ def record_evidence(
             for f in pack.fragments
         ],
     }
+    if kb.revision is not None:  # gathered at a pinned revision (issue 38)
+        payload["pinned_revision"] = kb.revision
     _append_with_access(kb, "evidence", payload, filters, {f.path for f in pack.fragments})
 
 

@@ -17,15 +17,30 @@ cite_app = typer.Typer(help="Resolve citations to their exact text.", no_args_is
 @cite_app.command("check")
 def cite_check(
     answer_id: Annotated[str, typer.Argument(help="A saved answer's id (its trace id, t_...).")],
+    reask: Annotated[
+        bool,
+        typer.Option(
+            "--reask",
+            help="Also ask the question again at the answer's saved revision and say whether "
+            "the same answer and citations come back (as `replay` does).",
+        ),
+    ] = False,
     home: HomeOpt = None,
     json: JsonOpt = False,
 ) -> None:
     """Check a saved answer's citations: pinned text intact, and stale in the current
-    revision (changed or removed). Never rewrites the answer. Exits 1 if any is stale."""
+    revision (changed or removed). Never rewrites the answer. Exits 1 if any is stale (or,
+    with --reask, if the re-asked answer differs)."""
     from citewise.audit.pinned import check_citations
 
     with open_home(home) as h:
         report = check_citations(h.store, answer_id)
+        if reask:  # issue 38: re-run at the saved revision, stage by stage
+            from citewise.audit.bundle import export_bundle, replay
+
+            again = replay(h, export_bundle(h, answer_id))
+            keys = ("status", "replayed_at", "same_answer", "same_replay_id", "note")
+            report["reask"] = {k: again.get(k) for k in keys}
     if json:
         sys.stdout.write(ui.dump_json(report) + "\n")
     else:
@@ -41,7 +56,17 @@ def cite_check(
                 ui.out.print(f"    reason: {c['reason']}", markup=False)
                 ui.out.print(f"    old: {c['old_text']}", markup=False)
                 ui.out.print(f"    new: {c['new_text']}", markup=False)
+        if reask:
+            r = report["reask"]
+            ui.out.print(
+                f"re-asked at revision {r['replayed_at']}: {r['status']}"
+                + ("" if r["same_answer"] else " (the answer differs)"),
+                markup=False,
+            )
+    reasked = report.get("reask")
     if report["stale"] or not report["all_pinned"]:
+        raise typer.Exit(1)
+    if reasked is not None and reasked["status"] not in ("reproduced", "partial"):
         raise typer.Exit(1)
 
 

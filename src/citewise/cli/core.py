@@ -20,6 +20,7 @@ from citewise.cli.options import (
     KbOpt,
     LineageOpt,
     ModeOpt,
+    RevisionOpt,
     check_mode,
     key_values,
     open_home,
@@ -132,6 +133,7 @@ def search(
     principal: Annotated[
         str | None, typer.Option("--as", help="Search as this principal (access lists).")
     ] = None,
+    revision: RevisionOpt = None,
     home: HomeOpt = None,
     json: JsonOpt = False,
 ) -> None:
@@ -143,6 +145,7 @@ def search(
             filters=search_filters(filter_, principal, current_only, as_of),
             top_k=top_k,
             mode=mode,  # type: ignore[arg-type]
+            revision=revision,
         )
         if principal is not None:  # version numbers as that principal sees them
             from citewise.facade import renumber
@@ -181,6 +184,7 @@ def ask_cmd(
     ] = False,
     condition: ConditionOpt = None,
     lineage: LineageOpt = None,
+    revision: RevisionOpt = None,
     home: HomeOpt = None,
     json: JsonOpt = False,
 ) -> None:
@@ -201,6 +205,7 @@ def ask_cmd(
             web=web,
             conditions=conditions or None,
             lineage=ids or None,
+            revision=revision,
         )
         if principal is not None:  # version numbers as that principal sees them
             from citewise.facade import renumber

@@ -14,6 +14,7 @@ from citewise.cli.options import (
     HomeOpt,
     JsonOpt,
     KbOpt,
+    RevisionOpt,
     open_home,
     search_filters,
 )
@@ -91,6 +92,7 @@ def evidence(
     quiet: Annotated[
         bool, typer.Option("--no-decisions", help="Do not list the budget decisions.")
     ] = False,
+    revision: RevisionOpt = None,
     home: HomeOpt = None,
     json: JsonOpt = False,
 ) -> None:
@@ -110,6 +112,7 @@ def evidence(
             filters=search_filters(filter_, principal, current_only, as_of),
             profile=profile,  # type: ignore[arg-type]
             rse=rse,
+            revision=revision,
         )
     if json:
         ui.print_json(pack.to_json())

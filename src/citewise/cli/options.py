@@ -85,6 +85,15 @@ AsOfOpt = Annotated[
     typer.Option("--as-of", help="Answer as the law stood on this date (YYYY-MM-DD)."),
 ]
 
+RevisionOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--revision",
+        help="Read the documents as they were at this revision (`citewise revisions` lists "
+        "them; default: the current one).",
+    ),
+]
+
 
 #: The store chosen by the root ``--store`` option for this process (see :func:`choose_store`).
 _chosen_store: list[str] = []

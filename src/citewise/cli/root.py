@@ -14,6 +14,7 @@ import typer
 
 from citewise.cli import (
     audit,
+    backup,
     chat,
     cite,
     core,
@@ -62,6 +63,6 @@ def _root(store: StoreOpt = None, version: VersionOpt = False) -> None:
 
 
 #: Command modules in help order (commands first, then groups, each in this order).
-MODULES = (core, chat, sync, cite, evidence, serve, audit, graph, eval, llm, migrate)
+MODULES = (core, chat, sync, cite, evidence, serve, audit, graph, eval, llm, migrate, backup)
 for _module in MODULES:
     _module.register(app)

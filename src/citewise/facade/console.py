@@ -29,12 +29,14 @@ def evidence(
     filters: SearchFilters,
     profile: Profile | None = None,
     rse: bool = True,
+    revision: int | None = None,
 ) -> EvidencePack:
     """The evidence pack for ``query`` in knowledge base ``name``, recorded in the audit
     ledger as every interface records it; numbered as ``filters.principal`` sees versions
-    when one is given."""
+    when one is given; from the documents as they were at ``revision`` (the KB's own
+    number, as ``citewise revisions`` lists it) when given."""
     kb = home.kb(name)
-    pack = kb.evidence(query, filters=filters, profile=profile, rse=rse)
+    pack = kb.evidence(query, filters=filters, profile=profile, rse=rse, revision=revision)
     if filters.principal is None:
         return pack
     return renumber.evidence_pack(pack, renumber.numbering_for(kb, filters.principal))

@@ -13,7 +13,7 @@ from citewise.analysis.conditions import ConditionSet
 from citewise.answer.models import Answer
 from citewise.core.search import SearchFilters, SearchMode, SearchResult
 from citewise.evidence.models import EvidencePack, Profile
-from citewise.facade import renumber
+from citewise.facade import pinning, renumber
 from citewise.facade.base import Scope, ServiceBase
 from citewise.facade.caller import Caller
 from citewise.kb import KnowledgeBase
@@ -34,6 +34,7 @@ class Questions(ServiceBase):
         conditions: Mapping[str, str] | None = None,
         lineage: Mapping[str, str] | None = None,
         keep: bool = False,
+        revision: int | None = None,
     ) -> SearchResult:
         with self.reading(caller, name) as kb:
             result = kb.search(
@@ -44,6 +45,7 @@ class Questions(ServiceBase):
                 conditions=conditions,
                 lineage=lineage,
                 keep=keep,
+                revision=self._pinned(caller, kb, revision),
             )
             return renumber.search_result(result, self._numbering(caller, kb))
 
@@ -61,10 +63,15 @@ class Questions(ServiceBase):
         scope: Scope | None = None,
         profile: Profile | None = None,
         rse: bool = True,
+        revision: int | None = None,
     ) -> EvidencePack:
         with self.reading(caller, name) as kb:
             pack = kb.evidence(
-                query, filters=self._filters(caller, scope), profile=profile, rse=rse
+                query,
+                filters=self._filters(caller, scope),
+                profile=profile,
+                rse=rse,
+                revision=self._pinned(caller, kb, revision),
             )
             return renumber.evidence_pack(pack, self._numbering(caller, kb))
 
@@ -78,6 +85,7 @@ class Questions(ServiceBase):
         verify_web: bool = False,
         conditions: Mapping[str, str] | None = None,
         lineage: Mapping[str, str] | None = None,
+        revision: int | None = None,
     ) -> Answer:
         web = None
         if verify_web:  # configured by the server's environment (docs/regulations.md)
@@ -93,8 +101,16 @@ class Questions(ServiceBase):
                 web=web,
                 conditions=conditions or None,
                 lineage=lineage or None,
+                revision=self._pinned(caller, kb, revision),
             )
             return renumber.answer(answer, self._numbering(caller, kb))
+
+    def _pinned(self, caller: Caller, kb: KnowledgeBase, revision: int | None) -> int | None:
+        """The KB revision the caller's revision number names (None: the head)."""
+        if revision is None:
+            return None
+        head = kb.info().revision
+        return pinning.kb_revision(self._view(caller, kb.name), revision, head, kb.name)
 
     def conversation_turn(
         self,

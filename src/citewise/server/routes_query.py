@@ -48,6 +48,8 @@ class SearchBody(BaseModel):
     top_k: int = Field(default=10, ge=1, le=1000)
     mode: Literal["lexical", "vector", "hybrid"] = "hybrid"
     filters: Filters = Field(default_factory=Filters)
+    #: Search the documents as they were at this revision (your numbering; issue 38).
+    revision: int | None = Field(default=None, strict=True)
 
 
 class EvidenceBody(BaseModel):
@@ -55,6 +57,8 @@ class EvidenceBody(BaseModel):
     profile: Literal["base", "causal", "deep"] | None = None
     rse: bool = True
     filters: Filters = Field(default_factory=Filters)
+    #: Gather evidence from the documents as they were at this revision (issue 38).
+    revision: int | None = Field(default=None, strict=True)
 
 
 class AskBody(BaseModel):
@@ -67,13 +71,21 @@ class AskBody(BaseModel):
     conditions: dict[str, str] = Field(default_factory=dict)
     #: Lineage ids (conversation, turn, task, parent), recorded in the ledger entry.
     lineage: dict[str, str] = Field(default_factory=dict)
+    #: Answer from the documents as they were at this revision (issue 38).
+    revision: int | None = Field(default=None, strict=True)
 
 
 @router.post("/kb/{kb}/search", tags=["questions"])
 def search(kb: str, body: SearchBody, caller: CallerDep, service: ServiceDep) -> Any:
     """Ranked hits with exact citations (same JSON as ``citewise search --json``)."""
     result = service.search(
-        caller, kb, body.query, scope=body.filters.scope(), top_k=body.top_k, mode=body.mode
+        caller,
+        kb,
+        body.query,
+        scope=body.filters.scope(),
+        top_k=body.top_k,
+        mode=body.mode,
+        revision=body.revision,
     )
     return jsonable(result)
 
@@ -82,7 +94,13 @@ def search(kb: str, body: SearchBody, caller: CallerDep, service: ServiceDep) ->
 def evidence(kb: str, body: EvidenceBody, caller: CallerDep, service: ServiceDep) -> Any:
     """The budgeted context pack (same JSON as ``citewise evidence --json``)."""
     pack = service.evidence(
-        caller, kb, body.query, scope=body.filters.scope(), profile=body.profile, rse=body.rse
+        caller,
+        kb,
+        body.query,
+        scope=body.filters.scope(),
+        profile=body.profile,
+        rse=body.rse,
+        revision=body.revision,
     )
     return pack.to_json()
 
@@ -111,6 +129,7 @@ def ask(
             verify_web=body.verify_web,
             conditions=body.conditions,
             lineage=body.lineage,
+            revision=body.revision,
         )
 
     if not stream:

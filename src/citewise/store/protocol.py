@@ -151,6 +151,21 @@ class VectorSearch(Protocol):
 
 
 @runtime_checkable
+class RevisionReads(Protocol):
+    """Optional: a store that can read a knowledge base as it stood at an earlier revision
+    (pinned retrieval; :class:`~citewise.store.revision_view.RevisionStore` needs it)."""
+
+    def documents_at(self, kb: str, revision: int) -> list[DocumentInfo]:
+        """The documents of ``revision``, each at the version it held then, by path."""
+
+    def chunks_at(self, kb: str, revision: int) -> Iterator[StoredChunk]:
+        """The chunks of ``revision``'s documents, by path then chunk ordinal."""
+
+    def clauses_at(self, kb: str, revision: int, clause_paths: list[str]) -> list[ClauseMatch]:
+        """``find_clauses`` over ``revision``'s documents."""
+
+
+@runtime_checkable
 class Store(Protocol):
     @property
     def ledger(self) -> Ledger:

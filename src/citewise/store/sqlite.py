@@ -24,6 +24,7 @@ from citewise.errors import (
 )
 from citewise.store import _convert as cv
 from citewise.store import _ledger as sqlite_ledger
+from citewise.store._at_revision import SQLRevisionReads
 from citewise.store._lookup import SQLiteLookup
 from citewise.store._near import SQLiteNear
 from citewise.store._node_cache import NodeCache
@@ -81,7 +82,9 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteNear, SQLiteVectors, SQLWrites):
+class SQLiteStore(
+    SQLiteResolve, SQLiteLookup, SQLiteNear, SQLiteVectors, SQLWrites, SQLRevisionReads
+):
     """``SQLiteStore(home / "citewise.db")``; thread-safe via one lock per store."""
 
     def __init__(self, path: Path) -> None:
