@@ -322,3 +322,16 @@ class RerankTimedOut(RerankFailed):
     """The reranker did not finish within its time budget; the fused order stands."""
 
     code = "RERANK_TIMED_OUT"
+
+
+# -- governance: the per-KB policy and the review queue (citewise/governance/) ----------
+class BadPolicy(UsageError):
+    """A knowledge base's ``policy.yaml`` is malformed: the message names the key."""
+
+    code = "BAD_POLICY"
+
+
+class CandidateNotFound(NotFoundError):
+    """No pending candidate or quarantined file has that id (or path)."""
+
+    code = "CANDIDATE_NOT_FOUND"
