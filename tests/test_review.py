@@ -172,3 +172,9 @@ def test_a_pdf_with_parse_warnings_is_quarantined(tmp_path: Path) -> None:
         assert "looks mis-mapped" in rows["broken.pdf"].message
         assert rows["guide.md"].status == "added"
         assert [d.path for d in kb.documents()] == ["guide.md"]
+
+
+def test_adding_an_unchanged_folder_again_holds_nothing(kb: KnowledgeBase, tmp_path: Path) -> None:
+    report = kb.add([tmp_path / "docs"])
+    assert [(f.path, f.status, f.code) for f in report.files] == [("guide.md", "unchanged", "")]
+    assert review.queue(kb.context) == []

@@ -261,10 +261,13 @@ class KnowledgeBase:
         progress: ProgressFn | None = None,
         *,
         submitter: str | None = None,
+        origin: str = "upload",
     ) -> AddReport:
         """Store prepared files as one batch (one revision) and publish the indexes.
-        ``submitter``: the principal a held candidate is recorded as submitted by."""
-        return self._store_batch(iter(prepared), len(prepared), progress, submitter=submitter)
+        ``submitter`` and ``origin``: what a held candidate records (policy.yaml)."""
+        return self._store_batch(
+            iter(prepared), len(prepared), progress, submitter=submitter, origin=origin
+        )
 
     def _walk(self, paths: Iterable[str | Path]) -> list[SourceFile | WalkProblem]:
         found: list[SourceFile | WalkProblem] = []
@@ -280,11 +283,12 @@ class KnowledgeBase:
         *,
         index: bool = True,
         submitter: str | None = None,
+        origin: str = "add",
     ) -> AddReport:
         results: list[FileResult] = []
         cfg = self.home.settings.ingest
         # The publication gate (policy.yaml): None when nothing is held back.
-        gate = open_gate(self.context, origin="add", submitter=submitter)
+        gate = open_gate(self.context, origin=origin, submitter=submitter)
         self.store.begin_batch(self.name)
         try:
             # Group commit: files are read and parsed outside the transaction, then a

@@ -58,7 +58,8 @@ class Gate:
         self.home = ctx.settings.home
         self.held_before = pending_keys(pending(self.home, ctx.name))
         #: The published head version of each current document (a held file's base).
-        self.heads = {d.path: d.version_id for d in ctx.store.list_documents(ctx.name)}
+        self.docs = {d.path: d for d in ctx.store.list_documents(ctx.name)}
+        self.heads = {path: d.version_id for path, d in self.docs.items()}
         self.candidate: Entry | None = None
         if policy.publication == "review":
             self.candidate = Entry(
@@ -78,6 +79,8 @@ class Gate:
         source: str,
     ) -> Decision | None:
         """None: store the file now. Else why it is held (and where)."""
+        if self._published_as_is(path, raw, parsed):
+            return None  # the store reports it unchanged; nothing to review
         digest = hashlib.sha256(raw).hexdigest()
         already = self.held_before.get((path, "write", digest))
         if already is not None:
@@ -120,6 +123,15 @@ class Gate:
             f"{path}: held for review in candidate {self.candidate.id}; published when a "
             f"publisher approves it ('citewise review approve {self.candidate.id}').",
         )
+
+    def _published_as_is(self, path: str, raw: bytes, parsed: ParsedDocument) -> bool:
+        """Whether ``path``'s published head already is this file: the same bytes, title
+        and metadata (what the store compares before it calls a file unchanged)."""
+        doc = self.docs.get(path)
+        if doc is None or doc.metadata != parsed.metadata or doc.title != parsed.title:
+            return False
+        stored, _ = self.ctx.store.get_version_content(self.ctx.name, path, doc.version_id)
+        return stored == raw
 
     def delete(self, path: str, base_version: int) -> Decision | None:
         """A deletion a sync planned: None to delete now, else held in the candidate."""
