@@ -77,7 +77,7 @@ def test_http_candidate_published_rejected_and_quarantine_released(tmp_path: Pat
         assert a.post(f"/kb/default/review/{cid}/approve").status_code == 404
 
         assert not any(
-            "big.md" == d["path"] for d in a.get("/kb/default/documents").json()["documents"]
+            d["path"] == "big.md" for d in a.get("/kb/default/documents").json()["documents"]
         )
         rel = a.post(f"/kb/default/review/{qid}/release").json()
         assert rel["files"][0]["path"] == "big.md" and rel["revision"] == 3
