@@ -178,3 +178,38 @@ def test_adding_an_unchanged_folder_again_holds_nothing(kb: KnowledgeBase, tmp_p
     report = kb.add([tmp_path / "docs"])
     assert [(f.path, f.status, f.code) for f in report.files] == [("guide.md", "unchanged", "")]
     assert review.queue(kb.context) == []
+
+
+def test_a_watched_folder_holds_its_changes_in_review_mode(
+    kb: KnowledgeBase, tmp_path: Path
+) -> None:
+    """``sync --watch`` runs each batch through ``KnowledgeBase.sync``: the policy holds."""
+    import threading
+    import time
+
+    from citewise.sync.folder import SyncReport
+    from citewise.sync.watch import watch_folder
+
+    folder = tmp_path / "docs"
+    reports: list[SyncReport] = []
+    stop = threading.Event()
+    worker = threading.Thread(
+        target=watch_folder,
+        args=(kb.context, folder, reports.append),
+        kwargs={"stop": stop, "run": lambda _ctx, root: kb.sync(root)},
+    )
+    worker.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not reports and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        (folder / "vault.md").write_text(EXTRA, "utf-8")
+        while time.monotonic() < deadline and not review.queue(kb.context):
+            time.sleep(0.05)
+    finally:
+        stop.set()
+        worker.join(timeout=10)
+    (candidate,) = review.queue(kb.context)
+    assert [f.path for f in candidate.files] == ["vault.md"] and candidate.origin == "sync"
+    assert not _seen(kb)
