@@ -119,7 +119,7 @@ def test_a_sync_holds_its_changes_and_deletions_and_again_holds_nothing_new(
     (candidate,) = review.queue(kb.context)
     files = {f["path"]: f for f in review.show(kb.context, candidate.id)["files"]}
     assert files["guide.md"]["change"] == "deleted"
-    assert "-Rotate keys every 90 days with the rotate command." in files["guide.md"]["diff"]
+    assert files["guide.md"]["diff"] == ["@@ -1,3 +0,0 @@ (the whole document)"]
     review.approve(kb.context, candidate.id, ALICE)
     assert [d.path for d in kb.documents()] == ["new.md"]
 
@@ -213,3 +213,15 @@ def test_a_watched_folder_holds_its_changes_in_review_mode(
     (candidate,) = review.queue(kb.context)
     assert [f.path for f in candidate.files] == ["vault.md"] and candidate.origin == "sync"
     assert not _seen(kb)
+
+
+def test_deleting_a_base_removes_its_policy_and_queue(tmp_path: Path) -> None:
+    with Home.open(tmp_path / "home") as h:
+        h.create_kb("legal")
+        set_policy(h.settings.home, "publication: review\n", kb="legal")
+        h.kb("legal").add([write(tmp_path / "d", {"vault.md": EXTRA})])
+        assert len(review.queue(h.kb("legal").context)) == 1
+        h.delete_kb("legal", force=True)
+        h.create_kb("legal")
+        assert review.queue(h.kb("legal").context) == []
+        assert h.kb("legal").add([tmp_path / "d"]).revision is not None  # open again

@@ -12,6 +12,7 @@ import dataclasses
 import functools
 import os
 import secrets
+import shutil
 import signal
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -163,6 +164,8 @@ class Home:
 
     def delete_kb(self, name: str, *, force: bool = False) -> None:
         self.store.delete_kb(name, force=force)
+        # Its policy and held changes go too: a new base of that name starts open and empty.
+        shutil.rmtree(self.settings.home / "kbs" / name, ignore_errors=True)
 
     def resolve(self, citation_id: str) -> ResolvedCitation:
         return self.store.resolve(citation_id)

@@ -104,9 +104,10 @@ def _file_view(
     ):
         # A reader sees the diff only of text it may read on both sides (access metadata).
         return out | {"diff": [], "diff_cut": 0, "withheld": "access"}
-    new = ""
-    if file.action == "write":
-        new, _ = _text_of(ctx, file, read_blob(ctx.settings.home, ctx.name, held, file))
+    if file.action == "delete":  # the whole text goes: say how much, not every line
+        lines = len((old or "").splitlines())
+        return out | {"diff": [f"@@ -1,{lines} +0,0 @@ (the whole document)"], "diff_cut": 0}
+    new, _ = _text_of(ctx, file, read_blob(ctx.settings.home, ctx.name, held, file))
     diff, cut = line_diff(old or "", new)
     return out | {"diff": diff, "diff_cut": cut}
 
