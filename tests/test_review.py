@@ -225,3 +225,15 @@ def test_deleting_a_base_removes_its_policy_and_queue(tmp_path: Path) -> None:
         h.create_kb("legal")
         assert review.queue(h.kb("legal").context) == []
         assert h.kb("legal").add([tmp_path / "d"]).revision is not None  # open again
+
+
+def test_a_damaged_manifest_is_named_not_skipped(kb: KnowledgeBase, tmp_path: Path) -> None:
+    from citewise.errors import CorruptContent
+    from citewise.governance.queue import review_dir
+
+    kb.add([write(tmp_path / "more", {"vault.md": EXTRA})])
+    (candidate,) = review.queue(kb.context)
+    manifest = review_dir(kb.home.settings.home, kb.name) / candidate.id / "manifest.json"
+    manifest.write_text("{not json", "utf-8")
+    with pytest.raises(CorruptContent, match=candidate.id):
+        review.queue(kb.context)

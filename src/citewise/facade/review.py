@@ -100,7 +100,7 @@ class ReviewQueue(ServiceBase):
             decide = review.approve if action == "approve" else review.release
             report = decide(kb.context, ref, who)
             self._version_meta.clear()
-            docs = self.visible_documents(caller, kb)
+            docs = {d.path for d in self.visible_documents(caller, kb)}
         revision = report.revision
         return {
             "id": ref,
@@ -109,6 +109,6 @@ class ReviewQueue(ServiceBase):
             "files": [
                 {"path": f.path, "status": f.status, "code": f.code}
                 for f in report.files
-                if any(d.path == f.path for d in docs) or f.status in ("deleted", "failed")
+                if f.path in docs or f.status in ("deleted", "failed")
             ],
         }

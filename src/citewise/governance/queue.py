@@ -12,6 +12,7 @@ Nothing here is in the store: held text cannot reach a read path (see the packag
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -201,13 +202,26 @@ def pending(home: Path, kb: str) -> list[Held]:
     out: list[Held] = []
     for entry in root.iterdir():
         if entry.name.startswith(".tmp-"):
-            if time.time() - entry.stat().st_mtime > 3600:
-                shutil.rmtree(entry, ignore_errors=True)
+            with contextlib.suppress(FileNotFoundError):  # another process removed it
+                if time.time() - entry.stat().st_mtime > 3600:
+                    shutil.rmtree(entry, ignore_errors=True)
             continue
         manifest = entry / _MANIFEST
         if entry.is_dir() and manifest.is_file():
-            out.append(_from_json(json.loads(manifest.read_text("utf-8"))))
+            out.append(_read_manifest(manifest))
     return sorted(out, key=lambda h: (h.created_at, h.id))
+
+
+def _read_manifest(manifest: Path) -> Held:
+    """One entry's manifest; a damaged one is an error naming it (never skipped: that
+    would hide held changes from their reviewers)."""
+    try:
+        return _from_json(json.loads(manifest.read_text("utf-8")))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise CorruptContent(
+            f"{manifest}: the review entry's manifest cannot be read ({exc}).",
+            hint="Restore the folder from a backup, or remove it to discard the entry.",
+        ) from exc
 
 
 def find(home: Path, kb: str, ref: str) -> Held:
@@ -232,7 +246,13 @@ def find(home: Path, kb: str, ref: str) -> Held:
 
 def read_blob(home: Path, kb: str, held: Held, file: HeldFile) -> bytes:
     """The exact bytes of ``file``, checked against its hash."""
-    raw = (review_dir(home, kb) / held.id / "blobs" / file.sha256).read_bytes()
+    try:
+        raw = (review_dir(home, kb) / held.id / "blobs" / file.sha256).read_bytes()
+    except OSError as exc:
+        raise CorruptContent(
+            f"{held.id}: the held bytes of {file.path} cannot be read ({exc.strerror or exc}).",
+            hint="Reject the entry and ingest the file again.",
+        ) from exc
     if hashlib.sha256(raw).hexdigest() != file.sha256:
         raise CorruptContent(
             f"{held.id}: the held bytes of {file.path} do not match their sha256.",
