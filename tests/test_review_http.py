@@ -132,3 +132,26 @@ def test_cli_review_list_show_approve_reject_release(tmp_path: Path) -> None:
     assert bad.returncode == 0  # listing reads no policy
     bad = run_cli("kb", "show", "default", home=home)
     assert bad.returncode == 2 and "BAD_POLICY" in bad.stderr and "open, review" in bad.stderr
+
+
+@pytest.mark.subprocess
+def test_mcp_add_source_is_held_and_never_recalled(tmp_path: Path) -> None:
+    """MCP's add_source goes through the same gate (the facade's upload)."""
+    from typing import Any
+
+    from tests.test_mcp import _data, _run
+
+    home = tmp_path / "home"
+    run_cli("kb", "list", home=home, check=True)  # makes the home and its default base
+    set_policy(home, POLICY)
+
+    async def body(s: Any) -> dict[str, Any]:
+        added = _data(await s.call_tool("add_source", {"name": "vault.md", "content": EXTRA}))
+        found = _data(await s.call_tool("recall_knowledge", {"query": TOKEN, "mode": "lexical"}))
+        return {"added": added, "found": found}
+
+    out = _run(home, None, body)
+    assert [f["code"] for f in out["added"]["files"]] == ["HELD_FOR_REVIEW"]
+    assert not any(TOKEN in h["excerpt"] for h in out["found"]["hits"])
+    (held,) = json.loads(run_cli("review", "list", "--json", home=home, check=True).stdout)
+    assert held["origin"] == "upload" and held["files"][0]["path"] == "vault.md"
