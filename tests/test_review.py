@@ -237,3 +237,28 @@ def test_a_damaged_manifest_is_named_not_skipped(kb: KnowledgeBase, tmp_path: Pa
     manifest.write_text("{not json", "utf-8")
     with pytest.raises(CorruptContent, match=candidate.id):
         review.queue(kb.context)
+
+
+@pytest.mark.parametrize(
+    ("rules", "held"),
+    [("{repaired_extraction: true}", True), ("{parse_warnings: true, ocr_degraded: true}", False)],
+)
+def test_a_repaired_pdf_is_held_only_by_the_rule_that_names_repairs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rules: str, held: bool
+) -> None:
+    """A page the glyph check re-read with the second extractor (clean once repaired):
+    ``repaired_extraction`` holds it; the other rules do not."""
+    from citewise.ingest import pdf_recheck
+    from tests.test_pdf_glyphs import BROKEN, GOOD, broken_pdf
+
+    truth = "\n".join(GOOD + BROKEN)
+    monkeypatch.setattr(pdf_recheck, "second_page_text", lambda raw, index: truth)
+    with Home.open(tmp_path / "home") as h:
+        set_policy(h.settings.home, f"quarantine: {rules}\n")
+        src = tmp_path / "d"
+        src.mkdir()
+        (src / "repaired.pdf").write_bytes(broken_pdf())
+        (row,) = h.kb().add([src]).files
+        assert (row.code == "QUARANTINED") is held
+        if held:
+            assert "read again by a second extractor" in row.message
