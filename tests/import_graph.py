@@ -151,9 +151,10 @@ LAYERS: tuple[Layer, ...] = (
     ),
     (
         "Operations",
-        ("conversation", "sync"),
+        ("conversation", "sync", "governance"),
         "conversations over asks, and the whole-knowledge-base operations: folder sync, "
-        "mirror, watch and store migration",
+        "mirror, watch and store migration; governance (the policy, the publication gate, "
+        "quarantine and the review queue)",
     ),
     ("Library", ("kb", "testing"), "`Home` / `KnowledgeBase`, and the backend test suites"),
     (

@@ -43,11 +43,25 @@ WRITES: dict[tuple[str, str], Call] = {
     ("POST", "/kb/{kb}/sync"): lambda c, r: c.post(
         "/kb/default/sync", json={"folder": "", "dry_run": True}
     ),
+    # The review queue (issue 38): past the role check an unknown id is 404 (the queue's
+    # own states are tested in tests/test_review_http.py).
+    ("POST", "/kb/{kb}/review/{ref}/approve"): lambda c, r: c.post(
+        f"/kb/default/review/c_{r}/approve"
+    ),
+    ("POST", "/kb/{kb}/review/{ref}/release"): lambda c, r: c.post(
+        f"/kb/default/review/q_{r}/release"
+    ),
+    ("POST", "/kb/{kb}/review/{ref}/reject"): lambda c, r: c.post(
+        f"/kb/default/review/c_{r}/reject", json={"reason": r}
+    ),
 }
 SUCCESS = {
     ("POST", "/kb"): 201,
     ("POST", "/kb/{kb}/documents"): 201,
     ("POST", "/kb/{kb}/sync"): 200,
+    ("POST", "/kb/{kb}/review/{ref}/approve"): 404,
+    ("POST", "/kb/{kb}/review/{ref}/release"): 404,
+    ("POST", "/kb/{kb}/review/{ref}/reject"): 404,
 }
 
 

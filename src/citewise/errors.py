@@ -343,3 +343,16 @@ class RestoreTargetNotEmpty(ConflictError):
     """A restore into a home or store that already holds data; nothing was written."""
 
     code = "RESTORE_TARGET_NOT_EMPTY"
+
+
+# -- governance: the per-KB policy and the review queue (citewise/governance/) ----------
+class BadPolicy(UsageError):
+    """A knowledge base's ``policy.yaml`` is malformed: the message names the key."""
+
+    code = "BAD_POLICY"
+
+
+class CandidateNotFound(NotFoundError):
+    """No pending candidate or quarantined file has that id (or path)."""
+
+    code = "CANDIDATE_NOT_FOUND"

@@ -12,6 +12,7 @@ import dataclasses
 import functools
 import os
 import secrets
+import shutil
 import signal
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -46,6 +47,8 @@ from citewise.core.stored import (
 from citewise.errors import CitewiseError, FileTooLarge, UnreadableFile, UsageError
 from citewise.evidence.assemble import assemble
 from citewise.evidence.models import EvidencePack, Profile
+from citewise.governance.gate import Gate, gated_sync, open_gate
+from citewise.governance.policy import load_policy
 from citewise.index.manager import LOADERS, KBIndex
 from citewise.index.pinned_revision import PinnedIndexes
 from citewise.ingest.parse import parse_document
@@ -167,6 +170,8 @@ class Home:
     def delete_kb(self, name: str, *, force: bool = False) -> None:
         self.store.delete_kb(name, force=force)
         self.pinned.forget(name)
+        # Its policy and held changes go too: a new base of that name starts open and empty.
+        shutil.rmtree(self.settings.home / "kbs" / name, ignore_errors=True)
 
     def resolve(self, citation_id: str) -> ResolvedCitation:
         return self.store.resolve(citation_id)
@@ -252,6 +257,8 @@ class KnowledgeBase:
         versioned, documents that came from the folder and are gone from it deleted (their
         history stays and old citations still resolve), all in one revision. Documents
         added from anywhere else are never deleted. ``dry_run`` writes nothing."""
+        if not dry_run and load_policy(self.home.settings.home, self.name).gated:
+            return gated_sync(self.context, folder, progress=progress)  # policy.yaml holds
         return run_sync(self.context, folder, dry_run=dry_run, progress=progress)
 
     def stale_answers(self) -> list[StaleAnswer]:
@@ -269,10 +276,18 @@ class KnowledgeBase:
         return [self._prepare_one(item, metadata) for item in self._walk(paths)]
 
     def commit(
-        self, prepared: Sequence[PreparedFile], progress: ProgressFn | None = None
+        self,
+        prepared: Sequence[PreparedFile],
+        progress: ProgressFn | None = None,
+        *,
+        submitter: str | None = None,
+        origin: str = "upload",
     ) -> AddReport:
-        """Store prepared files as one batch (one revision) and publish the indexes."""
-        return self._store_batch(iter(prepared), len(prepared), progress)
+        """Store prepared files as one batch (one revision) and publish the indexes.
+        ``submitter`` and ``origin``: what a held candidate records (policy.yaml)."""
+        return self._store_batch(
+            iter(prepared), len(prepared), progress, submitter=submitter, origin=origin
+        )
 
     def _walk(self, paths: Iterable[str | Path]) -> list[SourceFile | WalkProblem]:
         found: list[SourceFile | WalkProblem] = []
@@ -287,9 +302,13 @@ class KnowledgeBase:
         progress: ProgressFn | None,
         *,
         index: bool = True,
+        submitter: str | None = None,
+        origin: str = "add",
     ) -> AddReport:
         results: list[FileResult] = []
         cfg = self.home.settings.ingest
+        # The publication gate (policy.yaml): None when nothing is held back.
+        gate = open_gate(self.context, origin=origin, submitter=submitter)
         self.store.begin_batch(self.name)
         try:
             # Group commit: files are read and parsed outside the transaction, then a
@@ -299,14 +318,20 @@ class KnowledgeBase:
                 # A group of one is the file's own transaction, as without group commit.
                 with self.store.group() if len(group) > 1 else contextlib.nullcontext():
                     for item in group:
-                        stored.append(self._store_one(item))
+                        stored.append(self._store_one(item, gate))
                         crash_point(f"stored:{len(results) + len(stored)}")
                 for result in stored:
                     results.append(result)
                     if progress is not None:
                         progress(result, len(results), total)
+        except BaseException:
+            if gate is not None:
+                gate.abort()
+            raise
         finally:
             revision = self.store.end_batch(self.name)
+        if gate is not None:
+            gate.close()  # files the candidate and writes its ledger events
         if revision is not None and index:
             self.home.index(self.name).sync()  # index and embed the new revision now
         return AddReport(
@@ -344,10 +369,14 @@ class KnowledgeBase:
     def _ingest_one(self, item: SourceFile | WalkProblem) -> FileResult:
         return self._store_one(self._prepare_one(item))
 
-    def _store_one(self, item: PreparedFile) -> FileResult:
+    def _store_one(self, item: PreparedFile, gate: Gate | None = None) -> FileResult:
         if item.failure is not None or item.parsed is None or item.raw is None:
             assert item.failure is not None
             return item.failure
+        if gate is not None:
+            held = gate.admit(item.rel_path, item.raw, item.parsed, item.source)
+            if held is not None:  # held for review or in quarantine: nothing stored now
+                return FileResult(item.rel_path, "skipped", code=held.code, message=held.message)
         try:
             outcome = self.store.ingest_document(
                 self.name, item.rel_path, item.raw, item.parsed, source=item.source

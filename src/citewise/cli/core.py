@@ -249,10 +249,21 @@ def kb_list(home: HomeOpt = None, json: JsonOpt = False) -> None:
 
 @kb_app.command("show")
 def kb_show(name: str, home: HomeOpt = None, json: JsonOpt = False) -> None:
-    """Show one knowledge base."""
+    """Show one knowledge base and its policy (policy.yaml; docs/governance.md)."""
+    from citewise.governance.policy import load_policy
+    from citewise.jsonable import to_jsonable
+
     with open_home(home) as h:
         info = h.kb(name).info()
-    ui.print_json(info) if json else ui.out.print(ui.kb_table([info]))
+        policy = load_policy(h.settings.home, name).to_json()
+    if json:
+        ui.print_json(to_jsonable(info) | {"policy": policy})
+        return
+    ui.out.print(ui.kb_table([info]))
+    from citewise.cli.review import policy_lines
+
+    for line in policy_lines(policy):
+        ui.out.print(line, markup=False, highlight=False)
 
 
 @kb_app.command("delete")

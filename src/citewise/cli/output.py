@@ -132,6 +132,9 @@ def print_add_report(report: AddReport, *, verbose: bool = False) -> None:
         if report.count(s)
     ]
     summary = ", ".join(parts) or "no files"
+    held = sum(1 for f in report.files if f.code in ("HELD_FOR_REVIEW", "QUARANTINED"))
+    if held:  # skipped by the publication gate (policy.yaml): say so in the summary
+        summary += f" ({held} held: citewise review list)"
     rev = f"revision {report.revision}" if report.revision is not None else "no new revision"
     nodes = sum(f.nodes for f in report.files)
     out.print(f"kb {report.kb}: {summary}; {nodes} nodes; {rev}")

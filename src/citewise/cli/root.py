@@ -23,6 +23,7 @@ from citewise.cli import (
     graph,
     llm,
     migrate,
+    review,
     serve,
     sync,
 )
@@ -63,6 +64,20 @@ def _root(store: StoreOpt = None, version: VersionOpt = False) -> None:
 
 
 #: Command modules in help order (commands first, then groups, each in this order).
-MODULES = (core, chat, sync, cite, evidence, serve, audit, graph, eval, llm, migrate, backup)
+MODULES = (
+    core,
+    chat,
+    sync,
+    cite,
+    evidence,
+    serve,
+    audit,
+    graph,
+    eval,
+    llm,
+    migrate,
+    backup,
+    review,
+)
 for _module in MODULES:
     _module.register(app)

@@ -109,7 +109,8 @@ def _watch(base: object, folder: Path, *, verbose: bool, json: bool) -> None:
 
     if not json:
         ui.err.print(f"watching {folder} (Ctrl-C to stop)", markup=False)
-    watch_folder(base.context, folder, show)
+    # Each batch through KnowledgeBase.sync, so the KB's policy (review, quarantine) holds.
+    watch_folder(base.context, folder, show, run=lambda _ctx, root: base.sync(root))
 
 
 def register(app: typer.Typer) -> None:

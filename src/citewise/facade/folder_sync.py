@@ -14,6 +14,7 @@ from citewise.facade.caller import Caller
 from citewise.facade.roles import require
 from citewise.facade.sync_roots import sync_folder
 from citewise.facade.sync_view import folder_names, scrub_report, scrubbed, visible_files
+from citewise.governance.gate import gate_plan
 from citewise.kb import KnowledgeBase
 from citewise.store.adhash import multiset_hash
 from citewise.sync.folder import SyncReport, answer_principal, stale_answers
@@ -43,6 +44,8 @@ class FolderSync(ServiceBase):
                 report = plan.report()
             else:
                 with self.lock.write():
+                    # The publication gate (policy.yaml) holds what must wait for review.
+                    plan, _ = gate_plan(kb.context, plan, submitter=caller.principal)
                     report = apply_sync(kb.context, plan)
                     self._version_meta.clear()
         with self.lock.read():

@@ -181,7 +181,7 @@ class Writes(Reads):
                 # the index publish are exclusive.
                 prepared = kb.prepare([root], metadata=given)
                 with self.lock.write():
-                    report = kb.commit(prepared)
+                    report = kb.commit(prepared, submitter=caller.principal)
                     self._version_meta.clear()
                     report = self._seen_report(caller, kb, report, known)
             else:

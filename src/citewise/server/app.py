@@ -31,6 +31,7 @@ from citewise.server import (
     routes_health,
     routes_kb,
     routes_query,
+    routes_review,
     routes_sync,
 )
 from citewise.server.auth import KeyStore
@@ -185,6 +186,7 @@ def create_app(
     app.include_router(routes_query.router)
     app.include_router(routes_conversations.router)
     app.include_router(routes_sync.router)
+    app.include_router(routes_review.router)
     app.include_router(metrics.router)
     app.include_router(openai_compat.router)
     if STATIC.is_dir():

@@ -31,6 +31,11 @@ ROUTE_ROLES: dict[tuple[str, str], tuple[Role, str]] = {
     ("POST", "/kb/{kb}/documents/{doc:path}/revert"): ("editor", "reverting a document"),
     ("DELETE", "/kb/{kb}/documents/{doc:path}"): ("editor", "deleting a document"),
     ("POST", "/kb/{kb}/sync"): ("editor", "syncing a folder"),
+    # The review queue (issue 38): deciding also needs the KB policy's publishers, and
+    # reading the queue (GET, so not listed here) needs editor: both in facade/review.py.
+    ("POST", "/kb/{kb}/review/{ref}/approve"): ("editor", "approving a candidate"),
+    ("POST", "/kb/{kb}/review/{ref}/release"): ("editor", "releasing a quarantined file"),
+    ("POST", "/kb/{kb}/review/{ref}/reject"): ("editor", "rejecting held changes"),
     # Questions: a POST that only reads (the answer's ledger entry is the record of any ask).
     ("POST", "/kb/{kb}/search"): ("reader", "searching"),
     ("POST", "/kb/{kb}/evidence"): ("reader", "reading evidence"),

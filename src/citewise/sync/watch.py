@@ -52,13 +52,15 @@ def watch_folder(
     *,
     stop: threading.Event | None = None,
     debounce_ms: int = DEBOUNCE_MS,
+    run: Callable[[StageContext, Path], SyncReport] = run_sync,
 ) -> None:
     """Sync ``folder`` now, then after every settled batch of changes, until ``stop`` is set
-    (or Ctrl-C). ``on_report`` gets every report that changed something (and the first)."""
+    (or Ctrl-C). ``on_report`` gets every report that changed something (and the first).
+    ``run`` is the sync of one batch (the facade passes the gated one of its policy)."""
     from watchfiles import watch
 
     root = sync_root(folder)
-    on_report(run_sync(kb, root))
+    on_report(run(kb, root))
     keep = _relevant(root, kb.settings.home)
     for _changes in watch(
         root,
@@ -70,6 +72,6 @@ def watch_folder(
         rust_timeout=500,
         yield_on_timeout=False,
     ):
-        report = run_sync(kb, root)
+        report = run(kb, root)
         if report.changed_anything or not report.ok:
             on_report(report)
