@@ -136,5 +136,5 @@ def scored(
     for c in pool:
         a = c.score if answerable is None else answerable.get(c.key, c.score)
         value = 0.0 if c.score <= 0 else choice_score(a, ranks.get(c.fragment.doc_id, 1), k)
-        out.append(replace(c, score=value))
+        out.append(c if value == c.score else replace(c, score=value))
     return out
