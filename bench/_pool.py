@@ -47,6 +47,10 @@ CANDIDATES: tuple[Setting, ...] = (
     Setting("answerable-0.35", {"CITEWISE_ANSWERABLE_MIN": "0.35"}),
     # the pack's guarantee for the best unit of recall's top documents (evidence/keep_top)
     Setting("pack-top-0", {"CITEWISE_PACK_TOP_DOCS": "0"}),
+    # the recall-rank constant of the answer units' one score (answer/choice.py; the
+    # default is 60): steeper, and nearly flat (the ranks all but ignored)
+    Setting("choice-k-8", {"CITEWISE_CHOICE_RANK_K": "8"}),
+    Setting("choice-k-1000", {"CITEWISE_CHOICE_RANK_K": "1000"}),
 )
 
 Summary = Mapping[str, Any]

@@ -101,13 +101,15 @@ def admission(
     near: dict[tuple[str, int], list[Span]],
     facts: Mapping[str, DocFacts] | None = None,
     scope: Scope | None = None,
+    scores: dict[tuple[str, int, int], float] | None = None,
 ) -> Callable[[Candidate], bool]:
     """The ``admit`` test for :func:`citewise.answer.compose.compose`. ``facts``: the
     documents' titles and metadata (:func:`~citewise.answer.unit_context.document_facts`):
     each unit is judged with its :class:`~citewise.answer.unit_context.UnitContext`, which
     may supply a year, a name or a relation word; when the question states a ``scope``,
     that context also lifts a unit to the relevance floor (its scope words are where it
-    stands, not what it says)."""
+    stands, not what it says). ``scores``, when given, receives each judged unit's
+    answerability by its key (:mod:`citewise.answer.choice` orders the units by it)."""
     reads = _Reads(reader, facts, _asked_names(gate.constraints))
     wanted = expected_of(gate.question) if is_question(gate.question) else None
     scoped = scope is not None and bool(scope.words or scope.years or scope.source)
@@ -145,6 +147,8 @@ def admission(
         value, refused = _scored(
             Signals(score, wanted, present(shown), unit_structure(c, own)), gate.floor
         )
+        if scores is not None:
+            scores[c.key] = value
         return gate(shown, headings, value, f"{section}\n{own}", refused, where)
 
     return admit

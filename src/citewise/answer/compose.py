@@ -10,11 +10,12 @@ candidate type and role weights live in :mod:`citewise.answer.candidate`.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from citewise.analysis.tokenize import term_coverage, tokenize
 from citewise.answer.candidate import ROLE_WEIGHT, Candidate, UnitsOf, diverse, inside
+from citewise.answer.choice import scored
 from citewise.answer.clean import clean_sentence
 from citewise.answer.lists import counted_list
 from citewise.answer.profiles import (
@@ -152,11 +153,15 @@ def compose_ranked(
     scorer: Scorer | None = None,
     needed: Sequence[str] = (),
     admit: Callable[[Candidate], bool] | None = None,
+    answerable: Mapping[tuple[str, int, int], float] | None = None,
 ) -> tuple[list[Candidate], list[Candidate]]:
     """:func:`compose`'s choice, and the ranked candidates it chose from (best first;
     those the question's constraints refused score 0): the meaning check answers from
-    the next of them when the chosen units fail it (:mod:`citewise.answer.meaning`)."""
-    chosen, pool = _compose(question, intent, fragments, limit, units_of, scorer, admit)
+    the next of them when the chosen units fail it (:mod:`citewise.answer.meaning`).
+    Candidates are ordered by one score (:func:`citewise.answer.choice.scored`): their
+    answerability (``answerable``, filled by ``admit`` as it judges them) carried by
+    their document's recall rank."""
+    chosen, pool = _compose(question, intent, fragments, limit, units_of, scorer, admit, answerable)
     chosen = complete_terms(chosen, pool, needed)
     if units_of is None:
         return chosen, pool
@@ -214,9 +219,10 @@ def _compose(
     units_of: UnitsOf | None,
     scorer: Scorer | None,
     admit: Callable[[Candidate], bool] | None = None,
+    answerable: Mapping[tuple[str, int, int], float] | None = None,
 ) -> tuple[list[Candidate], list[Candidate]]:
     """The profile's choice, and the pool it chose from."""
-    pool = _pool(question, intent, fragments, units_of, scorer, admit)
+    pool = _pool(question, intent, fragments, units_of, scorer, admit, answerable)
     if not pool:
         return [], pool
     return _by_profile(question, intent, pool, limit), pool
@@ -229,6 +235,7 @@ def _pool(
     units_of: UnitsOf | None,
     scorer: Scorer | None,
     admit: Callable[[Candidate], bool] | None = None,
+    answerable: Mapping[tuple[str, int, int], float] | None = None,
 ) -> list[Candidate]:
     pool = [
         c
@@ -255,6 +262,8 @@ def _pool(
         pool = [c for c in pool if c.kind != "code" or c.key in only]
     if intent not in ("definition", "compare", "how_to"):  # tables: figures, props, checks
         pool = [c for c in pool if c.kind != "table"]
+    # one score orders every profile's units: answerability carried by recall's ranking
+    pool = scored(pool, fragments, answerable)
     pool.sort(key=lambda c: (-c.score, c.order))
     return pool
 

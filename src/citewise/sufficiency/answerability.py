@@ -103,12 +103,16 @@ class Signals:
     structure: Structural | None = None
 
 
+def _lead_answers(s: Signals) -> bool:
+    """A list lead-in (a sentence ending in ":") that holds the answer type asked."""
+    return s.structure == "lead_in" and s.expected in s.present
+
+
 def refusal(s: Signals) -> str:
     """Why a hard gate refuses the unit ("structure:heading", "type:time"), or ""."""
     # a lead-in is a sentence: it answers when it holds the type asked ("... the
     # application directory where you can save configuration files with get_app_dir():")
-    lead_answers = s.structure == "lead_in" and s.expected in s.present
-    if s.structure is not None and s.expected in STRICT and not lead_answers:
+    if s.structure is not None and s.expected in STRICT and not _lead_answers(s):
         return f"structure:{s.structure}"
     if s.expected in REQUIRED and s.expected not in s.present:
         return f"type:{s.expected}"
@@ -120,7 +124,9 @@ def answerability(s: Signals) -> float:
     if refusal(s):
         return 0.0
     score = s.relevance
-    if s.structure is not None:
+    # a lead-in holding the type asked is a sentence that answers, not a structural
+    # line: neither refused (above) nor scored down
+    if s.structure is not None and not _lead_answers(s):
         score *= setting("CITEWISE_ANSWERABLE_STRUCTURAL")
     if s.expected in _SOFT and s.expected not in s.present:
         score *= setting("CITEWISE_ANSWERABLE_TYPE_MISSING")

@@ -170,6 +170,7 @@ def _extractive(s: AskState) -> AskState:
     gate = question_gate(q.text, q.intent.kind, profile, floor)
     facts = document_facts(s.kb.index)
     units_of = units_of_fragments(version_units(s.kb.index, unit_reader, unit_near))
+    answerable: dict[tuple[str, int, int], float] = {}  # filled by the admission
     chosen, ranked = compose_ranked(
         q.text,
         q.intent.kind,
@@ -177,7 +178,8 @@ def _extractive(s: AskState) -> AskState:
         units_of=units_of,
         scorer=dense_scorer(s.kb.index),
         needed=profile.needed,
-        admit=admission(gate, unit_reader, unit_near, facts, q.scope),
+        admit=admission(gate, unit_reader, unit_near, facts, q.scope, answerable),
+        answerable=answerable,
     )
     if q.conditions.conditions or chosen:
         heads = [f.heading_path[-1] for f in pack.direct if f.heading_path]
