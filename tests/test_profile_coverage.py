@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from citewise.analysis.question import analyse
 from citewise.answer.models import Answer
 from citewise.kb import Home, KnowledgeBase
 
@@ -128,4 +129,4 @@ def test_the_parts_table_says_what_each_profile_requires() -> None:
     assert need["compare"] == {"side": "required", "side_figures": "required"}
     assert set(need["causal"]) == {"mechanism", "consequence"}
     assert coverage_reason("how_to", "x", ()) is None
-    assert missing_parts("definition", "What is x?", []) == ()  # nothing quoted: abstains
+    assert missing_parts("definition", analyse("What is x?"), []) == ()  # nothing quoted: abstains

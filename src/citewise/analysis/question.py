@@ -12,6 +12,7 @@ Pure and deterministic: the same text gives the same value.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TypedDict
 
 from citewise.analysis.conditions import Condition, ConditionKind, ConditionSet, conditions_in
@@ -19,7 +20,7 @@ from citewise.analysis.graph_intent import graph_deep, graph_intent
 from citewise.analysis.intent import Intent, IntentKind, classify_intent
 from citewise.analysis.named import named_terms
 from citewise.analysis.scope import Scope, scope_of
-from citewise.analysis.tokenize import key_terms
+from citewise.analysis.tokenize import key_terms, tokenize
 
 __all__ = [
     "Condition",
@@ -30,6 +31,7 @@ __all__ = [
     "Question",
     "Scope",
     "analyse",
+    "english_letters",
 ]
 
 
@@ -53,7 +55,7 @@ class ConditionJSON(TypedDict):
     source: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Question:
     """A question as the stages read it.
 
@@ -78,6 +80,27 @@ class Question:
     graph_deep: bool
     conditions: ConditionSet = field(default_factory=ConditionSet)
     scope: Scope = field(default_factory=Scope)
+
+    # Readings a later stage needs, each computed from ``text`` on first use and kept
+    # (``cached_property``: no slots, so the value holds them); a copy made with
+    # ``dataclasses.replace`` reads them again from its own text.
+
+    @cached_property
+    def tokens(self) -> tuple[str, ...]:
+        """Every index token of the text (:func:`~citewise.analysis.tokenize.tokenize`)."""
+        return tuple(tokenize(self.text))
+
+    @cached_property
+    def english(self) -> bool:
+        """Whether the text is written in English letters (:func:`english_letters`)."""
+        return english_letters(self.text)
+
+
+def english_letters(text: str) -> bool:
+    """Whether ``text`` is written in English letters: at least 90 % of its letters are
+    ASCII (a text without letters is not)."""
+    letters = [ch for ch in text if ch.isalpha()]
+    return bool(letters) and sum(ch.isascii() for ch in letters) >= 0.9 * len(letters)
 
 
 def analyse(text: str, given: ConditionSet | None = None) -> Question:

@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from citewise.analysis.question import Question
 from citewise.analysis.scope import Scope
 from citewise.answer.acronyms import aliases, definitions
 from citewise.answer.compose import Candidate
@@ -109,7 +110,8 @@ def admission(
     that context also lifts a unit to the relevance floor (its scope words are where it
     stands, not what it says)."""
     reads = _Reads(reader, facts, _asked_names(gate.constraints))
-    wanted = expected_of(gate.question) if is_question(gate.question) else None
+    asked = gate.question.text if gate.question is not None else ""
+    wanted = expected_of(asked) if is_question(asked) else None
     scoped = scope is not None and bool(scope.words or scope.years or scope.source)
 
     def admit(c: Candidate) -> bool:
@@ -264,10 +266,10 @@ def expansions(text: str, context: str) -> list[str]:
     return out
 
 
-def _lifted(question: str, text: str, deeper: list[str]) -> bool:
+def _lifted(question: Question | None, text: str, deeper: list[str]) -> bool:
     """Whether the unit's section below the document title (its subsection headings and
     introduction) holds a word of ``question`` that ``text`` lacks."""
-    if not question or not any(deeper):
+    if question is None or not question.text or not any(deeper):
         return False
     return len(unmentioned(question, text, deeper)) < len(unmentioned(question, text))
 
@@ -355,27 +357,29 @@ _NAME_BEFORE = re.compile(r"\b([A-Z][A-Za-z]+)\s+$")
 _NAME_AFTER = re.compile(r"^\s+[A-Z]{2,}\b")
 
 
-def _in_name(question: str, c: Constraint) -> bool:
+def _in_name(question: Question, c: Constraint) -> bool:
     """Whether number constraint ``c`` is a figure of a product or event name in
     ``question`` ("Boeing 737 MAX"), not a quantity, year or date ("November 2015")."""
+    text = question.text
     value = c.key
     if c.kind != "number" or not value.isdigit() or 1000 <= int(value) <= 2199:
         return False
-    for m in re.finditer(rf"(?<![\w.,]){re.escape(c.surface)}(?![\w]*\d)", question):
-        before = _NAME_BEFORE.search(question[: m.start()])
+    for m in re.finditer(rf"(?<![\w.,]){re.escape(c.surface)}(?![\w]*\d)", text):
+        before = _NAME_BEFORE.search(text[: m.start()])
         month = before is not None and before.group(1).lower() in _MONTH_WORDS
         if before and not month and m.start() > before.start() > 0:
             return True
-        if _NAME_AFTER.match(question[m.end() :]):
+        if _NAME_AFTER.match(text[m.end() :]):
             return True
     return False
 
 
-def named_parts(question: str, constraints: Sequence[Constraint]) -> tuple[Constraint, ...]:
+def named_parts(question: Question, constraints: Sequence[Constraint]) -> tuple[Constraint, ...]:
     """``constraints`` with a figure inside a name (a model number between a maker's name
     and a series name) read as a name, which a unit's context (its headings, its
     paragraph, its document's subject) may supply, as it supplies the maker's name; and
     "up to what length" asking for a measure."""
+    text = question.text
     out: list[Constraint] = []
     names: list[Constraint] = []
     for c in constraints:
@@ -385,15 +389,15 @@ def named_parts(question: str, constraints: Sequence[Constraint]) -> tuple[Const
         out.append(c)
     known = {(c.kind, c.key) for c in out}
     out.extend(c for c in names if ("name", c.key) not in known)
-    asked = MEASURE_Q.search(question)
-    if asked and is_question(question) and not any(c.kind in ("quantity", "date") for c in out):
+    asked = MEASURE_Q.search(text)
+    if asked and is_question(text) and not any(c.kind in ("quantity", "date") for c in out):
         # "Up to what length ...": a measure, as "how long" asks for one
         out.append(Constraint("quantity", asked.group(0), "quantity:"))
     return tuple(out)
 
 
 def question_gate(
-    question: str, intent: str, profile: TermProfile | None, floor: float = 0.0
+    question: Question, intent: str, profile: TermProfile | None, floor: float = 0.0
 ) -> UnitGate:
     """The unit gate of ``question`` (no constraints for the intents in
     :data:`UNCONSTRAINED`): the extractive answer and the LLM route's cited evidence are

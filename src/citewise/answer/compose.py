@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from citewise.analysis.question import Question
 from citewise.analysis.tokenize import term_coverage, tokenize
 from citewise.answer.candidate import ROLE_WEIGHT, Candidate, UnitsOf, diverse, inside
 from citewise.answer.clean import clean_sentence
@@ -43,6 +44,7 @@ __all__ = [
     "compose",
     "compose_ranked",
     "fragment_spans",
+    "sentence_candidates",
 ]
 
 #: Unit kinds a profile may take from anywhere in an evidence document (not only from the
@@ -51,7 +53,7 @@ _ANYWHERE = {"compare": frozenset({"table"}), "how_to": frozenset({"table", "cod
 
 
 def candidates(
-    question: str,
+    question: Question,
     fragments: list[Fragment],
     *,
     units_of: UnitsOf | None = None,
@@ -68,6 +70,12 @@ def candidates(
         from citewise.answer.ranking import unit_candidates
 
         return unit_candidates(question, fragments, units_of, scorer, ROLE_WEIGHT, anywhere, keep)
+    return sentence_candidates(question.text, fragments)
+
+
+def sentence_candidates(query: str, fragments: list[Fragment]) -> list[Candidate]:
+    """The fragments' own sentences scored by role and by term overlap with ``query`` (the
+    question's text, or a question joined with a graph neighbour's title)."""
     out: list[Candidate] = []
     seen: set[tuple[str, int, int]] = set()
     for fi, frag in enumerate(fragments):
@@ -88,8 +96,8 @@ def candidates(
             if key in seen:
                 continue
             seen.add(key)
-            cover = term_coverage(question, [clean, " ".join(frag.heading_path[-1:])])
-            own = term_coverage(question, clean)
+            cover = term_coverage(query, [clean, " ".join(frag.heading_path[-1:])])
+            own = term_coverage(query, clean)
             score = weight * (0.6 * own.ratio + 0.4 * cover.ratio)
             out.append(Candidate(frag, span, clean, score, (fi, span.start)))
     return out
@@ -115,7 +123,7 @@ def fragment_spans(frag: Fragment) -> list[Span]:
 
 
 def compose(
-    question: str,
+    question: Question,
     intent: str,
     fragments: list[Fragment],
     *,
@@ -143,7 +151,7 @@ def compose(
 
 
 def compose_ranked(
-    question: str,
+    question: Question,
     intent: str,
     fragments: list[Fragment],
     *,
@@ -207,7 +215,7 @@ def complete_terms(
 
 
 def _compose(
-    question: str,
+    question: Question,
     intent: str,
     fragments: list[Fragment],
     limit: int,
@@ -223,7 +231,7 @@ def _compose(
 
 
 def _pool(
-    question: str,
+    question: Question,
     intent: str,
     fragments: list[Fragment],
     units_of: UnitsOf | None,
@@ -278,8 +286,10 @@ def _kept_part(intent: str, c: Candidate) -> bool:
     return cue is not None and bool(cue.search(c.clean))
 
 
-def _by_profile(question: str, intent: str, pool: list[Candidate], limit: int) -> list[Candidate]:
-    refs = clause_refs(question)
+def _by_profile(
+    question: Question, intent: str, pool: list[Candidate], limit: int
+) -> list[Candidate]:
+    refs = clause_refs(question.text)
     if refs:
         found = clause(refs, pool, limit)
         if found:
@@ -305,11 +315,11 @@ def _by_profile(question: str, intent: str, pool: list[Candidate], limit: int) -
 _LITERAL = re.compile(r"[._:\-/=]")
 
 
-def _code_only_literals(question: str, pool: list[Candidate]) -> set[tuple[str, int, int]]:
+def _code_only_literals(question: Question, pool: list[Candidate]) -> set[tuple[str, int, int]]:
     """Code units that alone hold a literal the question names (``~/.bashrc``,
     ``--foo-bar``): with no prose unit to quote it, the code block is the answer (the best
     such block)."""
-    literals = {t for t in tokenize(question) if _LITERAL.search(t)}
+    literals = {t for t in question.tokens if _LITERAL.search(t)}
     if not literals:
         return set()
     prose = set()

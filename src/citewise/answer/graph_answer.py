@@ -47,7 +47,7 @@ def relation_pass(
     filters: SearchFilters | None,
 ) -> Found | None:
     """The documented relations a relation question asks about; None for other questions."""
-    asked = asked_relation(question.text)
+    asked = asked_relation(question)
     if asked is None:
         return None
     index = kb.index
@@ -59,14 +59,14 @@ def relation_pass(
         index.scoped(scope, lambda: frozenset(visible_chunks(index.chunks.values(), scope)))
     )
     anchor = diag.anchor.key if diag is not None and diag.anchor is not None else None
-    subject, named = subject_of(kg, question.text, anchor)
+    subject, named = subject_of(kg, question, anchor)
 
     def at(point: Point | None, is_named: bool) -> Found:
         seen = oriented(asked, question, point.title) if point and is_named else asked
         return documented(
             index,
             kg,
-            question.text,
+            question,
             seen,
             point,
             revision=pack.revision,

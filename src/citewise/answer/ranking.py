@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from citewise.analysis.question import Question
 from citewise.answer.candidate import Candidate
 from citewise.answer.doc_role import role_factor
 from citewise.answer.relevance import Scorer, blend, encode_head, lexical_score
@@ -82,7 +83,7 @@ def _touches(u: Unit, ranges: Sequence[tuple[int, int]]) -> bool:
 
 
 def unit_candidates(
-    question: str,
+    question: Question,
     fragments: Sequence[Fragment],
     units_of: Callable[[Fragment], list[Unit]],
     scorer: Scorer | None,
@@ -201,7 +202,7 @@ def _para_scores(found: list[Candidate]) -> list[Candidate]:
     return out
 
 
-def _lexical(question: str, u: Unit, frag: Fragment) -> float:
+def _lexical(question: Question, u: Unit, frag: Fragment) -> float:
     """Term overlap; a lead-in and its block count half each, so a block that merely holds
     the asked-for item does not outrank the item itself."""
     heading = " ".join(frag.heading_path[-1:]) or u.heading_text

@@ -68,10 +68,10 @@ def build_payload(
     # the same answer units, relevance and constraint gate as the extractive answer
     # decide what is required (when the gate admits no unit, the model's sentences are
     # refused after it answers: see write_answer)
-    gate = question_gate(question.text, g.intent.kind, g.profile)
+    gate = question_gate(question, g.intent.kind, g.profile)
     lead_of = partial(
         compose,
-        question.text,
+        question,
         g.intent.kind,
         frags,
         units_of=units_reader(nodes_of),

@@ -183,7 +183,7 @@ def gate_input(
     """What the gates review: the question, the pack, its conflicts and stale editions."""
     q = s.question
     return GateInput(
-        q.text,
+        q,
         q.intent,
         pack,
         len(conflicts),

@@ -167,11 +167,11 @@ def _extractive(s: AskState) -> AskState:
     # few of the question's words it holds; a misspelt word is missing from
     # every unit as the composer scores the question typed: no relevance floor then
     floor = 0.0 if clause_refs(q.text) or s.respelt else answerable_min()
-    gate = question_gate(q.text, q.intent.kind, profile, floor)
+    gate = question_gate(q, q.intent.kind, profile, floor)
     facts = document_facts(s.kb.index)
     units_of = units_of_fragments(version_units(s.kb.index, unit_reader, unit_near))
     chosen, ranked = compose_ranked(
-        q.text,
+        q,
         q.intent.kind,
         fragments,
         units_of=units_of,
