@@ -14,7 +14,7 @@ from citewise.analysis.graph_intent import graph_deep, graph_intent
 from citewise.analysis.intent import classify_intent
 from citewise.analysis.named import named_terms
 from citewise.analysis.question import Condition, ConditionSet, Question, analyse, english_letters
-from citewise.analysis.tokenize import key_terms, tokenize
+from citewise.analysis.tokenize import key_terms, term_coverage, tokenize
 from citewise.evidence import assemble
 from citewise.graph.select import graph_context
 from citewise.kb import KnowledgeBase
@@ -135,3 +135,16 @@ def test_the_evidence_pack_keeps_the_question_it_was_assembled_for(kb: Knowledge
     assert pack.question is q  # the answer's later checks read it, not the text again
     assert assemble(kb.context, q.text).question == q  # analysed by assemble without one
     assert "question" not in pack.to_json()  # never written to the trace or the replay
+
+
+WORDS = st.sampled_from(
+    ["retry", "retries", "limit", "port", "8443", "v2.4.1", "the", "what", "is", "Kafka",
+     "端口", "配置", "x-req-id", "S400", "?", "how", "many", "sync.batch_size"]
+)  # fmt: skip
+
+
+@given(st.lists(WORDS, max_size=8), st.lists(st.lists(WORDS, max_size=10), max_size=3))
+def test_coverage_is_the_texts_term_coverage(asked: list[str], texts: list[list[str]]) -> None:
+    q, read = analyse(" ".join(asked)), [" ".join(t) for t in texts]
+    assert q.coverage(read) == term_coverage(q.text, read)
+    assert q.coverage(" ".join(read)) == term_coverage(q.text, " ".join(read))

@@ -11,6 +11,7 @@ Pure and deterministic: the same text gives the same value.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TypedDict
@@ -20,7 +21,7 @@ from citewise.analysis.graph_intent import graph_deep, graph_intent
 from citewise.analysis.intent import Intent, IntentKind, classify_intent
 from citewise.analysis.named import named_terms
 from citewise.analysis.scope import Scope, scope_of
-from citewise.analysis.tokenize import key_terms, tokenize
+from citewise.analysis.tokenize import Coverage, key_terms, terms_in, tokenize
 
 __all__ = [
     "Condition",
@@ -89,6 +90,11 @@ class Question:
     def tokens(self) -> tuple[str, ...]:
         """Every index token of the text (:func:`~citewise.analysis.tokenize.tokenize`)."""
         return tuple(tokenize(self.text))
+
+    def coverage(self, texts: str | Iterable[str]) -> Coverage:
+        """Which of the question's ``key_terms`` occur in ``texts``
+        (:func:`~citewise.analysis.tokenize.term_coverage` of the text, its terms read once)."""
+        return terms_in(self.key_terms, texts)
 
     @cached_property
     def english(self) -> bool:

@@ -177,9 +177,7 @@ def _coverage_refusal(
 ) -> Sufficiency | None:
     """The question's words in the direct and augmenting evidence: too few refuse (only
     without required weighed terms), fewer than :data:`SUFFICIENT_COVERAGE` are partial."""
-    cover = _without_reference_words(
-        term_coverage(g.question.text, texts + _texts(g.pack.augmentation))
-    )
+    cover = _without_reference_words(g.question.coverage(texts + _texts(g.pack.augmentation)))
     missing = tuple(missing_surface(g.question, cover.missing[:5]))
     missing_words = ", ".join(missing)
     if cover.ratio < BORDERLINE_COVERAGE and not weighed:
