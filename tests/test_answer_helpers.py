@@ -9,7 +9,7 @@ import pytest
 
 from citewise.analysis.question import analyse
 from citewise.answer.citations import cite_claims
-from citewise.answer.compose import compose, fragment_spans
+from citewise.answer.composition.compose import compose, fragment_spans
 from citewise.answer.models import new_trace_id
 from citewise.core.records import sha256_text
 from citewise.evidence import assemble

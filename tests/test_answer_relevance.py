@@ -10,7 +10,7 @@ import pytest
 
 from citewise.analysis.question import analyse
 from citewise.answer.candidate import Candidate
-from citewise.answer.compose import ROLE_WEIGHT
+from citewise.answer.composition.compose import ROLE_WEIGHT
 from citewise.answer.ranking import unit_candidates, units_reader
 from citewise.answer.relevance import DenseScorer, blend
 from citewise.evidence.models import Fragment

@@ -13,7 +13,7 @@ from citewise.analysis.question import analyse
 from citewise.answer.display import prose_display
 from citewise.answer.markup import is_scaffolding, strip_markup
 from citewise.answer.models import Citation, Claim
-from citewise.answer.units import Unit, document_units
+from citewise.answer.units.structure import Unit, document_units
 from citewise.config import IngestConfig
 from citewise.ingest.parse import parse_document
 from citewise.kb import Home, KnowledgeBase
@@ -294,7 +294,7 @@ Unrelated prose about colours.
 
 
 def test_how_to_whose_evidence_is_only_the_sections_code_block_quotes_the_code() -> None:
-    from citewise.answer.compose import compose
+    from citewise.answer.composition.compose import compose
     from citewise.evidence.models import Fragment
 
     doc = parse_document(
@@ -334,7 +334,7 @@ Add this to ~/.toolrc:
 
 
 def test_a_code_block_alone_holding_the_questions_literal_is_quoted() -> None:
-    from citewise.answer.compose import compose
+    from citewise.answer.composition.compose import compose
     from citewise.evidence.models import Fragment
 
     doc = parse_document(_RC.encode(), name="c.md", kb="k", doc_path="c.md", config=IngestConfig())

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from citewise.analysis.question import analyse
-from citewise.answer.compose import Candidate, complete_terms
+from citewise.answer.composition.compose import Candidate, complete_terms
 from citewise.answer.doc_role import (
     CHANGE_RECORD_FACTOR,
     asks_about_change,
@@ -286,7 +286,7 @@ def test_units_of_the_best_recall_hit_weigh_most() -> None:
 
 
 def test_a_lead_in_without_a_block_still_joins_its_paragraph() -> None:
-    from citewise.answer.units import document_units
+    from citewise.answer.units.structure import document_units
 
     text = (
         "# Commands\n\n## Suggest Commands\n\n"
@@ -339,7 +339,7 @@ _ACCEPT = (
 def test_a_how_to_quotes_the_sentence_that_gives_the_means(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import citewise.answer.profiles as profiles
+    import citewise.answer.composition.profiles as profiles
 
     kb = _kb(tmp_path, monkeypatch, {"bool.md": _ACCEPT})
     q = "How can an option use --accept and --reject instead of --no-accept?"
@@ -355,7 +355,7 @@ def test_a_how_to_quotes_the_sentence_that_gives_the_means(
 
 
 def test_a_how_to_answers_from_the_section_where_several_units_answer() -> None:
-    from citewise.answer.profiles import best_section
+    from citewise.answer.composition.profiles import best_section
 
     def cand(text: str, score: float, start: int, path: tuple[str, ...]) -> Candidate:
         frag = Fragment(
@@ -502,7 +502,7 @@ def test_a_counted_list_question_gets_the_lead_in_with_its_items(
     assert ans.outcome == "answered"
     for item in ("Transitory communications", "System caching", "Information location tools"):
         assert item in ans.answer
-    from citewise.answer.lists import asked_count
+    from citewise.answer.composition.lists import asked_count
 
     assert asked_count(analyse("What are the three main types of joins?")) == 3
     assert asked_count(analyse("Which 12 steps are listed?")) == 12

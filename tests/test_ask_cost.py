@@ -23,8 +23,8 @@ from citewise.analysis.tokenize import has_cjk, is_cjk_char, tokenize
 from citewise.answer import orchestration as orch
 from citewise.answer.clean import clean_sentence
 from citewise.answer.markup import strip_markup
-from citewise.answer.relation import subject_of
-from citewise.answer.units import Unit, document_units
+from citewise.answer.relation.graph import subject_of
+from citewise.answer.units.structure import Unit, document_units
 from citewise.core.search import SearchFilters
 from citewise.evidence import sentences
 from citewise.graph.build import KnowledgeGraph

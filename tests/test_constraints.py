@@ -12,7 +12,7 @@ import pytest
 
 from citewise.analysis.intent import classify_intent
 from citewise.analysis.question import analyse
-from citewise.answer.units import document_units
+from citewise.answer.units.structure import document_units
 from citewise.config import IngestConfig
 from citewise.ingest.parse import parse_document
 from citewise.kb import Home, KnowledgeBase

@@ -13,7 +13,7 @@ import typer
 from typer.testing import CliRunner
 
 from citewise.analysis.question import analyse
-from citewise.answer.relation import asked_relation, wording
+from citewise.answer.relation.graph import asked_relation, wording
 from citewise.cli.graph import graph_app
 from citewise.core.search import SearchFilters
 from citewise.evidence.neighbors import neighbor_fragments

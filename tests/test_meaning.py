@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from citewise.analysis.question import analyse
-from citewise.answer.meaning import (
+from citewise.answer.meaning.check import (
     MEANING_FLOOR,
     SURE,
     asks,
@@ -151,7 +151,7 @@ def test_a_unit_is_read_last_between_its_neighbours_in_its_paragraph() -> None:
 
 
 def test_neighbours_are_the_adjacent_sentences_of_the_same_paragraph() -> None:
-    from citewise.answer.units import Unit
+    from citewise.answer.units.structure import Unit
 
     text = "Intro line.\n\nThe centers opened. They lost money. Sales fell.\n\nNext one."
     cuts = ["Intro line.", "The centers opened.", "They lost money.", "Sales fell.", "Next one."]
@@ -170,7 +170,7 @@ def test_neighbours_are_the_adjacent_sentences_of_the_same_paragraph() -> None:
 
 
 def test_a_subsection_lead_is_read_with_a_later_unit_of_its_subsection() -> None:
-    from citewise.answer.units import Unit
+    from citewise.answer.units.structure import Unit
     from citewise.evidence.sentences import Span
 
     text = (

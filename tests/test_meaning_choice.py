@@ -11,8 +11,8 @@ import pytest
 
 from citewise.analysis.question import analyse
 from citewise.answer.candidate import Candidate
-from citewise.answer.meaning import meaning_status, shipped_model_dir, tabular
-from citewise.answer.meaning_choice import RECOVERY_UNITS, alternatives, rescuable
+from citewise.answer.meaning.check import meaning_status, shipped_model_dir, tabular
+from citewise.answer.meaning.choice import RECOVERY_UNITS, alternatives, rescuable
 from citewise.evidence.models import Fragment
 from citewise.evidence.sentences import Span
 
@@ -220,7 +220,7 @@ def test_an_answer_from_a_table_row_is_not_refused_by_the_prose_model(tmp_path: 
 
 
 def test_the_readings_of_an_answer_are_bounded() -> None:
-    from citewise.answer.meaning import MAX_READINGS, unit_readings
+    from citewise.answer.meaning.check import MAX_READINGS, unit_readings
 
     many = [_cand(f"Sentence number {i} is here.", 0.5, 30 * i) for i in range(10)]
     got = unit_readings(many)

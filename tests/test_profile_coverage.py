@@ -116,7 +116,7 @@ def test_definition_without_a_defining_sentence_is_partial(kb: KnowledgeBase) ->
 
 
 def test_the_parts_table_says_what_each_profile_requires() -> None:
-    from citewise.answer.coverage import PARTS, coverage_reason, missing_parts
+    from citewise.answer.composition.coverage import PARTS, coverage_reason, missing_parts
 
     need = {intent: {p.name: p.need for p in parts} for intent, parts in PARTS.items()}
     assert need["how_to"] == {

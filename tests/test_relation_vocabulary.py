@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from citewise.analysis.question import analyse
 from citewise.analysis.relations import VOCABULARY, find_relations, label_relation
-from citewise.answer.relation_words import asked_relation, oriented
+from citewise.answer.relation.words import asked_relation, oriented
 
 
 def _inflections(word: str) -> list[str]:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from citewise.analysis.question import analyse
 from citewise.answer.candidate import Candidate
-from citewise.answer.compose import compose
-from citewise.answer.units import document_units
+from citewise.answer.composition.compose import compose
+from citewise.answer.units.structure import document_units
 from citewise.config import IngestConfig
 from citewise.evidence.models import Fragment
 from citewise.ingest.parse import parse_document

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from citewise.analysis.question import Question
 from citewise.analysis.scope import Scope
 from citewise.answer.acronyms import aliases, definitions
-from citewise.answer.compose import Candidate
-from citewise.answer.unit_context import DocFacts, context_text, unit_context
+from citewise.answer.composition.compose import Candidate
+from citewise.answer.units.context import DocFacts, context_text, unit_context
 from citewise.core.records import Node
 from citewise.evidence.nodes import NodeReader, Span
 from citewise.evidence.sentences import split_sentences
@@ -51,7 +51,7 @@ SECTION_BLOCKS = 3
 class _Reads:
     """What ``admit`` reads about a unit's document, each once per document version (or
     per section, for the context): its title line, opening and subject names, and its
-    :class:`~citewise.answer.unit_context.UnitContext` as text."""
+    :class:`~citewise.answer.units.context.UnitContext` as text."""
 
     reader: NodeReader
     facts: Mapping[str, DocFacts] | None
@@ -103,9 +103,9 @@ def admission(
     facts: Mapping[str, DocFacts] | None = None,
     scope: Scope | None = None,
 ) -> Callable[[Candidate], bool]:
-    """The ``admit`` test for :func:`citewise.answer.compose.compose`. ``facts``: the
-    documents' titles and metadata (:func:`~citewise.answer.unit_context.document_facts`):
-    each unit is judged with its :class:`~citewise.answer.unit_context.UnitContext`, which
+    """The ``admit`` test for :func:`citewise.answer.composition.compose.compose`. ``facts``: the
+    documents' titles and metadata (:func:`~citewise.answer.units.context.document_facts`):
+    each unit is judged with its :class:`~citewise.answer.units.context.UnitContext`, which
     may supply a year, a name or a relation word; when the question states a ``scope``,
     that context also lifts a unit to the relevance floor (its scope words are where it
     stands, not what it says)."""

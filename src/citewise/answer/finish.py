@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 from citewise.analysis.question import Question, analyse
 from citewise.analysis.tokenize import tokenize
+from citewise.answer.composition.coverage import NO_STEPS
 from citewise.answer.copies import copies_note, with_conflict
-from citewise.answer.coverage import NO_STEPS
 from citewise.answer.models import (
     Answer,
     AnswerTrace,
@@ -23,7 +23,7 @@ from citewise.answer.models import (
     new_trace_id,
 )
 from citewise.answer.table_rows import absent_row, asked_terms
-from citewise.answer.unit_context import document_contexts
+from citewise.answer.units.context import document_contexts
 from citewise.evidence.models import EvidencePack
 from citewise.sufficiency.asked import asked_attribute, attribute_cited
 from citewise.sufficiency.compounds import sibling_compound

@@ -1,6 +1,6 @@
 """Structural answer units as scored candidates, and the order an answer presents them.
 
-:func:`unit_candidates` offers every unit (:mod:`citewise.answer.units`) that a readable
+:func:`unit_candidates` offers every unit (:mod:`citewise.answer.units.structure`) that a readable
 evidence fragment touches, once, under the best role that touches it, scored by role
 weight times relevance (term overlap blended with meaning, :mod:`citewise.answer.relevance`),
 times two priors: the recall rank of the hit the fragment came from (:func:`rank_prior`)
@@ -24,7 +24,7 @@ from citewise.answer.candidate import Candidate
 from citewise.answer.doc_role import role_factor
 from citewise.answer.relevance import Scorer, blend, encode_head, lexical_score
 from citewise.answer.support import contains_orchestration
-from citewise.answer.units import Unit, document_units
+from citewise.answer.units.structure import Unit, document_units
 from citewise.core.records import Node
 from citewise.evidence.models import Fragment
 

@@ -6,7 +6,7 @@ imported: only its data files are read), run by
 :class:`citewise.recall.rerank_onnx.OnnxCrossEncoder`. Nothing is downloaded. Two stages
 read it: recall, to lift a lexical refusal whose best match the model does not read as
 unrelated (:mod:`citewise.recall.gate`), and the answer's meaning check
-(:mod:`citewise.answer.meaning`). It is on unless ``CITEWISE_MEANING=off``;
+(:mod:`citewise.answer.meaning.check`). It is on unless ``CITEWISE_MEANING=off``;
 ``CITEWISE_MEANING`` set to a folder with ``model.onnx`` and ``vocab.txt`` uses that
 cross-encoder instead. The model is loaded once per process and pair scores are cached.
 """

@@ -256,7 +256,7 @@ def unmet(
     """The constraints ``text`` (a unit an answer would quote) fails. Its ``headings`` may
     supply a name or a relation word, the ``paragraph`` it sits in a name; neither ever
     supplies a figure, the polarity or the answer type. Its ``context`` (document title,
-    path, file kind, edition and date: :func:`citewise.answer.unit_context.context_text`)
+    path, file kind, edition and date: :func:`citewise.answer.units.context.context_text`)
     supplies a name, a relation word or a year, the same way for every question (a year
     is met by the sentence or by where it stands, never by neither)."""
     own = tokens(text)

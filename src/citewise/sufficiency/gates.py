@@ -62,7 +62,7 @@ class GateInput:
     #: The question's terms weighed against the knowledge base (None: ratio rules only).
     profile: TermProfile | None = None
     #: (path, context) of documents: their title, path, file kind, edition and date
-    #: (:func:`citewise.answer.unit_context.document_contexts`), present beside each of
+    #: (:func:`citewise.answer.units.context.document_contexts`), present beside each of
     #: their passages ("MapReduce" in the title of the paper whose passage is quoted).
     context: tuple[tuple[str, str], ...] = ()
 

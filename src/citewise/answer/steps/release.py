@@ -12,11 +12,11 @@ from dataclasses import replace
 
 from citewise.analysis.tokenize import has_cjk
 from citewise.answer.citations import cite_claims
-from citewise.answer.coverage import with_coverage
+from citewise.answer.composition.coverage import with_coverage
 from citewise.answer.finish import INSUFFICIENT, finish, human_reason, refusal
-from citewise.answer.graph_answer import relation_claims, relation_verdict, with_relations
-from citewise.answer.meaning import checked
-from citewise.answer.meaning_answer import NO_CHINESE_READER, judged
+from citewise.answer.meaning.answer import NO_CHINESE_READER, judged
+from citewise.answer.meaning.check import checked
+from citewise.answer.relation.answer import relation_claims, relation_verdict, with_relations
 from citewise.answer.review import release_review
 from citewise.answer.steps.state import AskState, Reviewed
 from citewise.sufficiency.models import Reason, Sufficiency

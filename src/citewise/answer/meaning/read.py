@@ -21,7 +21,7 @@ from citewise.evidence.sentences import split_sentences
 
 if TYPE_CHECKING:
     from citewise.answer.candidate import Candidate
-    from citewise.answer.units import Unit
+    from citewise.answer.units.structure import Unit
     from citewise.evidence.models import Fragment
 
 __all__ = [

@@ -27,7 +27,7 @@ from typing import Literal
 from citewise.analysis.question import Question
 from citewise.analysis.tokenize import tokenize
 from citewise.answer.candidate import Candidate
-from citewise.answer.profiles import (
+from citewise.answer.composition.profiles import (
     CHECK,
     CONSEQUENCE,
     DEFINES,

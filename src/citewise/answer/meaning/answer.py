@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, cast
 from citewise.analysis.question import Question
 from citewise.analysis.tokenize import has_cjk
 from citewise.answer.citations import cite_claims
-from citewise.answer.compose import compose_ranked
+from citewise.answer.composition.compose import compose_ranked
 from citewise.answer.finish import finish
-from citewise.answer.meaning import (
+from citewise.answer.meaning.check import (
     available,
     meaning_check,
     meaning_reason,
@@ -20,11 +20,11 @@ from citewise.answer.meaning import (
     tabular,
     unit_readings,
 )
-from citewise.answer.meaning_choice import RESCUE_FLOOR, recover, rescuable, rescue
-from citewise.answer.meaning_support import support
+from citewise.answer.meaning.choice import RESCUE_FLOOR, recover, rescuable, rescue
+from citewise.answer.meaning.support import support
 from citewise.answer.relevance import dense_scorer
 from citewise.answer.review import release_review
-from citewise.answer.unit_cache import fragment_units
+from citewise.answer.units.cache import fragment_units
 from citewise.sufficiency.models import Reason, Sufficiency, TermProfile
 from citewise.sufficiency.verdict import unchecked_by_words
 

@@ -17,7 +17,7 @@ import re
 from citewise.analysis.question import Question
 from citewise.analysis.tokenize import key_terms, tokenize
 from citewise.answer.candidate import Candidate, diverse, inside
-from citewise.answer.parts import (
+from citewise.answer.composition.parts import (
     CONSEQUENCE,
     FAILURE,
     MECHANISM,
@@ -25,8 +25,8 @@ from citewise.answer.parts import (
     failure_handling,
     paired,
 )
-from citewise.answer.procedure import PROCEDURE_HEAD
-from citewise.answer.sections import best_section, subsection_example
+from citewise.answer.composition.procedure import PROCEDURE_HEAD
+from citewise.answer.composition.sections import best_section, subsection_example
 
 __all__ = [
     "CAUSAL",

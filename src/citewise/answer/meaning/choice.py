@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from citewise.analysis.question import Question
 from citewise.answer.candidate import Candidate, inside
-from citewise.answer.meaning import (
+from citewise.answer.meaning.check import (
     MEANING_FLOOR,
     MeaningCheck,
     asks,

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from citewise.analysis.question import Question
-from citewise.answer.meaning_read import (
+from citewise.answer.meaning.read import (
     MAX_READINGS,
     neighbours,
     readings,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from citewise.answer.units import Unit, document_units
+from citewise.answer.units.structure import Unit, document_units
 from citewise.evidence.models import Fragment
 from citewise.evidence.nodes import NodeReader, Span, spans_by_version
 

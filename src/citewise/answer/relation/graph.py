@@ -22,8 +22,8 @@ from typing import Literal
 from citewise.analysis.question import Question
 from citewise.analysis.tokenize import has_cjk, key_terms, tokenize
 from citewise.answer.candidate import Candidate
-from citewise.answer.compose import sentence_candidates
-from citewise.answer.relation_words import Asked, asked_relation, stated_in_prose, wording
+from citewise.answer.composition.compose import sentence_candidates
+from citewise.answer.relation.words import Asked, asked_relation, stated_in_prose, wording
 from citewise.evidence.models import Fragment
 from citewise.evidence.neighbors import best_block
 from citewise.evidence.sentences import Span

@@ -16,7 +16,7 @@ from citewise.analysis.question import Question
 from citewise.analysis.tokenize import tokenize
 from citewise.answer.candidate import Candidate
 from citewise.answer.models import AnswerTrace, Citation, Claim
-from citewise.answer.relation import (
+from citewise.answer.relation.graph import (
     Found,
     asked_relation,
     documented,
@@ -25,7 +25,7 @@ from citewise.answer.relation import (
     named_parts,
     subject_of,
 )
-from citewise.answer.relation_words import oriented
+from citewise.answer.relation.words import oriented
 from citewise.core.access import visible_chunks
 from citewise.core.search import SearchFilters
 from citewise.evidence.models import EvidencePack

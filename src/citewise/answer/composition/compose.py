@@ -17,8 +17,8 @@ from citewise.analysis.question import Question
 from citewise.analysis.tokenize import term_coverage, tokenize
 from citewise.answer.candidate import ROLE_WEIGHT, Candidate, UnitsOf, diverse, inside
 from citewise.answer.clean import clean_sentence
-from citewise.answer.lists import counted_list
-from citewise.answer.profiles import (
+from citewise.answer.composition.lists import counted_list
+from citewise.answer.composition.profiles import (
     CONSEQUENCE,
     FAILURE,
     STEP,
