@@ -226,12 +226,12 @@ def fixture(verbose: bool, mode: str = "lexical") -> dict[str, Any]:
 def answers(verbose: bool) -> dict[str, Any]:
     """Answer-level results on the fixture (dense off, default settings): does the answer
     cite a relevant document, and - for questions that ask about a relation (requires,
-    precedes, replaced by, causes, part of; :mod:`citewise.answer.relation`) - does it
+    precedes, replaced by, causes, part of; :mod:`citewise.answer.relation.graph`) - does it
     name a relation to a relevant document and cite both the edge's source span and the
     neighbour's own text?"""
     import yaml
 
-    from citewise.answer.relation import asked_relation
+    from citewise.answer.relation.graph import asked_relation
     from citewise.eval.probes import check_relation
     from citewise.kb import Home
 

@@ -120,7 +120,7 @@ def main() -> int:
     from bench._tiny_cross_encoder import write_tiny_cross_encoder
     from bench.answers_scifact import _cache
     from bench.evidence_scifact import build
-    from citewise.answer.meaning import shipped_model_dir
+    from citewise.answer.meaning.check import shipped_model_dir
     from citewise.index.minilm import TOKENIZER_PACKAGE, _package_dir
     from citewise.recall.rerank_http import HttpReranker
     from citewise.recall.rerank_onnx import load_onnx_reranker

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from citewise.analysis.question import analyse
 from citewise.answer.citations import cite_claims
-from citewise.answer.compose import compose, fragment_spans
+from citewise.answer.composition.compose import compose, fragment_spans
 from citewise.answer.models import new_trace_id
 from citewise.core.records import sha256_text
 from citewise.evidence import assemble
@@ -81,7 +82,7 @@ def test_fragment_spans_of_a_truncated_fragment_skip_the_marker() -> None:
 def test_cite_claims_numbers_exact_resolvable_citations_once_per_span(kb: KnowledgeBase) -> None:
     question = "How often does the zebracorn ledger rotate its signing keys?"
     pack = assemble(kb.context, question)
-    chosen = compose(question, "generic", list(pack.fragments))
+    chosen = compose(analyse(question), "generic", list(pack.fragments))
     assert chosen
     citations, claims = cite_claims(kb.context, [*chosen, chosen[0]], [])
     assert len(claims) == len(chosen) + 1

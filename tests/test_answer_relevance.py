@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from citewise.analysis.question import analyse
 from citewise.answer.candidate import Candidate
-from citewise.answer.compose import ROLE_WEIGHT
+from citewise.answer.composition.compose import ROLE_WEIGHT
 from citewise.answer.ranking import unit_candidates, units_reader
 from citewise.answer.relevance import DenseScorer, blend
 from citewise.evidence.models import Fragment
@@ -45,7 +46,9 @@ def _section(kb: KnowledgeBase) -> Fragment:
 
 def _scores(kb: KnowledgeBase, scorer: DenseScorer | None) -> dict[str, float]:
     reader = units_reader(lambda path, vid: kb.store.nodes_of_version(kb.name, path, vid))
-    found: list[Candidate] = unit_candidates(QUESTION, [_section(kb)], reader, scorer, ROLE_WEIGHT)
+    found: list[Candidate] = unit_candidates(
+        analyse(QUESTION), [_section(kb)], reader, scorer, ROLE_WEIGHT
+    )
     return {c.clean.split()[0]: c.score for c in found}
 
 
@@ -65,6 +68,6 @@ def test_dense_off_degrades_to_term_overlap(
 ) -> None:
     kb = _kb(tmp_path, monkeypatch, "off")
     scorer = DenseScorer(kb.home.index(kb.name))
-    assert scorer(QUESTION, ["anything"]) is None
+    assert scorer(analyse(QUESTION), ["anything"]) is None
     assert _scores(kb, scorer) == _scores(kb, None)
     assert blend(0.4, None) == 0.4

@@ -4,12 +4,13 @@ figures, never any digit."""
 
 from __future__ import annotations
 
+from citewise.analysis.question import analyse
 from citewise.sufficiency.answer_type import figures_of, gives_date, gives_quantity
 from citewise.sufficiency.constraints import question_constraints, unmet
 
 
 def failed(question: str, text: str) -> list[str]:
-    return [c.surface for c in unmet(question_constraints(question), text)]
+    return [c.surface for c in unmet(question_constraints(analyse(question)), text)]
 
 
 def test_a_date_is_a_year_month_century_or_era_not_any_digit() -> None:
@@ -28,7 +29,7 @@ def test_a_date_is_a_year_month_century_or_era_not_any_digit() -> None:
 
 
 def test_the_question_s_own_year_is_not_the_date_asked_for() -> None:
-    assert figures_of("How many French Catholics were there in 1,598 or 1600?") == (
+    assert figures_of(analyse("How many French Catholics were there in 1,598 or 1600?")) == (
         "1598",
         "1600",
     )

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from citewise.analysis.question import analyse
 from citewise.answer.display import prose_display
 from citewise.answer.markup import is_scaffolding, strip_markup
 from citewise.answer.models import Citation, Claim
-from citewise.answer.units import Unit, document_units
+from citewise.answer.units.structure import Unit, document_units
 from citewise.config import IngestConfig
 from citewise.ingest.parse import parse_document
 from citewise.kb import Home, KnowledgeBase
@@ -293,7 +294,7 @@ Unrelated prose about colours.
 
 
 def test_how_to_whose_evidence_is_only_the_sections_code_block_quotes_the_code() -> None:
-    from citewise.answer.compose import compose
+    from citewise.answer.composition.compose import compose
     from citewise.evidence.models import Fragment
 
     doc = parse_document(
@@ -308,7 +309,10 @@ def test_how_to_whose_evidence_is_only_the_sections_code_block_quotes_the_code()
         ("Flags", "Repeated flags"), _CODE_ONLY[start:end], 30, False, "c1", kind="code",
     )  # fmt: skip
     chosen = compose(
-        "How do I let a flag be given several times?", "how_to", [frag], units_of=lambda f: units
+        analyse("How do I let a flag be given several times?"),
+        "how_to",
+        [frag],
+        units_of=lambda f: units,
     )
     assert chosen, "the section's code block is the answer, not nothing"
     assert any("repeat=True" in c.clean for c in chosen)
@@ -330,7 +334,7 @@ Add this to ~/.toolrc:
 
 
 def test_a_code_block_alone_holding_the_questions_literal_is_quoted() -> None:
-    from citewise.answer.compose import compose
+    from citewise.answer.composition.compose import compose
     from citewise.evidence.models import Fragment
 
     doc = parse_document(_RC.encode(), name="c.md", kb="k", doc_path="c.md", config=IngestConfig())
@@ -341,14 +345,14 @@ def test_a_code_block_alone_holding_the_questions_literal_is_quoted() -> None:
         ("Completion", "Enabling completion"), _RC[start:], 40, False, "c1",
     )  # fmt: skip
     chosen = compose(
-        "What do I add to ~/.toolrc to enable completion?",
+        analyse("What do I add to ~/.toolrc to enable completion?"),
         "generic",
         [frag],
         units_of=lambda f: units,
     )
     assert any("~/.toolrc" in c.clean for c in chosen), [c.clean for c in chosen]
-    prose_only = compose("What does the user register to enable completion?", "generic", [frag],
-                         units_of=lambda f: units)  # fmt: skip
+    asked = analyse("What does the user register to enable completion?")
+    prose_only = compose(asked, "generic", [frag], units_of=lambda f: units)
     assert all(c.kind != "code" for c in prose_only)
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from citewise.answer.compose import Candidate, complete_terms
+from citewise.analysis.question import analyse
+from citewise.answer.composition.compose import Candidate, complete_terms
 from citewise.answer.doc_role import (
     CHANGE_RECORD_FACTOR,
     asks_about_change,
@@ -96,12 +97,12 @@ def test_change_records_are_recognised_by_name_or_title() -> None:
 
 def test_change_records_weigh_less_unless_the_question_asks_about_change() -> None:
     q = "Which extra packages does typer come with by default?"
-    assert not asks_about_change(q)
-    assert role_factor(q, "docs/release-notes.md") == CHANGE_RECORD_FACTOR < 1.0
-    assert role_factor(q, "docs/install.md") == 1.0
+    assert not asks_about_change(analyse(q))
+    assert role_factor(analyse(q), "docs/release-notes.md") == CHANGE_RECORD_FACTOR < 1.0
+    assert role_factor(analyse(q), "docs/install.md") == 1.0
     for asked in ("What changed in 0.12?", "Which release added typer-slim?", "Is X deprecated?"):
-        assert asks_about_change(asked)
-        assert role_factor(asked, "docs/release-notes.md") == 1.0
+        assert asks_about_change(analyse(asked))
+        assert role_factor(analyse(asked), "docs/release-notes.md") == 1.0
 
 
 def test_the_reference_page_answers_before_the_release_notes(
@@ -163,7 +164,7 @@ def test_an_answer_adds_the_unit_that_holds_a_missing_distinctive_term() -> None
 def test_needed_terms_are_the_required_distinctive_ones() -> None:
     df = {"path": 3, "unix": 2, "split": 5, "option": 80, "click": 200}
     prof = profile_terms(
-        "How does Click split values for Path options on Unix?",
+        analyse("How does Click split values for Path options on Unix?"),
         ["click", "split", "valu", "path", "option", "unix"],
         lambda t: df.get(t, 0),
         200,
@@ -177,10 +178,11 @@ def test_needed_terms_are_the_required_distinctive_ones() -> None:
 
 def test_a_sibling_compound_in_the_cited_text_is_a_near_miss() -> None:
     cited = ["The default thread pool size is only 40 tokens.", "Thread Pool"]
-    sib = sibling_compound("What is the default size of the process pool?", cited)
+    sib = sibling_compound(analyse("What is the default size of the process pool?"), cited)
     assert sib is not None and (sib.asked, sib.cited) == ("process pool", "thread pool")
     sib = sibling_compound(
-        "How do I generate a man page?", ["Click generates help pages for you.", "Help Pages"]
+        analyse("How do I generate a man page?"),
+        ["Click generates help pages for you.", "Help Pages"],
     )
     assert sib is not None and sib.cited == "help pages"
 
@@ -188,23 +190,30 @@ def test_a_sibling_compound_in_the_cited_text_is_a_near_miss() -> None:
 def test_no_sibling_when_the_head_stands_alone_or_the_modifier_is_generic() -> None:
     cited = ["Used to add multiple background tasks to a response."]
     assert (
-        sibling_compound("How do I attach several background tasks to a single response?", cited)
+        sibling_compound(
+            analyse("How do I attach several background tasks to a single response?"), cited
+        )
         is None
     )
     assert (
-        sibling_compound("What is the thread pool size?", ["The thread pool size is 40."]) is None
+        sibling_compound(analyse("What is the thread pool size?"), ["The thread pool size is 40."])
+        is None
     )
     # the asked modifier is in the cited text: not a sibling
     assert (
-        sibling_compound("How big is the process pool?", ["A process uses the thread pool."])
+        sibling_compound(
+            analyse("How big is the process pool?"), ["A process uses the thread pool."]
+        )
         is None
     )
     # a compound met once is a passing phrase, not the thing the text is about
-    assert sibling_compound("What is the process pool?", ["The thread pool has 40."]) is None
+    assert (
+        sibling_compound(analyse("What is the process pool?"), ["The thread pool has 40."]) is None
+    )
     # two different modifiers before the head: no fixed compound
     assert (
         sibling_compound(
-            "What does the secret parameter do?",
+            analyse("What does the secret parameter do?"),
             ["The help parameter sets help.", "The hidden parameter hides it."],
         )
         is None
@@ -231,14 +240,14 @@ def test_a_sibling_compound_answer_abstains(
 def test_no_sibling_for_a_verb_and_its_object_or_a_word_of_the_same_family() -> None:
     assert (
         sibling_compound(
-            "How do I keep part of a command's docstring out of the help text?",
+            analyse("How do I keep part of a command's docstring out of the help text?"),
             ["You can include part of the docstring."],
         )
         is None
     )
     assert (
         sibling_compound(
-            "How do I disable Rich with an environment variable?",
+            analyse("How do I disable Rich with an environment variable?"),
             ["Set the environmental variable TYPER_USE_RICH to False."],
         )
         is None
@@ -277,7 +286,7 @@ def test_units_of_the_best_recall_hit_weigh_most() -> None:
 
 
 def test_a_lead_in_without_a_block_still_joins_its_paragraph() -> None:
-    from citewise.answer.units import document_units
+    from citewise.answer.units.structure import document_units
 
     text = (
         "# Commands\n\n## Suggest Commands\n\n"
@@ -330,7 +339,7 @@ _ACCEPT = (
 def test_a_how_to_quotes_the_sentence_that_gives_the_means(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import citewise.answer.profiles as profiles
+    import citewise.answer.composition.profiles as profiles
 
     kb = _kb(tmp_path, monkeypatch, {"bool.md": _ACCEPT})
     q = "How can an option use --accept and --reject instead of --no-accept?"
@@ -346,7 +355,7 @@ def test_a_how_to_quotes_the_sentence_that_gives_the_means(
 
 
 def test_a_how_to_answers_from_the_section_where_several_units_answer() -> None:
-    from citewise.answer.profiles import best_section
+    from citewise.answer.composition.profiles import best_section
 
     def cand(text: str, score: float, start: int, path: tuple[str, ...]) -> Candidate:
         frag = Fragment(
@@ -376,10 +385,15 @@ def test_a_how_to_answers_from_the_section_where_several_units_answer() -> None:
 def test_the_attribute_a_value_question_asks_for() -> None:
     from citewise.sufficiency.asked import asked_attribute, attribute_cited
 
-    assert asked_attribute("What is the default page size of Click's pager?") == "size"
-    assert asked_attribute("Which color does click.secho use for warnings?") == "color"
-    assert asked_attribute("Which UUID version does Typer generate by default?") == "version"
-    assert asked_attribute("Which status code does RedirectResponse use by default?") == "code"
+    assert asked_attribute(analyse("What is the default page size of Click's pager?")) == "size"
+    assert asked_attribute(analyse("Which color does click.secho use for warnings?")) == "color"
+    assert (
+        asked_attribute(analyse("Which UUID version does Typer generate by default?")) == "version"
+    )
+    assert (
+        asked_attribute(analyse("Which status code does RedirectResponse use by default?"))
+        == "code"
+    )
     # no single attribute: a thing, a value, a name, or another shape of question
     for q in (
         "Which option of typer utils docs writes the docs to a file?",
@@ -388,7 +402,7 @@ def test_the_attribute_a_value_question_asks_for() -> None:
         "How do I clear the screen?",
         "What does click.edit return when the editor is closed?",
     ):
-        assert asked_attribute(q) is None, q
+        assert asked_attribute(analyse(q)) is None, q
     assert attribute_cited("size", ["The default thread pool size is 40."])
     assert attribute_cited("size", ["Sizes are given in bytes."])
     assert not attribute_cited("size", ["The pager writes to a file-like object."])
@@ -419,9 +433,9 @@ def test_a_value_question_whose_attribute_the_cited_text_never_names_abstains(
 def test_a_relation_or_a_thing_is_no_attribute() -> None:
     from citewise.sufficiency.asked import asked_attribute
 
-    assert asked_attribute("What is the successor of the Helix-7?") is None
-    assert asked_attribute("Which shells does Click support?") is None
-    assert asked_attribute("Which sizes does the pager accept?") == "sizes"
+    assert asked_attribute(analyse("What is the successor of the Helix-7?")) is None
+    assert asked_attribute(analyse("Which shells does Click support?")) is None
+    assert asked_attribute(analyse("Which sizes does the pager accept?")) == "sizes"
 
 
 _TESTING = (
@@ -488,9 +502,9 @@ def test_a_counted_list_question_gets_the_lead_in_with_its_items(
     assert ans.outcome == "answered"
     for item in ("Transitory communications", "System caching", "Information location tools"):
         assert item in ans.answer
-    from citewise.answer.lists import asked_count
+    from citewise.answer.composition.lists import asked_count
 
-    assert asked_count("What are the three main types of joins?") == 3
-    assert asked_count("Which 12 steps are listed?") == 12
-    assert asked_count("Which categories are covered?") is None
-    assert asked_count("What is the one rule?") is None
+    assert asked_count(analyse("What are the three main types of joins?")) == 3
+    assert asked_count(analyse("Which 12 steps are listed?")) == 12
+    assert asked_count(analyse("Which categories are covered?")) is None
+    assert asked_count(analyse("What is the one rule?")) is None

@@ -18,12 +18,13 @@ from hypothesis import strategies as st
 
 from citewise import memo
 from citewise.analysis import tokenize as tok
+from citewise.analysis.question import analyse
 from citewise.analysis.tokenize import has_cjk, is_cjk_char, tokenize
 from citewise.answer import orchestration as orch
 from citewise.answer.clean import clean_sentence
 from citewise.answer.markup import strip_markup
-from citewise.answer.relation import subject_of
-from citewise.answer.units import Unit, document_units
+from citewise.answer.relation.graph import subject_of
+from citewise.answer.units.structure import Unit, document_units
 from citewise.core.search import SearchFilters
 from citewise.evidence import sentences
 from citewise.graph.build import KnowledgeGraph
@@ -106,7 +107,7 @@ def test_named_titles_match_the_walk_on_edge_cases() -> None:
         "policy retry policy",
     ]
     for q in questions:
-        got, named = subject_of(kg, q, None)
+        got, named = subject_of(kg, analyse(q), None)
         assert got == _walk(kg, q), q
         assert named == (got is not None)
     # the lookup is built once and kept with the graph
@@ -115,8 +116,8 @@ def test_named_titles_match_the_walk_on_edge_cases() -> None:
 
 def test_the_anchor_is_used_when_no_title_is_named() -> None:
     kg = _graph(TITLES)
-    assert subject_of(kg, "Nothing here matches", "d0") == (kg.points["d0"], False)
-    assert subject_of(kg, "Nothing here matches", "nope") == (None, False)
+    assert subject_of(kg, analyse("Nothing here matches"), "d0") == (kg.points["d0"], False)
+    assert subject_of(kg, analyse("Nothing here matches"), "nope") == (None, False)
 
 
 _WORDS = st.sampled_from(["retry", "policy", "dead", "letter", "a", "of", "策略", "重试", "7"])
@@ -129,7 +130,7 @@ _WORDS = st.sampled_from(["retry", "policy", "dead", "letter", "a", "of", "策�
 )
 def test_named_titles_match_the_walk(titles: list[str], question: str) -> None:
     kg = _graph(titles)
-    got, _ = subject_of(kg, question, None)
+    got, _ = subject_of(kg, analyse(question), None)
     assert got == _walk(kg, question)
 
 

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citewise.analysis import tokenize as tok
+from citewise.analysis.question import analyse
 from citewise.analysis.tokenize import key_terms, term_coverage
 from citewise.answer.relevance import lexical_score
 from citewise.errors import CorruptContent, DocumentNotFound, KBNotFound, VersionNotFound
@@ -103,7 +104,9 @@ SCORE_CASES = [
 
 @pytest.mark.parametrize(("question", "text", "heading"), SCORE_CASES)
 def test_lexical_score_is_the_two_coverages(question: str, text: str, heading: str) -> None:
-    assert lexical_score(question, text, heading) == _lexical_score_before(question, text, heading)
+    assert lexical_score(analyse(question), text, heading) == _lexical_score_before(
+        question, text, heading
+    )
 
 
 WORDS = st.sampled_from(
@@ -118,7 +121,7 @@ def test_lexical_score_matches_on_generated_units(
     q: list[str], text: list[str], heading: list[str]
 ) -> None:
     args = (" ".join(q), " ".join(text), " ".join(heading))
-    assert lexical_score(*args) == _lexical_score_before(*args)
+    assert lexical_score(analyse(args[0]), *args[1:]) == _lexical_score_before(*args)
 
 
 P1 = ["Alpha paragraph one.", "Beta paragraph two.", "Gamma three."]

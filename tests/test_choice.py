@@ -22,7 +22,7 @@ from citewise.answer.choice import (
     rank_k,
     scored,
 )
-from citewise.answer.compose import compose_ranked
+from citewise.answer.composition.compose import compose_ranked
 from citewise.errors import UsageError
 from citewise.evidence.models import Fragment
 from citewise.evidence.sentences import Span
@@ -215,7 +215,7 @@ def test_at_the_default_a_how_to_section_that_only_sums_more_units_yields_to_the
     second = frag("b", "docs/help.md", ("CLI Arguments", "Help text"), "y" * 80, 246.0)
     pool = [unit(first, 0.80), unit(second, 0.45), unit(second, 0.36, start=100)]
     plain = sorted(pool, key=lambda c: -c.score)
-    from citewise.answer.sections import best_section
+    from citewise.answer.composition.sections import best_section
 
     assert best_section(plain)[0] == "b"  # 0.81 summed against 0.80
     ranked = sorted(scored(pool, [first, second]), key=lambda c: -c.score)

@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from citewise.analysis.intent import classify_intent
+from citewise.analysis.question import analyse
 from citewise.kb import KnowledgeBase
 from citewise.sufficiency.closed_compounds import MIN_PART, open_form, splits, written_open
 from citewise.sufficiency.presence import profile_terms
@@ -53,9 +54,10 @@ def test_open_form_needs_both_parts_known_and_written_together() -> None:
 def test_the_profile_reads_an_open_written_compound_as_soft() -> None:
     q = "How do I read a single keypress from the terminal?"
     subject = classify_intent(q).subject_terms
-    plain = {t.surface: t for t in profile_terms(q, subject, _df, 100).terms}
+    plain = {t.surface: t for t in profile_terms(analyse(q), subject, _df, 100).terms}
     seen = {
-        t.surface: t for t in profile_terms(q, subject, _df, 100, None, lambda a, b: True).terms
+        t.surface: t
+        for t in profile_terms(analyse(q), subject, _df, 100, None, lambda a, b: True).terms
     }
     assert not plain["keypress"].soft and seen["keypress"].soft
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from citewise.analysis.intent import classify_intent
-from citewise.answer.units import document_units
+from citewise.analysis.question import analyse
+from citewise.answer.units.structure import document_units
 from citewise.config import IngestConfig
 from citewise.ingest.parse import parse_document
 from citewise.kb import Home, KnowledgeBase
@@ -26,7 +27,7 @@ from citewise.sufficiency.presence import profile_terms
 
 
 def failed(question: str, text: str, headings: tuple[str, ...] = ()) -> list[str]:
-    return [c.surface for c in unmet(question_constraints(question), text, headings)]
+    return [c.surface for c in unmet(question_constraints(analyse(question)), text, headings)]
 
 
 def test_a_century_must_match_by_name_or_by_a_year_inside_it() -> None:
@@ -70,7 +71,7 @@ def test_answer_types_want_a_date_or_a_quantity() -> None:
     # a documentation "when" wants a time or the occasion (issue 34), not a date: a
     # clause of circumstance meets it, a title line does not
     q = "When is the startup handler called?"
-    assert [c.kind for c in question_constraints(q)] == ["time"]
+    assert [c.kind for c in question_constraints(analyse(q))] == ["time"]
     assert failed(q, "The startup handler is called once the application starts.") == []
     assert failed(q, "Startup handler") == ["when"]
 
@@ -79,12 +80,16 @@ def test_names_are_constrained_only_when_distinctive_and_may_come_from_a_heading
     q = "What did Rollo sign with Charles?"
     subject = classify_intent(q).subject_terms
     df = {"rollo": 3, "charl": 4, "sign": 20}
-    cons = question_constraints(q, profile_terms(q, subject, lambda t: df.get(t, 0), 100))
+    cons = question_constraints(
+        analyse(q), profile_terms(analyse(q), subject, lambda t: df.get(t, 0), 100)
+    )
     assert [c.surface for c in cons if c.kind == "name"] == ["Rollo", "Charles"]
     assert [c.surface for c in unmet(cons, "He signed a treaty with Charles.")] == ["Rollo"]
     assert unmet(cons, "He signed a treaty with Charles.", ["Rollo"]) == ()
     everywhere = {"rollo": 90, "charl": 4}
-    cons = question_constraints(q, profile_terms(q, subject, lambda t: everywhere.get(t, 0), 100))
+    cons = question_constraints(
+        analyse(q), profile_terms(analyse(q), subject, lambda t: everywhere.get(t, 0), 100)
+    )
     assert [c.surface for c in cons if c.kind == "name"] == ["Charles"]
 
 
@@ -92,7 +97,9 @@ def test_the_rare_words_of_the_relation_asked_about_must_be_quoted() -> None:
     q = "Who did the Normans besiege in the 11th century?"
     subject = classify_intent(q).subject_terms
     df = {"norman": 30, "besieg": 2}
-    cons = question_constraints(q, profile_terms(q, subject, lambda t: df.get(t, 0), 100))
+    cons = question_constraints(
+        analyse(q), profile_terms(analyse(q), subject, lambda t: df.get(t, 0), 100)
+    )
     assert [c.surface for c in cons] == ["11th century", "besiege"]
     text = "Norman architecture spread across England in the 11th century."
     assert [c.surface for c in unmet(cons, text)] == ["besiege"]
@@ -100,7 +107,9 @@ def test_the_rare_words_of_the_relation_asked_about_must_be_quoted() -> None:
 
 
 def test_statements_to_check_carry_no_constraints() -> None:
-    assert question_constraints("Albendazole is not used to treat filariasis in 1998.") == ()
+    assert (
+        question_constraints(analyse("Albendazole is not used to treat filariasis in 1998.")) == ()
+    )
 
 
 def test_reasons_are_true_and_in_the_question_words() -> None:
@@ -112,7 +121,7 @@ def test_reasons_are_true_and_in_the_question_words() -> None:
     assert reason([(century,), (when,)]) == (
         "constraint_unmet:the closest passage found does not mention 11th century"
     )
-    gate = UnitGate(question_constraints("Who did not sign the treaty in 911?"))
+    gate = UnitGate(question_constraints(analyse("Who did not sign the treaty in 911?")))
     assert gate("In 911 the bishops did not sign it.", ())
     assert not gate("Rollo did not sign it.", (), 0.2)
     assert not gate("In 911 Rollo signed the treaty.", (), 0.9)
@@ -210,16 +219,18 @@ def test_a_clause_number_is_a_reference_its_heading_may_carry() -> None:
     q = "What does clause 2.3 say about overdue invoices?"
     assert failed(q, "Invoices unpaid after 30 days are overdue.", ("2.3 Overdue invoices",)) == []
     assert failed(q, "Invoices unpaid after 30 days are overdue.", ("2.4 Refunds",)) == ["2.3"]
-    assert [c.kind for c in question_constraints("What does the table hold in Cell 2.1?")] == [
-        "name"
-    ]
+    assert [
+        c.kind for c in question_constraints(analyse("What does the table hold in Cell 2.1?"))
+    ] == ["name"]
 
 
 def test_a_name_may_come_from_the_paragraph_a_relation_word_may_not() -> None:
     q = "Who did the Normans besiege in the 11th century?"
     subject = classify_intent(q).subject_terms
     df = {"norman": 3, "besieg": 2}
-    cons = question_constraints(q, profile_terms(q, subject, lambda t: df.get(t, 0), 100))
+    cons = question_constraints(
+        analyse(q), profile_terms(analyse(q), subject, lambda t: df.get(t, 0), 100)
+    )
     para = "In the 10th century the Normans besieged Bari. In the 11th century they built castles."
     unit = "In the 11th century they built castles."
     assert [c.surface for c in unmet(cons, unit, (), para)] == ["besiege"]
@@ -230,13 +241,17 @@ def test_relation_words_are_rare_words_the_kb_holds_but_not_its_vocabulary() -> 
     q = "Who was Kublai Khan's grandmother?"
     subject = classify_intent(q).subject_terms
     df = {"kublai": 5, "khan": 9, "grandmoth": 2}
-    cons = question_constraints(q, profile_terms(q, subject, lambda t: df.get(t, 0), 100))
+    cons = question_constraints(
+        analyse(q), profile_terms(analyse(q), subject, lambda t: df.get(t, 0), 100)
+    )
     assert [c.surface for c in cons if c.kind == "words"] == ["grandmother"]
     unit = "Kublai Khan convened a kurultai in Kaiping."
     assert [c.surface for c in unmet(cons, unit)] == ["grandmother"]
     assert unmet(cons, "Sorghaghtani was the grandmother of Kublai Khan.") == ()
     common = {"kublai": 5, "khan": 9, "grandmoth": 40}
-    cons = question_constraints(q, profile_terms(q, subject, lambda t: common.get(t, 0), 100))
+    cons = question_constraints(
+        analyse(q), profile_terms(analyse(q), subject, lambda t: common.get(t, 0), 100)
+    )
     assert not [c for c in cons if c.kind == "words"]
 
 
@@ -269,17 +284,21 @@ def test_the_answer_type_words_are_not_relation_words() -> None:
     q = "What fraction of the vote was cast in the referendum?"
     subject = classify_intent(q).subject_terms
     df = {"fraction": 3, "referendum": 2, "vote": 30, "cast": 4}
-    cons = question_constraints(q, profile_terms(q, subject, lambda t: df.get(t, 0), 100))
+    cons = question_constraints(
+        analyse(q), profile_terms(analyse(q), subject, lambda t: df.get(t, 0), 100)
+    )
     assert [c.surface for c in cons if c.kind == "words"] == ["referendum"]
 
 
 def test_a_negated_condition_carries_no_constraint_and_a_present_tense_when_a_time() -> None:
     q = "What response does the middleware send when the Host header does not validate?"
-    assert [c.kind for c in question_constraints(q)] == []
+    assert [c.kind for c in question_constraints(analyse(q))] == []
     q = "When does a background task run?"  # a time or occasion, not a date (issue 34)
-    assert [c.kind for c in question_constraints(q)] == ["time"]
+    assert [c.kind for c in question_constraints(analyse(q))] == ["time"]
     assert failed(q, "Background tasks run after the response has been sent.") == []
-    assert [c.kind for c in question_constraints("Who did not adopt the charter?")] == ["polarity"]
+    assert [c.kind for c in question_constraints(analyse("Who did not adopt the charter?"))] == [
+        "polarity"
+    ]
 
 
 def test_a_name_may_come_from_the_paragraph_before_in_its_section(kb: KnowledgeBase) -> None:
@@ -292,7 +311,9 @@ def test_the_words_of_a_condition_are_not_the_relation_asked_about() -> None:
     q = "After an instrument loses its connection, should I restart the instrument?"
     subject = classify_intent(q).subject_terms
     df = {"instrument": 3, "lose": 2, "connect": 2, "restart": 2}
-    cons = question_constraints(q, profile_terms(q, subject, lambda t: df.get(t, 0), 100))
+    cons = question_constraints(
+        analyse(q), profile_terms(analyse(q), subject, lambda t: df.get(t, 0), 100)
+    )
     assert [c.surface for c in cons if c.kind == "words"] == ["restart"]
 
 
@@ -301,30 +322,38 @@ def test_the_words_of_a_purpose_clause_are_not_the_relation_asked_about() -> Non
     q = "What must a provider designate to qualify for the liability limitations?"
     subject = classify_intent(q).subject_terms
     df = {"provid": 3, "design": 2, "qualifi": 2, "liabil": 2, "limit": 2}
-    cons = question_constraints(q, profile_terms(q, subject, lambda t: df.get(t, 0), 100))
+    cons = question_constraints(
+        analyse(q), profile_terms(analyse(q), subject, lambda t: df.get(t, 0), 100)
+    )
     assert [c.surface for c in cons if c.kind == "words"] == ["provider designate"]
     q = "What did the Normans build in order to hold the conquered lands?"
     subject = classify_intent(q).subject_terms
     df = {"norman": 3, "build": 2, "hold": 2, "conquer": 2, "land": 2}
-    cons = question_constraints(q, profile_terms(q, subject, lambda t: df.get(t, 0), 100))
+    cons = question_constraints(
+        analyse(q), profile_terms(analyse(q), subject, lambda t: df.get(t, 0), 100)
+    )
     assert "conquered" not in " ".join(c.surface for c in cons if c.kind == "words")
 
 
 def test_a_why_question_carries_no_polarity() -> None:
-    assert question_constraints("Why is the default of my flag not shown in the help?") == ()
+    assert (
+        question_constraints(analyse("Why is the default of my flag not shown in the help?")) == ()
+    )
 
 
 def test_numbers_of_a_legal_or_standards_citation_are_not_figures() -> None:
     """ "12 CFR 1002.4(b)" names a regulation and clause (matched exactly by recall's
     identifier route and the edition lookup), so the quoted clause text need not repeat
     "12" or "1002.4"; a real figure in the same question still is one."""
-    got = question_constraints("What does 12 CFR 1002.4(b) say about discouragement?")
+    got = question_constraints(analyse("What does 12 CFR 1002.4(b) say about discouragement?"))
     assert not [c for c in got if c.kind == "number"]
-    got = question_constraints("Which clause of ISO 13485:2016 covers design reviews?")
+    got = question_constraints(analyse("Which clause of ISO 13485:2016 covers design reviews?"))
     assert not [c for c in got if c.kind == "number"]
-    got = question_constraints("Under 12 CFR 1002.4, how many days does a creditor have?")
+    got = question_constraints(analyse("Under 12 CFR 1002.4, how many days does a creditor have?"))
     assert [c.surface for c in got if c.kind == "number"] == []
-    got = question_constraints("Did 12 CFR 1002.4 apply to the 35 applications filed in 1999?")
+    got = question_constraints(
+        analyse("Did 12 CFR 1002.4 apply to the 35 applications filed in 1999?")
+    )
     assert {c.surface for c in got if c.kind == "number"} == {"35", "1999"}
 
 

@@ -4,6 +4,7 @@ terms scattered one per passage, and how-to questions answered by another task's
 from __future__ import annotations
 
 from citewise.analysis.intent import classify_intent
+from citewise.analysis.question import analyse
 from citewise.evidence.models import Fragment
 from citewise.sufficiency.gates import action_term, cohesion, procedure_mismatch
 
@@ -72,7 +73,9 @@ def test_ratio_gate_reasons_name_the_question_words_never_stems_of_stems() -> No
     from tests.test_presence import pack_of
 
     q = "When a commission reached no decision, what happened?"
-    verdict = review(GateInput(q, classify_intent(q), pack_of("The commission met in Paris.")))
+    verdict = review(
+        GateInput(analyse(q), classify_intent(q), pack_of("The commission met in Paris."))
+    )
     assert verdict.reason_texts == ("subject_missing:reached, decision, happened",)
 
 
@@ -81,5 +84,7 @@ def test_a_year_named_by_its_decade_is_not_a_missing_identifier() -> None:
     from tests.test_presence import pack_of
 
     q = "Where did France lose a war in the 1950's?"
-    verdict = review(GateInput(q, classify_intent(q), pack_of("In the 1950s France lost a war.")))
+    verdict = review(
+        GateInput(analyse(q), classify_intent(q), pack_of("In the 1950s France lost a war."))
+    )
     assert verdict.status != "insufficient", verdict.reasons

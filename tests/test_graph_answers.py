@@ -12,7 +12,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from citewise.answer.relation import asked_relation, wording
+from citewise.analysis.question import analyse
+from citewise.answer.relation.graph import asked_relation, wording
 from citewise.cli.graph import graph_app
 from citewise.core.search import SearchFilters
 from citewise.evidence.neighbors import neighbor_fragments
@@ -173,7 +174,7 @@ def test_weak_neighbour_text_is_named_as_a_limitation(home: Home, tmp_path: Path
     ],
 )
 def test_asked_relation(question: str, name: str, kinds: tuple[str, ...], direction: str) -> None:
-    asked = asked_relation(question)
+    asked = asked_relation(analyse(question))
     assert asked is not None
     assert (asked.name, asked.kinds, asked.direction) == (name, kinds, direction)
 
@@ -182,7 +183,7 @@ def test_asked_relation(question: str, name: str, kinds: tuple[str, ...], direct
     "question", ["What is drift?", "How do I calibrate a Lumen?", "什么是校准周期？"]
 )
 def test_other_questions_ask_no_relation(question: str) -> None:
-    assert asked_relation(question) is None
+    assert asked_relation(analyse(question)) is None
 
 
 def _point(title: str) -> Point:

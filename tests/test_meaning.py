@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from citewise.answer.meaning import (
+from citewise.analysis.question import analyse
+from citewise.answer.meaning.check import (
     MEANING_FLOOR,
     SURE,
     asks,
@@ -61,9 +62,9 @@ def test_the_check_is_on_by_default_and_off_when_turned_off(
 ) -> None:
     monkeypatch.delenv("CITEWISE_MEANING")
     if shipped_model_dir() is not None:
-        assert meaning_check("How did Chinese medicine spread?", [SIBLING]) is not None
+        assert meaning_check(analyse("How did Chinese medicine spread?"), [SIBLING]) is not None
     monkeypatch.setenv("CITEWISE_MEANING", "off")
-    assert meaning_check("How did Chinese medicine spread?", [SIBLING]) is None
+    assert meaning_check(analyse("How did Chinese medicine spread?"), [SIBLING]) is None
 
 
 def test_english_reads_letters_not_punctuation() -> None:
@@ -78,14 +79,14 @@ def test_questions_are_checked_claims_procedures_and_named_clauses_are_not() -> 
     assert asks("The business allowed private companies to do what ")
     assert asks("What did Davies want to build ")
     assert not asks("Albendazole, which is cheap, is used to treat filariasis.")
-    assert checked("Who applies European Union law?", "factoid", constrained=False)
-    assert checked("Albendazole treats filariasis in adults.", "factoid", constrained=True)
-    assert not checked("Albendazole, which is cheap, treats filariasis.", "factoid", False)
-    assert not checked("How do I install the extra?", "how_to", constrained=True)
-    assert not checked("What does clause 2.3 say?", "factoid", constrained=True)
+    assert checked(analyse("Who applies European Union law?"), "factoid", constrained=False)
+    assert checked(analyse("Albendazole treats filariasis in adults."), "factoid", constrained=True)
+    assert not checked(analyse("Albendazole, which is cheap, treats filariasis."), "factoid", False)
+    assert not checked(analyse("How do I install the extra?"), "how_to", constrained=True)
+    assert not checked(analyse("What does clause 2.3 say?"), "factoid", constrained=True)
     # a unit that holds the question's words this well is not read again
-    assert checked("Who applies European Union law?", "factoid", False, best=SURE - 0.01)
-    assert not checked("Who applies European Union law?", "factoid", False, best=SURE)
+    assert checked(analyse("Who applies European Union law?"), "factoid", False, best=SURE - 0.01)
+    assert not checked(analyse("Who applies European Union law?"), "factoid", False, best=SURE)
 
 
 def test_an_answer_passes_when_any_unit_reaches_the_floor() -> None:
@@ -111,8 +112,10 @@ def test_a_documentation_sentence_passes_under_its_heading() -> None:
         "File and Path types split according to the operating system's path rules: on "
         "Unix systems on every colon, on Windows on every semicolon."
     )
-    alone = meaning_check(q, [unit])
-    headed = meaning_check(q, [with_heading(unit, "Multiple Options from Environment Values", 2)])
+    alone = meaning_check(analyse(q), [unit])
+    headed = meaning_check(
+        analyse(q), [with_heading(unit, "Multiple Options from Environment Values", 2)]
+    )
     assert alone is not None and headed is not None
     assert headed.passed and headed.scores[0] > alone.scores[0]
 
@@ -148,7 +151,7 @@ def test_a_unit_is_read_last_between_its_neighbours_in_its_paragraph() -> None:
 
 
 def test_neighbours_are_the_adjacent_sentences_of_the_same_paragraph() -> None:
-    from citewise.answer.units import Unit
+    from citewise.answer.units.structure import Unit
 
     text = "Intro line.\n\nThe centers opened. They lost money. Sales fell.\n\nNext one."
     cuts = ["Intro line.", "The centers opened.", "They lost money.", "Sales fell.", "Next one."]
@@ -167,7 +170,7 @@ def test_neighbours_are_the_adjacent_sentences_of_the_same_paragraph() -> None:
 
 
 def test_a_subsection_lead_is_read_with_a_later_unit_of_its_subsection() -> None:
-    from citewise.answer.units import Unit
+    from citewise.answer.units.structure import Unit
     from citewise.evidence.sentences import Span
 
     text = (
@@ -223,13 +226,13 @@ def test_a_sentence_that_answers_only_between_its_neighbours_passes() -> None:
     start = para.index(unit)
     before = sentence_before(para, 0, start)
     after = sentence_after(para, 0, start + len(unit))
-    got = meaning_scores("Were the centers profitable", readings(unit, before, after))
+    got = meaning_scores(analyse("Were the centers profitable"), readings(unit, before, after))
     assert got is not None and got.scores[0] < MEANING_FLOOR
     assert got.scores[-1] >= MEANING_FLOOR and got.scores[-1] == max(got.scores)
 
 
 def test_the_reason_is_the_question_in_its_own_words() -> None:
-    assert meaning_reason("How did Chinese  medicine\nspread?") == (
+    assert meaning_reason(analyse("How did Chinese  medicine\nspread?")) == (
         'no passage found answers "How did Chinese medicine spread?"'
     )
 
@@ -238,28 +241,28 @@ def test_no_check_without_a_model_or_for_another_language(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("CITEWISE_MEANING", "off")
-    assert meaning_check("How did Chinese medicine spread?", [SIBLING]) is None
+    assert meaning_check(analyse("How did Chinese medicine spread?"), [SIBLING]) is None
     monkeypatch.setenv("CITEWISE_MEANING", "on")
-    assert meaning_check("中医是如何传播的？", ["中医通过贸易传播。"]) is None
+    assert meaning_check(analyse("中医是如何传播的？"), ["中医通过贸易传播。"]) is None
 
 
 def test_a_folder_without_the_model_files_gives_no_check(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CITEWISE_MEANING", str(tmp_path))
-    assert meaning_check("How did Chinese medicine spread?", [SIBLING]) is None
+    assert meaning_check(analyse("How did Chinese medicine spread?"), [SIBLING]) is None
 
 
 @needs_model
 def test_the_model_tells_the_answer_from_a_sibling_sentence() -> None:
     q = "How did Chinese medicine spread?"
-    sibling = meaning_check(q, [SIBLING])
+    sibling = meaning_check(analyse(q), [SIBLING])
     assert sibling is not None and not sibling.passed and len(sibling.scores) == 1
     answer = "Chinese medicine spread along the trade routes of the Silk Road to Persia."
-    both = meaning_check(q, [SIBLING, answer])
+    both = meaning_check(analyse(q), [SIBLING, answer])
     assert both is not None and both.passed and both.scores[1] >= MEANING_FLOOR
     # scoring stops at the first unit that passes
-    first = meaning_check(q, [answer, SIBLING])
+    first = meaning_check(analyse(q), [answer, SIBLING])
     assert first is not None and first.passed and len(first.scores) == 1
     assert first.to_json()["model"] == "onnx:reranker_en"
 
@@ -302,10 +305,10 @@ def test_a_pair_scores_the_same_alone_after_others_and_from_the_cache() -> None:
     q = "How did Chinese medicine spread?"
     answer = "Chinese medicine spread along the trade routes of the Silk Road to Persia."
     meaning_model.clear_scores()
-    alone = meaning_check(q, [answer])
+    alone = meaning_check(analyse(q), [answer])
     meaning_model.clear_scores()
-    after = meaning_check(q, [SIBLING, answer])
-    cached = meaning_check(q, [SIBLING, answer])
+    after = meaning_check(analyse(q), [SIBLING, answer])
+    cached = meaning_check(analyse(q), [SIBLING, answer])
     assert alone is not None and after is not None and cached is not None
     assert after.scores[1] == alone.scores[0]
     assert cached.scores == after.scores and meaning_model.cached_scores() == 2

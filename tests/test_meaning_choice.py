@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from citewise.analysis.question import analyse
 from citewise.answer.candidate import Candidate
-from citewise.answer.meaning import meaning_status, shipped_model_dir, tabular
-from citewise.answer.meaning_choice import RECOVERY_UNITS, alternatives, rescuable
+from citewise.answer.meaning.check import meaning_status, shipped_model_dir, tabular
+from citewise.answer.meaning.choice import RECOVERY_UNITS, alternatives, rescuable
 from citewise.evidence.models import Fragment
 from citewise.evidence.sentences import Span
 
@@ -79,16 +80,24 @@ def test_tables_rows_and_code_are_not_read_by_the_prose_model() -> None:
 
 def test_only_word_presence_refusals_of_english_questions_are_rescued() -> None:
     q = "Where did the monks flee to?"
-    assert rescuable(q, "factoid", ("subject_absent:flee",), names_absent=False)
-    assert rescuable(q, "factoid", ("subject_scattered:no passage holds two of a, b",), False)
-    assert not rescuable(q, "factoid", ("subject_absent:flee",), names_absent=True)
-    assert not rescuable(q, "factoid", ("near_miss:the cited text speaks of X",), False)
-    assert not rescuable(q, "factoid", ("subject_absent:flee", "stale_evidence:a.md"), False)
-    assert not rescuable(q, "factoid", (), False)
-    assert not rescuable(q, "how_to", ("subject_absent:flee",), False)
-    assert not rescuable("The monks fled to Rouen.", "factoid", ("subject_absent:x",), False)
-    assert not rescuable("僧侣逃到了哪里？", "factoid", ("subject_absent:x",), False)
-    assert not rescuable("What does clause 2.3 say?", "factoid", ("subject_absent:x",), False)
+    assert rescuable(analyse(q), "factoid", ("subject_absent:flee",), names_absent=False)
+    assert rescuable(
+        analyse(q), "factoid", ("subject_scattered:no passage holds two of a, b",), False
+    )
+    assert not rescuable(analyse(q), "factoid", ("subject_absent:flee",), names_absent=True)
+    assert not rescuable(analyse(q), "factoid", ("near_miss:the cited text speaks of X",), False)
+    assert not rescuable(
+        analyse(q), "factoid", ("subject_absent:flee", "stale_evidence:a.md"), False
+    )
+    assert not rescuable(analyse(q), "factoid", (), False)
+    assert not rescuable(analyse(q), "how_to", ("subject_absent:flee",), False)
+    assert not rescuable(
+        analyse("The monks fled to Rouen."), "factoid", ("subject_absent:x",), False
+    )
+    assert not rescuable(analyse("僧侣逃到了哪里？"), "factoid", ("subject_absent:x",), False)
+    assert not rescuable(
+        analyse("What does clause 2.3 say?"), "factoid", ("subject_absent:x",), False
+    )
 
 
 def _ask(tmp_path: Path, setting: str, *questions: str) -> list:  # type: ignore[type-arg]
@@ -211,7 +220,7 @@ def test_an_answer_from_a_table_row_is_not_refused_by_the_prose_model(tmp_path: 
 
 
 def test_the_readings_of_an_answer_are_bounded() -> None:
-    from citewise.answer.meaning import MAX_READINGS, unit_readings
+    from citewise.answer.meaning.check import MAX_READINGS, unit_readings
 
     many = [_cand(f"Sentence number {i} is here.", 0.5, 30 * i) for i in range(10)]
     got = unit_readings(many)

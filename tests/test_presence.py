@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from citewise.analysis.intent import classify_intent
+from citewise.analysis.question import analyse
 from citewise.analysis.tokenize import tokenize
 from citewise.evidence.models import BUDGETS, BudgetUse, EvidencePack
 from citewise.kb import Home, KnowledgeBase
@@ -39,7 +40,7 @@ def pack_of(*texts: str) -> EvidencePack:
 
 def profile(question: str, chunks: int = 100) -> TermProfile:
     return profile_terms(
-        question, classify_intent(question).subject_terms, lambda t: DF.get(t, 0), chunks
+        analyse(question), classify_intent(question).subject_terms, lambda t: DF.get(t, 0), chunks
     )
 
 
@@ -64,7 +65,7 @@ def test_identifiers_are_required_whole_and_their_parts_are_not() -> None:
 
 
 def test_surface_words_keep_the_question_spelling() -> None:
-    words = surface_words("What happens before a task raises an exception?")
+    words = surface_words(analyse("What happens before a task raises an exception?"))
     assert words["befor"] == "before" and words["rais"] == "raises"
 
 
@@ -92,14 +93,14 @@ def test_all_distinctive_words_missing_is_insufficient_some_missing_is_partial()
 
 
 def test_a_name_in_a_derived_form_counts() -> None:
-    p = profile_terms("How does Config read values?", ["config", "read"], lambda t: 3, 100)
+    p = profile_terms(analyse("How does Config read values?"), ["config", "read"], lambda t: 3, 100)
     assert judge(p, ["The order in which configuration values are read is:"]).verdict == "ok"
     assert judge(p, ["Values are read from the environment."]).verdict != "ok"
 
 
 def test_a_labelled_number_must_match_the_cited_text() -> None:
-    assert labels_in("How much does the Lumen model 5 hold?") == ("model 5",)
-    assert labels_in("What changed in API v2?") == ("version 2",)
+    assert labels_in(analyse("How much does the Lumen model 5 hold?")) == ("model 5",)
+    assert labels_in(analyse("What changed in API v2?")) == ("version 2",)
     assert label_found("version 2", ["In API v2, payloads are YAML."])
     assert not label_found("model 5", ["The model 7 holds 12 litres."])
     assert not label_found("version 2", ["Version 2.1 is the latest."])
@@ -175,10 +176,14 @@ def test_review_uses_the_profile_instead_of_word_ratios() -> None:
     pack = pack_of("JSONResponse takes data and returns an application/json response.")
     weighed = profile(question)
     # without weights, the verb "send" would be demanded of the evidence
-    assert review(GateInput(question, intent, pack)).status == "insufficient"
-    assert review(GateInput(question, intent, pack, profile=weighed)).status != "insufficient"
+    assert review(GateInput(analyse(question), intent, pack)).status == "insufficient"
+    assert (
+        review(GateInput(analyse(question), intent, pack, profile=weighed)).status != "insufficient"
+    )
     absent = profile("How do I send a Kerberos ticket?")
-    got = review(GateInput("How do I send a Kerberos ticket?", intent, pack, profile=absent))
+    got = review(
+        GateInput(analyse("How do I send a Kerberos ticket?"), intent, pack, profile=absent)
+    )
     assert got.reason_texts == ("subject_absent:Kerberos",)
 
 
@@ -224,7 +229,7 @@ def test_a_bare_name_is_found_where_the_documents_qualify_it() -> None:
     question = "What is the difference between iter_content and r.raw?"
     df = {"iter_content": 1, "r.raw": 1, "iter": 5, "raw": 6}
     prof = profile_terms(
-        question, classify_intent(question).subject_terms, lambda t: df.get(t, 0), 100
+        analyse(question), classify_intent(question).subject_terms, lambda t: df.get(t, 0), 100
     )
     assert {"iter_content", "r.raw"} <= {t.key for t in prof.required}
     text = "Using ``Response.iter_content`` will handle what ``r.raw`` leaves to you."

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from citewise.analysis.question import analyse
 from citewise.answer.models import Answer
 from citewise.kb import Home, KnowledgeBase
 
@@ -115,7 +116,7 @@ def test_definition_without_a_defining_sentence_is_partial(kb: KnowledgeBase) ->
 
 
 def test_the_parts_table_says_what_each_profile_requires() -> None:
-    from citewise.answer.coverage import PARTS, coverage_reason, missing_parts
+    from citewise.answer.composition.coverage import PARTS, coverage_reason, missing_parts
 
     need = {intent: {p.name: p.need for p in parts} for intent, parts in PARTS.items()}
     assert need["how_to"] == {
@@ -128,4 +129,4 @@ def test_the_parts_table_says_what_each_profile_requires() -> None:
     assert need["compare"] == {"side": "required", "side_figures": "required"}
     assert set(need["causal"]) == {"mechanism", "consequence"}
     assert coverage_reason("how_to", "x", ()) is None
-    assert missing_parts("definition", "What is x?", []) == ()  # nothing quoted: abstains
+    assert missing_parts("definition", analyse("What is x?"), []) == ()  # nothing quoted: abstains

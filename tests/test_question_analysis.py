@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import citewise.analysis.question as question_mod
 from citewise.analysis.graph_intent import graph_deep, graph_intent
 from citewise.analysis.intent import classify_intent
 from citewise.analysis.named import named_terms
-from citewise.analysis.question import Condition, ConditionSet, Question, analyse
-from citewise.analysis.tokenize import key_terms
+from citewise.analysis.question import Condition, ConditionSet, Question, analyse, english_letters
+from citewise.analysis.tokenize import key_terms, term_coverage, tokenize
+from citewise.evidence import assemble
 from citewise.graph.select import graph_context
 from citewise.kb import KnowledgeBase
+from citewise.recall import meaning_model
 from tests.conftest import one_file_kb
 
 GUIDE = (
@@ -86,3 +91,60 @@ def test_ask_analyses_the_question_once(kb: KnowledgeBase, monkeypatch: pytest.M
     # once for the whole answer: recall's graph route, the evidence stage and the
     # sufficiency gates all read the one analysed value
     assert calls == {"intent": 1, "graph": 1, "named": 1}
+
+
+def test_later_readings_are_computed_once_from_the_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+
+    def counted(text: str) -> list[str]:
+        calls.append(text)
+        return tokenize(text)
+
+    monkeypatch.setattr(question_mod, "tokenize", counted)
+    q = analyse("Which port does the v2.4.1 gateway listen on?")
+    assert q.tokens == tuple(tokenize(q.text)) and "v2.4.1" in q.tokens
+    assert q.tokens is q.tokens and len(calls) == 1  # kept on the value after the first read
+    other = replace(q, text="Which port does the v3 gateway use?")
+    assert "v3" in other.tokens and "v2.4.1" not in other.tokens  # a copy reads its own text
+
+
+@pytest.mark.parametrize(
+    ("text", "english"),
+    [
+        ("How do I rotate the keys?", True),
+        ("What does café crème cost?", True),  # a few accented letters stay English
+        ("如何轮换签名密钥？", False),
+        ("Größe über Maß?", False),  # 8 of 12 letters ASCII: under 90 %
+        ("¿Qué significa ñandú?", False),
+        ("2024 - 2025?", False),  # no letter: nothing for an English reader
+    ],
+)
+def test_english_is_read_from_the_letters(text: str, english: bool) -> None:
+    assert analyse(text).english is english
+    assert meaning_model.english(text) is english  # a search query reads the same rule
+
+
+@given(st.text(max_size=40))
+def test_english_agrees_with_the_query_reading_on_any_text(text: str) -> None:
+    assert analyse(text).english == meaning_model.english(text) == english_letters(text)
+
+
+def test_the_evidence_pack_keeps_the_question_it_was_assembled_for(kb: KnowledgeBase) -> None:
+    q = analyse("How do I rotate the zebracorn signing keys?")
+    pack = assemble(kb.context, q.text, question=q)
+    assert pack.question is q  # the answer's later checks read it, not the text again
+    assert assemble(kb.context, q.text).question == q  # analysed by assemble without one
+    assert "question" not in pack.to_json()  # never written to the trace or the replay
+
+
+WORDS = st.sampled_from(
+    ["retry", "retries", "limit", "port", "8443", "v2.4.1", "the", "what", "is", "Kafka",
+     "端口", "配置", "x-req-id", "S400", "?", "how", "many", "sync.batch_size"]
+)  # fmt: skip
+
+
+@given(st.lists(WORDS, max_size=8), st.lists(st.lists(WORDS, max_size=10), max_size=3))
+def test_coverage_is_the_texts_term_coverage(asked: list[str], texts: list[list[str]]) -> None:
+    q, read = analyse(" ".join(asked)), [" ".join(t) for t in texts]
+    assert q.coverage(read) == term_coverage(q.text, read)
+    assert q.coverage(" ".join(read)) == term_coverage(q.text, " ".join(read))

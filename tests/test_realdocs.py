@@ -11,7 +11,7 @@ import docx
 import pytest
 
 from citewise.answer.table_rows import absent_row, table_lines
-from citewise.answer.units import document_units
+from citewise.answer.units.structure import document_units
 from citewise.config import IngestConfig
 from citewise.evidence.sentences import split_sentences
 from citewise.ingest.parse import parse_document

@@ -114,11 +114,15 @@ def test_a_descriptor_word_no_document_holds_is_named_not_refused(kb: KnowledgeB
 
 def test_figures_and_acronyms_of_names_are_names() -> None:
     q = "How many airplanes of U.S. registry does the proposed Boeing 737 MAX directive cover?"
-    got = named_parts(q, question_constraints(q))
+    got = named_parts(analyse(q), question_constraints(analyse(q)))
     assert Constraint("name", "737", "737") in got
     assert not [c for c in got if c.kind == "number"]
     dated = "How many checks did Texas have in November 2015?"
-    assert [c.key for c in named_parts(dated, question_constraints(dated)) if c.kind == "number"]
+    assert [
+        c.key
+        for c in named_parts(analyse(dated), question_constraints(analyse(dated)))
+        if c.kind == "number"
+    ]
 
 
 def test_a_name_is_its_documents_subject_when_its_opening_names_it_throughout() -> None:
@@ -130,9 +134,11 @@ def test_a_name_is_its_documents_subject_when_its_opening_names_it_throughout() 
 
 
 def test_descriptor_words_and_when_they_soften() -> None:
-    assert descriptor_words("How many shells did the diarist see at Vicksburg?") == {"diarist"}
-    assert descriptor_words("What rumour about Johnston reached the camp?") == {"rumour"}
-    assert descriptor_words("What is a castellated nut?") == frozenset()
+    assert descriptor_words(analyse("How many shells did the diarist see at Vicksburg?")) == {
+        "diarist"
+    }
+    assert descriptor_words(analyse("What rumour about Johnston reached the camp?")) == {"rumour"}
+    assert descriptor_words(analyse("What is a castellated nut?")) == frozenset()
     terms = (
         QuestionTerm("diarist", "diarist", "word", 0, True),
         QuestionTerm("shell", "shells", "word", 4, True),
@@ -160,11 +166,15 @@ def test_how_long_wants_a_duration_or_length_not_any_figure() -> None:
     assert gives_measure("Sets a maximum time in seconds to cache responses. Defaults to 600.")
     assert not gives_measure("Section 512 is in effect for seconds.")
     q = "For how long could an organization keep an ephemeral recording?"
-    (quantity,) = [c for c in question_constraints(q) if c.kind == "quantity"]
+    (quantity,) = [c for c in question_constraints(analyse(q)) if c.kind == "quantity"]
     assert unmet([quantity], "Section 402 amends section 112 for ephemeral recordings.")
     assert not unmet([quantity], "It could keep an ephemeral recording for up to six months.")
     length = "Up to what length of vessel does the Act apply?"
-    assert [c for c in named_parts(length, question_constraints(length)) if c.kind == "quantity"]
+    assert [
+        c
+        for c in named_parts(analyse(length), question_constraints(analyse(length)))
+        if c.kind == "quantity"
+    ]
 
 
 def test_an_acronym_stands_for_what_its_document_defines() -> None:

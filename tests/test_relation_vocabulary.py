@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from citewise.analysis.question import analyse
 from citewise.analysis.relations import VOCABULARY, find_relations, label_relation
-from citewise.answer.relation_words import asked_relation, oriented
+from citewise.answer.relation.words import asked_relation, oriented
 
 
 def _inflections(word: str) -> list[str]:
@@ -154,7 +154,7 @@ def test_any_text_reads_without_error(text: str) -> None:
 def test_questions_are_oriented_by_their_subject(
     question: str, subject: str, kinds: tuple[str, ...], direction: str
 ) -> None:
-    asked = asked_relation(question)
+    asked = asked_relation(analyse(question))
     assert asked is not None
     seen = oriented(asked, analyse(question), subject)
     assert (seen.kinds, seen.direction) == (kinds, direction)
@@ -173,4 +173,4 @@ def test_questions_are_oriented_by_their_subject(
     ],
 )
 def test_questions_that_ask_no_relation(question: str) -> None:
-    assert asked_relation(question) is None
+    assert asked_relation(analyse(question)) is None

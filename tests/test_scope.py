@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from citewise.analysis.question import analyse
 from citewise.analysis.scope import Scope, kind_of_path, scope_of
 from citewise.answer.acronyms import aliases, definitions
-from citewise.answer.unit_context import (
+from citewise.answer.units.context import (
     DocFacts,
     UnitContext,
     context_text,

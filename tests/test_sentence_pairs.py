@@ -8,9 +8,10 @@ sentence twice."""
 
 from __future__ import annotations
 
+from citewise.analysis.question import analyse
 from citewise.answer.candidate import Candidate
-from citewise.answer.compose import compose
-from citewise.answer.units import document_units
+from citewise.answer.composition.compose import compose
+from citewise.answer.units.structure import document_units
 from citewise.config import IngestConfig
 from citewise.evidence.models import Fragment
 from citewise.ingest.parse import parse_document
@@ -35,7 +36,10 @@ def test_the_referent_sentence_counts_for_the_pronoun_sentence() -> None:
         ("Islamism",), _TEXT[start:], 90, False, "c1",
     )  # fmt: skip
     chosen = compose(
-        "What year did Iqbal return to Lahore?", "generic", [frag], units_of=lambda f: units
+        analyse("What year did Iqbal return to Lahore?"),
+        "generic",
+        [frag],
+        units_of=lambda f: units,
     )
     quoted = " ".join(c.clean for c in chosen)
     assert "He came back to Lahore in 1908." in quoted
@@ -59,7 +63,7 @@ def _compose(text: str, question: str) -> list[Candidate]:
         "direct_support", "d1", "t.md", 1, 1, ("n1",), 3, 3, start, len(text),
         ("Complexity",), text[start:], 60, False, "c1",
     )  # fmt: skip
-    return compose(question, "generic", [frag], units_of=lambda f: units)
+    return compose(analyse(question), "generic", [frag], units_of=lambda f: units)
 
 
 def test_a_sentence_is_offered_with_the_sentence_after_it() -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from citewise.analysis.intent import classify_intent
+from citewise.analysis.question import analyse
 from citewise.kb import Home, KnowledgeBase
 from citewise.sufficiency.presence import english_zipf, profile_terms
 from citewise.sufficiency.spelling import edits, respell
@@ -54,7 +55,7 @@ def test_real_words_short_words_and_hyphenated_names_are_not_respelt() -> None:
 
 def test_the_profile_weighs_a_slip_as_the_word_it_stands_for() -> None:
     q = "What was Frensh military presence at start of war?"
-    p = profile_terms(q, classify_intent(q).subject_terms, df, 500)
+    p = profile_terms(analyse(q), classify_intent(q).subject_terms, df, 500)
     term = next(t for t in p.terms if t.surface == "Frensh")
     assert (term.key, term.asked, term.df) == ("french", "frensh", 40)
     assert p.respelt == frozenset({"frensh"})

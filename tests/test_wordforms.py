@@ -5,6 +5,7 @@ decades named by an apostrophe or by their century."""
 from __future__ import annotations
 
 from citewise.analysis.intent import classify_intent
+from citewise.analysis.question import analyse
 from citewise.analysis.tokenize import tokenize
 from citewise.sufficiency.constraints import question_constraints, unmet
 from citewise.sufficiency.presence import profile_terms
@@ -32,7 +33,8 @@ def test_a_relation_word_may_be_quoted_in_another_form() -> None:
     q = "In what year did the Normans invade at Bannow Bay?"
     df = {"norman": 9, "invad": 2}
     cons = question_constraints(
-        q, profile_terms(q, classify_intent(q).subject_terms, lambda t: df.get(t, 0), 100)
+        analyse(q),
+        profile_terms(analyse(q), classify_intent(q).subject_terms, lambda t: df.get(t, 0), 100),
     )
     assert "invade" in [c.surface for c in cons]
     text = "The Normans had an effect on Ireland after their invasion at Bannow Bay in 1169."
@@ -46,7 +48,9 @@ def test_a_name_may_be_quoted_with_its_accents() -> None:
     q = "When did Herve serve as a Byzantine general?"
     subject = classify_intent(q).subject_terms
     df = {"herv": 1, "byzantin": 5}
-    cons = question_constraints(q, profile_terms(q, subject, lambda t: df.get(t, 0), 100))
+    cons = question_constraints(
+        analyse(q), profile_terms(analyse(q), subject, lambda t: df.get(t, 0), 100)
+    )
     assert "Herve" in [c.surface for c in cons if c.kind == "name"]
     assert unmet(cons, "One Byzantine general was Hervé in the 1050s.") == ()
     assert [c.surface for c in unmet(cons, "One Byzantine general was Roussel in the 1070s.")] == [
@@ -55,7 +59,7 @@ def test_a_name_may_be_quoted_with_its_accents() -> None:
 
 
 def failed(question: str, text: str) -> list[str]:
-    return [c.surface for c in unmet(question_constraints(question), text)]
+    return [c.surface for c in unmet(question_constraints(analyse(question)), text)]
 
 
 def test_a_decade_with_an_apostrophe_is_a_decade() -> None:

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from citewise.analysis.question import analyse
 from citewise.sufficiency.constraints import question_constraints, unmet
 from citewise.sufficiency.zh_answer_type import expected_type, present_types, unit_has_type
 
@@ -77,7 +78,7 @@ _HOW_MANY = st.sampled_from(
 def test_a_when_question_is_never_answered_by_a_unit_without_time(question: str, unit: str) -> None:
     """Property: every generated unit without a time expression fails the question's
     constraints on its answer type (laws-zh and CMRC style questions)."""
-    failed = unmet(question_constraints(question), unit)
+    failed = unmet(question_constraints(analyse(question)), unit)
     assert any(c.key.startswith("zh-time") for c in failed)
 
 
@@ -86,12 +87,14 @@ def test_a_when_question_is_never_answered_by_a_unit_without_time(question: str,
 def test_a_how_many_question_is_never_answered_by_a_unit_without_number(
     question: str, unit: str
 ) -> None:
-    failed = unmet(question_constraints(question), unit)
+    failed = unmet(question_constraints(analyse(question)), unit)
     assert any(c.key.startswith("zh-number") for c in failed)
 
 
 def test_a_unit_with_the_value_meets_the_type() -> None:
     # the law's name is in the unit's heading (its document title)
-    when = question_constraints("国歌法从什么时候开始施行？")
+    when = question_constraints(analyse("国歌法从什么时候开始施行？"))
     assert not unmet(when, "本法自2017年10月1日起施行。", ["中华人民共和国国歌法"])
-    assert not unmet(question_constraints("青石镇现有居民大约多少人？"), "青石镇现有居民约三千人。")
+    assert not unmet(
+        question_constraints(analyse("青石镇现有居民大约多少人？")), "青石镇现有居民约三千人。"
+    )

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from citewise.answer.meaning_answer import NO_CHINESE_READER
+from citewise.answer.meaning.answer import NO_CHINESE_READER
 from citewise.recall.zh_laws import (
     EditionAsk,
     Law,

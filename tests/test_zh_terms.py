@@ -3,6 +3,7 @@ on statute text (laws-zh style) and encyclopedic text (CMRC style), both written
 
 from __future__ import annotations
 
+from citewise.analysis.question import analyse
 from citewise.sufficiency.constraints import question_constraints, unmet
 from citewise.sufficiency.zh_terms import held_words, words_constraint, zh_zipf
 
@@ -19,16 +20,16 @@ def test_distinctive_words_are_the_uncommon_content_words() -> None:
 def test_a_statute_unit_about_a_neighbouring_measure_is_refused() -> None:
     q = "监察法规定责令候查最长不得超过多长时间？"
     title = ["中华人民共和国监察法"]
-    near = unmet(question_constraints(q), "留置时间不得超过三个月。", title)
+    near = unmet(question_constraints(analyse(q)), "留置时间不得超过三个月。", title)
     assert any(c.kind == "words" for c in near)
-    right = unmet(question_constraints(q), "责令候查最长不得超过十二个月。", title)
+    right = unmet(question_constraints(analyse(q)), "责令候查最长不得超过十二个月。", title)
     assert not right
 
 
 def test_an_encyclopedic_unit_about_another_person_is_refused() -> None:
     q = "石山麟是什么集团的总裁？"
-    assert not unmet(question_constraints(q), "石山麟于1985年创立昌宁集团，现任总裁。")
-    other = unmet(question_constraints(q), "柯文远是青禾集团的创始人，曾任总裁。")
+    assert not unmet(question_constraints(analyse(q)), "石山麟于1985年创立昌宁集团，现任总裁。")
+    other = unmet(question_constraints(analyse(q)), "柯文远是青禾集团的创始人，曾任总裁。")
     assert any(c.kind == "words" for c in other)
 
 

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from citewise.analysis import zh_words
 from citewise.analysis.intent import classify_intent, subject_text
+from citewise.analysis.question import analyse
 from citewise.analysis.tokenize import key_terms, term_coverage, tokenize
 from citewise.sufficiency.presence import missing_surface, surface_words
 
@@ -59,10 +60,10 @@ def test_subject_is_never_the_whole_question() -> None:
 
 def test_missing_words_are_named_as_the_question_writes_them() -> None:
     q = "全国人民代表大会代表的任期是多长时间？"
-    surface = surface_words(q)
+    surface = surface_words(analyse(q))
     assert surface["任期"] == "任期"
     assert surface["人民"] == "全国人民代表大会"
-    assert missing_surface(q, ["任期", "人民"]) == ["任期", "全国人民代表大会"]
+    assert missing_surface(analyse(q), ["任期", "人民"]) == ["任期", "全国人民代表大会"]
 
 
 def test_key_terms_are_index_tokens() -> None:

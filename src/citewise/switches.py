@@ -17,7 +17,7 @@ ON = ("on", "1", "true", "yes")
 OFF = ("off", "0", "false", "no")
 
 #: Every on/off variable the product reads (``CITEWISE_MEANING`` also takes a model folder,
-#: so it is read by :mod:`citewise.answer.meaning` itself).
+#: so it is read by :mod:`citewise.answer.meaning.check` itself).
 SWITCHES = (
     "CITEWISE_DENSE",
     "CITEWISE_ENCODER_INT8",

@@ -74,11 +74,12 @@ def parse_as_of(value: str) -> date:
     return got[0]
 
 
-def as_of_in_question(question: str) -> date | None:
-    """The date a question asks about ("as of 1 June 2019", "in force on 2019-06-01",
-    "截至2019年6月1日"), or None when it states none."""
-    for cue in _CUE.finditer(question):
-        got = date_at(question[cue.end() :].lstrip())
+def as_of_in_question(text: str) -> date | None:
+    """The date a text asks about ("as of 1 June 2019", "in force on 2019-06-01",
+    "截至2019年6月1日"), or None when it states none: read from a search query (recall's
+    edition scope) and from a stated date phrase (the condition reader)."""
+    for cue in _CUE.finditer(text):
+        got = date_at(text[cue.end() :].lstrip())
         if got is not None:
             return got[0]
     return None

@@ -158,21 +158,21 @@ _COURTESY = re.compile(
 )
 
 
-def _norm(question: str) -> str:
-    s = unicodedata.normalize("NFKC", question).lower().strip(_PUNCT_EDGES)
+def _norm(text: str) -> str:
+    s = unicodedata.normalize("NFKC", text).lower().strip(_PUNCT_EDGES)
     return re.sub(r"\s+", " ", s)
 
 
-def _whitelist_form(question: str) -> str:
-    s = _norm(question)
+def _whitelist_form(text: str) -> str:
+    s = _norm(text)
     s = re.sub(r"^(?:please|pls|请)\s*|\s*(?:please|pls)$", "", s).strip(_PUNCT_EDGES)
     s = re.sub(r"\s*[,，!！.。]\s*", " ", s).strip()
     return s.replace("citewise ", "citewise") if s.startswith(("如何", "怎么")) else s
 
 
-def subject_text(question: str) -> str:
+def subject_text(text: str) -> str:
     """The question with question words and intent cues removed (readable form)."""
-    s = _norm(question)
+    s = _norm(text)
     # Chinese: jieba's words; function words, interrogatives and the intent cues of
     # _ZH_STRIP go as whole words, never a piece of one (和 in 共和国, 有 in 有效期)
     # and an edition it names ("1996年那一版") is the text to read, not its subject
@@ -183,17 +183,19 @@ def subject_text(question: str) -> str:
     return re.sub(r"\s+", " ", s).strip(_PUNCT_EDGES)
 
 
-def subject_terms(question: str) -> tuple[str, ...]:
+def subject_terms(text: str) -> tuple[str, ...]:
     """Key terms of the question's subject (stemmed words, literals, CJK bigrams)."""
-    return tuple(key_terms(subject_text(question)))
+    return tuple(key_terms(subject_text(text)))
 
 
-def classify_intent(question: str) -> Intent:
-    """Classify ``question`` (English or Chinese); see the module docstring for rules."""
-    norm = _norm(question)
+def classify_intent(text: str) -> Intent:
+    """Classify a question's ``text`` (English or Chinese; the analyser behind
+    ``Question.intent``, run by :func:`~citewise.analysis.question.analyse`); see the module
+    docstring for rules."""
+    norm = _norm(text)
     deep_match = _DEEP.search(norm)
     deep = deep_match is not None
-    form = _whitelist_form(question)
+    form = _whitelist_form(text)
     if form in _NON_KB or _COURTESY.fullmatch(form):
         return Intent("non_kb", False, form, "", ())
     kind: IntentKind = "generic"
@@ -203,5 +205,5 @@ def classify_intent(question: str) -> Intent:
         if m:
             kind, cue = rule_kind, m.group(0)
             break
-    subject = subject_text(question)
+    subject = subject_text(text)
     return Intent(kind, deep, cue, subject, tuple(key_terms(subject)))

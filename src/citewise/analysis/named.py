@@ -27,11 +27,11 @@ _HEADS = re.compile(
 )
 
 
-def named_terms(question: str) -> tuple[str, ...]:
+def named_terms(text: str) -> tuple[str, ...]:
     """Names and identifiers a question relies on: capitalised words after the first word,
     tokens mixing letters and digits (``Kafka``, ``X9``, ``S400``), and the modifier that
     picks out a generic head noun (``billing`` in "the billing service")."""
-    q = question.strip()
+    q = text.strip()
     rest = q.split(None, 1)[1] if len(q.split(None, 1)) == 2 else ""
     words = [m.group(1) for m in _NAMED.finditer(rest)]
     words += [m.group(1) for m in _HEADS.finditer(q.lower())]

@@ -11,7 +11,9 @@ Pure and deterministic: the same text gives the same value.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TypedDict
 
 from citewise.analysis.conditions import Condition, ConditionKind, ConditionSet, conditions_in
@@ -19,7 +21,7 @@ from citewise.analysis.graph_intent import graph_deep, graph_intent
 from citewise.analysis.intent import Intent, IntentKind, classify_intent
 from citewise.analysis.named import named_terms
 from citewise.analysis.scope import Scope, scope_of
-from citewise.analysis.tokenize import key_terms
+from citewise.analysis.tokenize import Coverage, key_terms, terms_in, tokenize
 
 __all__ = [
     "Condition",
@@ -30,6 +32,7 @@ __all__ = [
     "Question",
     "Scope",
     "analyse",
+    "english_letters",
 ]
 
 
@@ -53,7 +56,7 @@ class ConditionJSON(TypedDict):
     source: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Question:
     """A question as the stages read it.
 
@@ -78,6 +81,32 @@ class Question:
     graph_deep: bool
     conditions: ConditionSet = field(default_factory=ConditionSet)
     scope: Scope = field(default_factory=Scope)
+
+    # Readings a later stage needs, each computed from ``text`` on first use and kept
+    # (``cached_property``: no slots, so the value holds them); a copy made with
+    # ``dataclasses.replace`` reads them again from its own text.
+
+    @cached_property
+    def tokens(self) -> tuple[str, ...]:
+        """Every index token of the text (:func:`~citewise.analysis.tokenize.tokenize`)."""
+        return tuple(tokenize(self.text))
+
+    def coverage(self, texts: str | Iterable[str]) -> Coverage:
+        """Which of the question's ``key_terms`` occur in ``texts``
+        (:func:`~citewise.analysis.tokenize.term_coverage` of the text, its terms read once)."""
+        return terms_in(self.key_terms, texts)
+
+    @cached_property
+    def english(self) -> bool:
+        """Whether the text is written in English letters (:func:`english_letters`)."""
+        return english_letters(self.text)
+
+
+def english_letters(text: str) -> bool:
+    """Whether ``text`` is written in English letters: at least 90 % of its letters are
+    ASCII (a text without letters is not)."""
+    letters = [ch for ch in text if ch.isalpha()]
+    return bool(letters) and sum(ch.isascii() for ch in letters) >= 0.9 * len(letters)
 
 
 def analyse(text: str, given: ConditionSet | None = None) -> Question:

@@ -5,7 +5,7 @@ it asks about (issue 34).
 spreadsheet", "the slides", "according to the Bigtable paper", "in the Quickstart
 section": these say *where* the answer is, not what the quoted sentence says. The stages
 match them against the context every candidate unit carries (its document's title, path,
-file kind, edition or date, and its section path: :mod:`citewise.answer.unit_context`),
+file kind, edition or date, and its section path: :mod:`citewise.answer.units.context`),
 never against the sentence alone, and leave their words out of the terms an answer must
 hold (:attr:`Scope.words`).
 

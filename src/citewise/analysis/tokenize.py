@@ -372,9 +372,13 @@ class Coverage:
 
 def term_coverage(query: str, texts: str | Iterable[str]) -> Coverage:
     """Which :func:`key_terms` of ``query`` occur in ``texts`` (one text or several)."""
+    return terms_in(tuple(key_terms(query)), texts)
+
+
+def terms_in(terms: tuple[str, ...], texts: str | Iterable[str]) -> Coverage:
+    """Which of ``terms`` (a query's :func:`key_terms`, read once) occur in ``texts``."""
     if isinstance(texts, str):
         texts = [texts]
-    terms = tuple(key_terms(query))
     # a literal token always holds a character besides letters and digits, so terms that
     # are all letters and digits are found among a long text's words alone (a short text's
     # tokens come from the memo at no cost)

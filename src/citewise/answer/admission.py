@@ -17,10 +17,11 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from citewise.analysis.question import Question
 from citewise.analysis.scope import Scope
 from citewise.answer.acronyms import aliases, definitions
-from citewise.answer.compose import Candidate
-from citewise.answer.unit_context import DocFacts, context_text, unit_context
+from citewise.answer.composition.compose import Candidate
+from citewise.answer.units.context import DocFacts, context_text, unit_context
 from citewise.core.records import Node
 from citewise.evidence.nodes import NodeReader, Span
 from citewise.evidence.sentences import split_sentences
@@ -50,7 +51,7 @@ SECTION_BLOCKS = 3
 class _Reads:
     """What ``admit`` reads about a unit's document, each once per document version (or
     per section, for the context): its title line, opening and subject names, and its
-    :class:`~citewise.answer.unit_context.UnitContext` as text."""
+    :class:`~citewise.answer.units.context.UnitContext` as text."""
 
     reader: NodeReader
     facts: Mapping[str, DocFacts] | None
@@ -103,15 +104,16 @@ def admission(
     scope: Scope | None = None,
     scores: dict[tuple[str, int, int], float] | None = None,
 ) -> Callable[[Candidate], bool]:
-    """The ``admit`` test for :func:`citewise.answer.compose.compose`. ``facts``: the
-    documents' titles and metadata (:func:`~citewise.answer.unit_context.document_facts`):
-    each unit is judged with its :class:`~citewise.answer.unit_context.UnitContext`, which
+    """The ``admit`` test for :func:`citewise.answer.composition.compose.compose`. ``facts``: the
+    documents' titles and metadata (:func:`~citewise.answer.units.context.document_facts`):
+    each unit is judged with its :class:`~citewise.answer.units.context.UnitContext`, which
     may supply a year, a name or a relation word; when the question states a ``scope``,
     that context also lifts a unit to the relevance floor (its scope words are where it
     stands, not what it says). ``scores``, when given, receives each judged unit's
     answerability by its key (:mod:`citewise.answer.choice` orders the units by it)."""
     reads = _Reads(reader, facts, _asked_names(gate.constraints))
-    wanted = expected_of(gate.question) if is_question(gate.question) else None
+    asked = gate.question.text if gate.question is not None else ""
+    wanted = expected_of(asked) if is_question(asked) else None
     scoped = scope is not None and bool(scope.words or scope.years or scope.source)
 
     def admit(c: Candidate) -> bool:
@@ -268,10 +270,10 @@ def expansions(text: str, context: str) -> list[str]:
     return out
 
 
-def _lifted(question: str, text: str, deeper: list[str]) -> bool:
+def _lifted(question: Question | None, text: str, deeper: list[str]) -> bool:
     """Whether the unit's section below the document title (its subsection headings and
     introduction) holds a word of ``question`` that ``text`` lacks."""
-    if not question or not any(deeper):
+    if question is None or not question.text or not any(deeper):
         return False
     return len(unmentioned(question, text, deeper)) < len(unmentioned(question, text))
 
@@ -359,27 +361,29 @@ _NAME_BEFORE = re.compile(r"\b([A-Z][A-Za-z]+)\s+$")
 _NAME_AFTER = re.compile(r"^\s+[A-Z]{2,}\b")
 
 
-def _in_name(question: str, c: Constraint) -> bool:
+def _in_name(question: Question, c: Constraint) -> bool:
     """Whether number constraint ``c`` is a figure of a product or event name in
     ``question`` ("Boeing 737 MAX"), not a quantity, year or date ("November 2015")."""
+    text = question.text
     value = c.key
     if c.kind != "number" or not value.isdigit() or 1000 <= int(value) <= 2199:
         return False
-    for m in re.finditer(rf"(?<![\w.,]){re.escape(c.surface)}(?![\w]*\d)", question):
-        before = _NAME_BEFORE.search(question[: m.start()])
+    for m in re.finditer(rf"(?<![\w.,]){re.escape(c.surface)}(?![\w]*\d)", text):
+        before = _NAME_BEFORE.search(text[: m.start()])
         month = before is not None and before.group(1).lower() in _MONTH_WORDS
         if before and not month and m.start() > before.start() > 0:
             return True
-        if _NAME_AFTER.match(question[m.end() :]):
+        if _NAME_AFTER.match(text[m.end() :]):
             return True
     return False
 
 
-def named_parts(question: str, constraints: Sequence[Constraint]) -> tuple[Constraint, ...]:
+def named_parts(question: Question, constraints: Sequence[Constraint]) -> tuple[Constraint, ...]:
     """``constraints`` with a figure inside a name (a model number between a maker's name
     and a series name) read as a name, which a unit's context (its headings, its
     paragraph, its document's subject) may supply, as it supplies the maker's name; and
     "up to what length" asking for a measure."""
+    text = question.text
     out: list[Constraint] = []
     names: list[Constraint] = []
     for c in constraints:
@@ -389,15 +393,15 @@ def named_parts(question: str, constraints: Sequence[Constraint]) -> tuple[Const
         out.append(c)
     known = {(c.kind, c.key) for c in out}
     out.extend(c for c in names if ("name", c.key) not in known)
-    asked = MEASURE_Q.search(question)
-    if asked and is_question(question) and not any(c.kind in ("quantity", "date") for c in out):
+    asked = MEASURE_Q.search(text)
+    if asked and is_question(text) and not any(c.kind in ("quantity", "date") for c in out):
         # "Up to what length ...": a measure, as "how long" asks for one
         out.append(Constraint("quantity", asked.group(0), "quantity:"))
     return tuple(out)
 
 
 def question_gate(
-    question: str, intent: str, profile: TermProfile | None, floor: float = 0.0
+    question: Question, intent: str, profile: TermProfile | None, floor: float = 0.0
 ) -> UnitGate:
     """The unit gate of ``question`` (no constraints for the intents in
     :data:`UNCONSTRAINED`): the extractive answer and the LLM route's cited evidence are

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from citewise.analysis.tokenize import tokenize
-from citewise.answer.units import Unit
+from citewise.answer.units.structure import Unit
 from citewise.evidence.models import Fragment
 from citewise.evidence.sentences import Span
 
@@ -33,7 +33,7 @@ class Candidate:
     order: tuple[int, ...]
     #: Spans shown and cited before the unit (its section heading, when it refers to it).
     context: tuple[Span, ...] = ()
-    kind: str = "sentence"  # the answer unit's kind (see citewise.answer.units)
+    kind: str = "sentence"  # the answer unit's kind (see citewise.answer.units.structure)
     section: str = ""  # the heading of the unit's own section
     depth: int = 0  # that heading's level (1 for "#"; 0 when unknown)
 
@@ -45,7 +45,7 @@ class Candidate:
 UnitsOf = Callable[[Fragment], list[Unit]]
 
 
-#: Units that pair a sentence with its neighbour (see citewise.answer.units).
+#: Units that pair a sentence with its neighbour (see citewise.answer.units.structure).
 _PAIRS = frozenset({"window", "sequel"})
 
 

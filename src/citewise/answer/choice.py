@@ -24,7 +24,7 @@ sets how much a place in recall is worth against answerability. With equal
 answerability, a unit of a better-ranked document never orders below one of a worse-ranked
 document; a unit the question's gates refuse (answerability 0) stays at 0.
 
-Every profile (:mod:`citewise.answer.profiles`) orders and shares out its candidates by
+Every profile (:mod:`citewise.answer.composition.profiles`) orders and shares out its candidates by
 this score; the profiles keep only their shape rules (a how-to quotes steps, a definition
 a defining sentence). Pure but for reading the environment variable.
 """

@@ -14,7 +14,7 @@ nothing to a model trained on prose.
 The class is told by the fragment's regulation record naming a clause
 (:mod:`citewise.recall.editions`) or by a heading on its path that numbers a clause
 (``§ 1212.400``, ``PART 1212``, ``Article 12``): other text is read as before
-(:func:`citewise.answer.meaning_read.with_heading`).
+(:func:`citewise.answer.meaning.read.with_heading`).
 
 Chosen on cfr14 (14 CFR chapter V, GPO XML); see docs/architecture.md for the corpora
 left out of the choice.

@@ -1,6 +1,6 @@
 """How answer units are shown: code fenced with its language, prose with its markup
 stripped, list items and tables as lines; and the small text tests the unit builder
-(:mod:`citewise.answer.units`) uses to find lead-ins and fenced blocks."""
+(:mod:`citewise.answer.units.structure`) uses to find lead-ins and fenced blocks."""
 
 from __future__ import annotations
 

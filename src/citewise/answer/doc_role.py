@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import re
 
+from citewise.analysis.question import Question
+
 __all__ = ["CHANGE_RECORD_FACTOR", "asks_about_change", "is_change_record", "role_factor"]
 
 #: The weight of a change record's units for a question that is not about change.
@@ -47,12 +49,12 @@ def is_change_record(path: str, title: str = "") -> bool:
     )
 
 
-def asks_about_change(question: str) -> bool:
+def asks_about_change(question: Question) -> bool:
     """Whether a question asks about a release, a version or a change."""
-    return bool(_ASKS_CHANGE.search(question))
+    return bool(_ASKS_CHANGE.search(question.text))
 
 
-def role_factor(question: str, path: str, title: str = "") -> float:
+def role_factor(question: Question, path: str, title: str = "") -> float:
     """The weight of a document's units for ``question`` (see the module docstring)."""
     if is_change_record(path, title) and not asks_about_change(question):
         return CHANGE_RECORD_FACTOR

@@ -98,7 +98,7 @@ def classify(
 
 
 def withheld_matches(
-    kb: StageContext, question: str, filters: SearchFilters | None, denied: list[str]
+    kb: StageContext, question: Question, filters: SearchFilters | None, denied: list[str]
 ) -> list[str]:
     """For the operator's audit only, never for the caller: the documents ``denied`` to
     the caller that the question would have matched (the recall as a principal who may
@@ -116,7 +116,8 @@ def withheld_matches(
 
     found: set[str] = set()
     for name in sorted(names)[:MAX_PRINCIPALS]:
-        result = search(kb.index, question, filters=replace(own, principal=name))
+        scope = replace(own, principal=name)
+        result = search(kb.index, question.text, filters=scope, question=question)
         found.update(h.path for h in result.hits if h.path in hidden)
     return sorted(found)
 

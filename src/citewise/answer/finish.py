@@ -10,9 +10,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from citewise.analysis.question import Question, analyse
 from citewise.analysis.tokenize import tokenize
+from citewise.answer.composition.coverage import NO_STEPS
 from citewise.answer.copies import copies_note, with_conflict
-from citewise.answer.coverage import NO_STEPS
 from citewise.answer.models import (
     Answer,
     AnswerTrace,
@@ -22,7 +23,7 @@ from citewise.answer.models import (
     new_trace_id,
 )
 from citewise.answer.table_rows import absent_row, asked_terms
-from citewise.answer.unit_context import document_contexts
+from citewise.answer.units.context import document_contexts
 from citewise.evidence.models import EvidencePack
 from citewise.sufficiency.asked import asked_attribute, attribute_cited
 from citewise.sufficiency.compounds import sibling_compound
@@ -84,14 +85,15 @@ def _near_miss(
     """Why the cited text answers a question next to the asked one: it speaks of a sibling
     compound of the asked one, it does not say which asked attribute it
     gives, or it is all table content without the asked row."""
-    sibling = sibling_compound(pack.query, _cited_texts(pack, kept, citations))
-    attribute = asked_attribute(pack.query)
+    query = pack.question or analyse(pack.query)  # a pack built outside assemble: read here
+    sibling = sibling_compound(query, _cited_texts(pack, kept, citations))
+    attribute = asked_attribute(query)
     if sibling is not None:
         said = f"the cited text speaks of '{sibling.cited}', not '{sibling.asked}'"
         return Reason("near_miss", said)
     if attribute and not attribute_cited(attribute, _cited_texts(pack, kept, citations)):
         return Reason("near_miss", f"the cited text does not say which {attribute} is asked for")
-    return _row_reason(pack.query, profile, [c.text for c in kept])
+    return _row_reason(query, profile, [c.text for c in kept])
 
 
 def _insufficient(reasons: tuple[Reason, ...], trace: AnswerTrace) -> tuple[Sufficiency, str]:
@@ -255,7 +257,9 @@ def _beside(profile: TermProfile, texts: list[str]) -> tuple[str, ...]:
     )
 
 
-def _row_reason(question: str, profile: TermProfile | None, claims: list[str]) -> Reason | None:
+def _row_reason(
+    question: Question, profile: TermProfile | None, claims: list[str]
+) -> Reason | None:
     """``subject_missing`` when the answer is all table content without the asked row
     (:func:`citewise.answer.table_rows.absent_row`)."""
     if profile is not None and profile.terms:

@@ -32,7 +32,7 @@ __all__ = ["NON_KB_REPLY", "ask", "ask_run"]
 
 def ask(
     kb: StageContext,
-    question: str,
+    text: str,
     *,
     filters: SearchFilters | None = None,
     llm: LLMWriter | None = None,
@@ -41,7 +41,9 @@ def ask(
     rewrite: Mapping[str, Any] | None = None,
     caller_lineage: dict[str, str] | None = None,
 ) -> Answer:
-    """``llm`` is an LLM route's writer (the facade opens a named route before calling
+    """Answer the user's ``text``: the one place in ``answer/`` that reads the raw question,
+    analysing it once into the :class:`Question` every step takes (:func:`ask_run`).
+    ``llm`` is an LLM route's writer (the facade opens a named route before calling
     this; replay passes its recorded one); None keeps the extractive path.
     ``conditions`` are the caller's (or a conversation's) conditions, which those the
     question states override; ``lineage`` ids (conversation, turn, task, parent) are
@@ -49,7 +51,7 @@ def ask(
     overrode) apart from them."""
     return ask_run(
         kb,
-        analyse(question, conditions),  # read once; every step below takes it
+        analyse(text, conditions),  # read once; every step below takes it
         filters=filters,
         llm=llm,
         conditions=conditions,

@@ -1,6 +1,6 @@
 """Structural answer units as scored candidates, and the order an answer presents them.
 
-:func:`unit_candidates` offers every unit (:mod:`citewise.answer.units`) that a readable
+:func:`unit_candidates` offers every unit (:mod:`citewise.answer.units.structure`) that a readable
 evidence fragment touches, once, under the best role that touches it, scored by role
 weight times relevance (term overlap blended with meaning, :mod:`citewise.answer.relevance`),
 times two priors: the recall rank of the hit the fragment came from (:func:`rank_prior`)
@@ -19,11 +19,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from citewise.analysis.question import Question
 from citewise.answer.candidate import Candidate
 from citewise.answer.doc_role import role_factor
 from citewise.answer.relevance import Scorer, blend, encode_head, lexical_score
 from citewise.answer.support import contains_orchestration
-from citewise.answer.units import Unit, document_units
+from citewise.answer.units.structure import Unit, document_units
 from citewise.core.records import Node
 from citewise.evidence.models import Fragment
 
@@ -82,7 +83,7 @@ def _touches(u: Unit, ranges: Sequence[tuple[int, int]]) -> bool:
 
 
 def unit_candidates(
-    question: str,
+    question: Question,
     fragments: Sequence[Fragment],
     units_of: Callable[[Fragment], list[Unit]],
     scorer: Scorer | None,
@@ -201,7 +202,7 @@ def _para_scores(found: list[Candidate]) -> list[Candidate]:
     return out
 
 
-def _lexical(question: str, u: Unit, frag: Fragment) -> float:
+def _lexical(question: Question, u: Unit, frag: Fragment) -> float:
     """Term overlap; a lead-in and its block count half each, so a block that merely holds
     the asked-for item does not outrank the item itself."""
     heading = " ".join(frag.heading_path[-1:]) or u.heading_text

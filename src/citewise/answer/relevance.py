@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from citewise.analysis.tokenize import key_terms
+from citewise.analysis.question import Question
 from citewise.evidence.sentences import held_terms
 from citewise.index.unit_vectors import stored_unit_vectors, unit_key
 
@@ -50,14 +50,14 @@ class Scorer(Protocol):
     """Meaning similarity of ``question`` to each text, each in [0, 1]; None when the
     encoder cannot run (the caller then uses term overlap alone)."""
 
-    def __call__(self, question: str, texts: Sequence[str]) -> list[float] | None: ...
+    def __call__(self, question: Question, texts: Sequence[str]) -> list[float] | None: ...
 
 
-def lexical_score(question: str, text: str, heading: str) -> float:
+def lexical_score(question: Question, text: str, heading: str) -> float:
     """Share of the question's key terms in the unit (0.6) and in unit plus heading (0.4):
     ``term_coverage(question, text)`` and ``term_coverage(question, [text, heading])``,
     with the question's terms and the unit's tokens found once for both."""
-    terms = key_terms(question)
+    terms = list(question.key_terms)
     if not terms:
         return 0.6 * 1.0 + 0.4 * 1.0  # no key terms: both coverages are 1.0
     held = held_terms(terms, text)  # the terms among the text's tokens (distinct terms)
@@ -91,8 +91,8 @@ class DenseScorer:
 
     index: KBIndex
 
-    def __call__(self, question: str, texts: Sequence[str]) -> list[float] | None:
-        qvec = self.index.embed_query(question)
+    def __call__(self, question: Question, texts: Sequence[str]) -> list[float] | None:
+        qvec = self.index.embed_query(question.text)
         emb = self.index.embedder
         if qvec is None or emb is None:
             return None

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from citewise.answer.clean import MARKUP, clean_sentence
-from citewise.answer.compose import fragment_spans
+from citewise.answer.composition.compose import fragment_spans
 from citewise.answer.markup import prose_only
 from citewise.answer.models import Citation, Claim
 from citewise.answer.orchestration import orchestration_markers

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from citewise.analysis.tokenize import key_terms, tokenize
+from citewise.analysis.question import Question
+from citewise.analysis.tokenize import tokenize
 
 __all__ = ["absent_row", "asked_terms", "table_lines"]
 
@@ -53,7 +54,7 @@ def absent_row(asked: Sequence[tuple[str, str]], claims: Sequence[str]) -> tuple
     return tuple(dict.fromkeys(word for key, word in asked if key not in quoted))
 
 
-def asked_terms(question: str) -> list[tuple[str, str]]:
+def asked_terms(question: Question) -> list[tuple[str, str]]:
     """``(token, word)`` of the question's key terms, in the question's own words."""
-    words = {t: w for w in question.replace("?", " ").split() for t in tokenize(w)}
-    return [(t, words.get(t, t)) for t in dict.fromkeys(key_terms(question))]
+    words = {t: w for w in question.text.replace("?", " ").split() for t in tokenize(w)}
+    return [(t, words.get(t, t)) for t in dict.fromkeys(question.key_terms)]

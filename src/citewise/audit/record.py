@@ -127,9 +127,10 @@ def _withheld(
     out: dict[str, Any] = {"kb": kb.name, "action": "ask"}
     if answer.outcome != "insufficient_evidence" or answer.failure_stage != "retrieval":
         return out
+    from citewise.analysis.question import analyse
     from citewise.answer.failure import withheld_matches
 
-    question = str(answer.trace.get("question", ""))
+    question = analyse(str(answer.trace.get("question", "")))  # the text as asked, read once
     found = withheld_matches(kb, question, filters, denied)
     if found:
         out |= {"failure_stage": "permission_scope", "withheld_matches": found}

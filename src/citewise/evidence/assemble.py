@@ -160,6 +160,7 @@ def assemble(
         ),
         config=conf,
         copies=tuple(copies),
+        question=analysed,
     )
 
 

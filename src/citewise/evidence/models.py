@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
 from citewise.analysis.intent import IntentKind
+from citewise.analysis.question import Question
 from citewise.core.locator import locator_fields
 
 Role = Literal[
@@ -249,6 +250,10 @@ class EvidencePack:
     config: dict[str, Any] = field(default_factory=dict)
     #: (kept path, path of a document with identical text left out of the pack).
     copies: tuple[tuple[str, str], ...] = ()
+    #: ``query`` as analysed for the pack (:func:`~citewise.evidence.assemble.assemble`
+    #: sets it; never written to the trace): the answer's later checks read it instead of
+    #: analysing the text again. None for a pack built outside ``assemble``.
+    question: Question | None = field(default=None, compare=False, repr=False)
 
     @property
     def fragments(self) -> tuple[Fragment, ...]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from citewise.answer.meaning import meaning_status
+from citewise.answer.meaning.check import meaning_status
 from citewise.core.access import may_read
 from citewise.core.stored import (
     ResolvedCitation,

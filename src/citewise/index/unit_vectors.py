@@ -3,7 +3,7 @@
 With the dense route on, the answer stage scores its candidate units by meaning
 (:class:`~citewise.answer.relevance.DenseScorer`): encoding the units a question meets for
 the first time cost about 11 units of 5.5 ms CPU per SciFact question. A unit's text
-depends on its document version alone (:func:`~citewise.answer.units.document_units`), so
+depends on its document version alone (:func:`~citewise.answer.units.structure.document_units`), so
 the sync that indexes a new version also cuts its units and encodes the texts the scorer
 would encode (:func:`~citewise.answer.ranking.version_dense_inputs`, one text per forward call as
 on the ask path, so each vector is the same bytes). They are kept in the store's vector

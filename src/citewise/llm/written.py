@@ -17,17 +17,17 @@ from citewise.answer.admission import admission, question_gate
 from citewise.answer.candidate import Candidate
 from citewise.answer.citations import cite_claims
 from citewise.answer.clean import clean_sentence
-from citewise.answer.compose import compose, fragment_spans
-from citewise.answer.coverage import with_coverage
+from citewise.answer.composition.compose import compose, fragment_spans
+from citewise.answer.composition.coverage import with_coverage
+from citewise.answer.composition.procedure import merge_procedures
 from citewise.answer.finish import finish
 from citewise.answer.markup import strip_markup
 from citewise.answer.models import Answer, AnswerTrace, Claim
-from citewise.answer.procedure import merge_procedures
 from citewise.answer.ranking import units_reader
 from citewise.answer.relevance import dense_scorer
 from citewise.answer.review import release_review
 from citewise.answer.support import support_score
-from citewise.answer.units import Unit, refers_back
+from citewise.answer.units.structure import Unit, refers_back
 from citewise.core.records import Node
 from citewise.core.search import SearchFilters
 from citewise.evidence.nodes import NodeReader, spans_by_version
@@ -68,10 +68,10 @@ def build_payload(
     # the same answer units, relevance and constraint gate as the extractive answer
     # decide what is required (when the gate admits no unit, the model's sentences are
     # refused after it answers: see write_answer)
-    gate = question_gate(question.text, g.intent.kind, g.profile)
+    gate = question_gate(question, g.intent.kind, g.profile)
     lead_of = partial(
         compose,
-        question.text,
+        question,
         g.intent.kind,
         frags,
         units_of=units_reader(nodes_of),

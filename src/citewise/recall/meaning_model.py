@@ -6,7 +6,7 @@ imported: only its data files are read), run by
 :class:`citewise.recall.rerank_onnx.OnnxCrossEncoder`. Nothing is downloaded. Two stages
 read it: recall, to lift a lexical refusal whose best match the model does not read as
 unrelated (:mod:`citewise.recall.gate`), and the answer's meaning check
-(:mod:`citewise.answer.meaning`). It is on unless ``CITEWISE_MEANING=off``;
+(:mod:`citewise.answer.meaning.check`). It is on unless ``CITEWISE_MEANING=off``;
 ``CITEWISE_MEANING`` set to a folder with ``model.onnx`` and ``vocab.txt`` uses that
 cross-encoder instead. The model is loaded once per process and pair scores are cached.
 """
@@ -21,6 +21,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from citewise.analysis.question import english_letters
 from citewise.index.embedder import Unavailable
 from citewise.switches import OFF, ON
 
@@ -107,28 +108,28 @@ def meaning_status() -> dict[str, str]:
     return {"status": "ok", "model": got.name}
 
 
-def english(question: str) -> bool:
-    """Whether ``question`` is written in English letters (the model reads English only):
-    at least 90 % of its letters are ASCII."""
-    letters = [ch for ch in question if ch.isalpha()]
-    return bool(letters) and sum(ch.isascii() for ch in letters) >= 0.9 * len(letters)
+def english(text: str) -> bool:
+    """Whether ``text`` (a search query; a question reads ``Question.english``) is written
+    in English letters (the model reads English only): at least 90 % of its letters are
+    ASCII (:func:`~citewise.analysis.question.english_letters`)."""
+    return english_letters(text)
 
 
-def _digest(question: str, text: str) -> str:
-    return hashlib.sha256(f"{question}\x00{text}".encode()).hexdigest()[:32]
+def _digest(query: str, text: str) -> str:
+    return hashlib.sha256(f"{query}\x00{text}".encode()).hexdigest()[:32]
 
 
-def pair_score(model: OnnxCrossEncoder, question: str, text: str, left: float) -> float | None:
+def pair_score(model: OnnxCrossEncoder, query: str, text: str, left: float) -> float | None:
     """One pair's score (log-odds of "relevant"), cached per process; None when the model
     fails or ``left`` seconds run out."""
-    key = (model.fingerprint, _digest(question, text))
+    key = (model.fingerprint, _digest(query, text))
     with _LOCK:
         got = _SCORES.get(key)
     if got is not None:
         return got
     try:  # one pair a call: int8 activations are quantized per call, so a pair scored
         # alone scores the same whatever else is asked (and may be cached)
-        got = model.score(question, [text], timeout=left)[0]
+        got = model.score(query, [text], timeout=left)[0]
     except Exception:  # a failing or slow model must not fail its caller: no score
         return None
     with _LOCK:

@@ -102,9 +102,9 @@ _NUMBER_WORDS = re.compile(
 )
 
 
-def figures_of(question: str) -> tuple[str, ...]:
+def figures_of(question: Question) -> tuple[str, ...]:
     """The question's own figures, as digits without separators ("1598", "40000")."""
-    return tuple(m.group(1).replace(",", "") for m in _FIGURE.finditer(question))
+    return tuple(m.group(1).replace(",", "") for m in _FIGURE.finditer(question.text))
 
 
 def gives_date(text: str, asked: Iterable[str] = ()) -> bool:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from citewise.analysis.question import Question
 from citewise.analysis.tokenize import tokenize
 
 __all__ = ["NUMERIC", "PROPERTIES", "asked_attribute", "attribute_cited"]
@@ -32,9 +33,9 @@ _OPENING = re.compile(
 )
 
 
-def asked_attribute(question: str) -> str | None:
+def asked_attribute(question: Question) -> str | None:
     """The head noun of the attribute a value question asks for, or None."""
-    m = _OPENING.match(question)
+    m = _OPENING.match(question.text)
     if m is None:
         return None
     words = m.group("phrase").split()

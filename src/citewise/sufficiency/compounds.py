@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from citewise.analysis.question import Question
 from citewise.analysis.tokenize import LUCENE_ENGLISH_STOPWORDS, QUESTION_STEMS, tokenize
 
 __all__ = ["Sibling", "sibling_compound"]
@@ -87,7 +88,7 @@ def _words(text: str) -> list[str]:
     return out
 
 
-def sibling_compound(question: str, cited: Iterable[str]) -> Sibling | None:
+def sibling_compound(question: Question, cited: Iterable[str]) -> Sibling | None:
     """The first adjacent pair "X Y" of the question (both content words, X a modifier
     right after a determiner or a possessive) whose head Y the ``cited`` texts use only
     as "Z Y", one and the same content word Z other than X, at least :data:`MIN_USES`
@@ -97,7 +98,7 @@ def sibling_compound(question: str, cited: Iterable[str]) -> Sibling | None:
     seq = _words(" \n ".join(texts))
     stems = [(_stem(w) if w else "") for w in seq]
     held = set(stems)
-    qwords = _words(question)
+    qwords = _words(question.text)
     for k in range(1, len(qwords) - 1):
         w, x, y = qwords[k - 1], qwords[k], qwords[k + 1]
         if not (x and y and _content(x) and _content(y)) or y[:1].isupper():

@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from citewise.analysis.question import Question
 from citewise.analysis.tokenize import QUESTION_STEMS, has_cjk, tokenize
 from citewise.analysis.zh_edition import without_edition
 from citewise.sufficiency.answer_type import (
@@ -123,16 +124,17 @@ def _relation_word(word: str) -> bool:
 
 
 def question_constraints(
-    question: str, profile: TermProfile | None = None
+    question: Question, profile: TermProfile | None = None
 ) -> tuple[Constraint, ...]:
     """The constraints a unit quoted for ``question`` must meet (none for a statement).
     ``profile`` weighs the question's names; without it names are not constrained."""
-    if not is_question(question):
+    text = question.text
+    if not is_question(text):
         return ()
-    out = question_figures(without_edition(question))  # an edition's year is no figure
+    out = question_figures(without_edition(text))  # an edition's year is no figure
     if profile is not None:
         out += _term_constraints(question, profile, out)
-    if not question.isascii() and (zh_words := words_constraint(question)) is not None:
+    if not text.isascii() and (zh_words := words_constraint(text)) is not None:
         out.append(zh_words)  # Chinese: the distinctive words asked about (zh_terms)
     out += _polarity(question)
     out += _answer_type(question)
@@ -140,15 +142,16 @@ def question_constraints(
 
 
 def _term_constraints(
-    question: str, profile: TermProfile, figures: list[Constraint]
+    question: Question, profile: TermProfile, figures: list[Constraint]
 ) -> list[Constraint]:
     """Each required name of the question, then the relation asked about (its rare content
     words: half of them at least, one rare one), leaving out the question's figures, soft
     terms, the answer type's own words and the words of its condition or purpose."""
+    text = question.text
     numbers = " ".join(c.surface for c in figures)
     # the answer type's own words ("what percentage", "which year") are no relation
-    cue = " ".join(m.group(0).lower() for p in (DATE_Q, QUANTITY_Q) for m in p.finditer(question))
-    condition = set(tokenize(" ".join(m.group(0) for m in _CONDITION.finditer(question))))
+    cue = " ".join(m.group(0).lower() for p in (DATE_Q, QUANTITY_Q) for m in p.finditer(text))
+    condition = set(tokenize(" ".join(m.group(0) for m in _CONDITION.finditer(text))))
     out: list[Constraint] = []
     relation = []
     for t in profile.terms:
@@ -169,49 +172,52 @@ def _term_constraints(
     return out
 
 
-def _polarity(question: str) -> list[Constraint]:
+def _polarity(question: Question) -> list[Constraint]:
     """A negated question (not a "why" question, nor a negation inside a subordinate clause)
     asks for what is not; a "least" question for the least."""
+    text = question.text
     out: list[Constraint] = []
-    neg = _NEGATION_Q.search(question)
-    first = re.match(r"\s*\S+", question)
+    neg = _NEGATION_Q.search(text)
+    first = re.match(r"\s*\S+", text)
     opening = first.end() if first else 0
-    why = question.lstrip().lower().startswith("why")  # the negation is the fact explained
-    if neg and not why and not _SUBORDINATE.search(question, opening, max(opening, neg.start())):
-        asked = [t for t in tokenize(question) if t not in QUESTION_STEMS and t not in _NEGATED]
+    why = text.lstrip().lower().startswith("why")  # the negation is the fact explained
+    if neg and not why and not _SUBORDINATE.search(text, opening, max(opening, neg.start())):
+        asked = [t for t in question.tokens if t not in QUESTION_STEMS and t not in _NEGATED]
         out.append(Constraint("polarity", neg.group(0), " ".join(["not", *asked])))
-    m = _LEAST_Q.search(question)
+    m = _LEAST_Q.search(text)
     if m:
         out.append(Constraint("polarity", m.group(0), "least"))
     return out
 
 
-def _answer_type(question: str) -> list[Constraint]:
+def _answer_type(question: Question) -> list[Constraint]:
     """A "when" question wants a date, a "how many / how much" one a count or quantity;
     the question's own figures answer neither."""
+    text = question.text
     own = ",".join(figures_of(question))  # the question's own figures answer nothing
-    if not question.isascii() and (zh := zh_constraint(question)) is not None:
+    if not text.isascii() and (zh := zh_constraint(question)) is not None:
         return [zh]
-    if DATE_Q.search(question):
+    if DATE_Q.search(text):
         return [Constraint("date", "when", f"date:{own}")]
-    if QUANTITY_Q.search(question):
-        q = QUANTITY_Q.search(question)
+    if QUANTITY_Q.search(text):
+        q = QUANTITY_Q.search(text)
         said = q.group(0) if q else "how many"
         count = said.lower().split()[-1] in ("many", "much")  # a count: no year, no clock
         return [Constraint("quantity", said, f"{'count' if count else 'quantity'}:{own}")]
-    if expected_of(question) is AnswerType.TIME:  # "when does ...": a time or occasion
+    if expected_of(text) is AnswerType.TIME:  # "when does ...": a time or occasion
         return [Constraint("time", "when", f"time:{own}")]
     return []
 
 
-def zh_constraint(text: str) -> Constraint | None:
-    """The hard answer-type gate of a Chinese question ``text`` (:mod:`zh_answer_type`):
+def zh_constraint(question: Question) -> Constraint | None:
+    """The hard answer-type gate of a Chinese ``question`` (:mod:`zh_answer_type`):
     何时 wants a time, 多少 / 几 a number, 第几 a numbered reference, each other than the
     question's own figures ("1996年"); who and where are no gate (a weight for the score)."""
+    text = question.text
     kind = expected_type(text)
     if kind not in ("time", "number", "ordinal"):
         return None
-    own = ",".join(question_figures_zh(text) + figures_of(text))
+    own = ",".join(question_figures_zh(text) + figures_of(question))
     cue = type_cue(text)
     return Constraint("date" if kind == "time" else "quantity", cue, f"zh-{kind}:{own}")
 
@@ -250,7 +256,7 @@ def unmet(
     """The constraints ``text`` (a unit an answer would quote) fails. Its ``headings`` may
     supply a name or a relation word, the ``paragraph`` it sits in a name; neither ever
     supplies a figure, the polarity or the answer type. Its ``context`` (document title,
-    path, file kind, edition and date: :func:`citewise.answer.unit_context.context_text`)
+    path, file kind, edition and date: :func:`citewise.answer.units.context.context_text`)
     supplies a name, a relation word or a year, the same way for every question (a year
     is met by the sentence or by where it stands, never by neither)."""
     own = tokens(text)
@@ -379,7 +385,10 @@ class UnitGate:
     so a question whose every unit failed is refused with :func:`reason`."""
 
     def __init__(
-        self, constraints: Sequence[Constraint], question: str = "", floor: float = 0.0
+        self,
+        constraints: Sequence[Constraint],
+        question: Question | None = None,
+        floor: float = 0.0,
     ) -> None:
         self.constraints = tuple(constraints)
         #: Units scored below ``floor`` fail too (:mod:`citewise.sufficiency.floor`); the
@@ -405,7 +414,8 @@ class UnitGate:
         headings = list(headings)
         failed = (*unmet(self.constraints, text, headings, paragraph, context), *refused)
         if score < self.floor:
-            lacking = " ".join(unmentioned(self.question, text, headings))
+            said = () if self.question is None else unmentioned(self.question, text, headings)
+            lacking = " ".join(said)
             failed = (*failed, Constraint("relevance", lacking, "relevance"))
         if failed:
             self._failed.append((-score, len(self._failed), failed))

@@ -46,18 +46,18 @@ _AS_SUBJECT = re.compile(rf"\b{_AUXILIARY}\s+{_DETERMINER}\s+([a-z]+)\s+[a-z]+",
 _AS_WH_NOUN = re.compile(rf"\b(?:what|which)\s+([a-z]+)\s+{_FOLLOW}\b", re.I)
 
 
-def descriptor_words(question: str) -> frozenset[str]:
+def descriptor_words(question: Question) -> frozenset[str]:
     """The question's words (lower case) that stand where a participant is described:
     the subject of ``did the X <verb>``, the noun of ``What X about|of|reached ...``."""
-    found = {m.group(1).lower() for m in _AS_SUBJECT.finditer(question)}
-    found |= {m.group(1).lower() for m in _AS_WH_NOUN.finditer(question)}
+    found = {m.group(1).lower() for m in _AS_SUBJECT.finditer(question.text)}
+    found |= {m.group(1).lower() for m in _AS_WH_NOUN.finditer(question.text)}
     return frozenset(found)
 
 
 def soften_descriptors(question: Question, profile: TermProfile) -> TermProfile:
     """``profile`` with its descriptor words that no chunk holds read softly, when the
     question names its subject otherwise (see the module docstring)."""
-    words = descriptor_words(question.text)
+    words = descriptor_words(question)
     if not words:
         return profile
 

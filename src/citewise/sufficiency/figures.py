@@ -87,20 +87,20 @@ _CITATION = re.compile(
 )
 
 
-def question_figures(question: str) -> list[Constraint]:
+def question_figures(text: str) -> list[Constraint]:
     out: list[Constraint] = []
-    taken: list[tuple[int, int]] = [m.span() for m in _CITATION.finditer(question)]
-    for m in [*_CENTURY.finditer(question), *_WORD_CENTURY.finditer(question)]:
+    taken: list[tuple[int, int]] = [m.span() for m in _CITATION.finditer(text)]
+    for m in [*_CENTURY.finditer(text), *_WORD_CENTURY.finditer(text)]:
         n = m.group(1)
         number = str(_ORDINAL_WORDS[n.lower()]) if n.lower() in _ORDINAL_WORDS else n
         out.append(Constraint("number", m.group(0), f"{number}:{m.group(2).lower()}"))
         taken.append(m.span())
-    for m in _FIGURE.finditer(question):
+    for m in _FIGURE.finditer(text):
         if any(a <= m.start() < b for a, b in taken):
             continue
         value = m.group(1).replace(",", "")
         suffix = (m.group(2) or "").lower().lstrip("'’")  # "1950's" is "1950s"
-        if _REFERENCE.search(question[: m.start()]):  # "clause 2.3": where, not a figure
+        if _REFERENCE.search(text[: m.start()]):  # "clause 2.3": where, not a figure
             out.append(Constraint("name", m.group(0), value))
             continue
         key = f"{value}:ordinal" if suffix in ("st", "nd", "rd", "th") else value

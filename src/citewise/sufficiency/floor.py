@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from citewise.analysis.question import Question
 from citewise.analysis.tokenize import QUESTION_STEMS, tokenize
 from citewise.sufficiency.presence import FILLER, english_zipf
 from citewise.sufficiency.wordforms import held, tokens
@@ -42,12 +43,12 @@ FUNCTION_WORDS = frozenset(_FUNCTION.split())
 _WORD = re.compile(r"[^\s?!,;:()\"“”‘’`]+")
 
 
-def unmentioned(question: str, text: str, headings: Iterable[str] = ()) -> tuple[str, ...]:
+def unmentioned(question: Question, text: str, headings: Iterable[str] = ()) -> tuple[str, ...]:
     """The question's own words (as written, in order, once each) that ``text`` and its
     ``headings`` hold in no form: its key terms, not question or stop words."""
     present = tokens(text).union(*(tokens(h) for h in headings))
     out: dict[str, None] = {}
-    for surface in _WORD.findall(question):
+    for surface in _WORD.findall(question.text):
         word = surface.strip(".'’-")
         if word.lower() in FUNCTION_WORDS or english_zipf(word.lower()) >= FUNCTION_ZIPF:
             continue  # "were", "its", "have": no word the question is about

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from citewise.analysis.intent import Intent
+from citewise.analysis.question import Question
 from citewise.analysis.tokenize import Coverage, term_coverage, tokenize
 from citewise.evidence.models import EvidencePack, Fragment
 
@@ -50,7 +51,8 @@ _CODE = re.compile(r"^\s*(?:```|~~~)|^(?: {4}|\t)\S", re.M)
 
 @dataclass(frozen=True, slots=True)
 class GateInput:
-    question: str
+    #: The analysed question (its text, words and key terms are read from it).
+    question: Question
     intent: Intent
     pack: EvidencePack
     conflicts: int = 0
@@ -60,7 +62,7 @@ class GateInput:
     #: The question's terms weighed against the knowledge base (None: ratio rules only).
     profile: TermProfile | None = None
     #: (path, context) of documents: their title, path, file kind, edition and date
-    #: (:func:`citewise.answer.unit_context.document_contexts`), present beside each of
+    #: (:func:`citewise.answer.units.context.document_contexts`), present beside each of
     #: their passages ("MapReduce" in the title of the paper whose passage is quoted).
     context: tuple[tuple[str, str], ...] = ()
 
@@ -175,7 +177,7 @@ def _coverage_refusal(
 ) -> Sufficiency | None:
     """The question's words in the direct and augmenting evidence: too few refuse (only
     without required weighed terms), fewer than :data:`SUFFICIENT_COVERAGE` are partial."""
-    cover = _without_reference_words(term_coverage(g.question, texts + _texts(g.pack.augmentation)))
+    cover = _without_reference_words(g.question.coverage(texts + _texts(g.pack.augmentation)))
     missing = tuple(missing_surface(g.question, cover.missing[:5]))
     missing_words = ", ".join(missing)
     if cover.ratio < BORDERLINE_COVERAGE and not weighed:

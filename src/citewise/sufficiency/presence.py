@@ -34,7 +34,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from citewise.analysis.named import named_terms
 from citewise.analysis.scope import kind_of_path
 from citewise.analysis.tokenize import QUESTION_STEMS, is_cjk_char, tokenize
 from citewise.analysis.zh_words import word_of
@@ -141,12 +140,12 @@ def is_question(text: str) -> bool:
     return bool(_QUESTION.search(text))
 
 
-def surface_words(question: str) -> dict[str, str]:
+def surface_words(question: Question) -> dict[str, str]:
     """Index token -> the question word it came from (first occurrence wins; a Chinese
     bigram names the word jieba segments it from, never the whole unspaced question)."""
-    out: dict[str, str] = dict(word_of(question))  # Chinese: each bigram's jieba word
+    out: dict[str, str] = dict(word_of(question.text))  # Chinese: each bigram's jieba word
     # a Chinese run is no word: the text between its runs ("1996", "G-3") is read alone
-    spaced = _HAN_RUN.sub(" ", question) if out else question
+    spaced = _HAN_RUN.sub(" ", question.text) if out else question.text
     for m in _SURFACE.finditer(spaced):
         word = m.group(0).strip(".:?")
         word = re.sub(r"(?:'s|’s)$", "", word)
@@ -155,10 +154,10 @@ def surface_words(question: str) -> dict[str, str]:
     return out
 
 
-def labels_in(question: str) -> tuple[str, ...]:
+def labels_in(question: Question) -> tuple[str, ...]:
     """Labelled numbers of ``question``, normalised to ``"<label> <number>"``."""
     found = []
-    for m in _LABELLED.finditer(question):
+    for m in _LABELLED.finditer(question.text):
         label = m.group(1).lower()
         label = {"ver": "version", "v": "version", "mk": "mark", "rev": "revision"}.get(
             label, label
@@ -174,7 +173,7 @@ def _kind(key: str, named: set[str]) -> TermKind:
 
 
 def profile_terms(
-    question: str,
+    question: Question,
     subject: Iterable[str],
     df: Callable[[str], int],
     chunks: int,
@@ -188,11 +187,12 @@ def profile_terms(
     ``phrase(first, second)``: whether the knowledge base writes the two words together
     (a closed compound written open, :mod:`citewise.sufficiency.closed_compounds`).
     """
+    text = question.text
     surface = surface_words(question)
-    named = set(named_terms(question) if named_in is None else named_in)
-    statement = not _QUESTION.search(question)
-    examples = {t for m in _EXAMPLE.finditer(question) for t in tokenize(m.group(1))}
-    checks = {t for m in _CHECK_VERB.finditer(question) for t in tokenize(m.group(1))}
+    named = set(question.named_terms if named_in is None else named_in)
+    statement = not _QUESTION.search(text)
+    examples = {t for m in _EXAMPLE.finditer(text) for t in tokenize(m.group(1))}
+    checks = {t for m in _CHECK_VERB.finditer(text) for t in tokenize(m.group(1))}
     keys = [
         k
         for k in dict.fromkeys([*subject, *named])
@@ -311,7 +311,7 @@ def _adverb(word: str) -> bool:
     return word.isascii() and word.islower() and len(word) > 5 and word.endswith("ly")
 
 
-def missing_surface(question: str, stems: Iterable[str]) -> list[str]:
+def missing_surface(question: Question, stems: Iterable[str]) -> list[str]:
     """The question's own words for index tokens ``stems`` (for readable reasons)."""
     surface = surface_words(question)
     return list(dict.fromkeys(surface.get(s, s) for s in stems))
@@ -323,7 +323,7 @@ def weigh(question: Question, index: KBIndex, principal: str | None = None) -> T
     change any verdict or reason)."""
     lexical = index.lexical
     population = index.population(principal)
-    text, subject, named = question.text, question.intent.subject_terms, question.named_terms
+    subject, named = question.intent.subject_terms, question.named_terms
     # scope words ("spreadsheet", "edition") are context, the kinds of file it holds
     scoped = question.scope.held(file_kinds(index)).keys
     if scoped:  # matched against each unit's context, never demanded from the documents
@@ -331,10 +331,12 @@ def weigh(question: Question, index: KBIndex, principal: str | None = None) -> T
         named = tuple(k for k in named if k not in scoped)
     phrase = _phrase_finder(index, population)
     if population is None:  # the caller reads everything: the global statistics
-        return profile_terms(text, subject, lexical.document_frequency, len(lexical), named, phrase)
+        return profile_terms(
+            question, subject, lexical.document_frequency, len(lexical), named, phrase
+        )
     count = population.n
     return profile_terms(
-        text, subject, lambda t: lexical.document_frequency(t, population), count, named, phrase
+        question, subject, lambda t: lexical.document_frequency(t, population), count, named, phrase
     )
 
 

@@ -49,7 +49,7 @@ from typing import Literal, NamedTuple
 
 from citewise.analysis.question import Question
 from citewise.analysis.scope import editions_of_one
-from citewise.analysis.tokenize import key_terms, term_coverage, word_tokens
+from citewise.analysis.tokenize import word_tokens
 from citewise.core.search import Hit
 from citewise.evidence.augment import hit_fragment
 from citewise.evidence.models import EvidencePack, Fragment
@@ -225,13 +225,13 @@ def slot_conflicts(
 ) -> list[ConflictNote]:
     """Conflicts between parallel statements of two documents on the asked value, not
     already among ``known`` (the fact reader's)."""
-    if not key_terms(question.text):
+    if not question.key_terms:
         return []
     about = [
         s
         for s in statements(pack, hits, stale)
         if _may_state_value(s.text)
-        and term_coverage(question.text, f"{s.before} {s.text}").ratio >= MIN_COVERAGE
+        and question.coverage(f"{s.before} {s.text}").ratio >= MIN_COVERAGE
     ]
     taken = {(side.fragment.path, side.start) for n in known for side in n.sides}
     names = question_names(question.text)

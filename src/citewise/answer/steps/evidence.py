@@ -19,7 +19,7 @@ from citewise.analysis.tokenize import tokenize
 from citewise.answer.models import Answer, RecoveryTrace, new_trace_id
 from citewise.answer.steps import sections
 from citewise.answer.steps.state import AskState
-from citewise.answer.unit_context import document_contexts
+from citewise.answer.units.context import document_contexts
 from citewise.evidence.assemble import assemble
 from citewise.evidence.models import EvidenceConfig, EvidencePack
 from citewise.recall.search import RecallSettings, search, search_summary
@@ -183,7 +183,7 @@ def gate_input(
     """What the gates review: the question, the pack, its conflicts and stale editions."""
     q = s.question
     return GateInput(
-        q.text,
+        q,
         q.intent,
         pack,
         len(conflicts),

@@ -13,7 +13,8 @@ from dataclasses import replace
 
 from citewise.analysis.conditions import ConditionSet
 from citewise.answer.admission import admission, question_gate
-from citewise.answer.compose import compose_ranked
+from citewise.answer.composition.compose import compose_ranked
+from citewise.answer.composition.procedure import complete_procedures
 from citewise.answer.conditions import (
     ConditionOutcome,
     apply_conditions,
@@ -23,22 +24,21 @@ from citewise.answer.conditions import (
 )
 from citewise.answer.failure import classify
 from citewise.answer.finish import INSUFFICIENT, human_reason, refusal
-from citewise.answer.graph_answer import (
+from citewise.answer.meaning.answer import answer_by_meaning, rescued
+from citewise.answer.models import Answer, AnswerTrace
+from citewise.answer.relation.answer import (
     from_graph,
     relation_pass,
     relation_profile,
     relation_sufficiency,
 )
-from citewise.answer.meaning_answer import answer_by_meaning, rescued
-from citewise.answer.models import Answer, AnswerTrace
-from citewise.answer.procedure import complete_procedures
 from citewise.answer.relevance import dense_scorer
 from citewise.answer.review import removed_orchestration
 from citewise.answer.steps import sections
 from citewise.answer.steps.evidence import gate_input
 from citewise.answer.steps.state import AskState, Composed
-from citewise.answer.unit_cache import fragment_reader, units_of_fragments, version_units
-from citewise.answer.unit_context import document_facts, in_scope
+from citewise.answer.units.cache import fragment_reader, units_of_fragments, version_units
+from citewise.answer.units.context import document_facts, in_scope
 from citewise.evidence.models import EvidencePack
 from citewise.recall.identifiers import clause_refs
 from citewise.sufficiency.answerability import answerable_min
@@ -167,12 +167,12 @@ def _extractive(s: AskState) -> AskState:
     # few of the question's words it holds; a misspelt word is missing from
     # every unit as the composer scores the question typed: no relevance floor then
     floor = 0.0 if clause_refs(q.text) or s.respelt else answerable_min()
-    gate = question_gate(q.text, q.intent.kind, profile, floor)
+    gate = question_gate(q, q.intent.kind, profile, floor)
     facts = document_facts(s.kb.index)
     units_of = units_of_fragments(version_units(s.kb.index, unit_reader, unit_near))
     answerable: dict[tuple[str, int, int], float] = {}  # filled by the admission
     chosen, ranked = compose_ranked(
-        q.text,
+        q,
         q.intent.kind,
         fragments,
         units_of=units_of,
@@ -206,7 +206,7 @@ def scope_answer(
     s: AskState, outside: tuple[str, ...], pack: EvidencePack, trace: AnswerTrace
 ) -> Answer:
     """No passage found stands in the edition or file the question names
-    (:func:`citewise.answer.unit_context.in_scope`): refused, naming it."""
+    (:func:`citewise.answer.units.context.in_scope`): refused, naming it."""
     said = " and ".join(outside)
     reason = Reason("constraint_unmet", f"no passage found in {said}")
     verdict = refused(reason)

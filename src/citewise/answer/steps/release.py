@@ -12,11 +12,11 @@ from dataclasses import replace
 
 from citewise.analysis.tokenize import has_cjk
 from citewise.answer.citations import cite_claims
-from citewise.answer.coverage import with_coverage
+from citewise.answer.composition.coverage import with_coverage
 from citewise.answer.finish import INSUFFICIENT, finish, human_reason, refusal
-from citewise.answer.graph_answer import relation_claims, relation_verdict, with_relations
-from citewise.answer.meaning import checked
-from citewise.answer.meaning_answer import NO_CHINESE_READER, judged
+from citewise.answer.meaning.answer import NO_CHINESE_READER, judged
+from citewise.answer.meaning.check import checked
+from citewise.answer.relation.answer import relation_claims, relation_verdict, with_relations
 from citewise.answer.review import release_review
 from citewise.answer.steps.state import AskState, Reviewed
 from citewise.sufficiency.models import Reason, Sufficiency
@@ -33,7 +33,7 @@ def review_step(s: AskState) -> AskState:
     best = max((c.score for c in chosen), default=0.0)
     if chosen and has_cjk(q.text):  # no shipped model reads Chinese (meaning_answer.py)
         trace["meaning"] = {"skipped": NO_CHINESE_READER}
-    if checked(q.text, q.intent.kind, bool(gate.constraints), best) and s.found is None and chosen:
+    if checked(q, q.intent.kind, bool(gate.constraints), best) and s.found is None and chosen:
         # the quoted units must answer by meaning, not only share the words (meaning.py);
         # a misspelt word is read as the knowledge base spells it
         searched = s.need(s.searched, "searched")
@@ -42,7 +42,7 @@ def review_step(s: AskState) -> AskState:
         )
         if why is not None:
             return _refused(s, refused(why))
-    verdict, lacking = with_coverage(q.intent.kind, q.text, q.intent.subject, chosen, verdict)
+    verdict, lacking = with_coverage(q.intent.kind, q, q.intent.subject, chosen, verdict)
     if lacking:  # a required part of the profile is missing (answer/coverage.py)
         trace["profile_missing"] = lacking
     if not chosen and gate.failures and s.found is None:  # relation questions: graph verdict

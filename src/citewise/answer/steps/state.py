@@ -17,7 +17,7 @@ from citewise.analysis.conditions import ConditionSet
 from citewise.analysis.question import Question
 from citewise.answer.candidate import Candidate
 from citewise.answer.models import Answer, AnswerTrace, Citation, Claim
-from citewise.answer.relation import Found
+from citewise.answer.relation.graph import Found
 from citewise.core.search import SearchFilters, SearchResult
 from citewise.evidence.models import EvidencePack, Fragment
 from citewise.evidence.nodes import NodeReader, Span
@@ -26,7 +26,7 @@ from citewise.sufficiency.models import ConflictNote, Sufficiency
 from citewise.sufficiency.presence import TermProfile
 
 if TYPE_CHECKING:
-    from citewise.answer.units import Unit
+    from citewise.answer.units.structure import Unit
     from citewise.answer.writer import LLMWriter
     from citewise.context import StageContext
 

@@ -1,6 +1,6 @@
 """When the quoted units fail the meaning check, answer from the next candidate that passes.
 
-The meaning check (:mod:`citewise.answer.meaning`) reads the question with the units the
+The meaning check (:mod:`citewise.answer.meaning.check`) reads the question with the units the
 composer chose; when none of them answers it by meaning the answer used to be refused,
 although another candidate unit often does ("When was the French colony in modern day
 Brazil founded?": the value is in the second sentence of a longer unit; "What lands were
@@ -20,12 +20,11 @@ from dataclasses import dataclass
 from citewise.analysis.question import Question
 from citewise.answer.candidate import Candidate, inside
 from citewise.answer.clause_reading import clause_read
-from citewise.answer.meaning import (
+from citewise.answer.meaning.check import (
     MEANING_FLOOR,
     MeaningCheck,
     asks,
     checked,
-    english,
     meaning_scores,
     with_heading,
 )
@@ -83,7 +82,7 @@ def alternatives(
     return out
 
 
-def _best_read(question: str, read: Sequence[Candidate]) -> tuple[MeaningCheck, int] | None:
+def _best_read(question: Question, read: Sequence[Candidate]) -> tuple[MeaningCheck, int] | None:
     """Each of ``read`` scored by meaning (with its heading; a clause with its part and
     section titles, :mod:`citewise.answer.clause_reading`) and the index of the best
     (ties: the earlier); None when there is nothing to read or no model."""
@@ -102,7 +101,7 @@ def recover(
     """The best of :func:`alternatives` by meaning, when it reaches the floor; None when
     the model is unavailable (then the refusal stands as the check decided)."""
     read = alternatives(chosen, pool)
-    got = _best_read(question.text, read)
+    got = _best_read(question, read)
     if got is None:
         return None
     check, best = got
@@ -135,7 +134,7 @@ WORD_GATES = frozenset(
 )
 
 
-def rescuable(question: str, intent: str, reasons: Sequence[str], names_absent: bool) -> bool:
+def rescuable(question: Question, intent: str, reasons: Sequence[str], names_absent: bool) -> bool:
     """Whether a refusal of ``question`` (its reasons' kinds) may be overturned by meaning:
     an English question (not a claim), not a procedure or comparison, not a named clause,
     refused by word presence only, with every name and identifier it asks about found."""
@@ -144,8 +143,8 @@ def rescuable(question: str, intent: str, reasons: Sequence[str], names_absent: 
         and not names_absent
         and all(r.partition(":")[0] in WORD_GATES for r in reasons)
         and checked(question, intent, constrained=True)
-        and asks(question)
-        and english(question)
+        and asks(question.text)
+        and question.english
     )
 
 
@@ -154,7 +153,7 @@ def rescue(question: Question, pool: Sequence[Candidate]) -> Recovery | None:
     meaning: the best of :data:`RESCUE_UNITS` answers when it reaches
     :data:`RESCUE_FLOOR`; None when no model, no unit or no English question."""
     read = [c for c in pool if c.score > 0][:RESCUE_UNITS]
-    got = _best_read(question.text, read)
+    got = _best_read(question, read)
     if got is None:
         return None
     check, best = got

@@ -2,7 +2,7 @@
 evidence (trimmed, never invented), each carrying the exact span it came from.
 
 Here: the candidate pool (every unit of the evidence, scored), the choice by profile
-(:mod:`citewise.answer.profiles`; generic questions get their best-covered units), and
+(:mod:`citewise.answer.composition.profiles`; generic questions get their best-covered units), and
 the completion of the question's distinctive terms (:func:`complete_terms`). The
 candidate type and role weights live in :mod:`citewise.answer.candidate`.
 """
@@ -13,12 +13,13 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
+from citewise.analysis.question import Question
 from citewise.analysis.tokenize import term_coverage, tokenize
 from citewise.answer.candidate import ROLE_WEIGHT, Candidate, UnitsOf, diverse, inside
 from citewise.answer.choice import scored
 from citewise.answer.clean import clean_sentence
-from citewise.answer.lists import counted_list
-from citewise.answer.profiles import (
+from citewise.answer.composition.lists import counted_list
+from citewise.answer.composition.profiles import (
     CONSEQUENCE,
     FAILURE,
     STEP,
@@ -44,6 +45,7 @@ __all__ = [
     "compose",
     "compose_ranked",
     "fragment_spans",
+    "sentence_candidates",
 ]
 
 #: Unit kinds a profile may take from anywhere in an evidence document (not only from the
@@ -52,7 +54,7 @@ _ANYWHERE = {"compare": frozenset({"table"}), "how_to": frozenset({"table", "cod
 
 
 def candidates(
-    question: str,
+    question: Question,
     fragments: list[Fragment],
     *,
     units_of: UnitsOf | None = None,
@@ -62,13 +64,19 @@ def candidates(
 ) -> list[Candidate]:
     """Every unit of every readable fragment, scored by relevance and role.
 
-    With ``units_of`` (the document's structural units, :mod:`citewise.answer.units`) the
+    With ``units_of`` (the document's structural units, :mod:`citewise.answer.units.structure`) the
     units are those the fragments touch, scored by term overlap blended with ``scorer``'s
     meaning similarity; without it, the fragments' own sentences by term overlap."""
     if units_of is not None:
         from citewise.answer.ranking import unit_candidates
 
         return unit_candidates(question, fragments, units_of, scorer, ROLE_WEIGHT, anywhere, keep)
+    return sentence_candidates(question.text, fragments)
+
+
+def sentence_candidates(query: str, fragments: list[Fragment]) -> list[Candidate]:
+    """The fragments' own sentences scored by role and by term overlap with ``query`` (the
+    question's text, or a question joined with a graph neighbour's title)."""
     out: list[Candidate] = []
     seen: set[tuple[str, int, int]] = set()
     for fi, frag in enumerate(fragments):
@@ -89,8 +97,8 @@ def candidates(
             if key in seen:
                 continue
             seen.add(key)
-            cover = term_coverage(question, [clean, " ".join(frag.heading_path[-1:])])
-            own = term_coverage(question, clean)
+            cover = term_coverage(query, [clean, " ".join(frag.heading_path[-1:])])
+            own = term_coverage(query, clean)
             score = weight * (0.6 * own.ratio + 0.4 * cover.ratio)
             out.append(Candidate(frag, span, clean, score, (fi, span.start)))
     return out
@@ -116,7 +124,7 @@ def fragment_spans(frag: Fragment) -> list[Span]:
 
 
 def compose(
-    question: str,
+    question: Question,
     intent: str,
     fragments: list[Fragment],
     *,
@@ -144,7 +152,7 @@ def compose(
 
 
 def compose_ranked(
-    question: str,
+    question: Question,
     intent: str,
     fragments: list[Fragment],
     *,
@@ -157,7 +165,7 @@ def compose_ranked(
 ) -> tuple[list[Candidate], list[Candidate]]:
     """:func:`compose`'s choice, and the ranked candidates it chose from (best first;
     those the question's constraints refused score 0): the meaning check answers from
-    the next of them when the chosen units fail it (:mod:`citewise.answer.meaning`).
+    the next of them when the chosen units fail it (:mod:`citewise.answer.meaning.check`).
     Candidates are ordered by one score (:func:`citewise.answer.choice.scored`): their
     answerability (``answerable``, filled by ``admit`` as it judges them) carried by
     their document's recall rank."""
@@ -212,7 +220,7 @@ def complete_terms(
 
 
 def _compose(
-    question: str,
+    question: Question,
     intent: str,
     fragments: list[Fragment],
     limit: int,
@@ -229,7 +237,7 @@ def _compose(
 
 
 def _pool(
-    question: str,
+    question: Question,
     intent: str,
     fragments: list[Fragment],
     units_of: UnitsOf | None,
@@ -271,7 +279,7 @@ def _pool(
 #: Units a profile keeps even when they share no word with the question and lie outside
 #: the evidence fragments (in the same document): a how-to's failure handling, a causal
 #: answer's consequence. The profile takes them only beside the procedure or the cause
-#: they belong to (:func:`citewise.answer.profiles.failure_handling`, ``causal``).
+#: they belong to (:func:`citewise.answer.composition.profiles.failure_handling`, ``causal``).
 _PART_CUE = {"how_to": FAILURE, "causal": CONSEQUENCE}
 
 
@@ -287,8 +295,10 @@ def _kept_part(intent: str, c: Candidate) -> bool:
     return cue is not None and bool(cue.search(c.clean))
 
 
-def _by_profile(question: str, intent: str, pool: list[Candidate], limit: int) -> list[Candidate]:
-    refs = clause_refs(question)
+def _by_profile(
+    question: Question, intent: str, pool: list[Candidate], limit: int
+) -> list[Candidate]:
+    refs = clause_refs(question.text)
     if refs:
         found = clause(refs, pool, limit)
         if found:
@@ -314,11 +324,11 @@ def _by_profile(question: str, intent: str, pool: list[Candidate], limit: int) -
 _LITERAL = re.compile(r"[._:\-/=]")
 
 
-def _code_only_literals(question: str, pool: list[Candidate]) -> set[tuple[str, int, int]]:
+def _code_only_literals(question: Question, pool: list[Candidate]) -> set[tuple[str, int, int]]:
     """Code units that alone hold a literal the question names (``~/.bashrc``,
     ``--foo-bar``): with no prose unit to quote it, the code block is the answer (the best
     such block)."""
-    literals = {t for t in tokenize(question) if _LITERAL.search(t)}
+    literals = {t for t in question.tokens if _LITERAL.search(t)}
     if not literals:
         return set()
     prose = set()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from citewise.analysis.question import Question
 from citewise.answer.candidate import Candidate
 from citewise.sufficiency.constraints import NUMBER_WORDS
 
@@ -22,9 +23,9 @@ _COUNTED = re.compile(
 LIST_SHARE = 0.5
 
 
-def asked_count(question: str) -> int | None:
+def asked_count(question: Question) -> int | None:
     """The number of things the question asks for, or None."""
-    m = _COUNTED.search(question)
+    m = _COUNTED.search(question.text)
     if m is None:
         return None
     word = m.group(1).lower()
@@ -36,7 +37,7 @@ def _announces(text: str, count: int) -> bool:
     return any(re.search(rf"\b{w}\b", text, re.I) for w in words)
 
 
-def counted_list(question: str, pool: list[Candidate]) -> list[Candidate]:
+def counted_list(question: Question, pool: list[Candidate]) -> list[Candidate]:
     """The best lead-in unit (a sentence ending in ":" with the list it introduces) that
     names the question's count, when it scores at least :data:`LIST_SHARE` of the best
     unit; else nothing. ``pool`` is best first."""

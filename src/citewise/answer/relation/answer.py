@@ -1,4 +1,4 @@
-"""The composer's hook for relation questions (see :mod:`citewise.answer.relation`).
+"""The composer's hook for relation questions (see :mod:`citewise.answer.relation.graph`).
 
 ``ask`` calls, in order: :func:`relation_pass` (which relation, which documented edges),
 :func:`with_relations` (their edge spans and neighbour sentences go first among the chosen
@@ -16,7 +16,7 @@ from citewise.analysis.question import Question
 from citewise.analysis.tokenize import tokenize
 from citewise.answer.candidate import Candidate
 from citewise.answer.models import AnswerTrace, Citation, Claim
-from citewise.answer.relation import (
+from citewise.answer.relation.graph import (
     Found,
     asked_relation,
     documented,
@@ -25,7 +25,7 @@ from citewise.answer.relation import (
     named_parts,
     subject_of,
 )
-from citewise.answer.relation_words import oriented
+from citewise.answer.relation.words import oriented
 from citewise.core.access import visible_chunks
 from citewise.core.search import SearchFilters
 from citewise.evidence.models import EvidencePack
@@ -47,7 +47,7 @@ def relation_pass(
     filters: SearchFilters | None,
 ) -> Found | None:
     """The documented relations a relation question asks about; None for other questions."""
-    asked = asked_relation(question.text)
+    asked = asked_relation(question)
     if asked is None:
         return None
     index = kb.index
@@ -59,14 +59,14 @@ def relation_pass(
         index.scoped(scope, lambda: frozenset(visible_chunks(index.chunks.values(), scope)))
     )
     anchor = diag.anchor.key if diag is not None and diag.anchor is not None else None
-    subject, named = subject_of(kg, question.text, anchor)
+    subject, named = subject_of(kg, question, anchor)
 
     def at(point: Point | None, is_named: bool) -> Found:
         seen = oriented(asked, question, point.title) if point and is_named else asked
         return documented(
             index,
             kg,
-            question.text,
+            question,
             seen,
             point,
             revision=pack.revision,

@@ -1,6 +1,6 @@
 """How strongly the quoted units hold the question's words, for the meaning check's verdict.
 
-The cross-encoder (:mod:`citewise.answer.meaning`) tells a sentence that answers the
+The cross-encoder (:mod:`citewise.answer.meaning.check`) tells a sentence that answers the
 question from a sibling sentence that only shares its words, but it also reads some right
 answers low: a long narrative sentence ("... occasionally I have seen as many as three of
 them in the air at once"), a paraphrase ("the reservation of lands west of the Appalachian

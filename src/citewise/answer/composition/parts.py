@@ -1,13 +1,15 @@
 """The parts of a how-to or causal answer that are easy to lose: failure handling that
 follows a procedure ("If the upgrade fails, run ... to roll back") and the consequence of
 a cause ("As a result, ..."). Cues and the pure selection of failure handling; the
-profiles (:mod:`citewise.answer.profiles`) keep them, :mod:`citewise.answer.coverage`
+profiles (:mod:`citewise.answer.composition.profiles`) keep them,
+:mod:`citewise.answer.composition.coverage`
 reports them missing when the question asks for them."""
 
 from __future__ import annotations
 
 import re
 
+from citewise.analysis.question import Question
 from citewise.answer.candidate import Candidate, inside
 
 __all__ = [
@@ -50,14 +52,16 @@ FAILURE_UNITS = 2
 
 
 def failure_handling(
-    question: str, same_doc: list[Candidate], steps: list[Candidate], taken: list[Candidate]
+    question: Question, same_doc: list[Candidate], steps: list[Candidate], taken: list[Candidate]
 ) -> list[Candidate]:
     """What the document says to do when the procedure fails, or how to undo it ("If the
     upgrade fails, run ... to roll back"): units after the first step, in the procedure's
     own section or in a rollback/failure section, in document order. Kept with the steps
     (a how-to answer that drops its rollback line is incomplete); none when the question
     asks for the rollback itself (its steps are then the procedure)."""
-    if not steps or (SIDE_PROCEDURE.search(question) and SIDE_PROCEDURE.search(steps[0].section)):
+    if not steps or (
+        SIDE_PROCEDURE.search(question.text) and SIDE_PROCEDURE.search(steps[0].section)
+    ):
         return []
     first = min(c.span.start for c in steps)
     here = {c.section for c in steps}

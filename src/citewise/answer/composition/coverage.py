@@ -5,7 +5,8 @@ One table (:data:`PARTS`) says per profile what is required and what is optional
 when the evidence has it:
 
 - how_to: the steps (required); prerequisites, failure handling / rollback and the
-  verification check (optional, kept by :func:`citewise.answer.profiles.how_to`; required
+  verification check (optional, kept by
+  :func:`citewise.answer.composition.profiles.how_to`; required
   when the question asks for them: "... and roll back if it fails?");
 - causal: the cause or mechanism (required for "why"), the consequence (required for
   "what does X lead to"); both kept when the evidence has them;
@@ -24,9 +25,10 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from citewise.analysis.question import Question
 from citewise.analysis.tokenize import tokenize
 from citewise.answer.candidate import Candidate
-from citewise.answer.profiles import (
+from citewise.answer.composition.profiles import (
     CHECK,
     CONSEQUENCE,
     DEFINES,
@@ -137,7 +139,7 @@ def _gives(part: Part, units: list[Candidate]) -> bool:
     return any(part.cue.search(c.clean) or part.cue.search(c.section) for c in units)
 
 
-def missing_parts(intent: str, question: str, chosen: list[Candidate]) -> tuple[Missing, ...]:
+def missing_parts(intent: str, question: Question, chosen: list[Candidate]) -> tuple[Missing, ...]:
     """The required parts of ``intent``'s profile that ``chosen`` does not give (none for
     an empty answer: an answer with nothing to quote is not partial, it abstains)."""
     if not chosen:
@@ -148,7 +150,7 @@ def missing_parts(intent: str, question: str, chosen: list[Candidate]) -> tuple[
     out: list[Missing] = []
     for part in parts:
         needed = part.need == "required" or (
-            part.need == "asked" and part.asked is not None and part.asked.search(question)
+            part.need == "asked" and part.asked is not None and part.asked.search(question.text)
         )
         if needed and not _gives(part, chosen):
             given = [p for p in parts if p is not part and _gives(p, chosen)]
@@ -166,7 +168,7 @@ def _given_words(intent: str, given: list[Part]) -> str:
     return "the subject"
 
 
-def _compare_missing(question: str, chosen: list[Candidate]) -> tuple[Missing, ...]:
+def _compare_missing(question: Question, chosen: list[Candidate]) -> tuple[Missing, ...]:
     """Each side needs a unit naming it; when one side's units give figures, the other
     side's must too (a table row or sentence naming both sides serves both)."""
     named = sides(question)
@@ -213,14 +215,15 @@ def coverage_reason(intent: str, subject: str, missing: tuple[Missing, ...]) -> 
 
 
 def with_coverage(
-    intent: str, question: str, subject: str, chosen: list[Candidate], suff: Sufficiency
+    intent: str, question: Question, subject: str, chosen: list[Candidate], suff: Sufficiency
 ) -> tuple[Sufficiency, list[str]]:
     """``suff`` with the ``partial_coverage`` reason for the parts of ``intent``'s profile
     that ``chosen`` lacks (degradation ``partial_coverage`` unless a worse one is set), and
     the missing parts' names for the trace."""
+    text = question.text
     missing = missing_parts(intent, question, chosen)
-    at = question.lower().find(subject.lower()) if subject else -1
-    said = question[at : at + len(subject)] if at >= 0 else subject  # the question's spelling
+    at = text.lower().find(subject.lower()) if subject else -1
+    said = text[at : at + len(subject)] if at >= 0 else subject  # the question's spelling
     reason = coverage_reason(intent, said.strip(" ?？"), missing)
     if reason is None:
         return suff, []

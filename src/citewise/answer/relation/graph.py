@@ -1,7 +1,7 @@
 """Relation questions answered from the knowledge graph.
 
 "What does X require?", "What replaced X?", "What degrades X?", "What is X part of?":
-:func:`asked_relation` (:mod:`citewise.answer.relation_words`) reads which relation a
+:func:`asked_relation` (:mod:`citewise.answer.relation.words`) reads which relation a
 question asks about (English and Chinese), :func:`documented` finds the edges of that kind
 at the question's subject, and for each one reads the neighbour's own text (its block that
 best answers the question). An answer then states the relation in words ("Thermal creep
@@ -22,8 +22,8 @@ from typing import Literal
 from citewise.analysis.question import Question
 from citewise.analysis.tokenize import has_cjk, key_terms, tokenize
 from citewise.answer.candidate import Candidate
-from citewise.answer.compose import candidates
-from citewise.answer.relation_words import Asked, asked_relation, stated_in_prose, wording
+from citewise.answer.composition.compose import sentence_candidates
+from citewise.answer.relation.words import Asked, asked_relation, stated_in_prose, wording
 from citewise.evidence.models import Fragment
 from citewise.evidence.neighbors import best_block
 from citewise.evidence.sentences import Span
@@ -65,11 +65,11 @@ class Found:
 
 
 def subject_of(
-    kg: KnowledgeGraph, question: str, anchor_key: str | None
+    kg: KnowledgeGraph, question: Question, anchor_key: str | None
 ) -> tuple[Point | None, bool]:
     """The document the question names by title (the longest title it contains) and True,
     else the recall stage's graph anchor and False."""
-    q = norm_title(question)
+    q = norm_title(question.text)
     named = [kg.points[k] for k in _named_keys(_title_lookup(kg), q)]
     if named:
         return max(named, key=lambda p: (len(p.norm_title), p.path)), True
@@ -180,7 +180,7 @@ def _named_keys(titles: _Titles, q: str) -> list[str]:
 def documented(
     index: KBIndex,
     kg: KnowledgeGraph,
-    question: str,
+    question: Question,
     asked: Asked,
     subject: Point | None,
     *,
@@ -215,7 +215,7 @@ def documented(
         if key in seen:
             continue
         seen.add(key)
-        hint = f"{question} {other.title}"
+        hint = f"{question.text} {other.title}"
         block = best_block(index, kg.chunks_of(other.key), allowed, hint, prose=True)
         if block is None:
             textless.append(other.title)
@@ -251,8 +251,10 @@ def documented(
     return Found(asked, subject, tuple(out), tuple(textless), named)
 
 
-def _shares_terms(question: str, text: str) -> bool:
-    return bool(set(key_terms(question)) & set(tokenize(text)))
+def _shares_terms(hint: str, text: str) -> bool:
+    """Whether ``text`` holds a key term of ``hint`` (the question joined with a neighbour's
+    title)."""
+    return bool(set(key_terms(hint)) & set(tokenize(text)))
 
 
 def _edge_candidate(e: Edge, revision: int, direction: str) -> Candidate:
@@ -284,7 +286,7 @@ def _edge_candidate(e: Edge, revision: int, direction: str) -> Candidate:
 def _best_sentence(hint: str, frag: Fragment) -> Candidate:
     """The neighbour block's sentence that best answers the question (its first one when
     none shares a word with it)."""
-    pool = candidates(hint, [frag])
+    pool = sentence_candidates(hint, [frag])
     if not pool:
         span = Span(frag.char_start, frag.char_end, frag.text)
         return Candidate(frag, span, " ".join(frag.text.split()), 0.0, (-1, frag.char_start))

@@ -1,4 +1,4 @@
-"""The words of relation questions and statements (:mod:`citewise.answer.relation`).
+"""The words of relation questions and statements (:mod:`citewise.answer.relation.graph`).
 
 :func:`asked_relation` reads which relation a question asks about and from which side
 (English and Chinese); :func:`wording` says a documented relation in words, source first;
@@ -97,18 +97,19 @@ def _name(family: str, direction: Direction) -> str:
     return relation_name(family, inverse=direction == "in").removeprefix("is ")
 
 
-def asked_relation(question: str) -> Asked | None:
+def asked_relation(question: Question) -> Asked | None:
     """The relation ``question`` asks about, or None: its first vocabulary phrase that a
     question may ask with (:mod:`citewise.analysis.relations`), oriented by where the
     wh-word stands (English; :func:`oriented` re-reads it from the named subject)."""
-    chinese = sum(is_cjk_char(c) for c in question) > len(question) / 4
-    for hit in find_relations(question):
+    text = question.text
+    chinese = sum(is_cjk_char(c) for c in text) > len(text) / 4
+    for hit in find_relations(text):
         if not (hit.asked and hit.inflected) or hit.kind not in _FAMILIES:
             continue
-        first = _wh_first(question[: hit.start])
-        if BY_KIND[hit.kind].wh_only and not _wh_verb(question, hit.end, first):
+        first = _wh_first(text[: hit.start])
+        if BY_KIND[hit.kind].wh_only and not _wh_verb(text, hit.end, first):
             continue  # "How do I configure X?" asks for steps, not for what configures X
-        phrase = question[hit.start : hit.end]
+        phrase = text[hit.start : hit.end]
         direction: Direction = "any" if chinese else ("in" if first != hit.inverse else "out")
         name = _name(hit.kind, direction)
         return Asked(name, _FAMILIES[hit.kind], direction, chinese, phrase, hit.inverse)

@@ -1,7 +1,7 @@
 """The meaning check inside ``ask`` (answer/pipeline.py): judge the composed units and
 answer from the next candidate that passes (:func:`judged`), and answer by meaning a
 question the word-presence gates refused (:func:`rescued`, :func:`answer_by_meaning`).
-The choices themselves are :mod:`citewise.answer.meaning_choice`'s."""
+The choices themselves are :mod:`citewise.answer.meaning.choice`'s."""
 
 from __future__ import annotations
 
@@ -10,22 +10,21 @@ from typing import TYPE_CHECKING, cast
 from citewise.analysis.question import Question
 from citewise.analysis.tokenize import has_cjk
 from citewise.answer.citations import cite_claims
-from citewise.answer.compose import compose_ranked
+from citewise.answer.composition.compose import compose_ranked
 from citewise.answer.finish import finish
-from citewise.answer.meaning import (
+from citewise.answer.meaning.check import (
     available,
-    english,
     meaning_check,
     meaning_reason,
     meaning_status,
     tabular,
     unit_readings,
 )
-from citewise.answer.meaning_choice import RESCUE_FLOOR, recover, rescuable, rescue
-from citewise.answer.meaning_support import support
+from citewise.answer.meaning.choice import RESCUE_FLOOR, recover, rescuable, rescue
+from citewise.answer.meaning.support import support
 from citewise.answer.relevance import dense_scorer
 from citewise.answer.review import release_review
-from citewise.answer.unit_cache import fragment_units
+from citewise.answer.units.cache import fragment_units
 from citewise.sufficiency.models import Reason, Sufficiency, TermProfile
 from citewise.sufficiency.verdict import unchecked_by_words
 
@@ -62,11 +61,11 @@ def judged(
         trace["meaning"] = {"skipped": "a table or code unit: the model reads prose"}
         return chosen, None
     texts = unit_readings(chosen, units_of)
-    meaning = meaning_check(searched.text, texts)
+    meaning = meaning_check(searched, texts)
     if meaning is None:
         if has_cjk(searched.text):  # the shipped cross-encoder reads English only
             trace["meaning"] = {"skipped": NO_CHINESE_READER}
-        elif english(searched.text) and meaning_status()["status"] == "unavailable":
+        elif searched.english and meaning_status()["status"] == "unavailable":
             trace["meaning"] = cast("MeaningTrace", meaning_status())  # on, no model: unchecked
         return chosen, None
     trace["meaning"] = cast("MeaningTrace", meaning.to_json())
@@ -79,7 +78,7 @@ def judged(
         trace["meaning"] = trace["meaning"] | {"recovery": recovered.to_json()}
         if recovered.chosen:
             return list(recovered.chosen), None
-    return chosen, Reason("constraint_unmet", meaning_reason(question.text))
+    return chosen, Reason("constraint_unmet", meaning_reason(question))
 
 
 def rescued(
@@ -94,10 +93,10 @@ def rescued(
     """The unit that answers ``question`` by meaning although the word-presence gates
     refused it (answer/meaning_choice.py), or None; the trace keeps what was read."""
     intent = question.intent.kind
-    if not rescuable(question.text, intent, suff.reason_texts, names_absent) or not available():
+    if not rescuable(question, intent, suff.reason_texts, names_absent) or not available():
         return None
     _, ranked = compose_ranked(
-        question.text,
+        question,
         intent,
         fragments,
         units_of=fragment_units(kb, fragments),

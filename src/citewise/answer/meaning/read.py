@@ -1,4 +1,4 @@
-"""What the meaning check reads for a quoted unit (:mod:`citewise.answer.meaning`).
+"""What the meaning check reads for a quoted unit (:mod:`citewise.answer.meaning.check`).
 
 The cross-encoder was trained on passages of a few sentences: a unit alone often reads as
 no answer although it is one ("Were the centers profitable?" / "They lost money from the
@@ -24,7 +24,7 @@ from citewise.evidence.sentences import split_sentences
 
 if TYPE_CHECKING:
     from citewise.answer.candidate import Candidate
-    from citewise.answer.units import Unit
+    from citewise.answer.units.structure import Unit
     from citewise.evidence.models import Fragment
 
 __all__ = [

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import re
 
+from citewise.analysis.question import Question
 from citewise.analysis.tokenize import key_terms, tokenize
 from citewise.answer.candidate import Candidate, diverse, inside
-from citewise.answer.parts import (
+from citewise.answer.composition.parts import (
     CONSEQUENCE,
     FAILURE,
     MECHANISM,
@@ -24,8 +25,8 @@ from citewise.answer.parts import (
     failure_handling,
     paired,
 )
-from citewise.answer.procedure import PROCEDURE_HEAD
-from citewise.answer.sections import best_section, subsection_example
+from citewise.answer.composition.procedure import PROCEDURE_HEAD
+from citewise.answer.composition.sections import best_section, subsection_example
 
 __all__ = [
     "CAUSAL",
@@ -93,7 +94,8 @@ def ranked_by(
 
 def causal(pool: list[Candidate], n: int) -> list[Candidate]:
     """:func:`ranked_by` on :data:`CAUSAL`, then mechanism and consequence together
-    (:func:`citewise.answer.parts.paired`: "As a result, the pump shuts down" right after
+    (:func:`citewise.answer.composition.parts.paired`: "As a result, the pump shuts down"
+    right after
     its cause)."""
     chosen = ranked_by(pool, CAUSAL, n)
     return chosen + paired(chosen, pool)
@@ -163,7 +165,7 @@ def _rest_of_section(pool: list[Candidate], lead: Candidate) -> list[Candidate]:
     ]
 
 
-def how_to(question: str, pool: list[Candidate], n: int) -> list[Candidate]:
+def how_to(question: Question, pool: list[Candidate], n: int) -> list[Candidate]:
     """Prerequisites, then the steps of the best-scoring section in document order, checks."""
     doc_id, section = _procedure_section(question, pool)
     same_doc = [c for c in pool if c.fragment.doc_id == doc_id]
@@ -186,12 +188,12 @@ def how_to(question: str, pool: list[Candidate], n: int) -> list[Candidate]:
     return (prereq + steps + after)[: max(n, kept)]
 
 
-def _side_unasked(text: str, question: str) -> bool:
+def _side_unasked(text: str, question: Question) -> bool:
     """``text`` is about a side procedure (rollback, cleanup) the question does not ask for."""
-    return bool(SIDE_PROCEDURE.search(text) and not SIDE_PROCEDURE.search(question))
+    return bool(SIDE_PROCEDURE.search(text) and not SIDE_PROCEDURE.search(question.text))
 
 
-def _procedure_section(question: str, pool: list[Candidate]) -> tuple[str, tuple[str, ...]]:
+def _procedure_section(question: Question, pool: list[Candidate]) -> tuple[str, tuple[str, ...]]:
     """The (document, heading path) of the procedure: the section whose numbered steps match
     the question best, the announced main procedure beating a rollback or side list; without
     numbered steps, :func:`best_section`."""
@@ -257,7 +259,7 @@ def _section_example(
 
 
 def _check_sentences(
-    question: str, same_doc: list[Candidate], taken: list[Candidate]
+    question: Question, same_doc: list[Candidate], taken: list[Candidate]
 ) -> list[Candidate]:
     """Up to 2 sentences that tell the reader to verify the result: not a step, not a bare
     "Check it:" and not in a side procedure the question does not ask for."""
@@ -282,7 +284,7 @@ def _closing_check(same_doc: list[Candidate], steps: list[Candidate]) -> list[Ca
     ][:1]
 
 
-def compare(question: str, pool: list[Candidate], n: int) -> list[Candidate]:
+def compare(question: Question, pool: list[Candidate], n: int) -> list[Candidate]:
     """Each side with its own evidence (sentences naming that side's distinctive terms),
     then sentences that name both."""
     named = sides(question)
@@ -308,17 +310,17 @@ def compare(question: str, pool: list[Candidate], n: int) -> list[Candidate]:
     return chosen[: n + 1] or diverse(pool, n)
 
 
-def sides(question: str) -> list[str]:
+def sides(question: Question) -> list[str]:
     """The two things a comparison question names ("the Lumen S200", "the Lumen S400")."""
     return [s.strip() for s in _SIDES.split(_subject(question)) if key_terms(s)][:2]
 
 
-def _subject(question: str) -> str:
+def _subject(question: Question) -> str:
     q = re.sub(
         r"^\s*(?:what(?:'s| is| are)? (?:the )?)?(?:differences?|difference between|"
         r"compare|comparison of)\s*(?:between|of)?\s*",
         "",
-        question,
+        question.text,
         flags=re.I,
     )
     return re.sub(r"[?？。.!！]+$", "", q.replace("区别", "").replace("有什么", ""))

@@ -24,7 +24,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from citewise.answer.meaning_read import (
+from citewise.analysis.question import Question
+from citewise.answer.meaning.read import (
     MAX_READINGS,
     neighbours,
     readings,
@@ -110,15 +111,15 @@ _WH = re.compile(r"who|whom|whose|what|when|where|which|why|how", re.I)
 _WORD = re.compile(r"[A-Za-z]+")
 
 
-def checked(question: str, intent: str, constrained: bool, best: float = 0.0) -> bool:
+def checked(question: Question, intent: str, constrained: bool, best: float = 0.0) -> bool:
     """Whether the answer to ``question`` gets the check: a question whose units the
     constraints test (:mod:`citewise.sufficiency.constraints`), or any other question
     (:func:`asks`), whose best unit's relevance (``best``, as the composer scores it) is
     below :data:`SURE`; never a clause it names (the clause is the answer), a claim to
     verify (a statement, no question) or a procedure or comparison (:data:`UNCHECKED`)."""
-    if intent in UNCHECKED or best >= SURE or clause_refs(question):
+    if intent in UNCHECKED or best >= SURE or clause_refs(question.text):
         return False
-    return constrained or asks(question)
+    return constrained or asks(question.text)
 
 
 #: Unit kinds that are not prose: a table row read without its header, a table, code.
@@ -149,20 +150,20 @@ def passes(scores: Sequence[float], floor: float = MEANING_FLOOR) -> bool:
     return any(s >= floor for s in scores)
 
 
-def meaning_check(question: str, texts: Sequence[str]) -> MeaningCheck | None:
+def meaning_check(question: Question, texts: Sequence[str]) -> MeaningCheck | None:
     """Score ``texts`` (best first) against ``question`` until one passes; None when no
     model is available, the question is not English, or the check ran out of time."""
     return _check(question, texts, stop=True)
 
 
-def meaning_scores(question: str, texts: Sequence[str]) -> MeaningCheck | None:
+def meaning_scores(question: Question, texts: Sequence[str]) -> MeaningCheck | None:
     """Score every one of ``texts`` against ``question`` (a choice among them, not a
     veto); None as for :func:`meaning_check`."""
     return _check(question, texts, stop=False)
 
 
-def _check(question: str, texts: Sequence[str], *, stop: bool) -> MeaningCheck | None:
-    if not texts or not english(question):
+def _check(question: Question, texts: Sequence[str], *, stop: bool) -> MeaningCheck | None:
+    if not texts or not question.english:
         return None
     model = meaning_model()
     if model is None:
@@ -170,7 +171,7 @@ def _check(question: str, texts: Sequence[str], *, stop: bool) -> MeaningCheck |
     t0 = time.perf_counter()
     scores: list[float] = []
     for text in texts:
-        got = pair_score(model, question, text, TIMEOUT_S - (time.perf_counter() - t0))
+        got = pair_score(model, question.text, text, TIMEOUT_S - (time.perf_counter() - t0))
         if got is None:
             return None
         scores.append(got)
@@ -180,7 +181,7 @@ def _check(question: str, texts: Sequence[str], *, stop: bool) -> MeaningCheck |
     return MeaningCheck(tuple(scores), passes(scores), round(ms, 1), model.name)
 
 
-def meaning_reason(question: str) -> str:
+def meaning_reason(question: Question) -> str:
     """The refusal's detail: the question itself, which no quoted sentence answers."""
-    asked = " ".join(question.split()).rstrip("?？ ")
+    asked = " ".join(question.text.split()).rstrip("?？ ")
     return f'no passage found answers "{asked}?"'

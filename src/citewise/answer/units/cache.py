@@ -1,6 +1,6 @@
 """Answer units kept with the index state, per document version.
 
-A version's units (:func:`~citewise.answer.units.document_units`) depend on its nodes
+A version's units (:func:`~citewise.answer.units.structure.document_units`) depend on its nodes
 alone, and a version never changes, so once its nodes were read whole the units are kept
 with the published index state (dropped with it) and the next question that reads the
 version skips the node read and the cutting. A version read as a window (too many nodes)
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from citewise.answer.units import Unit, document_units
+from citewise.answer.units.structure import Unit, document_units
 from citewise.evidence.models import Fragment
 from citewise.evidence.nodes import NodeReader, Span, spans_by_version
 
