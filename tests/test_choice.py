@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from citewise.analysis.question import analyse
 from citewise.answer.candidate import Candidate
 from citewise.answer.choice import (
     RANK_K,
@@ -141,7 +142,7 @@ def steep(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.usefixtures("steep")
 def test_a_how_to_over_cli_docs_quotes_recall_s_first_document() -> None:
-    q = "How do I let an option be given several times, like git commit -m?"
+    q = analyse("How do I let an option be given several times, like git commit -m?")
     first = frag(
         "a",
         "docs/options.md",
@@ -163,7 +164,9 @@ def test_a_how_to_over_cli_docs_quotes_recall_s_first_document() -> None:
 
 @pytest.mark.usefixtures("steep")
 def test_a_figure_question_over_reports_leads_with_recall_s_first_document() -> None:
-    q = "How many building permit applications did the county planning agency process in 2023?"
+    q = analyse(
+        "How many building permit applications did the county planning agency process in 2023?"
+    )
     first = frag(
         "a",
         "reports/annual-report-2023.txt",
@@ -189,7 +192,7 @@ def test_a_much_better_unit_of_the_second_document_still_leads() -> None:
     """The rank weighs, it does not decide: a second document's unit that answers far
     better than the first document's (here: the first holds one word of the question)
     is still quoted first."""
-    q = "How do I hide the environment variable of a CLI argument from the help text?"
+    q = analyse("How do I hide the environment variable of a CLI argument from the help text?")
     first = frag("a", "docs/envvar.md", ("Environment variables",), "Arguments exist.", 148.0)
     second = frag(
         "b",
