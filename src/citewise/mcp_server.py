@@ -59,7 +59,9 @@ DESCRIPTIONS: dict[str, str] = {
     "conditions ({'platform': 'linux'}; the question's own win) select the evidence, and "
     "sufficiency.reasons says 'condition_missing: <kind>' when the answer depends on a "
     "condition not given; lineage ids (conversation, turn, task, parent) are recorded in "
-    "the answer's ledger entry. " + SCOPE,
+    "the answer's ledger entry. lang ('en' or 'zh'; default: the question's language) sets "
+    "the language of the status line, refusals and notes (display); quotations stay as "
+    "written. " + SCOPE,
     "add_source": "Add one document to a knowledge base, given its document path (name, e.g. "
     "'runbooks/keys.md') and its text (content); Markdown, text, HTML or XML, with the same "
     "checks as 'citewise add'. Returns the per-file report and the new revision. A path "
@@ -138,8 +140,11 @@ def build_server(service: Service, caller: Caller) -> MCPServer[Any]:
         kb: str = DEFAULT_KB,
         conditions: dict[str, str] | None = None,
         lineage: dict[str, str] | None = None,
+        lang: str | None = None,
     ) -> dict[str, Any]:
-        answer = guard(service.ask, caller, kb, question, conditions=conditions, lineage=lineage)
+        answer = guard(
+            service.ask, caller, kb, question, conditions=conditions, lineage=lineage, lang=lang
+        )
         data: dict[str, Any] = answer.to_json()
         return data
 

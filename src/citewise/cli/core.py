@@ -181,6 +181,14 @@ def ask_cmd(
     ] = False,
     condition: ConditionOpt = None,
     lineage: LineageOpt = None,
+    lang: Annotated[
+        str | None,
+        typer.Option(
+            "--lang",
+            help="Language of citewise's own words (status, refusals, notes): en or zh "
+            "(default: the question's language). Quotations are never translated.",
+        ),
+    ] = None,
     home: HomeOpt = None,
     json: JsonOpt = False,
 ) -> None:
@@ -201,6 +209,7 @@ def ask_cmd(
             web=web,
             conditions=conditions or None,
             lineage=ids or None,
+            lang=lang,
         )
         if principal is not None:  # version numbers as that principal sees them
             from citewise.facade import renumber

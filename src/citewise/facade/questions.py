@@ -78,7 +78,10 @@ class Questions(ServiceBase):
         verify_web: bool = False,
         conditions: Mapping[str, str] | None = None,
         lineage: Mapping[str, str] | None = None,
+        lang: str | None = None,
     ) -> Answer:
+        """``lang``: the language of citewise's own words (``en``, ``zh``; None: the
+        question's), see :meth:`KnowledgeBase.ask`."""
         web = None
         if verify_web:  # configured by the server's environment (docs/regulations.md)
             from citewise.facade.web_waits import unlocked_waits
@@ -93,6 +96,7 @@ class Questions(ServiceBase):
                 web=web,
                 conditions=conditions or None,
                 lineage=lineage or None,
+                lang=lang,
             )
             return renumber.answer(answer, self._numbering(caller, kb))
 

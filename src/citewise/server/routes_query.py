@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Query, Response
+from fastapi import APIRouter, Depends, Header, Query, Response
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
 from citewise.analysis.asof import parse_as_of
+from citewise.analysis.language import from_accept_language
 from citewise.errors import UsageError
 from citewise.facade.caller import Caller
 from citewise.facade.service import Scope, Service
@@ -67,6 +68,9 @@ class AskBody(BaseModel):
     conditions: dict[str, str] = Field(default_factory=dict)
     #: Lineage ids (conversation, turn, task, parent), recorded in the ledger entry.
     lineage: dict[str, str] = Field(default_factory=dict)
+    #: The language of citewise's own words: "en" or "zh" (over ``Accept-Language``;
+    #: default: the question's language).
+    lang: str | None = None
 
 
 @router.post("/kb/{kb}/search", tags=["questions"])
@@ -94,13 +98,17 @@ def ask(
     caller: CallerDep,
     service: ServiceDep,
     stream: Annotated[bool, Query(description="Send server-sent events")] = False,
+    accept_language: Annotated[str | None, Header()] = None,
 ) -> dict[str, Any] | StreamingResponse:
     """One answer (same JSON as ``citewise ask --json [--trace]``).
 
     With ``?stream=true``: ``text/event-stream`` with a ``status`` event, one ``sentence``
     event per released sentence and its citations, then an ``answer`` event holding the
-    same object as the plain request (server/streaming.py)."""
+    same object as the plain request (server/streaming.py). The words citewise writes
+    itself (status, refusals, notes) are in ``lang``, else the first of English and
+    Chinese ``Accept-Language`` names, else the question's language."""
     scope = body.filters.scope()
+    lang = body.lang if body.lang is not None else from_accept_language(accept_language)
 
     def run() -> Any:
         return service.ask(
@@ -111,6 +119,7 @@ def ask(
             verify_web=body.verify_web,
             conditions=body.conditions,
             lineage=body.lineage,
+            lang=lang,
         )
 
     if not stream:
