@@ -146,3 +146,29 @@ def test_a_relation_decides_over_years() -> None:
     facts = {"a.md": old, "b.md": new}
     assert [x["set_aside"]["path"] for x in set_aside(["b.md"], ["a.md"], facts)] == ["a.md"]
     assert set_aside(["a.md"], ["b.md"], facts) == []
+
+
+def test_the_cli_prints_the_set_aside_line(
+    notes: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What ``make demo``'s edition step shows (scripts/demo.sh asks the same question)."""
+    import io
+
+    from rich.console import Console
+    from typer.testing import CliRunner
+
+    from citewise.cli import output as ui
+    from citewise.cli.root import app
+
+    out = io.StringIO()
+    monkeypatch.setattr(ui, "out", Console(file=out, width=300, highlight=False))
+    home = str(notes.home.settings.home)
+    for lang, line in (
+        ("en", "Set aside: Harbor Release Notes 2023 (2023.2), superseded by"),
+        ("zh", "已搁置：Harbor Release Notes 2023（2023.2），已被"),
+    ):
+        q = "What is the default retry limit?"
+        result = CliRunner().invoke(app, ["ask", q, "--lang", lang, "--home", home])
+        assert result.exit_code == 0, result.output
+        assert line in out.getvalue()
+    assert "What is the default retry limit?" in (ROOT / "scripts" / "demo.sh").read_text()

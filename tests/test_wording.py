@@ -106,7 +106,7 @@ def test_the_page_labels_are_all_catalogue_keys() -> None:
     page = (STATIC / "index.html").read_text(encoding="utf-8")
     script = (STATIC / "app.js").read_text(encoding="utf-8")
     used = set(re.findall(r'data-label(?:-placeholder)?="([\w.]+)"', page))
-    used |= set(re.findall(r'label\("([\w.]+)"\)', script))
+    used |= set(re.findall(r'"(web\.[a-z_]+)"', script))
     assert used, "the page names no label key"
     assert used <= set(keys_under("web.")), used - set(keys_under("web."))
     assert set(keys_under("web.")) <= used, set(keys_under("web.")) - used

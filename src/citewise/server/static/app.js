@@ -364,9 +364,9 @@ async function openCitation(c) {
 }
 
 const GROUPS = [
-  ["direct evidence", "direct_evidence"],
-  ["document augmentation", "document_augmentation"],
-  ["graph-neighbor evidence", "graph_neighbor_evidence"],
+  ["web.group_direct", "direct_evidence"],
+  ["web.group_augmentation", "document_augmentation"],
+  ["web.group_graph", "graph_neighbor_evidence"],
 ];
 
 function fragmentNode(f) {
@@ -384,7 +384,8 @@ function renderEvidence(answer) {
   clear(groups);
   $("evidence").hidden = !pack;
   if (!pack) return;
-  for (const [title, key] of GROUPS) {
+  for (const [titleKey, key] of GROUPS) {
+    const title = label(titleKey);
     const frags = pack[key] || [];
     const g = el("div", null, "group");
     g.dataset.role = key;
@@ -395,7 +396,7 @@ function renderEvidence(answer) {
   const cl = pack.conflicts_and_limitations || { conflicts: [], limitations: [] };
   const g = el("div", null, "group");
   g.dataset.role = "conflicts";
-  g.appendChild(el("h3", "conflicts and limitations (" + (cl.conflicts.length + cl.limitations.length) + ")"));
+  g.appendChild(el("h3", label("web.group_conflicts") + " (" + (cl.conflicts.length + cl.limitations.length) + ")"));
   cl.conflicts.forEach((f) => g.appendChild(fragmentNode(f)));
   cl.limitations.forEach((l) => g.appendChild(el("div", l.kind + ": " + (l.path || "") + " " + l.reason, "meta")));
   groups.appendChild(g);
