@@ -269,3 +269,16 @@ def test_a_worded_answer_replays_to_the_same_answer(kb: KnowledgeBase) -> None:
         report = replay(kb.home, export_bundle(kb.home, shown.trace_id))
         assert report["status"] == "reproduced", report
         assert report["same_replay_id"] and report["same_answer"], report
+
+
+def test_generation_unavailable_is_worded_from_its_codes() -> None:
+    from citewise.answer.wording import worded
+
+    a = _answer("generation_unavailable", "none", "sufficient")
+    a = Answer(**{**{f: getattr(a, f) for f in a.__dataclass_fields__}, "trace": {}})
+    a.trace["llm"] = {"reason": "llm_unreachable: connection refused"}  # type: ignore[typeddict-item]
+    zh = worded(a, "zh")
+    assert zh.answer.startswith("没有已配置的模型") and "llm_unreachable" in zh.answer
+    assert "rp_x" in zh.answer  # the replay id stays in the text
+    assert zh.display is not None and zh.display["outcome"] == "未能生成回答"
+    assert worded(a, "en").answer == "x"  # English keeps the text the writer gave

@@ -151,6 +151,10 @@ def _text(answer: Answer, lang: Lang) -> str:
         return say("non_kb.reply", lang)
     if answer.outcome == "insufficient_evidence":
         return _refusal_text(answer, lang)
+    if answer.outcome == "generation_unavailable":
+        why = str((answer.trace.get("llm") or {}).get("reason") or "")
+        code = why.split(":", 1)[0] or "generation"
+        return say("refusal.generation_unavailable", lang, reason=code, replay_id=answer.replay_id)
     if answer.outcome == "answered":
         m = _COPIES.search(text)
         if m is not None:

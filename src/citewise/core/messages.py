@@ -5,8 +5,9 @@ A key names the class of text, never a case: ``outcome.*`` (the outcome labels),
 ``status.*`` (the one status line: outcome first, then the degradation with its plain
 reason), ``degradation.*`` (a degradation in plain words), ``reason.*`` (a sufficiency
 reason's kind in plain words; its detail or the question's words are filled in),
-``refusal.*`` / ``condition.*`` (the answer text when nothing is quoted), ``note.*`` (lines
-shown under an answer), ``web.*`` (the web page's labels) and ``cli.*``. Fields are
+``refusal.*`` / ``condition.*`` / ``non_kb.*`` (the answer text when nothing is quoted),
+``note.*`` (lines shown under an answer), ``condition_kind.*`` and ``web.*`` (the web
+page's labels). Fields are
 ``str.format`` names. Machine codes (outcomes, degradations, reason kinds) stay English
 and unchanged: they are part of the JSON contract and the trace; only their wording is
 here. :func:`say` looks a key up; an unknown key or a missing field is a bug, and fails.
@@ -141,6 +142,16 @@ _ANSWER_TEXTS: dict[str, Entry] = {
         ),
         "zh": "知识库中没有足够的证据来回答这个问题（{reason}）。",
     },
+    "refusal.generation_unavailable": {
+        "en": (
+            "No configured model produced an answer that meets the citation contract "
+            "({reason}); the evidence is in the trace (replay id {replay_id})."
+        ),
+        "zh": (
+            "没有已配置的模型生成符合引用要求的回答（{reason}）；"
+            "证据见追踪记录（重放 ID {replay_id}）。"
+        ),
+    },
     "condition.missing": {
         "en": (
             "The answer depends on the {kind}, which the question does not state: the "
@@ -207,10 +218,6 @@ _WEB: dict[str, Entry] = {
     "web.asking": {"en": "Looking up the documents…", "zh": "正在查阅文档……"},
 }
 
-_CLI: dict[str, Entry] = {
-    "cli.set_aside": {"en": "set aside", "zh": "已搁置"},
-}
-
 CATALOGUE: Mapping[str, Entry] = {
     **_OUTCOMES,
     **_STATUS,
@@ -218,7 +225,6 @@ CATALOGUE: Mapping[str, Entry] = {
     **_REASONS,
     **_ANSWER_TEXTS,
     **_WEB,
-    **_CLI,
 }
 
 
