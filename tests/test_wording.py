@@ -282,3 +282,23 @@ def test_generation_unavailable_is_worded_from_its_codes() -> None:
     assert "rp_x" in zh.answer  # the replay id stays in the text
     assert zh.display is not None and zh.display["outcome"] == "未能生成回答"
     assert worded(a, "en").answer == "x"  # English keeps the text the writer gave
+
+
+def test_a_condition_refusal_names_the_condition_in_words() -> None:
+    from citewise.answer.wording import worded
+
+    reason = Reason("condition_missing", " platform", ("platform",))
+    base = _answer("insufficient_evidence", "insufficient_evidence", "insufficient", reason)
+    fields = {f: getattr(base, f) for f in base.__dataclass_fields__}
+    a = Answer(**{**fields, "trace": {"conditions": {"missing_values": ["linux", "windows"]}}})
+    zh = worded(a, "zh")
+    assert zh.answer == (
+        "答案取决于问题中未说明的平台：文档对 linux、windows 的回答各不相同。"
+        "请注明其中一项后重新提问。"
+    )
+    assert zh.display is not None and "平台" in zh.display["status_line"]
+    en = worded(a, "en")
+    assert en.display is not None
+    assert (
+        "depends on the platform, which the question does not state" in (en.display["status_line"])
+    )

@@ -60,6 +60,8 @@ def reason_words(reason: Reason | None, lang: Lang) -> str:
         return say("reason.none", lang)
     kind, detail = reason.kind, (reason.detail or "").strip()
     words = ", ".join(reason.words)
+    if kind == "condition_missing":
+        return say("reason.condition_missing", lang, kind=_condition_kind(reason, lang))
     if kind in _WORDS_DETAIL:
         return say(f"reason.{kind}", lang, detail=detail or words)
     if kind == "partial_coverage":
@@ -68,8 +70,10 @@ def reason_words(reason: Reason | None, lang: Lang) -> str:
         if lang == "en" and detail:
             return say("reason.partial_coverage_detail", lang, detail=detail)
         return say("reason.partial_coverage_plain", lang)
-    if kind in _SENTENCE_DETAIL and detail and (lang == "en" or has_cjk(detail)):
-        return detail
+    if kind in _SENTENCE_DETAIL:  # the gate's own sentence, or the kind's plain text
+        return (
+            detail if detail and (lang == "en" or has_cjk(detail)) else say(f"reason.{kind}", lang)
+        )
     if f"reason.{kind}" in CATALOGUE:
         text = say(f"reason.{kind}", lang)
         if not words:
@@ -77,6 +81,13 @@ def reason_words(reason: Reason | None, lang: Lang) -> str:
         return f"{text}: {words}" if lang == "en" else f"{text}：{words}"
     code = kind.replace("_", " ") if lang == "en" else kind
     return say("reason.other_detail" if detail else "reason.other", lang, code=code, detail=detail)
+
+
+def _condition_kind(reason: Reason, lang: Lang) -> str:
+    """The condition kind a ``condition_missing`` reason names, in words."""
+    kind = (reason.words or ((reason.detail or "").strip(),))[0]
+    key = f"condition_kind.{kind}"
+    return say(key, lang) if key in CATALOGUE else kind
 
 
 def _about(answer: Answer) -> Reason | None:
@@ -167,10 +178,8 @@ def _refusal_text(answer: Answer, lang: Lang) -> str:
     insufficient-evidence sentence with its first reason in plain words."""
     first = answer.sufficiency.reasons[0] if answer.sufficiency.reasons else None
     if first is not None and first.kind == "condition_missing":
-        kind = (first.words or ((first.detail or "").strip(),))[0]
-        key = f"condition_kind.{kind}"
-        named = say(key, lang) if key in CATALOGUE else kind
         values = (answer.trace.get("conditions") or {}).get("missing_values") or ()
+        named = _condition_kind(first, lang)
         return say("condition.missing", lang, kind=named, values="、".join(values))
     if first is not None and first.kind == "condition_unanswered":
         return say("condition.unanswered", lang)

@@ -107,8 +107,8 @@ _REASONS: dict[str, Entry] = {
         "zh": "已搁置被取代的版本",
     },
     "reason.condition_missing": {
-        "en": "the answer depends on a condition the question does not state",
-        "zh": "答案取决于问题中未说明的条件",
+        "en": "the answer depends on the {kind}, which the question does not state",
+        "zh": "答案取决于问题中未说明的{kind}",
     },
     "reason.condition_unanswered": {
         "en": "the documents hold no evidence for the stated condition",
