@@ -302,3 +302,31 @@ def test_a_condition_refusal_names_the_condition_in_words() -> None:
     assert (
         "depends on the platform, which the question does not state" in (en.display["status_line"])
     )
+
+
+@pytest.mark.parametrize(
+    "reason",
+    [
+        Reason("constraint_unmet", "the closest passage found gives no figure for '多少'"),
+        Reason(
+            "constraint_unmet",
+            "no passage found mentions half of: 监察法, 责令",
+            ("监察法", "责令"),
+        ),
+        Reason("subject_scattered", "no passage holds two of 审计, 日志", ("审计", "日志")),
+        Reason("subject_missing", "飞越, 上空", ("飞越", "上空")),
+        Reason("near_miss", "the cited text speaks of 'X', not 'Y'"),
+        Reason("partial_coverage", "the documents mention a but do not say what it is"),
+        Reason("no_direct_evidence", "the best lexical match covers 20% of the key terms"),
+        Reason("some_new_gate", "an English sentence from a gate not in the catalogue"),
+    ],
+)
+def test_a_chinese_refusal_holds_no_english_sentence(reason: Reason) -> None:
+    from citewise.answer.wording import worded
+
+    a = _answer("insufficient_evidence", "insufficient_evidence", "insufficient", reason)
+    zh = worded(a, "zh")
+    assert zh.display is not None
+    for text in (zh.answer, zh.display["status_line"]):
+        assert text.startswith(("知识库", "未作答")), text
+        assert not _ENGLISH_PHRASE.search(text), text

@@ -18,7 +18,6 @@ from dataclasses import replace
 from typing import Any
 
 from citewise.analysis.language import LANGS, Lang
-from citewise.analysis.tokenize import has_cjk
 from citewise.answer.models import Answer, EditionJSON
 from citewise.core.messages import CATALOGUE, say
 from citewise.sufficiency.models import Reason
@@ -41,7 +40,8 @@ _ABOUT: dict[str, tuple[str, ...]] = {
     "source_window_unavailable": ("source_window_unavailable",),
 }
 #: Reason kinds whose English detail is itself a plain sentence (written for the reader
-#: by the gate that found it); in Chinese the kind's catalogue text stands for it.
+#: by the gate that found it); in Chinese the kind's catalogue text and the question's
+#: words the reason names stand for it (the sentence itself is English).
 _SENTENCE_DETAIL = frozenset(
     {"near_miss", "constraint_unmet", "condition_unanswered", "action_absent"}
 )
@@ -59,28 +59,29 @@ def reason_words(reason: Reason | None, lang: Lang) -> str:
     if reason is None:
         return say("reason.none", lang)
     kind, detail = reason.kind, (reason.detail or "").strip()
-    words = ", ".join(reason.words)
+    words = (", " if lang == "en" else "、").join(reason.words)
     if kind == "condition_missing":
         return say("reason.condition_missing", lang, kind=_condition_kind(reason, lang))
     if kind in _WORDS_DETAIL:
-        return say(f"reason.{kind}", lang, detail=detail or words)
+        return say(f"reason.{kind}", lang, detail=(detail if lang == "en" else words) or detail)
     if kind == "partial_coverage":
         if words:
             return say("reason.partial_coverage", lang, detail=words)
         if lang == "en" and detail:
             return say("reason.partial_coverage_detail", lang, detail=detail)
         return say("reason.partial_coverage_plain", lang)
-    if kind in _SENTENCE_DETAIL:  # the gate's own sentence, or the kind's plain text
-        return (
-            detail if detail and (lang == "en" or has_cjk(detail)) else say(f"reason.{kind}", lang)
-        )
+    if kind in _SENTENCE_DETAIL and lang == "en" and detail:
+        return detail  # the gate's own sentence, written for the reader
     if f"reason.{kind}" in CATALOGUE:
         text = say(f"reason.{kind}", lang)
         if not words:
             return text
         return f"{text}: {words}" if lang == "en" else f"{text}：{words}"
-    code = kind.replace("_", " ") if lang == "en" else kind
-    return say("reason.other_detail" if detail else "reason.other", lang, code=code, detail=detail)
+    if lang == "en":  # a gate not in the catalogue: its code and its English detail
+        key = "reason.other_detail" if detail else "reason.other"
+        return say(key, lang, code=kind.replace("_", " "), detail=detail)
+    text = say("reason.other", lang, code=kind)  # the code; the English detail is left out
+    return f"{text}：{words}" if words else text
 
 
 def _condition_kind(reason: Reason, lang: Lang) -> str:

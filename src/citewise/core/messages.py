@@ -97,6 +97,18 @@ _REASONS: dict[str, Entry] = {
         "en": "no passage meets what the question requires",
         "zh": "没有段落满足问题的限定条件",
     },
+    "reason.subject_scattered": {
+        "en": "no passage holds two of the question's terms together",
+        "zh": "没有任何段落同时包含问题中的两个关键词",
+    },
+    "reason.intent_mismatch": {
+        "en": "the passages found do not give the kind of answer asked for",
+        "zh": "找到的段落没有给出所问类型的答案",
+    },
+    "reason.meaning_match": {
+        "en": "a passage answers the question by meaning, not by its words",
+        "zh": "有段落在语义上回答了问题，但用词不同",
+    },
     "reason.conflict": {"en": "the sources disagree", "zh": "来源之间存在分歧"},
     "reason.stale_evidence": {
         "en": "only a superseded edition holds the answer",
