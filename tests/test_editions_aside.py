@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from citewise.answer.editions_aside import edition_facts, set_aside
+from citewise.answer.editions_aside import edition_facts, editions_of, set_aside
 from citewise.answer.unit_context import DocFacts
 from citewise.core.search import SearchFilters
 from citewise.kb import Home, KnowledgeBase
@@ -133,19 +133,22 @@ def test_family_by_path_and_year_without_relations() -> None:
         "std/cloud-standard-2017.md": _facts("std/cloud-standard-2017.md", "Cloud standard"),
         "std/other-2010.md": _facts("std/other-2010.md", "Other"),
     }
-    got = set_aside(["std/cloud-standard-2017.md"], list(facts), facts)
+    eds = editions_of(facts)
+    got = set_aside(["std/cloud-standard-2017.md"], list(facts), eds)
     assert [x["set_aside"]["path"] for x in got] == ["std/cloud-standard-2013.md"]
     # the newer edition found beside an older cited one is no "set aside" older edition
-    assert set_aside(["std/cloud-standard-2013.md"], list(facts), facts) == []
+    assert set_aside(["std/cloud-standard-2013.md"], list(facts), eds) == []
+    assert eds.kin("std/cloud-standard-2017.md") == {"std/cloud-standard-2013.md"}
 
 
 def test_a_relation_decides_over_years() -> None:
     old = _facts("a.md", "Guide", relations=[{"type": "superseded_by", "target": "b.md"}])
     new = _facts("b.md", "Guide (rewrite)")
     assert edition_facts(old).superseded_by == {"b.md"}
-    facts = {"a.md": old, "b.md": new}
-    assert [x["set_aside"]["path"] for x in set_aside(["b.md"], ["a.md"], facts)] == ["a.md"]
-    assert set_aside(["a.md"], ["b.md"], facts) == []
+    eds = editions_of({"a.md": old, "b.md": new})
+    assert eds.kin("b.md") == {"a.md"}  # joined by the relation, not by the path
+    assert [x["set_aside"]["path"] for x in set_aside(["b.md"], ["a.md"], eds)] == ["a.md"]
+    assert set_aside(["a.md"], ["b.md"], eds) == []
 
 
 def test_the_cli_prints_the_set_aside_line(

@@ -32,17 +32,20 @@ from typing import Any
 from citewise.analysis.scope import edition_family
 from citewise.analysis.tokenize import tokenize
 from citewise.answer.models import EditionJSON, SetAsideJSON
-from citewise.answer.unit_context import DocFacts, context_years, unit_context
+from citewise.answer.unit_context import DocFacts, context_years, document_facts, unit_context
 from citewise.core.search import SearchFilters, SearchResult
 from citewise.index.manager import KBIndex
 from citewise.ingest.editions import STALE_STATUS, SUPERSEDING
-from citewise.ingest.regulation import effective_date, from_metadata, same_regulation
+from citewise.ingest.regulation import effective_date, from_metadata, regulation_key
 
 __all__ = [
     "EditionFacts",
+    "Editions",
     "edition_facts",
+    "editions_of",
     "found_by_recall",
     "set_aside",
+    "set_aside_in",
     "speaking_editions",
 ]
 
@@ -54,7 +57,8 @@ class EditionFacts:
     path: str
     title: str
     label: str  # the edition label or date a reader is shown ("" when none)
-    regulation: str | None
+    regulation: str | None  # the regulation's comparison key (regulation_key), if any
+    family: str  # the path without years, dates and version marks (edition_family)
     effective: date | None
     year: int | None  # the newest year the document's own context names
     stale: bool  # its metadata marks it superseded (or obsolete, archived ...)
@@ -86,13 +90,60 @@ def edition_facts(facts: DocFacts) -> EditionFacts:
         path=facts.path,
         title=facts.title,
         label=str(label or ""),
-        regulation=reg,
+        regulation=regulation_key(reg) if reg else None,
+        family=edition_family(facts.path),
         effective=effective,
         year=max(years) if years else None,
         stale=str(meta.get("status", "")).strip().lower() in STALE_STATUS,
         supersedes=_relation_targets(meta, SUPERSEDING),
         superseded_by=_relation_targets(meta, ("superseded_by", "replaced_by")),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Editions:
+    """Every document's :class:`EditionFacts`, and who may share a family with whom: by
+    family key, by regulation, and by relations either way (built once per index state)."""
+
+    facts: Mapping[str, EditionFacts]
+    by_family: Mapping[str, frozenset[str]]
+    by_regulation: Mapping[str, frozenset[str]]
+    related: Mapping[str, frozenset[str]]  # paths a relation joins to each path
+
+    def kin(self, path: str) -> frozenset[str]:
+        """The documents that may be editions of ``path``'s family (before
+        :func:`_one_family` decides)."""
+        e = self.facts.get(path)
+        if e is None:
+            return frozenset()
+        out = self.by_family.get(e.family, frozenset()) | self.related.get(path, frozenset())
+        if e.regulation:
+            out |= self.by_regulation.get(e.regulation, frozenset())
+        return out - {path}
+
+
+def editions_of(docs: Mapping[str, DocFacts]) -> Editions:
+    """The :class:`Editions` of ``docs`` (pure; :func:`_editions` keeps it per state)."""
+    facts = {p: edition_facts(d) for p, d in docs.items()}
+    family: dict[str, set[str]] = {}
+    regulation: dict[str, set[str]] = {}
+    related: dict[str, set[str]] = {}
+    for p, e in facts.items():
+        family.setdefault(e.family, set()).add(p)
+        if e.regulation:
+            regulation.setdefault(e.regulation, set()).add(p)
+        for other in e.supersedes | e.superseded_by:
+            related.setdefault(p, set()).add(other)
+            related.setdefault(other, set()).add(p)
+
+    def frozen(m: dict[str, set[str]]) -> dict[str, frozenset[str]]:
+        return {k: frozenset(v) for k, v in m.items()}
+
+    return Editions(facts, frozen(family), frozen(regulation), frozen(related))
+
+
+def _editions(index: KBIndex) -> Editions:
+    return index.memo("edition-facts", lambda: editions_of(document_facts(index)))
 
 
 def _replaces(new: EditionFacts, old: EditionFacts) -> bool:
@@ -105,8 +156,8 @@ def _one_family(a: EditionFacts, b: EditionFacts) -> bool:
     if _replaces(a, b) or _replaces(b, a):
         return True
     if a.regulation and b.regulation:
-        return same_regulation(a.regulation, b.regulation)
-    return edition_family(a.path) == edition_family(b.path)
+        return a.regulation == b.regulation
+    return a.family == b.family
 
 
 def _older(old: EditionFacts, new: EditionFacts) -> bool:
@@ -122,18 +173,18 @@ def _older(old: EditionFacts, new: EditionFacts) -> bool:
     return old.stale and not new.stale
 
 
-def set_aside(
-    cited: Iterable[str], found: Iterable[str], facts: Mapping[str, DocFacts]
-) -> list[SetAsideJSON]:
+def set_aside(cited: Iterable[str], found: Iterable[str], editions: Editions) -> list[SetAsideJSON]:
     """Each document of ``found`` (recall's documents) that no citation quotes and that
     is an older edition of a cited document's family, with the newest cited edition that
     supersedes it, in path order."""
-    cited_paths = list(dict.fromkeys(cited))
-    mine = {p: edition_facts(facts.get(p) or DocFacts(p)) for p in cited_paths}
+    facts = editions.facts
+    mine = [facts[p] for p in dict.fromkeys(cited) if p in facts]
     out: list[SetAsideJSON] = []
-    for path in sorted(set(found) - set(cited_paths)):
-        old = edition_facts(facts.get(path) or DocFacts(path))
-        newer = [e for e in mine.values() if _one_family(old, e) and _older(old, e)]
+    for path in sorted(set(found) - {e.path for e in mine}):
+        old = facts.get(path)
+        if old is None:
+            continue
+        newer = [e for e in mine if _one_family(old, e) and _older(old, e)]
         if newer:
             by = max(newer, key=lambda e: (e.effective or date.min, e.year or 0, e.path))
             out.append({"set_aside": old.to_json(), "superseded_by": by.to_json()})
@@ -153,21 +204,19 @@ def found_by_recall(result: SearchResult | None) -> list[str]:
 
 
 def speaking_editions(
-    index: KBIndex,
-    filters: SearchFilters | None,
-    cited: Iterable[str],
-    terms: Iterable[str],
-    facts: Mapping[str, DocFacts],
+    index: KBIndex, filters: SearchFilters | None, cited: Iterable[str], terms: Iterable[str]
 ) -> list[str]:
     """The documents the caller may read (access and path scope) that are in the edition
     family of a cited document and hold every one of ``terms`` (stemmed, as
     :func:`~citewise.analysis.tokenize.tokenize` gives them) in one chunk."""
     want = set(terms)
-    mine = [edition_facts(facts.get(p) or DocFacts(p)) for p in dict.fromkeys(cited)]
+    eds = _editions(index)
+    mine = [eds.facts[p] for p in dict.fromkeys(cited) if p in eds.facts]
     kin = {
         p
-        for p in facts
-        if any(_one_family(edition_facts(facts[p]), e) for e in mine) and _in_scope(p, filters)
+        for e in mine
+        for p in eds.kin(e.path)
+        if _one_family(eds.facts[p], e) and _in_scope(p, filters)
     }
     if not want or not kin:
         return []
@@ -176,6 +225,20 @@ def speaking_editions(
     ids = [c for c in index.readable(principal) if chunks[c].path in kin]
     texts = index.chunk_texts(ids)
     return sorted({chunks[c].path for c, t in texts.items() if want <= set(tokenize(t))})
+
+
+def set_aside_in(
+    index: KBIndex,
+    filters: SearchFilters | None,
+    cited: Iterable[str],
+    terms: Iterable[str],
+    recall: SearchResult | None,
+) -> list[SetAsideJSON]:
+    """The older editions set aside for an answer citing ``cited``: of those recall
+    reached and those that speak to the question's subject ``terms``."""
+    cited = list(cited)
+    found = found_by_recall(recall) + speaking_editions(index, filters, cited, terms)
+    return set_aside(cited, found, _editions(index))
 
 
 def _in_scope(path: str, filters: SearchFilters | None) -> bool:

@@ -13,7 +13,7 @@ from dataclasses import replace
 from citewise.analysis.tokenize import has_cjk
 from citewise.answer.citations import cite_claims
 from citewise.answer.coverage import with_coverage
-from citewise.answer.editions_aside import found_by_recall, set_aside, speaking_editions
+from citewise.answer.editions_aside import set_aside_in
 from citewise.answer.finish import INSUFFICIENT, finish, human_reason, refusal
 from citewise.answer.graph_answer import relation_claims, relation_verdict, with_relations
 from citewise.answer.meaning import checked
@@ -21,7 +21,6 @@ from citewise.answer.meaning_answer import NO_CHINESE_READER, judged
 from citewise.answer.models import Answer
 from citewise.answer.review import release_review
 from citewise.answer.steps.state import AskState, Reviewed
-from citewise.answer.unit_context import document_facts
 from citewise.sufficiency.models import Reason, Sufficiency
 from citewise.sufficiency.verdict import refused
 
@@ -90,13 +89,9 @@ def finish_step(s: AskState) -> AskState:
 def _editions_set_aside(s: AskState, answer: Answer) -> None:
     """Older editions of a cited document that recall reached or that speak to the
     question, in the trace (answer/editions_aside.py): said, not silently left out."""
-    facts = document_facts(s.kb.index)
-    cited = [c.path for c in answer.citations]
+    cited = (c.path for c in answer.citations)
     terms = s.question.intent.subject_terms
-    found = found_by_recall(s.recall) + speaking_editions(
-        s.kb.index, s.filters, cited, terms, facts
-    )
-    aside = set_aside(cited, found, facts)
+    aside = set_aside_in(s.kb.index, s.filters, cited, terms, s.recall)
     if aside:
         s.trace["set_aside"] = aside
 
