@@ -330,3 +330,29 @@ def test_a_chinese_refusal_holds_no_english_sentence(reason: Reason) -> None:
     for text in (zh.answer, zh.display["status_line"]):
         assert text.startswith(("知识库", "未作答")), text
         assert not _ENGLISH_PHRASE.search(text), text
+
+
+def test_mcp_ask_takes_lang(kb: KnowledgeBase) -> None:
+    import asyncio
+    import json
+
+    from mcp import Client
+
+    from citewise.facade.caller import LOCAL
+    from citewise.facade.service import Service
+    from citewise.mcp_server import build_server
+
+    server = build_server(Service(kb.home), LOCAL)
+
+    async def ask(args: dict[str, str]) -> dict[str, object]:
+        async with Client(server) as client:
+            result = await client.call_tool("ask", args)
+            out: dict[str, object] = json.loads(result.content[0].text)
+            return out
+
+    q = "How do I configure Kafka?"
+    zh = asyncio.run(ask({"question": q, "lang": "zh"}))
+    en = asyncio.run(ask({"question": q}))
+    assert zh["display"]["lang"] == "zh" and str(zh["answer"]).startswith("知识库")  # type: ignore[index]
+    assert en["display"]["lang"] == "en"  # type: ignore[index]
+    assert zh["replay_id"] == en["replay_id"]
