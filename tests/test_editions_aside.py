@@ -175,3 +175,10 @@ def test_the_cli_prints_the_set_aside_line(
         assert result.exit_code == 0, result.output
         assert line in out.getvalue()
     assert "What is the default retry limit?" in (ROOT / "scripts" / "demo.sh").read_text()
+
+
+def test_a_relation_to_a_path_that_is_no_document_is_ignored() -> None:
+    new = _facts("b.md", "Guide", relations=[{"type": "supersedes", "target": "gone.md"}])
+    eds = editions_of({"b.md": new})
+    assert eds.kin("b.md") == frozenset()
+    assert set_aside(["b.md"], ["gone.md"], eds) == []

@@ -119,7 +119,8 @@ class Editions:
         out = self.by_family.get(e.family, frozenset()) | self.related.get(path, frozenset())
         if e.regulation:
             out |= self.by_regulation.get(e.regulation, frozenset())
-        return out - {path}
+        # a relation may name a path that is no document (yet): only documents are kin
+        return frozenset(p for p in out if p != path and p in self.facts)
 
 
 def editions_of(docs: Mapping[str, DocFacts]) -> Editions:

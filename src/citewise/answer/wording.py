@@ -43,7 +43,13 @@ _ABOUT: dict[str, tuple[str, ...]] = {
 #: by the gate that found it); in Chinese the kind's catalogue text and the question's
 #: words the reason names stand for it (the sentence itself is English).
 _SENTENCE_DETAIL = frozenset(
-    {"near_miss", "constraint_unmet", "condition_unanswered", "action_absent"}
+    {
+        "near_miss",
+        "constraint_unmet",
+        "condition_unanswered",
+        "action_absent",
+        "graph_neighbor_evidence_missing",
+    }
 )
 #: Reason kinds whose detail is the question's own words (language-neutral).
 _WORDS_DETAIL = frozenset({"subject_absent", "subject_missing"})

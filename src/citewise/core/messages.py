@@ -109,6 +109,10 @@ _REASONS: dict[str, Entry] = {
         "en": "a passage answers the question by meaning, not by its words",
         "zh": "有段落在语义上回答了问题，但用词不同",
     },
+    "reason.graph_neighbor_evidence_missing": {
+        "en": "no documented relation of the kind asked for",
+        "zh": "文档中没有记载所问的关系",
+    },
     "reason.conflict": {"en": "the sources disagree", "zh": "来源之间存在分歧"},
     "reason.stale_evidence": {
         "en": "only a superseded edition holds the answer",
