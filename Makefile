@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 DEMO_HOME := .citewise-demo
 
-.PHONY: demo test test-fast install lint typecheck unit bench clean browser ocr postgres
+.PHONY: demo test test-fast install lint typecheck unit bench clean browser ocr postgres screenshots
 
 $(BIN)/citewise: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -25,10 +25,17 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
-# Debian's Chromium for the web page test (tests/test_web.py; skipped when it cannot be installed).
+# Debian's Chromium for the web page test (tests/test_web.py; skipped when it cannot be installed),
+# and a small Chinese font so pages in Chinese render (tests/test_web_wording.py, docs/img/).
 browser:
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium) \
 		|| echo "chromium could not be installed; the browser test will be skipped"
+	fc-list :lang=zh | grep -q . || apt-get install -y fonts-wqy-microhei \
+		|| echo "fonts-wqy-microhei could not be installed; Chinese text shows as boxes"
+
+# Screenshots of the web page in docs/img/ (an answered, a degraded, a refused and a Chinese question).
+screenshots: install browser
+	$(BIN)/python -m bench.web_screenshots --out docs/img
 
 # Debian's Tesseract for OCR of scanned PDF pages (tests skip OCR when it cannot be installed).
 ocr:

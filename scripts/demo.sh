@@ -47,8 +47,11 @@ say "citewise cite resolve $NODE"
 say 'citewise ask "How do I upgrade a Harbor node to 2.4.1?"'
 "$CW" ask "How do I upgrade a Harbor node to 2.4.1?"
 
-say 'citewise ask "What is the default retry limit?"   (a superseded edition says otherwise)'
+say 'citewise ask "What is the default retry limit?"   (a superseded edition says otherwise: it is set aside, and the answer says which and why)'
 "$CW" ask "What is the default retry limit?"
+
+say 'citewise ask "What is the default retry limit?" --lang zh   (the same answer; citewise'"'"'s own words in Chinese)'
+"$CW" ask "What is the default retry limit?" --lang zh
 
 say 'citewise ask "How do I configure Kafka in Harbor?"   (not in the corpus: says so)'
 "$CW" ask "How do I configure Kafka in Harbor?" || true

@@ -96,13 +96,16 @@ def test_sync_names_each_stale_citation_and_its_change(
 
     assert result.exit_code == 0, result.output
     lines = {ln.split()[2]: ln for ln in out.getvalue().splitlines() if ln.startswith("stale")}
+    # after the colon: the document, the cited range and what changed (old -> new text)
     assert lines[retry.trace_id] == (
-        f"stale answer {retry.trace_id} (1 citation(s)): {retry_cite} in retry.md changed; "
-        "question: What is the default retry limit?"
+        f"stale answer {retry.trace_id} (1 citation(s)): retry.md lines 3-3 changed "
+        '(cited span changed in version 2): "The default retry limit is 5 attempts for '
+        'every job." -> "The default retry limit is 7 attempts for every job." '
+        f"[{retry_cite}]; question: What is the default retry limit?"
     )
     assert lines[keys.trace_id] == (
-        f"stale answer {keys.trace_id} (1 citation(s)): {keys_cite} in keys.md deleted; "
-        "question: How often are the signing keys rotated?"
+        f"stale answer {keys.trace_id} (1 citation(s)): keys.md lines 3-3 deleted "
+        f"(document removed) [{keys_cite}]; question: How often are the signing keys rotated?"
     )
 
 

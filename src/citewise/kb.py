@@ -26,9 +26,11 @@ from citewise.analysis.conditions import (
     conditions_in,
     from_pairs,
 )
+from citewise.analysis.language import language_of, parse_lang
 from citewise.answer.models import Answer
 from citewise.answer.pipeline import ask
 from citewise.answer.ranking import version_dense_inputs
+from citewise.answer.wording import worded
 from citewise.audit.lineage import check_lineage
 from citewise.audit.record import reader_of, record_answer, record_evidence, record_search
 from citewise.config import DEFAULT_KB, Settings
@@ -548,6 +550,7 @@ class KnowledgeBase:
         rewrite: Mapping[str, Any] | None = None,
         caller_lineage: Mapping[str, str] | None = None,
         revision: int | None = None,
+        lang: str | None = None,
     ) -> Answer:
         """One answer whose every sentence carries an exact citation, or an honest outcome.
 
@@ -557,10 +560,13 @@ class KnowledgeBase:
         states (which win); ``lineage`` ids (conversation, turn, task, parent) are recorded
         in the answer's ledger entry; ``rewrite`` (a conversation's follow-up rewrite) is
         recorded in its trace and ledger entry, as are ``caller_lineage``, the ids a caller
-        sent that the server's own lineage ids overrode.
+        sent that the server's own lineage ids overrode. ``lang`` (``en``, ``zh``; default:
+        the question's own language) is the language of the words citewise writes itself:
+        statuses, refusals, notes (answer/wording.py); the ledger saves the answer as shown.
         """
         if not question.strip():
             raise UsageError("The question is empty.", hint="Pass the question to answer.")
+        reader = parse_lang(lang) if lang is not None else language_of(question)
         given = conditions if isinstance(conditions, ConditionSet) else None
         if conditions is not None and given is None:
             given = from_pairs(conditions)  # type: ignore[arg-type]
@@ -601,6 +607,8 @@ class KnowledgeBase:
             trace = answer.trace.copy()
             trace["pinned_revision"] = revision
             answer = replace(answer, trace=trace)
+        # worded after the replay id is fixed; saved as shown (replay words it the same way)
+        answer = worded(answer, reader)
         answer_id = record_answer(ctx, answer, filters)  # saved whole, with its event
         if web is not None:
             record_verification(self.store.ledger, self.name, answer_id, run)

@@ -61,7 +61,9 @@ DESCRIPTIONS: dict[str, str] = {
     "sufficiency.reasons says 'condition_missing: <kind>' when the answer depends on a "
     "condition not given; lineage ids (conversation, turn, task, parent) are recorded in "
     "the answer's ledger entry; revision (a number an answer returned) answers from the "
-    "documents as they were at that revision. " + SCOPE,
+    "documents as they were at that revision. lang ('en' or 'zh'; default: the question's "
+    "language) sets the language of the status line, refusals and notes (display); "
+    "quotations stay as written. " + SCOPE,
     "add_source": "Add one document to a knowledge base, given its document path (name, e.g. "
     "'runbooks/keys.md') and its text (content); Markdown, text, HTML or XML, with the same "
     "checks as 'citewise add'. Returns the per-file report and the new revision. A path "
@@ -143,6 +145,7 @@ def build_server(service: Service, caller: Caller) -> MCPServer[Any]:
         conditions: dict[str, str] | None = None,
         lineage: dict[str, str] | None = None,
         revision: int | None = None,
+        lang: str | None = None,
     ) -> dict[str, Any]:
         answer = guard(
             service.ask,
@@ -152,6 +155,7 @@ def build_server(service: Service, caller: Caller) -> MCPServer[Any]:
             conditions=conditions,
             lineage=lineage,
             revision=revision,
+            lang=lang,
         )
         data: dict[str, Any] = answer.to_json()
         return data

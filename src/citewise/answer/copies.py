@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from citewise.answer.models import Claim
+from citewise.core.messages import say
 from citewise.evidence.models import EvidencePack
 from citewise.sufficiency.models import Degradation, Reason, Sufficiency
 from citewise.sufficiency.verdict import degraded, with_reason
@@ -36,7 +37,7 @@ def copies_note(pack: EvidencePack, cited_paths: Iterable[str]) -> str:
     for path in cited:
         others = [copy for kept, copy in pack.copies if kept == path and copy not in cited]
         if others:
-            notes.append(f"(The same text is in {_names(others)}.)")
+            notes.append(say("note.copies", "en", paths=_names(others)))  # worded later
     return " ".join(notes)
 
 

@@ -4,6 +4,7 @@ and its trace (a JSON object, typed section by section: what the answer hides)."
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
@@ -253,6 +254,21 @@ class WebVerificationTrace(TypedDict):
     comparisons: list[dict[str, Any]]
 
 
+class EditionJSON(TypedDict):
+    """One edition of a document family: its path, title and edition label or date."""
+
+    path: str
+    title: str
+    edition: str
+
+
+class SetAsideJSON(TypedDict):
+    """An older edition recall found and the cited edition that supersedes it."""
+
+    set_aside: EditionJSON
+    superseded_by: EditionJSON
+
+
 class AnswerTrace(TypedDict, total=False):
     """What the answer hides, in the order the pipeline writes it (the JSON keeps that
     order). Sections appear only on the paths that reach them; each is typed by the
@@ -288,6 +304,7 @@ class AnswerTrace(TypedDict, total=False):
     failure_stage: FailureStage
     missing: str  # the reasons of an insufficient answer, "; "-joined
     web_verification: WebVerificationTrace
+    set_aside: list[SetAsideJSON]  # older editions recall found, superseded by a cited one
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -305,6 +322,9 @@ class Answer:
     claims: tuple[Claim, ...] = ()
     failure_stage: FailureStage | None = None
     trace: AnswerTrace = field(default_factory=lambda: AnswerTrace())
+    #: The words a user reads about this answer, in the language chosen for them
+    #: (answer/wording.py); None until the facade words it. Not part of the replay id.
+    display: Mapping[str, Any] | None = None
 
     def to_json(self, *, with_trace: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -346,6 +366,8 @@ class Answer:
             # Which writer produced the text: "extractive" or "llm:<route>/<model>".
             "answer_source": str(self.trace.get("answer_source", "extractive")),
         }
+        if self.display is not None:
+            out["display"] = dict(self.display)
         if with_trace:
             out["trace"] = self.trace
         return out

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from citewise.analysis.conditions import Condition, ConditionSet
 from citewise.answer.pipeline import ask
+from citewise.answer.wording import saved_language, worded
 from citewise.audit import checkpoint as cp
 from citewise.audit.llm_replay import RecordedLLM, uses_llm
 from citewise.audit.record import filters_from, retrieval_snapshot
@@ -181,6 +182,7 @@ def replay(home: ContextSource, bundle: dict[str, Any]) -> dict[str, Any]:
         )
     )
     fresh = ask(kb2, question, filters=filters, llm=rec, conditions=given)  # no model call
+    fresh = worded(fresh, saved_language(bundle.get("answer") or {}))  # as it was shown
     trace = fresh.trace
     pack: dict[str, Any] = dict(trace.get("pack") or {})
     got = {

@@ -46,6 +46,8 @@ def check_citations(store: Store, answer_id: str) -> dict[str, Any]:
             "id": c["id"],
             "path": c["path"],
             "version_id": c["version_id"],
+            "line_start": c.get("line_start"),
+            "line_end": c.get("line_end"),
             "old_text": c["excerpt"],
             "sha256": c["sha256"],
         }

@@ -185,6 +185,14 @@ def ask_cmd(
     condition: ConditionOpt = None,
     lineage: LineageOpt = None,
     revision: RevisionOpt = None,
+    lang: Annotated[
+        str | None,
+        typer.Option(
+            "--lang",
+            help="Language of citewise's own words (status, refusals, notes): en or zh "
+            "(default: the question's language). Quotations are never translated.",
+        ),
+    ] = None,
     home: HomeOpt = None,
     json: JsonOpt = False,
 ) -> None:
@@ -206,6 +214,7 @@ def ask_cmd(
             conditions=conditions or None,
             lineage=ids or None,
             revision=revision,
+            lang=lang,
         )
         if principal is not None:  # version numbers as that principal sees them
             from citewise.facade import renumber

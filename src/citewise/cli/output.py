@@ -200,6 +200,11 @@ def print_answer(answer: Answer) -> None:
     status = answer_status(answer.outcome, answer.degradation)
     out.print(f"[{status}]", markup=False)
     out.print(answer.answer, markup=False)
+    shown = answer.display or {}
+    if shown:  # the status line and notes in the reader's language (answer/wording.py)
+        out.print(str(shown["status_line"]), markup=False)
+        for line in shown.get("lines") or ():
+            out.print(str(line), markup=False)
     if answer.citations:
         out.print("")
     for c in answer.citations:

@@ -12,7 +12,7 @@ from citewise.cli.options import HomeOpt, JsonOpt, KbOpt, open_home
 from citewise.config import DEFAULT_KB
 
 if TYPE_CHECKING:
-    from citewise.sync.folder import StaleAnswer, SyncFile, SyncReport
+    from citewise.sync.folder import StaleAnswer, StaleCitation, SyncFile, SyncReport
 
 
 def print_sync_report(report: SyncReport, *, verbose: bool = False) -> None:
@@ -41,12 +41,31 @@ def print_sync_report(report: SyncReport, *, verbose: bool = False) -> None:
 
 
 def stale_answer_line(answer: StaleAnswer) -> str:
-    """One line per stale answer: its id, each stale citation with its path and change
-    (changed or deleted), then the question it answered when the record has it."""
-    cited = "; ".join(f"{c.id} in {c.path} {c.change}" for c in answer.citations)
+    """One line per stale answer: its id, each stale citation (:func:`stale_citation`),
+    then the question it answered when the record has it."""
+    cited = "; ".join(stale_citation(c) for c in answer.citations)
     cited = cited or ", ".join(answer.stale)  # a report built without per-citation changes
     line = f"stale answer {answer.answer_id} ({len(answer.stale)} citation(s)): {cited}"
     return f"{line}; question: {answer.question}" if answer.question else line
+
+
+def stale_citation(c: StaleCitation) -> str:
+    """``<path> lines 3-4 changed (cited span changed in version 2): "was" -> "now"
+    [<id>]``: the document, the cited range and what changed (``deleted`` when the
+    document is gone; ``removed`` when the version no longer holds the passage)."""
+    lines = f" lines {c.line_start}-{c.line_end}" if c.line_start is not None else ""
+    why = f" ({c.reason})" if c.reason else ""
+    head = f"{c.path}{lines} {c.change}{why}"
+    if c.change == "deleted" or not c.old_text:
+        return f"{head} [{c.id}]"
+    now = f'"{_short(c.new_text)}"' if c.new_text else "removed"
+    return f'{head}: "{_short(c.old_text)}" -> {now} [{c.id}]'
+
+
+def _short(text: str, limit: int = 80) -> str:
+    """``text`` on one line, cut at ``limit`` characters with an ellipsis."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
 def sync(

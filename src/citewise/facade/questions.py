@@ -86,7 +86,10 @@ class Questions(ServiceBase):
         conditions: Mapping[str, str] | None = None,
         lineage: Mapping[str, str] | None = None,
         revision: int | None = None,
+        lang: str | None = None,
     ) -> Answer:
+        """``lang``: the language of citewise's own words (``en``, ``zh``; None: the
+        question's), see :meth:`KnowledgeBase.ask`."""
         web = None
         if verify_web:  # configured by the server's environment (docs/regulations.md)
             from citewise.facade.web_waits import unlocked_waits
@@ -102,6 +105,7 @@ class Questions(ServiceBase):
                 conditions=conditions or None,
                 lineage=lineage or None,
                 revision=self._pinned(caller, kb, revision),
+                lang=lang,
             )
             return renumber.answer(answer, self._numbering(caller, kb))
 

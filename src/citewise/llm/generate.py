@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from citewise.analysis.question import Question
 from citewise.answer.models import Answer, AnswerTrace, JudgeTrace, LLMTrace, new_trace_id
+from citewise.core.messages import say
 from citewise.core.search import SearchFilters
 from citewise.core.secrets import public_url, redact, redact_obj, resolve_key, url_secrets
 from citewise.llm.client import ChatClient, OpenAICompatibleClient, parse_json_object
@@ -264,9 +265,12 @@ def _unavailable(
     trace["answer_source"] = None
     return Answer(
         outcome="generation_unavailable",
-        answer="No configured model produced an answer that meets the citation contract "
-        f"({reason.split(':', 1)[0].replace('_', ' ')}); the evidence is in the trace "
-        f"(replay id {pack.replay_id}).",
+        answer=say(
+            "refusal.generation_unavailable",
+            "en",
+            reason=reason.split(":", 1)[0].replace("_", " "),
+            replay_id=pack.replay_id,
+        ),
         citations=(),
         degradation=suff.degradation,
         sufficiency=suff,

@@ -1,13 +1,16 @@
-"""GET /health, GET /health/ready, GET /health/models, the web page at / and its icon."""
+"""GET /health, GET /health/ready, GET /health/models, the web page at /, its icon and
+its labels."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Header, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 
 from citewise import installed_version
+from citewise.analysis.language import from_accept_language, parse_lang
+from citewise.core.messages import table
 from citewise.facade.caller import Caller
 from citewise.facade.service import Service
 from citewise.server.auth import KeyStore
@@ -26,6 +29,16 @@ def favicon() -> Response:
     """The page's icon, also for clients that ask for /favicon.ico whatever the page says
     (browsers viewing a JSON route directly), so that they get an icon rather than a 404."""
     return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
+
+
+@router.get("/ui/labels", include_in_schema=False)
+def labels(
+    lang: str | None = None, accept_language: Annotated[str | None, Header()] = None
+) -> dict[str, str]:
+    """The web page's labels (``web.*`` keys of core/messages.py) in ``lang`` (``en`` or
+    ``zh``), else the first of them ``Accept-Language`` names, else English."""
+    chosen = parse_lang(lang) if lang else from_accept_language(accept_language) or "en"
+    return table("web.", chosen)
 
 
 @router.get("/health", tags=["health"])

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Query, Response
+from fastapi import APIRouter, Depends, Header, Query, Response
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
 from citewise.analysis.asof import parse_as_of
+from citewise.analysis.language import from_accept_language
 from citewise.errors import UsageError
 from citewise.facade.caller import Caller
 from citewise.facade.service import Scope, Service
@@ -51,7 +52,6 @@ class SearchBody(BaseModel):
     #: Search the documents as they were at this revision (your numbering; issue 38).
     revision: int | None = Field(default=None, strict=True)
 
-
 class EvidenceBody(BaseModel):
     query: str
     profile: Literal["base", "causal", "deep"] | None = None
@@ -59,7 +59,6 @@ class EvidenceBody(BaseModel):
     filters: Filters = Field(default_factory=Filters)
     #: Gather evidence from the documents as they were at this revision (issue 38).
     revision: int | None = Field(default=None, strict=True)
-
 
 class AskBody(BaseModel):
     question: str
@@ -73,6 +72,9 @@ class AskBody(BaseModel):
     lineage: dict[str, str] = Field(default_factory=dict)
     #: Answer from the documents as they were at this revision (issue 38).
     revision: int | None = Field(default=None, strict=True)
+    #: The language of citewise's own words: "en" or "zh" (over ``Accept-Language``;
+    #: default: the question's language).
+    lang: str | None = None
 
 
 @router.post("/kb/{kb}/search", tags=["questions"])
@@ -112,13 +114,17 @@ def ask(
     caller: CallerDep,
     service: ServiceDep,
     stream: Annotated[bool, Query(description="Send server-sent events")] = False,
+    accept_language: Annotated[str | None, Header()] = None,
 ) -> dict[str, Any] | StreamingResponse:
     """One answer (same JSON as ``citewise ask --json [--trace]``).
 
     With ``?stream=true``: ``text/event-stream`` with a ``status`` event, one ``sentence``
     event per released sentence and its citations, then an ``answer`` event holding the
-    same object as the plain request (server/streaming.py)."""
+    same object as the plain request (server/streaming.py). The words citewise writes
+    itself (status, refusals, notes) are in ``lang``, else the first of English and
+    Chinese ``Accept-Language`` names, else the question's language."""
     scope = body.filters.scope()
+    lang = body.lang if body.lang is not None else from_accept_language(accept_language)
 
     def run() -> Any:
         return service.ask(
@@ -130,6 +136,7 @@ def ask(
             conditions=body.conditions,
             lineage=body.lineage,
             revision=body.revision,
+            lang=lang,
         )
 
     if not stream:

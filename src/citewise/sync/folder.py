@@ -58,6 +58,11 @@ class StaleCitation:
     id: str
     path: str
     change: Literal["changed", "deleted"]  # the cited span changed, or its document went
+    line_start: int | None = None  # the cited lines of the saved answer's version
+    line_end: int | None = None
+    reason: str = ""  # "cited span changed in version 3", "document removed"
+    old_text: str = ""  # the cited excerpt as the answer quoted it
+    new_text: str | None = None  # the closest text of the current version (None: gone)
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,7 +192,16 @@ def stale_answers(
             continue
         report = check_citations(kb.store, answer_id)
         cited = tuple(
-            StaleCitation(str(c["id"]), str(c["path"]), c["change"])
+            StaleCitation(
+                str(c["id"]),
+                str(c["path"]),
+                c["change"],
+                c.get("line_start"),
+                c.get("line_end"),
+                str(c.get("reason") or ""),
+                str(c.get("old_text") or ""),
+                c.get("new_text"),
+            )
             for c in report["citations"]
             if c["status"] == "stale"
         )

@@ -13,9 +13,11 @@ from dataclasses import replace
 from citewise.analysis.tokenize import has_cjk
 from citewise.answer.citations import cite_claims
 from citewise.answer.composition.coverage import with_coverage
+from citewise.answer.editions_aside import set_aside_in
 from citewise.answer.finish import INSUFFICIENT, finish, human_reason, refusal
 from citewise.answer.meaning.answer import NO_CHINESE_READER, judged
 from citewise.answer.meaning.check import checked
+from citewise.answer.models import Answer
 from citewise.answer.relation.answer import relation_claims, relation_verdict, with_relations
 from citewise.answer.review import release_review
 from citewise.answer.steps.state import AskState, Reviewed
@@ -79,7 +81,19 @@ def finish_step(s: AskState) -> AskState:
         failed_why=None if kept else "no sentence passed review",
         profile=s.profile,
     )
+    if answer.outcome == "answered":
+        _editions_set_aside(s, answer)
     return replace(s, answer=answer)
+
+
+def _editions_set_aside(s: AskState, answer: Answer) -> None:
+    """Older editions of a cited document that recall reached or that speak to the
+    question, in the trace (answer/editions_aside.py): said, not silently left out."""
+    cited = (c.path for c in answer.citations)
+    terms = s.question.intent.subject_terms
+    aside = set_aside_in(s.kb.index, s.filters, cited, terms, s.recall)
+    if aside:
+        s.trace["set_aside"] = aside
 
 
 def _refused(s: AskState, verdict: Sufficiency) -> AskState:

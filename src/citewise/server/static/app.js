@@ -4,6 +4,32 @@
 
 const $ = (id) => document.getElementById(id);
 const state = { kb: "default", answer: null, search: null };
+// The page's labels in the reader's language (GET /ui/labels; keys of core/messages.py).
+const labels = { lang: null, table: {} };
+
+function label(key) {
+  return labels.table[key] || key;
+}
+
+// Labels of the page in `lang` ("en", "zh"; null: the browser's Accept-Language), put
+// in place with textContent and the placeholder attribute only.
+async function applyLabels(lang) {
+  if (lang && lang === labels.lang) return;
+  const url = "/ui/labels" + (lang ? "?lang=" + encodeURIComponent(lang) : "");
+  const resp = await fetch(url);
+  if (!resp.ok) return;
+  labels.table = await resp.json();
+  labels.lang = lang;
+  if (lang) document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
+  for (const node of document.querySelectorAll("[data-label]")) {
+    const text = labels.table[node.dataset.label];
+    if (text) node.textContent = text;
+  }
+  for (const node of document.querySelectorAll("[data-label-placeholder]")) {
+    const text = labels.table[node.dataset.labelPlaceholder];
+    if (text) node.placeholder = text;
+  }
+}
 
 function el(tag, text, cls) {
   const node = document.createElement(tag);
@@ -69,6 +95,7 @@ async function ask(question) {
     const base = "/kb/" + encodeURIComponent(state.kb);
     clear($("answer"));
     $("citation-view").hidden = true;
+    showAsking();
     const [answer, search] = await Promise.all([
       askStream(base, { question, trace: true, verify_web: $("verify-web").checked }, renderSentence),
       api("POST", base + "/search", { query: question, top_k: 10 }).catch(() => null),
@@ -76,6 +103,7 @@ async function ask(question) {
     state.answer = answer;
     state.search = search;
     renderAnswer(answer);
+    await applyLabels((answer.display || {}).lang || null).catch(() => null);
     renderStatus(answer, search);
     renderEvidence(answer);
     renderTrace(answer, search);
@@ -89,7 +117,12 @@ async function ask(question) {
 // POST /ask?stream=true read as server-sent events: each released sentence is shown as
 // it arrives (with clickable citations); the final "answer" event is the whole answer.
 async function askStream(base, body, onSentence) {
-  const headers = { "Content-Type": "application/json", Accept: "text/event-stream" };
+  // "*": the question's own language decides the wording, not the browser's languages
+  const headers = {
+    "Content-Type": "application/json",
+    Accept: "text/event-stream",
+    "Accept-Language": "*",
+  };
   const key = $("api-key").value.trim();
   if (key) headers["X-API-Key"] = key;
   const resp = await fetch(base + "/ask?stream=true", {
@@ -180,18 +213,35 @@ function renderAnswer(answer) {
 }
 
 function graphStatus(search) {
-  if (!search) return "unknown";
+  if (!search) return label("web.graph_unknown");
   const g = (search.diagnostics || []).find((d) => d.route === "graph");
-  return g ? g.status : "not run";
+  return g ? g.status : label("web.graph_not_run");
 }
 
-function renderStatus(answer, search) {
+// While the answer is on its way: the status row says so (and nothing of the last one).
+function showAsking() {
   $("status-row").hidden = false;
-  $("st-outcome").textContent = answer.outcome;
-  $("st-evidence").textContent = answer.sufficiency.status;
+  const line = $("status-line");
+  line.textContent = label("web.asking");
+  line.dataset.outcome = "pending";
+  line.dataset.degradation = "";
+  clear($("status-notes"));
+}
+
+// One status line (answer/wording.py): the outcome first, then the degradation with its
+// plain reason, in the question's language; notes (editions set aside) below it.
+function renderStatus(answer, search) {
+  const shown = answer.display || {};
+  $("status-row").hidden = false;
+  const line = $("status-line");
+  line.textContent = shown.status_line || answer.outcome;
+  line.dataset.outcome = answer.outcome;
+  line.dataset.degradation = answer.degradation;
   $("st-citations").textContent = String(answer.citations.length);
   $("st-graph").textContent = graphStatus(search);
-  $("st-degraded").textContent = answer.degradation === "none" ? "no" : answer.degradation;
+  const notes = $("status-notes");
+  clear(notes);
+  for (const text of shown.lines || []) notes.appendChild(el("li", text));
 }
 
 // A PDF page with the cited boxes, rendered by the server (fetched with the API key).
@@ -314,9 +364,9 @@ async function openCitation(c) {
 }
 
 const GROUPS = [
-  ["direct evidence", "direct_evidence"],
-  ["document augmentation", "document_augmentation"],
-  ["graph-neighbor evidence", "graph_neighbor_evidence"],
+  ["web.group_direct", "direct_evidence"],
+  ["web.group_augmentation", "document_augmentation"],
+  ["web.group_graph", "graph_neighbor_evidence"],
 ];
 
 function fragmentNode(f) {
@@ -334,7 +384,8 @@ function renderEvidence(answer) {
   clear(groups);
   $("evidence").hidden = !pack;
   if (!pack) return;
-  for (const [title, key] of GROUPS) {
+  for (const [titleKey, key] of GROUPS) {
+    const title = label(titleKey);
     const frags = pack[key] || [];
     const g = el("div", null, "group");
     g.dataset.role = key;
@@ -345,7 +396,7 @@ function renderEvidence(answer) {
   const cl = pack.conflicts_and_limitations || { conflicts: [], limitations: [] };
   const g = el("div", null, "group");
   g.dataset.role = "conflicts";
-  g.appendChild(el("h3", "conflicts and limitations (" + (cl.conflicts.length + cl.limitations.length) + ")"));
+  g.appendChild(el("h3", label("web.group_conflicts") + " (" + (cl.conflicts.length + cl.limitations.length) + ")"));
   cl.conflicts.forEach((f) => g.appendChild(fragmentNode(f)));
   cl.limitations.forEach((l) => g.appendChild(el("div", l.kind + ": " + (l.path || "") + " " + l.reason, "meta")));
   groups.appendChild(g);
@@ -498,5 +549,6 @@ document.addEventListener("DOMContentLoaded", () => {
   $("tab-ask").addEventListener("click", () => showView("ask"));
   $("tab-docs").addEventListener("click", () => showView("docs"));
   $("upload-form").addEventListener("submit", upload);
+  applyLabels(null).catch(() => null);
   loadKbs().catch((e) => showError(e.message));
 });
