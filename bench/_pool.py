@@ -47,6 +47,10 @@ CANDIDATES: tuple[Setting, ...] = (
     Setting("answerable-0.35", {"CITEWISE_ANSWERABLE_MIN": "0.35"}),
     # the pack's guarantee for the best unit of recall's top documents (evidence/keep_top)
     Setting("pack-top-0", {"CITEWISE_PACK_TOP_DOCS": "0"}),
+    # the factor per near miss (sufficiency/near_miss; default 0.5): 1 turns it off
+    Setting("near-miss-1", {"CITEWISE_ANSWERABLE_NEAR_MISS": "1"}),
+    Setting("near-miss-0.7", {"CITEWISE_ANSWERABLE_NEAR_MISS": "0.7"}),
+    Setting("near-miss-0.3", {"CITEWISE_ANSWERABLE_NEAR_MISS": "0.3"}),
 )
 
 Summary = Mapping[str, Any]

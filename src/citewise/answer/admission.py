@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from citewise.analysis.question import Question
 from citewise.analysis.scope import Scope
 from citewise.answer.acronyms import aliases, definitions
 from citewise.answer.compose import Candidate
@@ -30,6 +31,7 @@ from citewise.sufficiency.constraints import Constraint, UnitGate, question_cons
 from citewise.sufficiency.floor import unmentioned
 from citewise.sufficiency.measure import MEASURE_Q
 from citewise.sufficiency.models import TermProfile
+from citewise.sufficiency.near_miss import near_misses
 from citewise.sufficiency.presence import is_question
 from citewise.sufficiency.structure import Structural, structural, title_line
 
@@ -101,19 +103,23 @@ def admission(
     near: dict[tuple[str, int], list[Span]],
     facts: Mapping[str, DocFacts] | None = None,
     scope: Scope | None = None,
+    asked: Question | None = None,
 ) -> Callable[[Candidate], bool]:
     """The ``admit`` test for :func:`citewise.answer.compose.compose`. ``facts``: the
     documents' titles and metadata (:func:`~citewise.answer.unit_context.document_facts`):
     each unit is judged with its :class:`~citewise.answer.unit_context.UnitContext`, which
     may supply a year, a name or a relation word; when the question states a ``scope``,
     that context also lifts a unit to the relevance floor (its scope words are where it
-    stands, not what it says)."""
+    stands, not what it says). ``asked``: the analysed question, whose qualifiers a unit
+    may replace by others (:mod:`citewise.sufficiency.near_miss`; not read for the
+    intents of :data:`UNCONSTRAINED`, nor without it)."""
     reads = _Reads(reader, facts, _asked_names(gate.constraints))
     wanted = expected_of(gate.question) if is_question(gate.question) else None
     scoped = scope is not None and bool(scope.words or scope.years or scope.source)
+    misses = asked if asked is not None and asked.intent.kind not in UNCONSTRAINED else None
 
     def admit(c: Candidate) -> bool:
-        if not gate.constraints and wanted is None:
+        if not gate.constraints and wanted is None and misses is None:
             return True
         before, section, own, first = _blocks_of(reader, near, c)
         opening, names = reads.subject(c)
@@ -142,8 +148,9 @@ def admission(
         shown = f"{caption}: {c.clean}" if caption else c.clean  # its figures too
         if c.kind == "sequel":  # its first sentence meets them alone; the next carries on
             shown = ([s.text for s in split_sentences(c.clean)] or [c.clean])[0]
+        missed = near_misses(misses, shown, "\n".join([*headings, where])) if misses else ()
         value, refused = _scored(
-            Signals(score, wanted, present(shown), unit_structure(c, own)), gate.floor
+            Signals(score, wanted, present(shown), unit_structure(c, own), missed), gate.floor
         )
         return gate(shown, headings, value, f"{section}\n{own}", refused, where)
 
@@ -153,11 +160,14 @@ def admission(
 def _scored(signals: Signals, floor: float) -> tuple[float, list[Constraint]]:
     """A unit's answerability (:mod:`citewise.sufficiency.answerability`) and the hard
     gate it fails, if any: a structural line for a typed question, or one scored down
-    below the relevance ``floor``."""
+    below the relevance ``floor``; a unit its near misses score down below the floor
+    fails for not mentioning the question's own qualifiers."""
     value = answerability(signals)
     hard = refusal(signals)  # a title line for "when", a unit without a number ...
     if not hard and signals.structure and value < floor:  # scored down below it
         hard = f"structure:{signals.structure}"
+    if not hard and signals.near_misses and value < floor:
+        return value, [Constraint("relevance", " ".join(signals.near_misses), "near_miss")]
     if hard[:10] != "structure:":
         return value, []
     return value, [Constraint("structure", hard[10:], "structure")]

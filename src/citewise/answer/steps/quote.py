@@ -177,7 +177,7 @@ def _extractive(s: AskState) -> AskState:
         units_of=units_of,
         scorer=dense_scorer(s.kb.index),
         needed=profile.needed,
-        admit=admission(gate, unit_reader, unit_near, facts, q.scope),
+        admit=admission(gate, unit_reader, unit_near, facts, q.scope, q),
     )
     if q.conditions.conditions or chosen:
         heads = [f.heading_path[-1] for f in pack.direct if f.heading_path]

@@ -1,0 +1,198 @@
+"""Near misses: a unit that states the asked thing under another qualifier (issue 34).
+
+An unanswerable question is most often answered by a unit about the right topic that
+does not state the asked-for slot for the asked-for qualifier. The unit holds the
+question's *head* word but next to it another word of the same kind where the question
+has its own qualifier, which the unit and its context (headings, title, edition) do not
+hold anywhere:
+
+* another modifier of the same head ("a *decreasing* plurality of legal systems" asked,
+  "an *increasing* plurality" stated; "*modern* Europe" / "*medieval* Europe");
+* another verb on the same object ("*support* violence" / "*renounced* violence");
+* another entity before the same noun ("the *Rumford* engine" / "the *Corliss* engine");
+* another value of the same measure ("有效期为*三十年*" / "有效期*十年*",
+  "*二十*海里" / "*二十四*海里"): a number is matched as a whole word, never as part of
+  a longer one.
+
+:func:`near_misses` counts such substituted question words; the answerability score
+(:mod:`citewise.sufficiency.answerability`) multiplies a unit's score by a factor per
+miss, so the feature lowers a score and never raises it. English words are compared by
+their index stems and word forms (:mod:`citewise.sufficiency.wordforms`), Chinese words
+by jieba's segmentation (:mod:`citewise.analysis.zh_words`). Pure and deterministic.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from citewise.analysis.question import Question
+from citewise.analysis.tokenize import QUESTION_STEMS, tokenize
+from citewise.analysis.zh_words import INTERROGATIVE, is_function_word, segment
+from citewise.sufficiency.figures import NUMBER_WORDS
+from citewise.sufficiency.floor import FUNCTION_WORDS, FUNCTION_ZIPF
+from citewise.sufficiency.presence import FILLER, english_zipf
+from citewise.sufficiency.wordforms import held, related, tokens
+
+__all__ = ["Word", "near_misses", "substitutions", "words_of"]
+
+#: A run of Han characters (segmented by jieba) or of Latin letters and digits.
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_PIECE = re.compile(rf"(?P<han>[{_HAN}]+)|(?P<lat>[^\W_{_HAN}](?:[^\W{_HAN}]|['’.-])*)")
+#: A number word: digits, or Chinese numerals with an optional measure character.
+_NUMBER = re.compile(r"\d|^[〇零一二两三四五六七八九十百千万亿]+[年月日天岁周个条次倍]?$")
+#: How many function words may stand between a qualifier and its head in the question.
+GAP = 1
+#: How many words on either side of the head a short form's full name may span.
+ABBREVIATION_WORDS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    """One word of a text in order: its comparison ``form`` (an English stem, a Chinese
+    word), whether it is a ``content`` word, a ``number``, ``han`` (Chinese), and its
+    ``surface`` as written."""
+
+    form: str
+    content: bool
+    number: bool
+    han: bool
+    surface: str = ""
+
+
+#: English interrogatives whose next word names the asked category ("what *year*",
+#: "how *many*", "which *country*"), as :data:`~citewise.analysis.zh_words.INTERROGATIVE`
+#: does for Chinese: the evidence states a value, not that word.
+_ASKING = frozenset({"what", "which", "whose", "how"})
+
+
+def _latin(surface: str, prev: str) -> Word:
+    word = surface.strip(".'’-")
+    keys = [k for k in tokenize(word) if k not in QUESTION_STEMS and k not in FILLER]
+    low = word.lower()
+    function = low in FUNCTION_WORDS or english_zipf(low) >= FUNCTION_ZIPF
+    function = function or prev.lower() in _ASKING
+    form = keys[0] if keys else low
+    number = any(ch.isdigit() for ch in word) or low in NUMBER_WORDS
+    return Word(form, bool(keys) and not function, number, False, word)
+
+
+def _han(run: str) -> list[Word]:
+    out: list[Word] = []
+    prev = ""
+    for w in segment(run):
+        # the word right after an interrogative names the asked category (哪个*年龄段*)
+        category = bool(prev) and INTERROGATIVE.search(prev) is not None
+        number = _NUMBER.search(w) is not None
+        content = (len(w) >= 2 or number) and not is_function_word(w) and not category
+        out.append(Word(w, content, number, True, w))
+        prev = w
+    return out
+
+
+def words_of(text: str) -> list[Word]:
+    """The words of ``text`` in order (Han runs in jieba words, other runs in words)."""
+    out: list[Word] = []
+    prev = ""
+    for m in _PIECE.finditer(text):
+        lat = m.group("lat")
+        out.extend([_latin(lat, prev)] if lat else _han(m.group("han")))
+        prev = lat or ""
+    return out
+
+
+def _same(a: Word, b: Word) -> bool:
+    """Whether two words are one (a form of one English word; one Chinese word, or one
+    containing the other unless either is a number)."""
+    if a.han != b.han:
+        return False
+    if not a.han:
+        return related(a.form, b.form)
+    if a.number or b.number:
+        return a.form == b.form
+    return a.form in b.form or b.form in a.form
+
+
+def _neighbour(words: Sequence[Word], i: int, step: int, gap: int = GAP) -> Word | None:
+    """The first content word from ``i`` in direction ``step``, past at most ``gap``
+    function words."""
+    j, skipped = i + step, 0
+    while 0 <= j < len(words):
+        if words[j].content:
+            return words[j]
+        skipped += 1
+        if skipped > gap:
+            return None
+        j += step
+    return None
+
+
+def _held(w: Word, text: str, stems: set[str], unit_words: Sequence[Word]) -> bool:
+    """Whether ``w`` is in the text (a number only as a whole word)."""
+    if not w.han:
+        return held(w.form, stems)
+    if w.number:
+        return any(u.form == w.form for u in unit_words)
+    return w.form in text
+
+
+def substitutions(asked: Sequence[Word], unit: Sequence[Word], held_in: set[int]) -> list[int]:
+    """Indexes of the ``asked`` content words not in ``held_in`` whose head word (a content
+    neighbour in the question) the ``unit`` holds with another content word of the same
+    kind on the same side, one the question does not hold."""
+    out: list[int] = []
+    for i, w in enumerate(asked):
+        if not w.content or i in held_in:
+            continue
+        # a qualifier stands before its head ("modern Europe", "support violence"); a
+        # value after its attribute ("有效期为三十年")
+        for step in (1, -1) if w.number else (1,):
+            head = _neighbour(asked, i, step)
+            if head is not None and _replaced(w, head, step, asked, unit):
+                out.append(i)
+                break
+    return out
+
+
+def _replaced(w: Word, head: Word, step: int, asked: Sequence[Word], unit: Sequence[Word]) -> bool:
+    for k, u in enumerate(unit):
+        if not u.content or not _same(u, head):
+            continue
+        other = _neighbour(unit, k, -step)  # the unit's word where the question has w
+        if other is None or other.number != w.number:
+            continue
+        near = unit[max(0, k - ABBREVIATION_WORDS) : k + ABBREVIATION_WORDS + 1]
+        if _abbreviates(w, "".join(u.form for u in near)):
+            continue
+        if not any(_same(other, a) for a in asked if a.content):
+            return True
+    return False
+
+
+def _abbreviates(w: Word, near: str) -> bool:
+    """Whether ``w`` is a short form of words ``near`` the head in the unit (its letters
+    or characters in order: 中国 of 中华人民共和国, 人大常委会 of 人民代表大会常务委员会,
+    GI of gastrointestinal), which then name the same thing, not another; never a
+    number."""
+    short = w.han or (w.surface.isupper() and w.surface.isalpha())  # 中国, GI; not "async"
+    if w.number or not short or len(w.form) >= len(near):
+        return False
+    rest = iter(near)
+    return all(ch in rest for ch in w.form)
+
+
+def near_misses(question: Question, unit: str, context: str = "") -> tuple[str, ...]:
+    """The question's qualifiers that ``unit`` replaces by another (see the module): each
+    is absent from the unit and its ``context``, and its head word stands in the unit
+    next to another word of its kind."""
+    asked = words_of(question.text)
+    unit_words = words_of(unit)
+    whole = f"{unit}\n{context}"
+    stems = tokens(whole)
+    context_words = [*unit_words, *words_of(context)] if context else unit_words
+    present = {
+        i for i, w in enumerate(asked) if w.content and _held(w, whole, stems, context_words)
+    }
+    found = substitutions(asked, unit_words, present)
+    return tuple(dict.fromkeys(asked[i].surface for i in found))
