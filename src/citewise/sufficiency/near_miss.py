@@ -29,17 +29,20 @@ from dataclasses import dataclass
 
 from citewise.analysis.question import Question
 from citewise.analysis.tokenize import QUESTION_STEMS, tokenize
-from citewise.analysis.zh_words import INTERROGATIVE, is_function_word, segment
+from citewise.analysis.zh_words import INTERROGATIVE, is_function_word, segment, word_tag
 from citewise.sufficiency.figures import NUMBER_WORDS
 from citewise.sufficiency.floor import FUNCTION_WORDS, FUNCTION_ZIPF
 from citewise.sufficiency.presence import FILLER, english_zipf
 from citewise.sufficiency.wordforms import held, related, tokens
 
-__all__ = ["Word", "near_misses", "substitutions", "words_of"]
+__all__ = ["BOUNDARY", "Word", "near_misses", "substitutions", "words_of"]
 
 #: A run of Han characters (segmented by jieba) or of Latin letters and digits.
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_PIECE = re.compile(rf"(?P<han>[{_HAN}]+)|(?P<lat>[^\W_{_HAN}](?:[^\W{_HAN}]|['’.-])*)")
+_PIECE = re.compile(
+    rf"(?P<han>[{_HAN}]+)|(?P<lat>[^\W_{_HAN}](?:[^\W{_HAN}]|['’.-](?=\w))*)"
+    r"|(?P<mark>[,;:.!?()\[\]\"“”，。；：、！？（）《》「」])"
+)
 #: A number word: digits, or Chinese numerals with an optional measure character.
 _NUMBER = re.compile(r"\d|^[〇零一二两三四五六七八九十百千万亿]+[年月日天岁周个条次倍]?$")
 #: How many function words may stand between a qualifier and its head in the question.
@@ -59,6 +62,10 @@ class Word:
     number: bool
     han: bool
     surface: str = ""
+
+
+#: A clause mark in a word sequence: no qualifier reaches its head across it.
+BOUNDARY = Word("", False, False, False)
 
 
 #: English interrogatives whose next word names the asked category ("what *year*",
@@ -92,10 +99,15 @@ def _han(run: str) -> list[Word]:
 
 
 def words_of(text: str) -> list[Word]:
-    """The words of ``text`` in order (Han runs in jieba words, other runs in words)."""
+    """The words of ``text`` in order (Han runs in jieba words, other runs in words); a
+    clause mark (comma, stop, bracket, quote) stands as an empty :data:`BOUNDARY`."""
     out: list[Word] = []
     prev = ""
     for m in _PIECE.finditer(text):
+        if m.group("mark"):
+            out.append(BOUNDARY)
+            prev = ""
+            continue
         lat = m.group("lat")
         out.extend([_latin(lat, prev)] if lat else _han(m.group("han")))
         prev = lat or ""
@@ -105,7 +117,7 @@ def words_of(text: str) -> list[Word]:
 def _same(a: Word, b: Word) -> bool:
     """Whether two words are one (a form of one English word; one Chinese word, or one
     containing the other unless either is a number)."""
-    if a.han != b.han:
+    if a.han != b.han or not a.form or not b.form:
         return False
     if not a.han:
         return related(a.form, b.form)
@@ -114,18 +126,26 @@ def _same(a: Word, b: Word) -> bool:
     return a.form in b.form or b.form in a.form
 
 
-def _neighbour(words: Sequence[Word], i: int, step: int, gap: int = GAP) -> Word | None:
-    """The first content word from ``i`` in direction ``step``, past at most ``gap``
-    function words."""
-    j, skipped = i + step, 0
-    while 0 <= j < len(words):
-        if words[j].content:
-            return words[j]
-        skipped += 1
-        if skipped > gap:
+def _neighbour(words: Sequence[Word], i: int, step: int) -> int | None:
+    """The index of the first content word from ``i`` in direction ``step``, past at most
+    :data:`GAP` function words and no clause mark."""
+    j = i + step
+    while 0 <= j < len(words) and abs(j - i) <= GAP + 1:
+        if words[j] is BOUNDARY:
             return None
+        if words[j].content:
+            return j
         j += step
     return None
+
+
+def _between(words: Sequence[Word], i: int, j: int) -> set[str]:
+    """The function words between positions ``i`` and ``j``, but a Chinese particle of one
+    character (的, 为, 之: optional between a modifier or value and its head, 有效期为十年
+    is 有效期十年); an English article or preposition marks the structure ("the price
+    of oil" is not "first oil")."""
+    lo, hi = sorted((i, j))
+    return {w.form for w in words[lo + 1 : hi] if not (w.han and len(w.form) == 1)}
 
 
 def _held(w: Word, text: str, stems: set[str], unit_words: Sequence[Word]) -> bool:
@@ -148,24 +168,41 @@ def substitutions(asked: Sequence[Word], unit: Sequence[Word], held_in: set[int]
         # a qualifier stands before its head ("modern Europe", "support violence"); a
         # value after its attribute ("有效期为三十年")
         for step in (1, -1) if w.number else (1,):
-            head = _neighbour(asked, i, step)
-            if head is not None and _replaced(w, head, step, asked, unit):
+            h = _neighbour(asked, i, step)
+            if h is not None and _replaced(asked, i, h, unit):
                 out.append(i)
                 break
     return out
 
 
-def _replaced(w: Word, head: Word, step: int, asked: Sequence[Word], unit: Sequence[Word]) -> bool:
+def _kind(a: Word, b: Word) -> bool:
+    """Whether ``b`` can stand where ``a`` does: both numbers or neither, and for Chinese
+    the same part of speech when jieba knows both (北方 / 南方, not 留置 / 规定)."""
+    if a.number != b.number:
+        return False
+    if not a.han or a.number:
+        return True
+    ta, tb = word_tag(a.form)[:1], word_tag(b.form)[:1]
+    return not ta or not tb or ta == tb
+
+
+def _replaced(asked: Sequence[Word], i: int, h: int, unit: Sequence[Word]) -> bool:
+    """Whether the unit holds the question's head ``asked[h]`` with another word where
+    the question has ``asked[i]``: the same side, the same function words between them
+    ("有效期为三十年" / "有效期十年", not "price of oil" / "first oil")."""
+    w, head = asked[i], asked[h]
+    step = 1 if h > i else -1
+    gap = _between(asked, i, h)
     for k, u in enumerate(unit):
         if not u.content or not _same(u, head):
             continue
-        other = _neighbour(unit, k, -step)  # the unit's word where the question has w
-        if other is None or other.number != w.number:
+        o = _neighbour(unit, k, -step)  # the unit's word where the question has w
+        if o is None or not _kind(w, unit[o]) or _between(unit, o, k) != gap:
             continue
         near = unit[max(0, k - ABBREVIATION_WORDS) : k + ABBREVIATION_WORDS + 1]
         if _abbreviates(w, "".join(u.form for u in near)):
             continue
-        if not any(_same(other, a) for a in asked if a.content):
+        if not any(_same(unit[o], a) for a in asked if a.content):
             return True
     return False
 
