@@ -15,7 +15,7 @@ from __future__ import annotations
 import calendar
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from citewise.analysis.question import Question
 from citewise.analysis.scope import Scope
@@ -161,13 +161,18 @@ def _scored(signals: Signals, floor: float) -> tuple[float, list[Constraint]]:
     """A unit's answerability (:mod:`citewise.sufficiency.answerability`) and the hard
     gate it fails, if any: a structural line for a typed question, or one scored down
     below the relevance ``floor``; a unit its near misses score down below the floor
-    fails for not mentioning the question's own qualifiers."""
+    fails for not mentioning the question's own qualifiers. The score returned leaves
+    the near misses out: it ranks the refusals (the closest passage stays the closest)."""
     value = answerability(signals)
     hard = refusal(signals)  # a title line for "when", a unit without a number ...
+    if signals.near_misses:
+        missed = Constraint("relevance", " ".join(signals.near_misses), "near_miss")
+        unmissed = answerability(replace(signals, near_misses=()))
+        if not hard and value < floor:
+            return unmissed, [missed]
+        value = unmissed
     if not hard and signals.structure and value < floor:  # scored down below it
         hard = f"structure:{signals.structure}"
-    if not hard and signals.near_misses and value < floor:
-        return value, [Constraint("relevance", " ".join(signals.near_misses), "near_miss")]
     if hard[:10] != "structure:":
         return value, []
     return value, [Constraint("structure", hard[10:], "structure")]
