@@ -6,6 +6,8 @@ none is a development question."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -190,3 +192,58 @@ def test_words_keep_chinese_numbers_and_english_categories() -> None:
     assert not zh["年龄段"].content  # the asked category after 哪个
     en = {w.surface: w for w in words_of("In what year was the Rumford engine patented?")}
     assert not en["year"].content and en["Rumford"].content
+
+
+_LAW = (
+    "# 居民身份证法\n\n第五条 十六周岁以上公民的居民身份证的有效期为十年、二十年、长期。"
+    "十六周岁至二十五周岁的，发给有效期十年的居民身份证。\n\n"
+    "第六条 居民身份证式样由国务院公安部门制定。\n"
+)
+_GUIDE = (
+    "# Rivers\n\nThe Amber river flows through the southern province and ends in the bay.\n\n"
+    "The northern province has no large river; its towns draw water from wells.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "near", "asked", "missed"),
+    [
+        (
+            "law.md",
+            _LAW,
+            "有效期为三十年的居民身份证发给哪个年龄段的公民？",
+            "有效期为十年的居民身份证发给哪个年龄段的公民？",
+            "三十年",
+        ),
+        (
+            "rivers.md",
+            _GUIDE,
+            "Which river flows through the northern province and ends in the bay?",
+            "Which river flows through the southern province and ends in the bay?",
+            "northern",
+        ),
+    ],
+)
+def test_an_ask_refuses_the_near_miss_naming_the_qualifier(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    text: str,
+    near: str,
+    asked: str,
+    missed: str,
+) -> None:
+    """Through the pipeline (a real SQLite home): the unit that states another value or
+    modifier is refused once the factor takes it below the threshold, and the reason
+    names the question's own qualifier; the question it does answer is still answered;
+    with the factor at 1 (the feature off) the near miss is quoted as before."""
+    from tests.conftest import one_file_kb
+
+    kb = one_file_kb(tmp_path, monkeypatch, text, name=name)
+    monkeypatch.setenv("CITEWISE_ANSWERABLE_NEAR_MISS", "0.2")
+    refused = kb.ask(near)
+    assert refused.outcome != "answered", refused.answer
+    assert missed in refused.answer
+    assert kb.ask(asked).outcome == "answered"
+    monkeypatch.setenv("CITEWISE_ANSWERABLE_NEAR_MISS", "1")
+    assert kb.ask(near).outcome == "answered"
