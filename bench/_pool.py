@@ -42,15 +42,14 @@ DEFAULTS = Setting("defaults")
 #: The candidates a threshold choice is made from. Add a Setting per threshold value to
 #: try; every figure is then reported as chosen with and without its own corpus.
 CANDIDATES: tuple[Setting, ...] = (
-    DEFAULTS,  # CITEWISE_ANSWERABLE_MIN 0.3 (citewise.sufficiency.answerability), top docs 2
+    DEFAULTS,  # CITEWISE_ANSWERABLE_MIN 0.3, CITEWISE_ANSWERABLE_NEAR_MISS 0.3, top docs 2
     Setting("answerable-0.25", {"CITEWISE_ANSWERABLE_MIN": "0.25"}),
     Setting("answerable-0.35", {"CITEWISE_ANSWERABLE_MIN": "0.35"}),
     # the pack's guarantee for the best unit of recall's top documents (evidence/keep_top)
     Setting("pack-top-0", {"CITEWISE_PACK_TOP_DOCS": "0"}),
-    # the factor per near miss (sufficiency/near_miss; default 0.5): 1 turns it off
+    # the factor per near miss (sufficiency/near_miss; default 0.3): 1 turns it off
     Setting("near-miss-1", {"CITEWISE_ANSWERABLE_NEAR_MISS": "1"}),
-    Setting("near-miss-0.7", {"CITEWISE_ANSWERABLE_NEAR_MISS": "0.7"}),
-    Setting("near-miss-0.3", {"CITEWISE_ANSWERABLE_NEAR_MISS": "0.3"}),
+    Setting("near-miss-0.5", {"CITEWISE_ANSWERABLE_NEAR_MISS": "0.5"}),
 )
 
 Summary = Mapping[str, Any]
