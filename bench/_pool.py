@@ -82,10 +82,12 @@ def choose(
 ) -> str:
     """Name of the candidate with the best pooled score over the corpora of ``results``
     other than ``without`` and the held-out ones; ties go to the earlier candidate. With
-    no corpus to choose on, the first candidate (the defaults)."""
+    no corpus to choose on, the first candidate that was run (the defaults, unless a run
+    asked only for others: ``--settings``)."""
     skip = set(held_out) | ({without} if without else set())
     corpora = [c for c in results if c not in skip]
-    best, best_score = candidates[0].name, float("-inf")
+    ran = [c.name for c in candidates if any(c.name in results[k] for k in results)]
+    best, best_score = (ran or [candidates[0].name])[0], float("-inf")
     for cand in candidates:
         runs = [results[c][cand.name] for c in corpora if cand.name in results[c]]
         if len(runs) < len(corpora) or not runs:
