@@ -248,3 +248,20 @@ def test_an_ask_refuses_the_near_miss_naming_the_qualifier(
     assert kb.ask(asked).outcome == "answered"
     monkeypatch.setenv("CITEWISE_ANSWERABLE_NEAR_MISS", "1")
     assert kb.ask(near).outcome == "answered"
+
+
+def test_a_near_miss_names_what_the_unit_says_instead() -> None:
+    """The pair the refusal reason quotes: the question's words and the unit's words in
+    their place, as written (docs-style English, Chinese legal text)."""
+    from citewise.sufficiency.near_miss import near_miss_pairs
+
+    pairs = near_miss_pairs(
+        analyse("What is the default size of the process pool?"),
+        "The default thread pool size is 40 tokens.",
+    )
+    assert pairs == (("process pool", "thread pool"),)
+    zh = near_miss_pairs(
+        analyse("有效期为三十年的居民身份证发给哪个年龄段的公民？"),
+        "十六周岁至二十五周岁的，发给有效期十年的居民身份证。",
+    )
+    assert zh == (("三十年的居民身份证", "十年的居民身份证"),)

@@ -31,7 +31,7 @@ from citewise.sufficiency.constraints import Constraint, UnitGate, question_cons
 from citewise.sufficiency.floor import unmentioned
 from citewise.sufficiency.measure import MEASURE_Q
 from citewise.sufficiency.models import TermProfile
-from citewise.sufficiency.near_miss import near_misses
+from citewise.sufficiency.near_miss import near_miss_pairs
 from citewise.sufficiency.presence import is_question
 from citewise.sufficiency.structure import Structural, structural, title_line
 
@@ -148,25 +148,29 @@ def admission(
         shown = f"{caption}: {c.clean}" if caption else c.clean  # its figures too
         if c.kind == "sequel":  # its first sentence meets them alone; the next carries on
             shown = ([s.text for s in split_sentences(c.clean)] or [c.clean])[0]
-        missed = near_misses(misses, shown, "\n".join([*headings, where])) if misses else ()
+        pairs = near_miss_pairs(misses, shown, "\n".join([*headings, where])) if misses else ()
+        missed = tuple(said for said, _ in pairs)
         value, refused = _scored(
-            Signals(score, wanted, present(shown), unit_structure(c, own), missed), gate.floor
+            Signals(score, wanted, present(shown), unit_structure(c, own), missed),
+            gate.floor,
+            pairs[0][1] if pairs else "",
         )
         return gate(shown, headings, value, f"{section}\n{own}", refused, where)
 
     return admit
 
 
-def _scored(signals: Signals, floor: float) -> tuple[float, list[Constraint]]:
+def _scored(signals: Signals, floor: float, stated: str = "") -> tuple[float, list[Constraint]]:
     """A unit's answerability (:mod:`citewise.sufficiency.answerability`) and the hard
     gate it fails, if any: a structural line for a typed question, or one scored down
     below the relevance ``floor``; a unit its near misses score down below the floor
-    fails for not mentioning the question's own qualifiers. The score returned leaves
+    fails as a near miss (``stated``: what the unit says in place of the question's first
+    qualifier, "thread pool" for "process pool"). The score returned leaves
     the near misses out: it ranks the refusals (the closest passage stays the closest)."""
     value = answerability(signals)
     hard = refusal(signals)  # a title line for "when", a unit without a number ...
     if signals.near_misses:
-        missed = Constraint("relevance", " ".join(signals.near_misses), "near_miss")
+        missed = Constraint("near_miss", signals.near_misses[0], stated)
         unmissed = answerability(replace(signals, near_misses=()))
         if not hard and value < floor:
             return unmissed, [missed]

@@ -35,7 +35,7 @@ from citewise.sufficiency.floor import FUNCTION_WORDS, FUNCTION_ZIPF
 from citewise.sufficiency.presence import FILLER, english_zipf
 from citewise.sufficiency.wordforms import held, related, tokens
 
-__all__ = ["BOUNDARY", "Word", "near_misses", "substitutions", "words_of"]
+__all__ = ["BOUNDARY", "Word", "near_miss_pairs", "near_misses", "substitutions", "words_of"]
 
 #: A run of Han characters (segmented by jieba) or of Latin letters and digits.
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -157,11 +157,14 @@ def _held(w: Word, text: str, stems: set[str], unit_words: Sequence[Word]) -> bo
     return w.form in text
 
 
-def substitutions(asked: Sequence[Word], unit: Sequence[Word], held_in: set[int]) -> list[int]:
-    """Indexes of the ``asked`` content words not in ``held_in`` whose head word (a content
-    neighbour in the question) the ``unit`` holds with another content word of the same
-    kind on the same side, one the question does not hold."""
-    out: list[int] = []
+def substitutions(
+    asked: Sequence[Word], unit: Sequence[Word], held_in: set[int]
+) -> list[tuple[int, str, str]]:
+    """The ``asked`` content words not in ``held_in`` whose head word (a content neighbour
+    in the question) the ``unit`` holds with another content word of the same kind on the
+    same side, one the question does not hold: (index, the question's qualifier and head,
+    the unit's word and head as written)."""
+    out: list[tuple[int, str, str]] = []
     for i, w in enumerate(asked):
         if not w.content or i in held_in:
             continue
@@ -169,10 +172,19 @@ def substitutions(asked: Sequence[Word], unit: Sequence[Word], held_in: set[int]
         # value after its attribute ("有效期为三十年")
         for step in (1, -1) if w.number else (1,):
             h = _neighbour(asked, i, step)
-            if h is not None and _replaced(asked, i, h, unit):
-                out.append(i)
+            stated = _replaced(asked, i, h, unit) if h is not None else None
+            if stated is not None and h is not None:
+                out.append((i, _phrase(asked, i, h), stated))
                 break
     return out
+
+
+def _phrase(words: Sequence[Word], i: int, j: int) -> str:
+    """The words from ``i`` to ``j`` (either order) as written, Chinese without spaces."""
+    lo, hi = sorted((i, j))
+    part = [w for w in words[lo : hi + 1] if w.surface]
+    glue = "" if all(w.han for w in part) else " "
+    return glue.join(w.surface for w in part)
 
 
 def _kind(a: Word, b: Word) -> bool:
@@ -186,10 +198,11 @@ def _kind(a: Word, b: Word) -> bool:
     return not ta or not tb or ta == tb
 
 
-def _replaced(asked: Sequence[Word], i: int, h: int, unit: Sequence[Word]) -> bool:
-    """Whether the unit holds the question's head ``asked[h]`` with another word where
-    the question has ``asked[i]``: the same side, the same function words between them
-    ("有效期为三十年" / "有效期十年", not "price of oil" / "first oil")."""
+def _replaced(asked: Sequence[Word], i: int, h: int, unit: Sequence[Word]) -> str | None:
+    """The unit's words (as written) that hold the question's head ``asked[h]`` with
+    another word where the question has ``asked[i]``: the same side, the same function
+    words between them ("有效期为三十年" / "有效期十年", not "price of oil" / "first oil");
+    None when the unit has no such words."""
     w, head = asked[i], asked[h]
     step = 1 if h > i else -1
     gap = _between(asked, i, h)
@@ -203,8 +216,8 @@ def _replaced(asked: Sequence[Word], i: int, h: int, unit: Sequence[Word]) -> bo
         if _abbreviates(w, "".join(u.form for u in near)):
             continue
         if not any(_same(unit[o], a) for a in asked if a.content):
-            return True
-    return False
+            return _phrase(unit, o, k)
+    return None
 
 
 def _abbreviates(w: Word, near: str) -> bool:
@@ -219,10 +232,7 @@ def _abbreviates(w: Word, near: str) -> bool:
     return all(ch in rest for ch in w.form)
 
 
-def near_misses(question: Question, unit: str, context: str = "") -> tuple[str, ...]:
-    """The question's qualifiers that ``unit`` replaces by another (see the module): each
-    is absent from the unit and its ``context``, and its head word stands in the unit
-    next to another word of its kind."""
+def _found(question: Question, unit: str, context: str) -> list[tuple[int, str, str]]:
     asked = words_of(question.text)
     unit_words = words_of(unit)
     whole = f"{unit}\n{context}"
@@ -231,5 +241,25 @@ def near_misses(question: Question, unit: str, context: str = "") -> tuple[str, 
     present = {
         i for i, w in enumerate(asked) if w.content and _held(w, whole, stems, context_words)
     }
-    found = substitutions(asked, unit_words, present)
-    return tuple(dict.fromkeys(asked[i].surface for i in found))
+    return substitutions(asked, unit_words, present)
+
+
+def near_miss_pairs(
+    question: Question, unit: str, context: str = ""
+) -> tuple[tuple[str, str], ...]:
+    """Each qualifier of the question that ``unit`` replaces by another (see the module),
+    once, as (the question's words, the unit's words): ("process pool", "thread pool").
+    The qualifier is absent from the unit and its ``context``, and its head word stands
+    in the unit next to another word of its kind."""
+    out: dict[int, tuple[str, str]] = {}
+    for i, said, stated in _found(question, unit, context):
+        out.setdefault(i, (said, stated))
+    return tuple(out.values())
+
+
+def near_misses(question: Question, unit: str, context: str = "") -> tuple[str, ...]:
+    """The question's qualifiers that ``unit`` replaces by another
+    (:func:`near_miss_pairs`), once each as written."""
+    asked = words_of(question.text)
+    found = _found(question, unit, context)
+    return tuple(dict.fromkeys(asked[i].surface for i, _, _ in found))
