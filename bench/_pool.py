@@ -42,7 +42,7 @@ DEFAULTS = Setting("defaults")
 #: The candidates a threshold choice is made from. Add a Setting per threshold value to
 #: try; every figure is then reported as chosen with and without its own corpus.
 CANDIDATES: tuple[Setting, ...] = (
-    DEFAULTS,  # CITEWISE_ANSWERABLE_MIN 0.3 (citewise.sufficiency.answerability), top docs 2
+    DEFAULTS,  # CITEWISE_ANSWERABLE_MIN 0.3, CITEWISE_ANSWERABLE_NEAR_MISS 1 (off), top docs 2
     Setting("answerable-0.25", {"CITEWISE_ANSWERABLE_MIN": "0.25"}),
     Setting("answerable-0.35", {"CITEWISE_ANSWERABLE_MIN": "0.35"}),
     # the pack's guarantee for the best unit of recall's top documents (evidence/keep_top)
@@ -51,6 +51,9 @@ CANDIDATES: tuple[Setting, ...] = (
     # default is 60): steeper, and nearly flat (the ranks all but ignored)
     Setting("choice-k-8", {"CITEWISE_CHOICE_RANK_K": "8"}),
     Setting("choice-k-1000", {"CITEWISE_CHOICE_RANK_K": "1000"}),
+    # the factor per near miss (sufficiency/near_miss; default 1 = off)
+    Setting("near-miss-0.3", {"CITEWISE_ANSWERABLE_NEAR_MISS": "0.3"}),
+    Setting("near-miss-0.5", {"CITEWISE_ANSWERABLE_NEAR_MISS": "0.5"}),
 )
 
 Summary = Mapping[str, Any]
@@ -83,10 +86,12 @@ def choose(
 ) -> str:
     """Name of the candidate with the best pooled score over the corpora of ``results``
     other than ``without`` and the held-out ones; ties go to the earlier candidate. With
-    no corpus to choose on, the first candidate (the defaults)."""
+    no corpus to choose on, the first candidate that was run (the defaults, unless a run
+    asked only for others: ``--settings``)."""
     skip = set(held_out) | ({without} if without else set())
     corpora = [c for c in results if c not in skip]
-    best, best_score = candidates[0].name, float("-inf")
+    ran = [c.name for c in candidates if any(c.name in results[k] for k in results)]
+    best, best_score = (ran or [candidates[0].name])[0], float("-inf")
     for cand in candidates:
         runs = [results[c][cand.name] for c in corpora if cand.name in results[c]]
         if len(runs) < len(corpora) or not runs:

@@ -87,6 +87,15 @@ def test_a_candidate_missing_on_a_corpus_is_not_chosen() -> None:
     assert choose(results, CANDS) == "defaults"
 
 
+def test_a_run_of_other_settings_only_reports_them() -> None:
+    """``--settings loose``: the defaults were not run, so the table reports "loose" (it
+    used to fail with a KeyError after the first corpus, losing the run)."""
+    results = {"a": {"loose": summ(70)}, "h": {"loose": summ(50)}}
+    assert choose(results, CANDS) == "loose"
+    loco = leave_one_out(results, CANDS, held_out=["h"])
+    assert loco["h"]["tuned"] == loco["a"]["left_out"] == "loose"
+
+
 def test_macro_skips_corpora_without_unanswerable_for_overreach() -> None:
     results = {"a": {"defaults": summ(80, overreach=20)}, "b": {"defaults": summ(60, unans=0)}}
     avg = macro(leave_one_out(results, (DEFAULTS,)))

@@ -356,3 +356,21 @@ def test_mcp_ask_takes_lang(kb: KnowledgeBase) -> None:
     assert zh["display"]["lang"] == "zh" and str(zh["answer"]).startswith("知识库")  # type: ignore[index]
     assert en["display"]["lang"] == "en"  # type: ignore[index]
     assert zh["replay_id"] == en["replay_id"]
+
+
+def test_a_gate_sentence_s_quoted_words_carry_into_chinese() -> None:
+    """A refusal's gate sentence is English; in Chinese the words it quotes (the
+    question's and the passage's own) stay, as a pair for a passage's words in place of
+    the question's (the near-miss class) and as a list otherwise."""
+    from citewise.answer.wording import reason_words
+    from citewise.sufficiency.models import Reason
+
+    pair = Reason("constraint_unmet", "the closest passage found says '十年', not '三十年'")
+    zh = reason_words(pair, "zh")
+    assert "十年" in zh and "三十年" in zh and zh.index("十年") < zh.index("三十年")
+    assert "closest" not in zh
+    assert reason_words(pair, "en") == pair.detail
+    other = Reason("constraint_unmet", "the closest passage found does not say 'never'")
+    assert "“never”" in reason_words(other, "zh")
+    plain = Reason("constraint_unmet", "no passage found gives a date")
+    assert reason_words(plain, "zh") == say("reason.constraint_unmet", "zh")

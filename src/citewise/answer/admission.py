@@ -15,7 +15,7 @@ from __future__ import annotations
 import calendar
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from citewise.analysis.question import Question
 from citewise.analysis.scope import Scope
@@ -31,6 +31,7 @@ from citewise.sufficiency.constraints import Constraint, UnitGate, question_cons
 from citewise.sufficiency.floor import unmentioned
 from citewise.sufficiency.measure import MEASURE_Q
 from citewise.sufficiency.models import TermProfile
+from citewise.sufficiency.near_miss import near_miss_pairs
 from citewise.sufficiency.presence import is_question
 from citewise.sufficiency.structure import Structural, structural, title_line
 
@@ -103,21 +104,27 @@ def admission(
     facts: Mapping[str, DocFacts] | None = None,
     scope: Scope | None = None,
     scores: dict[tuple[str, int, int], float] | None = None,
+    asked: Question | None = None,
 ) -> Callable[[Candidate], bool]:
-    """The ``admit`` test for :func:`citewise.answer.composition.compose.compose`. ``facts``: the
-    documents' titles and metadata (:func:`~citewise.answer.units.context.document_facts`):
-    each unit is judged with its :class:`~citewise.answer.units.context.UnitContext`, which
-    may supply a year, a name or a relation word; when the question states a ``scope``,
+    """The ``admit`` test for :func:`citewise.answer.composition.compose.compose`.
+    ``facts``: the documents' titles and metadata
+    (:func:`~citewise.answer.units.context.document_facts`): each unit is judged with its
+    :class:`~citewise.answer.units.context.UnitContext`, which may supply a year, a name or
+    a relation word; when the question states a ``scope``,
     that context also lifts a unit to the relevance floor (its scope words are where it
     stands, not what it says). ``scores``, when given, receives each judged unit's
-    answerability by its key (:mod:`citewise.answer.choice` orders the units by it)."""
+    answerability by its key (:mod:`citewise.answer.choice` orders the units by it).
+    ``asked``: the analysed question, whose qualifiers a unit may replace by others
+    (:mod:`citewise.sufficiency.near_miss`; not read for the intents of
+    :data:`UNCONSTRAINED`, nor without it)."""
     reads = _Reads(reader, facts, _asked_names(gate.constraints))
-    asked = gate.question.text if gate.question is not None else ""
-    wanted = expected_of(asked) if is_question(asked) else None
+    text = gate.question.text if gate.question is not None else ""
+    wanted = expected_of(text) if is_question(text) else None
     scoped = scope is not None and bool(scope.words or scope.years or scope.source)
+    misses = asked if asked is not None and asked.intent.kind not in UNCONSTRAINED else None
 
     def admit(c: Candidate) -> bool:
-        if not gate.constraints and wanted is None:
+        if not gate.constraints and wanted is None and misses is None:
             return True
         before, section, own, first = _blocks_of(reader, near, c)
         opening, names = reads.subject(c)
@@ -146,8 +153,12 @@ def admission(
         shown = f"{caption}: {c.clean}" if caption else c.clean  # its figures too
         if c.kind == "sequel":  # its first sentence meets them alone; the next carries on
             shown = ([s.text for s in split_sentences(c.clean)] or [c.clean])[0]
+        pairs = near_miss_pairs(misses, shown, "\n".join([*headings, where])) if misses else ()
+        missed = tuple(said for said, _ in pairs)
         value, refused = _scored(
-            Signals(score, wanted, present(shown), unit_structure(c, own)), gate.floor
+            Signals(score, wanted, present(shown), unit_structure(c, own), missed),
+            gate.floor,
+            pairs[0][1] if pairs else "",
         )
         if scores is not None:
             scores[c.key] = value
@@ -156,12 +167,21 @@ def admission(
     return admit
 
 
-def _scored(signals: Signals, floor: float) -> tuple[float, list[Constraint]]:
+def _scored(signals: Signals, floor: float, stated: str = "") -> tuple[float, list[Constraint]]:
     """A unit's answerability (:mod:`citewise.sufficiency.answerability`) and the hard
     gate it fails, if any: a structural line for a typed question, or one scored down
-    below the relevance ``floor``."""
+    below the relevance ``floor``; a unit its near misses score down below the floor
+    fails as a near miss (``stated``: what the unit says in place of the question's first
+    qualifier, "thread pool" for "process pool"). The score returned leaves
+    the near misses out: it ranks the refusals (the closest passage stays the closest)."""
     value = answerability(signals)
     hard = refusal(signals)  # a title line for "when", a unit without a number ...
+    if signals.near_misses:
+        missed = Constraint("near_miss", signals.near_misses[0], stated)
+        unmissed = answerability(replace(signals, near_misses=()))
+        if not hard and value < floor:
+            return unmissed, [missed]
+        value = unmissed
     if not hard and signals.structure and value < floor:  # scored down below it
         hard = f"structure:{signals.structure}"
     if hard[:10] != "structure:":

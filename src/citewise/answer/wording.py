@@ -53,6 +53,11 @@ _SENTENCE_DETAIL = frozenset(
 )
 #: Reason kinds whose detail is the question's own words (language-neutral).
 _WORDS_DETAIL = frozenset({"subject_absent", "subject_missing"})
+#: A gate sentence that puts a passage's words in place of the question's
+#: (:func:`citewise.sufficiency.constraints.reason`, the near-miss class).
+_PAIR = re.compile(r"says '([^']+)', not '([^']+)'")
+#: The words a gate sentence quotes (the question's or a passage's own, in any language).
+_QUOTED = re.compile(r"'([^']+)'")
 #: The note on identical copies as :func:`citewise.answer.copies.copies_note` writes it
 #: (its English catalogue text), ending the answer.
 _BEFORE, _AFTER = say("note.copies", "en", paths="\x00").split("\x00")
@@ -78,6 +83,8 @@ def reason_words(reason: Reason | None, lang: Lang) -> str:
         return say("reason.partial_coverage_plain", lang)
     if kind in _SENTENCE_DETAIL and lang == "en" and detail:
         return detail  # the gate's own sentence, written for the reader
+    if kind in _SENTENCE_DETAIL and detail and (quoted := _quoted(kind, detail, words, lang)):
+        return quoted
     if f"reason.{kind}" in CATALOGUE:
         text = say(f"reason.{kind}", lang)
         if not words:
@@ -88,6 +95,20 @@ def reason_words(reason: Reason | None, lang: Lang) -> str:
         return say(key, lang, code=kind.replace("_", " "), detail=detail)
     text = say("reason.other", lang, code=kind)  # the code; the English detail is left out
     return f"{text}：{words}" if words else text
+
+
+def _quoted(kind: str, detail: str, words: str, lang: Lang) -> str:
+    """A gate sentence's quoted words in ``lang``'s own sentence ("" when it quotes none):
+    a passage's words in place of the question's as a pair, else the kind's text with
+    the words it quotes (they are the question's or a passage's own, in any language)."""
+    pair = _PAIR.search(detail)
+    if pair:
+        return say("reason.near_miss_pair", lang, said=pair.group(1), asked=pair.group(2))
+    if words or f"reason.{kind}" not in CATALOGUE:
+        return ""
+    quoted = "、".join(f"“{w}”" for w in dict.fromkeys(_QUOTED.findall(detail)))
+    text = say(f"reason.{kind}", lang)
+    return say("reason.quoted_words", lang, text=text, words=quoted) if quoted else ""
 
 
 def _condition_kind(reason: Reason, lang: Lang) -> str:

@@ -93,6 +93,11 @@ _REASONS: dict[str, Entry] = {
         "en": "the text found answers a neighbouring question, not this one",
         "zh": "找到的文本回答的是相近的问题，而不是这个问题",
     },
+    "reason.near_miss_pair": {
+        "en": "the closest passage found says '{said}', not '{asked}'",
+        "zh": "最接近的段落写的是“{said}”，而不是问题所问的“{asked}”",
+    },
+    "reason.quoted_words": {"en": "{text}: {words}", "zh": "{text}：{words}"},
     "reason.constraint_unmet": {
         "en": "no passage meets what the question requires",
         "zh": "没有段落满足问题的限定条件",

@@ -52,6 +52,7 @@ class SearchBody(BaseModel):
     #: Search the documents as they were at this revision (your numbering; issue 38).
     revision: int | None = Field(default=None, strict=True)
 
+
 class EvidenceBody(BaseModel):
     query: str
     profile: Literal["base", "causal", "deep"] | None = None
@@ -59,6 +60,7 @@ class EvidenceBody(BaseModel):
     filters: Filters = Field(default_factory=Filters)
     #: Gather evidence from the documents as they were at this revision (issue 38).
     revision: int | None = Field(default=None, strict=True)
+
 
 class AskBody(BaseModel):
     question: str

@@ -293,7 +293,7 @@ def _value_met(c: Constraint, text: str) -> bool:
         return gives_date(text, _asked(c))
     if c.kind == "time":
         return gives_time(text, _asked(c))
-    if c.kind == "structure":  # given by the admission from the unit's node
+    if c.kind in ("structure", "near_miss"):  # given by the admission
         return False
     if c.key.startswith("count"):
         return gives_quantity(text, _asked(c))
@@ -318,8 +318,10 @@ def reason(failures: Sequence[tuple[Constraint, ...]]) -> str:
     what the closest unit lacks."""
     if not failures:
         return ""
-    # a unit's other failures say why it is no answer; its low relevance adds nothing
-    failures = [tuple(c for c in f if c.kind != "relevance") or f for f in failures]
+    # a unit's other failures say why it is no answer; its low relevance (or the near
+    # miss that lowered it) adds nothing
+    soft = ("relevance", "near_miss")
+    failures = [tuple(c for c in f if c.kind not in soft) or f for f in failures]
     common = [c for c in failures[0] if all(c in f for f in failures[1:])]
     if common:
         words = " and ".join(dict.fromkeys(_words(c) for c in common))
@@ -343,6 +345,8 @@ def _words(c: Constraint) -> str:
         return "says when"
     if c.kind == "structure":
         return "is more than a title, caption or list lead-in"
+    if c.kind == "near_miss":  # what the passages say in its place
+        return f"says '{c.surface}', only '{c.key}'"
     return f"gives a figure for '{c.surface}'"
 
 
@@ -376,6 +380,8 @@ def _lacks(c: Constraint) -> str:
         return "does not say when"
     if c.kind == "structure":
         return f"is only a {c.surface.replace('_', '-')} line"
+    if c.kind == "near_miss":  # the unit's words in place of the question's
+        return f"says '{c.key}', not '{c.surface}'"
     return f"gives no figure for '{c.surface}'"
 
 

@@ -14,7 +14,16 @@ __all__ = ["NUMBER_WORDS", "Constraint", "Kind", "number_found", "question_figur
 
 
 Kind = Literal[
-    "number", "name", "words", "polarity", "date", "time", "quantity", "relevance", "structure"
+    "number",
+    "name",
+    "words",
+    "polarity",
+    "date",
+    "time",
+    "quantity",
+    "relevance",
+    "structure",
+    "near_miss",
 ]
 
 

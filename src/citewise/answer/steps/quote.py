@@ -178,7 +178,7 @@ def _extractive(s: AskState) -> AskState:
         units_of=units_of,
         scorer=dense_scorer(s.kb.index),
         needed=profile.needed,
-        admit=admission(gate, unit_reader, unit_near, facts, q.scope, answerable),
+        admit=admission(gate, unit_reader, unit_near, facts, q.scope, answerable, asked=q),
         answerable=answerable,
     )
     if q.conditions.conditions or chosen:
