@@ -50,6 +50,7 @@ from citewise.index.manager import LOADERS, KBIndex
 from citewise.ingest.parse import parse_document
 from citewise.ingest.safe_open import read_inside
 from citewise.ingest.walker import SourceFile, WalkProblem, walk
+from citewise.notes.hook import after_commit
 from citewise.recall.rerank import load_reranker
 from citewise.recall.search import RecallSettings, search
 from citewise.store.factory import DB_NAME, open_store
@@ -292,6 +293,7 @@ class KnowledgeBase:
             revision = self.store.end_batch(self.name)
         if revision is not None and index:
             self.home.index(self.name).sync()  # index and embed the new revision now
+            after_commit(self.context)  # topic notes whose sources changed (notes/hook.py)
         return AddReport(
             kb=self.name,
             files=tuple(results),
@@ -596,6 +598,7 @@ class KnowledgeBase:
         # Committed: if this refresh fails, every later read re-syncs (and reports errors).
         with contextlib.suppress(CitewiseError, OSError):
             self.home.index(self.name).sync()
+            after_commit(self.context)
         return outcome
 
     # -- reads --------------------------------------------------------------

@@ -27,6 +27,7 @@ from citewise.store import _ledger as sqlite_ledger
 from citewise.store._lookup import SQLiteLookup
 from citewise.store._near import SQLiteNear
 from citewise.store._node_cache import NodeCache
+from citewise.store._notes import SQLNotes
 from citewise.store._rebuild import to_rowid_tables
 from citewise.store._resolve import SQLiteResolve
 from citewise.store._vectors import SQLiteVectors
@@ -81,7 +82,7 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteNear, SQLiteVectors, SQLWrites):
+class SQLiteStore(SQLiteResolve, SQLiteLookup, SQLiteNear, SQLiteVectors, SQLWrites, SQLNotes):
     """``SQLiteStore(home / "citewise.db")``; thread-safe via one lock per store."""
 
     def __init__(self, path: Path) -> None:
