@@ -22,6 +22,7 @@ from citewise.cli import (
     graph,
     llm,
     migrate,
+    notes,
     serve,
     sync,
 )
@@ -62,6 +63,6 @@ def _root(store: StoreOpt = None, version: VersionOpt = False) -> None:
 
 
 #: Command modules in help order (commands first, then groups, each in this order).
-MODULES = (core, chat, sync, cite, evidence, serve, audit, graph, eval, llm, migrate)
+MODULES = (core, chat, sync, cite, evidence, serve, audit, graph, notes, eval, llm, migrate)
 for _module in MODULES:
     _module.register(app)

@@ -21,7 +21,7 @@ SECTIONS: tuple[Section, ...] = (
     "conflicts",
     "discussed",
 )
-SECTION_TITLES: dict[str, str] = {
+SECTION_TITLES: dict[Section, str] = {
     "definition": "Definition",
     "relations": "Requires / part of / replaced by",
     "used": "Configured or used",
