@@ -42,7 +42,9 @@ DOCS: dict[str, str] = {
     ),
     "ops.md": (
         "# Operations\n\n## Sync cursor\n\n"
-        "Use `cursor_store` to reset the sync cursor when a source was restored.\n"
+        "Use `cursor_store` to reset the sync cursor when a source was restored. "
+        "The `cursor_store` keeps its data in one table. "
+        "Back up `cursor_store` before an upgrade.\n"
     ),
     "zh/a.md": (
         "# 甲法\n\n## 第一章 总则\n\n第一条 本法所称数据处理者，是指处理个人数据的组织。\n\n"
@@ -187,7 +189,7 @@ def test_topics_and_sections_from_both_languages(tmp_path: Path) -> None:
         conflict = {x.excerpt for x in retry.section("conflicts")}
         assert any("3 attempts" in t for t in conflict) and any("5 attempts" in t for t in conflict)
         assert any("sync.retry.max_attempts" in x.excerpt for x in retry.section("used"))
-        assert "cursor_store" in notes  # a code name three documents write
+        assert "cursor_store" in notes  # a code name three documents write, one discusses
         zh = notes["数据处理者"]
         assert [x.path for x in zh.section("definition")] == ["zh/a.md"]
         assert {x.path for x in zh.lines} >= {"zh/a.md", "zh/b.md"}

@@ -59,7 +59,11 @@ def instruction(text: str) -> bool:
     """Whether ``text`` reads as an instruction (a step, an imperative opening, "you can
     ..."), by the answer stage's how-to cue on the prose (inline code blanked, so a name
     written as code does not make a sentence a step)."""
-    return _INSTRUCTION.search(prose_of(text)) is not None
+    prose = prose_of(text)
+    m = _INSTRUCTION.search(prose)
+    # The cue's verbs count where an instruction puts them, at the start ("Run ...", "将
+    # ...", "1. ..."); inside a sentence they are prose ("...并将有关情况通报...").
+    return m is not None and (m.start() == 0 or prose[m.start() :].startswith(("you", "we")))
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,8 +33,9 @@ _HEADING_MARKS = re.compile(r"^\s*#{1,6}\s*")
 _SECTION_NUMBER = re.compile(
     r"^(?:\d+(?:\.\d+)*\.?\s+|第[一二三四五六七八九十百千零〇\d]+[章节编条部分]+\s*)"
 )
-#: Inline code spans of prose: the names a document writes as code (``click.option``).
-_CODE_SPAN = re.compile(r"(?<!`)`([^`\n]{2,60})`(?!`)")
+#: Inline code spans of prose: the names a document writes as code (Markdown `x`, and
+#: reStructuredText ``x`` literals and :role:`x` references).
+_CODE_SPAN = re.compile(r"(?<!`)``?([^`\n]{2,60}?)``?(?!`)")
 _NAME = re.compile(r"^[A-Za-z_@][\w.\-/]*(?:\(\))?$")
 #: "X is a/an/the ...", "X means ...", "X refers to ...": a sentence that says what its
 #: subject is (the answer stage's definition profile reads the same verbs).
@@ -130,7 +131,7 @@ def inline_names(text: str) -> tuple[str, ...]:
     ``--help`` is left out: it names a switch of something else)."""
     out: list[str] = []
     for m in _CODE_SPAN.finditer(text):
-        name = m.group(1).strip()
+        name = m.group(1).strip().lstrip("~!")
         if _NAME.match(name) and len(name) >= 3 and not name.isdigit():
             out.append(re.sub(r"\(\)$", "", name))
     return tuple(dict.fromkeys(out))

@@ -12,8 +12,13 @@ Candidates come from four kinds of text (see :data:`~citewise.notes.models.Topic
 Scaffolding rule (one rule, every source of candidates): from four documents on, a term
 mentioned by more than half of them names a part of every document ("Installation",
 "总则", "Example") rather than a topic, and is left out unless a document defines it.
-Candidates are ranked by how many kinds of evidence select them, then by the number of
-documents mentioning them; the ``limit`` best are kept. A topic's id is its normalised
+Salience rule (the same for every language): a term chosen only because documents use it
+(a code name, a Chinese noun) must be discussed somewhere, i.e. mentioned by at least
+:data:`MIN_PEAK` pieces of one document; a bare lowercase word written as code (`name`,
+`str`) is a value or keyword there, not a name of something, unless a document defines it
+or a heading names it. Candidates are ranked by how many kinds of evidence select them,
+then by that peak, then by the number of documents mentioning them; the ``limit`` best
+are kept. A topic's id is its normalised
 key made URL-safe (stable across rebuilds while the term stays).
 """
 
@@ -36,6 +41,10 @@ SCAFFOLD_SHARE = 0.5
 #: Documents a heading, named term or graph point must appear in (and a Chinese word).
 MIN_DOCS = 2
 MIN_ZH_DOCS = 3
+#: Pieces of one document that must mention a term that only usage selects.
+MIN_PEAK = 3
+#: A bare lowercase word (see the module docstring).
+_BARE_WORD = re.compile(r"^[a-z]+$")
 #: Topics kept per view before compiling (a note must still earn its place: compile.py).
 DEFAULT_LIMIT = 400
 _HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -135,12 +144,15 @@ def select_topics(
         kinds = _kept_kinds(c)
         if not kinds:
             continue
-        docs = len(index.documents(key))
+        per_doc = Counter(pieces[i].path for i in index.find(key))
+        docs, peak = len(per_doc), max(per_doc.values(), default=0)
         scaffold = documents >= SCAFFOLD_MIN_DOCS and docs > documents * SCAFFOLD_SHARE
         if docs == 0 or (scaffold and "defined" not in kinds):
             continue
+        if kinds <= {"named", "zh_word"} and (peak < MIN_PEAK or _BARE_WORD.match(key)):
+            continue
         order = tuple(k for k in KIND_ORDER if k in kinds)
         topic = Topic(id=topic_id(key), title=c.title(), key=key, kinds=order, documents=docs)
-        ranked.append((-len(kinds), -docs, key, topic))
-    ranked.sort(key=lambda r: r[:3])
-    return [r[3] for r in ranked[:limit]]
+        ranked.append((-len(kinds), -min(peak, 10), -docs, key, topic))
+    ranked.sort(key=lambda r: r[:4])
+    return [r[4] for r in ranked[:limit]]
