@@ -104,6 +104,11 @@ def test_alice_sees_it(
     got = _reads(module_backend, home, keys["alice"], hidden_cid)
     assert TOKEN in json.dumps(got)
     assert len(diff(got, bob_without)) > 20
+    # notes (issue 40): the hidden document's heading makes a note only its reader has
+    status, note = got["note Key rotation"]
+    assert status == 200 and any(x["path"] == HIDDEN for x in note["items"])
+    assert bob_without["note Key rotation"][0] == 404
+    assert bob_without["note Retention policy"][0] == 200
 
 
 @pytest.mark.model

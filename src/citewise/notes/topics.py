@@ -9,7 +9,7 @@ Candidates come from four kinds of text (see :data:`~citewise.notes.models.Topic
 - **zh_word**: a Chinese noun (jieba's dictionary, analysis/zh_words.py) that three or
   more documents use.
 
-Scaffolding rule (one rule, every source of candidates): from four documents on, a term
+Scaffolding rule (one rule, every source of candidates): from ten documents on, a term
 mentioned by more than half of them names a part of every document ("Installation",
 "总则", "Example") rather than a topic, and is left out unless a document defines it.
 Salience rule (the same for every language): a term chosen only because documents use it
@@ -36,7 +36,7 @@ from citewise.notes.mentions import MentionIndex
 from citewise.notes.models import Topic, TopicKind
 
 #: Documents from which the scaffolding rule applies, and its share.
-SCAFFOLD_MIN_DOCS = 4
+SCAFFOLD_MIN_DOCS = 10
 SCAFFOLD_SHARE = 0.5
 #: Documents a heading, named term or graph point must appear in (and a Chinese word).
 MIN_DOCS = 2
