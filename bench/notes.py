@@ -135,14 +135,17 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     os.environ["CITEWISE_DENSE"] = "off"
     rows: list[dict[str, Any]] = []
-    pool: list[tuple[str, Note]] = []
+    pools: dict[str, list[tuple[str, Note]]] = {}
     with tempfile.TemporaryDirectory(prefix="notes-bench-") as tmp:
         for name, folder in found.items():
             row, notes = run_corpus(name, folder, Path(tmp))
             rows.append(row)
-            pool.extend((name, n) for n in sorted(notes.values(), key=lambda n: n.topic.id))
+            pools[name] = [(name, n) for n in sorted(notes.values(), key=lambda n: n.topic.id)]
             print(json.dumps({k: v for k, v in row.items() if k != "problems"}), flush=True)
-    sample = random.Random(SEED).sample(pool, min(args.n, len(pool)))
+    # The same number from each corpus (a large corpus would otherwise fill the sample).
+    rng = random.Random(SEED)
+    each = max(1, args.n // len(pools))
+    sample = [x for name in pools for x in rng.sample(pools[name], min(each, len(pools[name])))]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"corpora": rows, "seed": SEED}, indent=1, ensure_ascii=False))
     args.sample.write_text(

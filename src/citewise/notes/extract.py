@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 from citewise.analysis.relations import find_relations
@@ -203,6 +204,7 @@ def prose_of(text: str) -> str:
     return _CODE_SPAN.sub(lambda m: " " * len(m.group()), text)
 
 
+@lru_cache(maxsize=65536)
 def relation_kinds(text: str) -> tuple[str, ...]:
     """The relation types (analysis/relation_types.py) a piece's wording states (read on
     its prose, :func:`prose_of`)."""

@@ -29,6 +29,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from citewise.analysis import zh_words
 from citewise.notes.extract import Piece, display_title, topic_key
@@ -91,12 +92,17 @@ def _add(found: dict[str, _Candidate], title: str, kind: TopicKind, path: str) -
     c.docs.add(path)
 
 
-def _zh_nouns(text: str) -> set[str]:
-    return {
-        w
-        for w in zh_words.content_words(text)
-        if len(w) >= 2 and zh_words.word_tag(w).startswith(("n", "j"))
-    }
+@lru_cache(maxsize=65536)
+def _zh_nouns(text: str) -> frozenset[str]:
+    """The Chinese nouns of two characters or more in ``text`` (memoised: every view and
+    every rebuild of one process reads the same pieces)."""
+    return frozenset(
+        {
+            w
+            for w in zh_words.content_words(text)
+            if len(w) >= 2 and zh_words.word_tag(w).startswith(("n", "j"))
+        }
+    )
 
 
 def candidates(pieces: Sequence[Piece], graph_titles: Mapping[str, int]) -> dict[str, _Candidate]:
@@ -139,7 +145,7 @@ def select_topics(
 ) -> list[Topic]:
     """The salient topics of ``pieces`` (see the module docstring), best first."""
     documents = len({p.path for p in pieces})
-    ranked: list[tuple[int, int, str, Topic]] = []
+    ranked: list[tuple[int, int, int, str, Topic]] = []
     for key, c in candidates(pieces, graph_titles).items():
         kinds = _kept_kinds(c)
         if not kinds:
