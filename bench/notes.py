@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import sys
 import tempfile
 import time
@@ -69,12 +70,43 @@ def check_lines(home: Home, notes: dict[str, Note]) -> tuple[int, list[str]]:
     return n, problems
 
 
+def one_file_changed(kb: Any, src: Path, notes: dict[str, Note]) -> dict[str, Any]:
+    """Append a sentence to the most quoted document and sync: which notes got a new
+    revision, against the notes that quote that document (they must be the same set)."""
+    quoting: dict[str, set[str]] = {}
+    for n in notes.values():
+        for line in n.lines:
+            quoting.setdefault(line.path, set()).add(n.topic.id)
+    path = max(sorted(quoting), key=lambda p: len(quoting[p]))
+    before = {t: n.revision for t, n in notes.items()}
+    target = src / path
+    target.write_text(
+        target.read_text("utf-8") + "\n\nThis sentence was added by the notes benchmark.\n",
+        "utf-8",
+    )
+    t0 = time.perf_counter()
+    kb.sync(src)
+    seconds = time.perf_counter() - t0
+    after = {t: n.revision for t, n in NoteReader(kb.context, None).notes().items()}
+    rebuilt = {t for t in after if after[t] != before.get(t)} | (set(before) - set(after))
+    return {
+        "changed_file": path,
+        "notes": len(before),
+        "notes_quoting_it": len(quoting[path]),
+        "rebuilt": len(rebuilt),
+        "rebuilt_not_quoting_it": len(rebuilt - quoting[path]),
+        "sync_s": round(seconds, 2),
+    }
+
+
 def run_corpus(name: str, folder: Path, work: Path) -> tuple[dict[str, Any], dict[str, Note]]:
+    src = work / f"src-{name}"
+    shutil.copytree(folder, src, ignore=shutil.ignore_patterns(".*"))
     home = Home.open(work / name)
     with home:
         kb = home.kb()
         t0 = time.perf_counter()
-        kb.add([folder])
+        kb.add([src])
         t1 = time.perf_counter()
         report = rebuild_notes(kb.context)
         t2 = time.perf_counter()
@@ -103,6 +135,7 @@ def run_corpus(name: str, folder: Path, work: Path) -> tuple[dict[str, Any], dic
             "rebuilt_when_unchanged": len(again.rebuilt),
             "first_build_stored": len(report.rebuilt),
         }
+        row["one_file_changed"] = one_file_changed(kb, src, notes)
     return row, notes
 
 
