@@ -88,6 +88,8 @@ def _by_title(home: Home, principal: str | None = None) -> dict[str, object]:
         ("The `Request` class is a wrapper around the ASGI scope.", "Request class"),
         ("Middleware means code that runs around every request.", "Middleware"),
         ("It is a token.", ""),  # a pronoun defines what the sentence before named
+        ("If `flag_value` is an `int`, the type is the matching basic type.", ""),
+        ("When the cursor is a token, it is kept.", ""),
         ("第一条 本法所称数据处理者，是指处理个人数据的组织。", "数据处理者"),
         ("个人信息是指以电子方式记录的各种信息。", "个人信息"),
         ("The limit is 5 attempts, or less, in most setups of this large cluster.", ""),

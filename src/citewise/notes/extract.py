@@ -51,6 +51,12 @@ _ZH_DEFINES = (
         r"^(?:第[一二三四五六七八九十百千零〇\d]+条\s*)?(?P<subject>[\u4e00-\u9fff]{2,12})[，,]?是指"
     ),
 )
+#: A subordinate clause opening a sentence: what follows states a condition or a time.
+_SUBORDINATE = re.compile(
+    r"(?:if|when|whenever|while|since|because|although|though|unless|once|as|after|before|"
+    r"until|whether)\b",
+    re.I,
+)
 _MARKUP = re.compile(r"[*`\"“”‘’\[\]]|(?<!\w)_+|_+(?!\w)")
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.I)
 _WORDS = re.compile(r"[A-Za-z][\w.\-]*|[\u4e00-\u9fff]+")
@@ -122,6 +128,8 @@ def defined_subject(sentence: str) -> str:
     subject = (m.group("subject") or m.group("subject2") or "").strip()
     if subject.split()[0].casefold() in {"it", "this", "that", "there", "these", "they", "which"}:
         return ""  # a pronoun defines what the sentence before named
+    if _SUBORDINATE.match(subject):
+        return ""  # "If X is an int, ...": a condition, not what X is
     if len(_WORDS.findall(subject)) > 4 or re.search(r"[,;:(]", _MARKUP.sub("", subject)):
         return ""
     return _ARTICLE.sub("", _MARKUP.sub("", subject)).strip()
