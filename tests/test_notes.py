@@ -201,6 +201,15 @@ def test_topics_and_sections_from_both_languages(tmp_path: Path) -> None:
                 assert note.topic.id in NoteReader(home.kb().context, None).find(other).links
 
 
+def test_a_note_of_section_titles_only_is_no_note(tmp_path: Path) -> None:
+    """Two documents sharing a section title with nothing said about it: no note."""
+    home, _ = _built(tmp_path)
+    with home:
+        titles = set(_by_title(home))
+        assert "总则" not in titles  # 第一章 总则 in both statutes, nothing else
+        assert "sync cursor" in titles
+
+
 def test_unknown_topic_is_a_clear_error(tmp_path: Path) -> None:
     home, _ = _built(tmp_path)
     with home:

@@ -19,7 +19,9 @@ Sections and the rule that fills each (every line is a piece, i.e. an exact span
 
 A span is quoted once per note (the first section that takes it keeps it). A note is kept
 when it quotes at least :data:`MIN_LINES` lines and either defines the topic or quotes
-two documents: a single passing mention is no note. Two notes link when a line of one
+two documents: a single passing mention is no note. It must also quote something besides
+section titles: a list of headings ("Installation", "Basic Example" in two documents)
+says nothing about its topic. Two notes link when a line of one
 mentions the other's topic (both ways).
 """
 
@@ -136,6 +138,7 @@ class Compiler:
         """``topic``'s note, or None when it does not earn one (module docstring)."""
         taken: set[tuple[str, int, int]] = set()
         lines: list[NoteLine] = []
+        prose: list[Piece] = []  # the pieces taken that are not headings
 
         def take(piece: Piece, section: Section, detail: str) -> None:
             span = (piece.path, piece.start, piece.end)
@@ -143,6 +146,8 @@ class Compiler:
                 return
             taken.add(span)
             lines.append(line_of(piece, self.sources[piece.path], section, detail))
+            if piece.kind != "heading":
+                prose.append(piece)
 
         mentioned = self.index.find(topic.key)
         for i in self._defines.get(topic.key, []):
@@ -153,7 +158,7 @@ class Compiler:
         self._by_wording(mentioned, take)
         self._figures(mentioned, take)
         self._discussed(mentioned, take)
-        return self._kept(topic, lines)
+        return self._kept(topic, lines) if prose else None
 
     def _discussed(self, mentioned: list[int], take: _Take) -> None:
         first: dict[str, Piece] = {}
