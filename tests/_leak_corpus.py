@@ -81,6 +81,7 @@ def build(home_dir: Path, variant: str, store: str | None = None) -> Path:
     with Home.open(home_dir, store=store) as h:
         kb = h.kb()
         assert kb.add([write(src / "public", PUBLIC)]).ok
+        kb.build_notes()  # topic notes (issue 40): every later commit keeps them current
         if variant in ("with", "deleted"):
             assert kb.add([write(src / "s1", {HIDDEN: SECRET_V1})]).ok
             if variant == "with":

@@ -144,10 +144,10 @@ LAYERS: tuple[Layer, ...] = (
     ),
     (
         "Stages",
-        ("recall", "context", "evidence", "sufficiency", "answer", "web", "llm", "audit"),
+        ("recall", "context", "evidence", "sufficiency", "answer", "notes", "web", "llm", "audit"),
         "recall, the `StageContext` a stage takes, evidence, the sufficiency verdict, the "
-        "answer, the opt-in second source, the optional LLM route, and audit (recording, "
-        "pinned citations, bundles, replay)",
+        "answer, topic notes compiled from the sources, the opt-in second source, the "
+        "optional LLM route, and audit (recording, pinned citations, bundles, replay)",
     ),
     (
         "Operations",

@@ -19,7 +19,14 @@ import pytest
 from citewise.core.search import SearchFilters
 from citewise.server.auth import KeyStore
 from tests._leak_corpus import HIDDEN, TOKEN, build
-from tests._leak_diff import diff, hidden_path_routes, normalise, read_routes, write_routes
+from tests._leak_diff import (
+    NOTE_TOPICS,
+    diff,
+    hidden_path_routes,
+    normalise,
+    read_routes,
+    write_routes,
+)
 from tests._server import running_server
 from tests.backends import Backend
 from tests.conftest import run_cli
@@ -104,6 +111,11 @@ def test_alice_sees_it(
     got = _reads(module_backend, home, keys["alice"], hidden_cid)
     assert TOKEN in json.dumps(got)
     assert len(diff(got, bob_without)) > 20
+    # notes (issue 40): the hidden document's heading makes a note only its reader has
+    status, note = got["note Key rotation"]
+    assert status == 200 and any(x["path"] == HIDDEN for x in note["items"])
+    assert bob_without["note Key rotation"][0] == 404
+    assert bob_without["note Retention policy"][0] == 200
 
 
 @pytest.mark.model
@@ -187,6 +199,12 @@ def _cli(backend: Backend, home: Path) -> dict[str, Any]:
         for cmd in ("search", "evidence", "ask"):
             proc = run_cli(cmd, q, "--as", "bob", "--json", home=home, store=backend.store(home))
             out[f"{cmd} {q}"] = [proc.returncode, normalise(json.loads(proc.stdout)), proc.stderr]
+    store = backend.store(home)
+    proc = run_cli("notes", "list", "--as", "bob", "--json", home=home, store=store)
+    out["notes list"] = [proc.returncode, normalise(json.loads(proc.stdout)), proc.stderr]
+    for topic in NOTE_TOPICS:  # issue 40: a note bob may not see reads as one never made
+        proc = run_cli("notes", "show", topic, "--as", "bob", "--json", home=home, store=store)
+        out[f"notes show {topic}"] = [proc.returncode, proc.stdout, proc.stderr]
     return out
 
 

@@ -11,7 +11,7 @@ import pytest
 from citewise.core.search import SearchFilters
 from citewise.server.auth import KeyStore
 from tests._leak_corpus import HIDDEN, QUERIES, TOKEN, build
-from tests._leak_diff import diff, normalise
+from tests._leak_diff import NOTE_TOPICS, diff, normalise
 from tests.backends import Backend
 from tests.test_mcp import _data, _run
 
@@ -43,6 +43,8 @@ def _tools(home: Path, key: str, hidden_cid: str, store: str | None) -> dict[str
         await call("list prefix", "list_documents", {"prefix": "secret/"})
         await call("list query", "list_documents", {"query": "vault"})
         await call("list page", "list_documents", {"limit": 1, "offset": 2})
+        for topic in NOTE_TOPICS:
+            await call(f"note {topic}", "get_note", {"topic": topic})
         note = "# Field notes\n\nThe vault rotation drill runs on Fridays.\n"
         await call("add", "add_source", {"name": "notes/new.md", "content": note})
         await call("recall after add", "recall_knowledge", {"query": "vault drill"})

@@ -150,6 +150,8 @@ def test_tools_match_library_functions() -> None:
         "stale_answers",  # an operator's check after a sync (cite stale, sync report)
         "conversation",  # agents keep their own history; they pass lineage ids to ask
         "write_summary",  # summaries of regulations: library only (never evidence)
+        "notes",  # the list of topic notes: HTTP and CLI (get_note takes a topic or title)
+        "build_notes",  # an operator's step; add and sync keep built notes current
     }
     public = {n for n in dir(KnowledgeBase) if not n.startswith("_")}
     exposed = {t.split(".")[1] for t in LIBRARY_FUNCTIONS.values() if t.startswith("Know")}
@@ -175,6 +177,8 @@ def test_tools_match_library_functions() -> None:
     assert doc_params <= set(tools["list_documents"].input_schema["properties"])
     assert "citation_id" in inspect.signature(Home.resolve).parameters
     assert "citation_id" in tools["resolve_citation"].input_schema["properties"]
+    assert "topic" in tools["get_note"].input_schema["properties"]
+    assert "topic" in inspect.signature(KnowledgeBase.note).parameters
     for t in tools.values():
         assert t.description == DESCRIPTIONS[t.name]
 

@@ -50,6 +50,10 @@ class VersionNotFound(NotFoundError):
     code = "VERSION_NOT_FOUND"
 
 
+class NoteNotFound(NotFoundError):
+    code = "NOTE_NOT_FOUND"
+
+
 class CitationNotFound(NotFoundError):
     code = "CITATION_NOT_FOUND"
 

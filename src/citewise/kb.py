@@ -56,6 +56,10 @@ from citewise.index.pinned_revision import PinnedIndexes
 from citewise.ingest.parse import parse_document
 from citewise.ingest.safe_open import read_inside
 from citewise.ingest.walker import SourceFile, WalkProblem, walk
+from citewise.notes.hook import after_commit
+from citewise.notes.models import Note
+from citewise.notes.read import NoteReader
+from citewise.notes.rebuild import RebuildReport, rebuild_notes
 from citewise.recall.rerank import load_reranker
 from citewise.recall.search import RecallSettings, search
 from citewise.store.factory import DB_NAME, open_store
@@ -336,6 +340,7 @@ class KnowledgeBase:
             gate.close()  # files the candidate and writes its ledger events
         if revision is not None and index:
             self.home.index(self.name).sync()  # index and embed the new revision now
+            after_commit(self.context)  # topic notes whose sources changed (notes/hook.py)
         return AddReport(
             kb=self.name,
             files=tuple(results),
@@ -661,7 +666,23 @@ class KnowledgeBase:
         # Committed: if this refresh fails, every later read re-syncs (and reports errors).
         with contextlib.suppress(CitewiseError, OSError):
             self.home.index(self.name).sync()
+            after_commit(self.context)
         return outcome
+
+    # -- topic notes (notes/) -------------------------------------------------
+    def build_notes(self) -> RebuildReport:
+        """Compile the topic notes and store the ones whose lines changed; from then on
+        every add, sync and delete keeps them current (``CITEWISE_NOTES``, notes/hook.py)."""
+        return rebuild_notes(self.context)
+
+    def notes(self, *, principal: str | None = None) -> list[Note]:
+        """The notes ``principal`` may see (only lines of documents it may read), by title."""
+        found = NoteReader(self.context, principal).notes().values()
+        return sorted(found, key=lambda n: (n.topic.title.casefold(), n.topic.id))
+
+    def note(self, topic: str, *, principal: str | None = None) -> Note:
+        """One note by topic id or title; NoteNotFound when ``principal`` sees none."""
+        return NoteReader(self.context, principal).find(topic)
 
     # -- reads --------------------------------------------------------------
     def info(self) -> KBInfo:

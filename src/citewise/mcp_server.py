@@ -32,6 +32,7 @@ LIBRARY_FUNCTIONS: dict[str, str] = {
     "list_documents": "KnowledgeBase.documents",
     "resolve_citation": "Home.resolve",
     "get_recall": "KnowledgeBase.recall",
+    "get_note": "KnowledgeBase.note",
 }
 
 SCOPE = (
@@ -83,6 +84,14 @@ DESCRIPTIONS: dict[str, str] = {
     "get_recall": "Return a recall recorded by recall_knowledge, by its recall_id: the "
     "query, mode, conditions, lineage and every hit's citation id, excerpt sha256, score "
     "and rank, as the ledger holds them. A recall made under another key is not found. " + SCOPE,
+    "get_note": "Return the topic note on a topic (its id or title) compiled from the "
+    "knowledge base without an LLM: sections definition, relations, used, figures, "
+    "conflicts and discussed, every line a verbatim quotation with its exact citation "
+    "(document, revision, lines, characters, excerpt, sha256; resolve_citation checks it), "
+    "the note's revision with the lines changed since the previous one, and links to "
+    "related notes. Notes help find sources; cite the quoted spans, not the note. Only "
+    "lines from documents the key may read are returned; a note without any is not "
+    "found. " + SCOPE,
 }
 
 
@@ -189,6 +198,11 @@ def build_server(service: Service, caller: Caller) -> MCPServer[Any]:
             limit=limit,
             offset=offset,
         )
+        return data
+
+    @server.tool(description=DESCRIPTIONS["get_note"])
+    def get_note(topic: str, kb: str = DEFAULT_KB) -> dict[str, Any]:
+        data: dict[str, Any] = guard(service.note, caller, kb, topic)
         return data
 
     @server.tool(description=DESCRIPTIONS["resolve_citation"])

@@ -9,7 +9,7 @@ import json
 from collections.abc import Mapping, Sequence
 
 from citewise.core.records import ParsedDocument, stable_id
-from citewise.core.stored import IngestAction, IngestOutcome, KBInfo, RevisionInfo
+from citewise.core.stored import IngestAction, IngestOutcome, KBInfo, NoteRecord, RevisionInfo
 from citewise.errors import (
     DocumentNotFound,
     KBExists,
@@ -19,6 +19,7 @@ from citewise.errors import (
     VersionNotFound,
 )
 from citewise.store import adhash, checks
+from citewise.store._notes import check_records, next_revision_ok
 from citewise.store._vectors import check_vectors
 from tests.memstore.ledger import MemLedger, append_to
 from tests.memstore.reads import MemReads
@@ -32,6 +33,7 @@ class MemStore(MemReads):
         super().__init__()
         self.ledger = MemLedger(self)
         self._vectors: dict[tuple[str, str], bytes] = {}
+        self._notes: dict[tuple[str, str, str], list[NoteRecord]] = {}
 
     # -- derived dense vectors -------------------------------------------------------
     def get_vectors(self, fingerprint: str, keys: Sequence[str]) -> dict[str, bytes]:
@@ -45,6 +47,33 @@ class MemStore(MemReads):
         with self.write():
             for key, data in rows:
                 self._vectors.setdefault((fingerprint, key), data)
+
+    # -- topic notes (derived) ---------------------------------------------------------
+    def save_notes(self, kb: str, records: Sequence[NoteRecord]) -> None:
+        check_records(records)
+        with self.write() as s:
+            s.require_kb(kb)
+            added: dict[tuple[str, str, str], list[NoteRecord]] = {}
+            for r in records:
+                key = (kb, r.view, r.topic)
+                have = added.get(key, self._notes.get(key, []))
+                next_revision_ok(have[-1].revision if have else None, r)
+                added[key] = [
+                    *have,
+                    dataclasses.replace(r, kb=kb, body=json.loads(json.dumps(r.body))),
+                ]
+            self._notes.update(added)
+
+    def note_heads(self, kb: str, view: str) -> list[NoteRecord]:
+        with self.read():
+            return sorted(
+                (revs[-1] for (k, v, _), revs in self._notes.items() if k == kb and v == view),
+                key=lambda r: r.topic,
+            )
+
+    def note_history(self, kb: str, view: str, topic: str) -> list[NoteRecord]:
+        with self.read():
+            return list(self._notes.get((kb, view, topic), []))
 
     # -- knowledge bases -----------------------------------------------------------
     def create_kb(self, name: str, description: str = "") -> KBInfo:
@@ -77,6 +106,7 @@ class MemStore(MemReads):
             s.contents = {i: c for i, c in s.contents.items() if c.doc_id not in gone}
             s.versions = {i: v for i, v in s.versions.items() if v.doc_id not in gone}
             s.batches.pop(name, None)
+            self._notes = {k: v for k, v in self._notes.items() if k[0] != name}
             append_to(s, "kb_delete", {"kb": name, "documents": held}, kb=name)
 
     # -- batches and revisions -------------------------------------------------------

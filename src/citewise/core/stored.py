@@ -144,3 +144,18 @@ class NodeWindow:
 
     nodes: list[Node]
     complete: bool
+
+
+@dataclass(frozen=True, slots=True)
+class NoteRecord:
+    """One stored revision of a topic note (notes/): derived data, no ledger entry.
+
+    ``view`` is whose documents the note was compiled from (``""``: the documents everyone
+    may read; else the principal's own view); ``body`` is the note's JSON (its lines are
+    quotations with citations; an empty ``lines`` list records that the topic is gone)."""
+
+    kb: str
+    view: str
+    topic: str
+    revision: int
+    body: dict[str, Any]

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from citewise.facade.base import Scope
 from citewise.facade.folder_sync import FolderSync
+from citewise.facade.notes import Notes
 from citewise.facade.questions import Questions
 from citewise.facade.review import ReviewQueue
 from citewise.facade.writes import Upload, Writes
@@ -27,6 +28,6 @@ from citewise.facade.writes import Upload, Writes
 __all__ = ["Scope", "Service", "Upload"]
 
 
-class Service(Writes, FolderSync, Questions, ReviewQueue):
+class Service(Writes, FolderSync, Questions, ReviewQueue, Notes):
     """Access-checked operations on one home, shared by all requests of a server
     (reads, writes, folder sync and questions live in their own modules)."""

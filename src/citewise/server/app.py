@@ -30,6 +30,7 @@ from citewise.server import (
     routes_conversations,
     routes_health,
     routes_kb,
+    routes_notes,
     routes_query,
     routes_review,
     routes_sync,
@@ -187,6 +188,7 @@ def create_app(
     app.include_router(routes_conversations.router)
     app.include_router(routes_sync.router)
     app.include_router(routes_review.router)
+    app.include_router(routes_notes.router)
     app.include_router(metrics.router)
     app.include_router(openai_compat.router)
     if STATIC.is_dir():

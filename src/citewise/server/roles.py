@@ -43,6 +43,9 @@ ROUTE_ROLES: dict[tuple[str, str], tuple[Role, str]] = {
     ("POST", "/kb/{kb}/conversations"): ("reader", "starting a conversation"),
     ("POST", "/kb/{kb}/conversations/{cid}/turns"): ("reader", "asking a turn"),
     ("POST", "/v1/chat/completions"): ("reader", "asking"),
+    # Topic notes (notes/): reading them is a reader's right, as any read.
+    ("GET", "/kb/{kb}/notes"): ("reader", "reading notes"),
+    ("GET", "/kb/{kb}/notes/{topic}"): ("reader", "reading a note"),
 }
 
 

@@ -28,6 +28,7 @@ from citewise.core.stored import (
     IngestOutcome,
     KBInfo,
     NodeWindow,
+    NoteRecord,
     ResolvedCitation,
     RevisionInfo,
     StoredChunk,
@@ -277,5 +278,16 @@ class Store(Protocol):
     def put_vectors(self, fingerprint: str, vectors: Mapping[str, bytes]) -> None:
         """Keep vectors by text key (no revision, no ledger entry); a key already stored
         under ``fingerprint`` keeps its first vector."""
+
+    # -- topic notes (derived, see store/_notes.py) ---------------------------------
+    def save_notes(self, kb: str, records: Sequence[NoteRecord]) -> None:
+        """Add note revisions (all or none); each must be its topic's stored head + 1 in
+        its view, else UsageError (no ledger entry: notes are rebuilt from documents)."""
+
+    def note_heads(self, kb: str, view: str) -> list[NoteRecord]:
+        """The newest revision of every topic's note in ``view``, by topic id."""
+
+    def note_history(self, kb: str, view: str, topic: str) -> list[NoteRecord]:
+        """Every revision of one topic's note in ``view``, oldest first."""
 
     def close(self) -> None: ...

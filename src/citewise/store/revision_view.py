@@ -28,6 +28,7 @@ from citewise.core.stored import (
     IngestOutcome,
     KBInfo,
     NodeWindow,
+    NoteRecord,
     ResolvedCitation,
     RevisionInfo,
     StoredChunk,
@@ -202,6 +203,13 @@ class RevisionStore:
     def close(self) -> None:
         """The view owns nothing: the base store stays open."""
 
+    # -- topic notes: compiled from the head's documents, so a pinned view has none -----
+    def note_heads(self, kb: str, view: str) -> list[NoteRecord]:
+        return []
+
+    def note_history(self, kb: str, view: str, topic: str) -> list[NoteRecord]:
+        return []
+
     # -- writes: refused -----------------------------------------------------------------
     def create_kb(self, name: str, description: str = "") -> KBInfo:
         _read_only("create a knowledge base")
@@ -235,3 +243,6 @@ class RevisionStore:
 
     def delete_document(self, kb: str, path: str) -> IngestOutcome:
         _read_only("delete a document")
+
+    def save_notes(self, kb: str, records: Sequence[NoteRecord]) -> None:
+        _read_only("save topic notes")

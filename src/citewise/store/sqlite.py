@@ -28,6 +28,7 @@ from citewise.store._at_revision import SQLRevisionReads
 from citewise.store._lookup import SQLiteLookup
 from citewise.store._near import SQLiteNear
 from citewise.store._node_cache import NodeCache
+from citewise.store._notes import SQLNotes
 from citewise.store._rebuild import to_rowid_tables
 from citewise.store._resolve import SQLiteResolve
 from citewise.store._vectors import SQLiteVectors
@@ -83,7 +84,7 @@ def _now() -> str:
 
 
 class SQLiteStore(
-    SQLiteResolve, SQLiteLookup, SQLiteNear, SQLiteVectors, SQLWrites, SQLRevisionReads
+    SQLiteResolve, SQLiteLookup, SQLiteNear, SQLiteVectors, SQLWrites, SQLRevisionReads, SQLNotes
 ):
     """``SQLiteStore(home / "citewise.db")``; thread-safe via one lock per store."""
 

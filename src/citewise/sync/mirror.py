@@ -36,6 +36,7 @@ from citewise.errors import (
 from citewise.ingest.meta_yaml import META_FROM
 from citewise.ingest.parse import parse_document
 from citewise.ingest.walker import SourceFile, WalkProblem, walk
+from citewise.notes.hook import after_commit
 from citewise.sync.folder import (
     SyncFile,
     SyncReport,
@@ -279,6 +280,7 @@ def apply_sync(
         revision = kb.store.end_batch(kb.name)
     if revision is not None:
         kb.index.sync()  # lexical, dense, graph and scopes in one new state
+        after_commit(kb)  # topic notes whose sources changed (notes/hook.py)
     files = tuple(results) + tuple(SyncFile(p, "deleted") for p in gone)
     return SyncReport(
         kb.name,

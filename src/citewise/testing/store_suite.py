@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from citewise.core.stored import ClauseMatch
+from citewise.core.stored import ClauseMatch, NoteRecord
 from citewise.errors import (
     CitationNotFound,
     CorruptContent,
@@ -674,6 +674,36 @@ class StoreSuite:
             with pytest.raises(UsageError):
                 store.put_vectors(fingerprint, bad)
         assert store.get_vectors("enc@1#a", ["k9"]) == {}  # nothing written half-way
+
+    def test_notes_keep_every_revision_per_view_and_go_with_their_base(self, store: Store) -> None:
+        """Topic notes (store/_notes.py): revisions only added, each the head + 1 of its
+        topic in its view; heads per view; a deleted base takes its notes with it."""
+        assert store.note_heads("default", "") == []
+        assert store.note_history("default", "", "t") == []
+        store.create_kb("docs")
+
+        def rec(topic: str, rev: int, view: str = "", n: int = 1) -> NoteRecord:
+            return NoteRecord("docs", view, topic, rev, {"lines": ["x"] * n, "t": "中文"})
+
+        store.save_notes("docs", [rec("a", 1), rec("b", 1), rec("a", 1, view="alice")])
+        store.save_notes("docs", [rec("a", 2, n=2)])
+        heads = store.note_heads("docs", "")
+        assert [(r.topic, r.revision, len(r.body["lines"])) for r in heads] == [
+            ("a", 2, 2),
+            ("b", 1, 1),
+        ]
+        assert heads[0].body["t"] == "中文" and heads[0].view == "" and heads[0].kb == "docs"
+        assert [r.revision for r in store.note_heads("docs", "alice")] == [1]
+        assert [r.revision for r in store.note_history("docs", "", "a")] == [1, 2]
+        assert store.note_heads("default", "") == []  # bases are apart
+        with pytest.raises(UsageError):  # not the head + 1: refused, nothing stored
+            store.save_notes("docs", [rec("b", 2), rec("a", 2)])
+        assert [r.revision for r in store.note_history("docs", "", "b")] == [1]
+        with pytest.raises(UsageError):
+            store.save_notes("docs", [rec("", 1)])
+        store.delete_kb("docs", force=True)
+        store.create_kb("docs")
+        assert store.note_heads("docs", "") == []
 
     def test_close_is_the_last_call(self, make_store: StoreFactory) -> None:
         store = make_store()

@@ -127,6 +127,8 @@ document.addEventListener("DOMContentLoaded", () => {
   $("tab-review").addEventListener("click", () => showReview(true));
   $("tab-ask").addEventListener("click", () => showReview(false));
   $("tab-docs").addEventListener("click", () => showReview(false));
+  const notes = $("tab-notes");  // the Notes page (notes.js), when the page has one
+  if (notes) notes.addEventListener("click", () => showReview(false));
   $("kb-picker").addEventListener("change", () => {
     if (!$("view-review").hidden) loadReview();
   });

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from citewise.core.records import ParsedDocument
 from citewise.store import _convert as cv
 from citewise.store._at_revision import SQLRevisionReads
+from citewise.store._notes import SQLNotes
 from citewise.store._revisions import timestamp
 from citewise.store._sql import sql_for
 from citewise.store._writes import DEFAULT_KB, SQLWrites
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     Conn = psycopg.Connection[dict[str, Any]]
 
 
-class PostgresStore(PgRevisions, PgVectors, SQLWrites, SQLRevisionReads):
+class PostgresStore(PgRevisions, PgVectors, SQLWrites, SQLRevisionReads, SQLNotes):
     """``PostgresStore(url)``; thread-safe (a pool of connections, see :mod:`._db`)."""
 
     def __init__(self, url: str) -> None:

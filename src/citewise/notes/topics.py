@@ -1,0 +1,164 @@
+"""Topic selection (pure): which terms of a set of documents deserve a note.
+
+Candidates come from four kinds of text (see :data:`~citewise.notes.models.TopicKind`):
+
+- **defined**: the subject of a definition sentence ("X is a ...", "X是指...");
+- **heading**: a section title that two or more documents use;
+- **graph**: a knowledge-graph point that two or more edges point to;
+- **named**: a name written as inline code in the prose of two or more documents;
+- **zh_word**: a Chinese noun (jieba's dictionary, analysis/zh_words.py) that three or
+  more documents use.
+
+Scaffolding rule (one rule, every source of candidates): from ten documents on, a term
+mentioned by more than half of them names a part of every document ("Installation",
+"总则", "Example") rather than a topic, and is left out unless a document defines it.
+Salience rule (the same for every language): a term chosen only because documents use it
+(a code name, a Chinese noun) must be discussed somewhere, i.e. mentioned by at least
+:data:`MIN_PEAK` pieces of one document; a bare lowercase word written as code (`name`,
+`str`) is a value or keyword there, not a name of something, unless a document defines it
+or a heading names it. Candidates are ranked by how many kinds of evidence select them,
+then by that peak, then by the number of documents mentioning them; the ``limit`` best
+are kept. A topic's id is its normalised
+key made URL-safe (stable across rebuilds while the term stays).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from citewise.analysis import zh_words
+from citewise.notes.extract import Piece, display_title, topic_key
+from citewise.notes.mentions import MentionIndex
+from citewise.notes.models import Topic, TopicKind
+
+#: Documents from which the scaffolding rule applies, and its share.
+SCAFFOLD_MIN_DOCS = 10
+SCAFFOLD_SHARE = 0.5
+#: Documents a heading, named term or graph point must appear in (and a Chinese word).
+MIN_DOCS = 2
+MIN_ZH_DOCS = 3
+#: Pieces of one document that must mention a term that only usage selects.
+MIN_PEAK = 3
+#: A bare lowercase word (see the module docstring).
+_BARE_WORD = re.compile(r"^[a-z]+$")
+#: Topics kept per view before compiling (a note must still earn its place: compile.py).
+DEFAULT_LIMIT = 400
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+#: Which kind's spelling titles a topic: a definition's or a heading's wording reads
+#: better than a code name's (``Harbor`` over ``HARBOR_``).
+KIND_ORDER: tuple[TopicKind, ...] = ("defined", "heading", "graph", "named", "zh_word")
+
+
+@dataclass
+class _Candidate:
+    kinds: set[TopicKind] = field(default_factory=set)
+    titles: dict[TopicKind, Counter[str]] = field(default_factory=dict)
+    docs: set[str] = field(default_factory=set)
+
+    def title(self) -> str:
+        for kind in KIND_ORDER:
+            if kind in self.titles:
+                return self.titles[kind].most_common(1)[0][0]
+        return ""
+
+
+def topic_id(key: str) -> str:
+    """A stable, URL-safe id: the key's words joined by ``-`` plus a short hash of the key
+    (two keys that slug alike stay apart)."""
+    slug = re.sub(r"[^\w\u4e00-\u9fff]+", "-", key).strip("-")[:48] or "topic"
+    return f"{slug}-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:6]}"
+
+
+def _well_formed(key: str) -> bool:
+    if _HAN.search(key):
+        return len(key) >= 2
+    return len(key) >= 3 and any(c.isalpha() for c in key) and len(key.split()) <= 5
+
+
+def _add(found: dict[str, _Candidate], title: str, kind: TopicKind, path: str) -> None:
+    key = topic_key(title)
+    if not _well_formed(key):
+        return
+    c = found.setdefault(key, _Candidate())
+    c.kinds.add(kind)
+    c.titles.setdefault(kind, Counter())[display_title(title)] += 1
+    c.docs.add(path)
+
+
+@lru_cache(maxsize=65536)
+def _zh_nouns(text: str) -> frozenset[str]:
+    """The Chinese nouns of two characters or more in ``text`` (memoised: every view and
+    every rebuild of one process reads the same pieces)."""
+    return frozenset(
+        {
+            w
+            for w in zh_words.content_words(text)
+            if len(w) >= 2 and zh_words.word_tag(w).startswith(("n", "j"))
+        }
+    )
+
+
+def candidates(pieces: Sequence[Piece], graph_titles: Mapping[str, int]) -> dict[str, _Candidate]:
+    """Every candidate term by key, with the kinds that select it and where it was seen
+    (before the document-count rules)."""
+    found: dict[str, _Candidate] = {}
+    for p in pieces:
+        if p.defines:
+            _add(found, p.defines, "defined", p.path)
+        if p.kind == "heading":
+            _add(found, p.text, "heading", p.path)
+        for name in p.names:
+            _add(found, name, "named", p.path)
+        if p.kind != "code" and _HAN.search(p.text):
+            for word in _zh_nouns(p.text):
+                _add(found, word, "zh_word", p.path)
+    for title, degree in graph_titles.items():
+        if degree >= MIN_DOCS:
+            _add(found, title, "graph", "")
+    return found
+
+
+def _kept_kinds(c: _Candidate) -> set[TopicKind]:
+    """The kinds whose document-count rule ``c`` passes."""
+    n = len(c.docs - {""})
+    kept: set[TopicKind] = set()
+    for kind in c.kinds:
+        need = MIN_ZH_DOCS if kind == "zh_word" else MIN_DOCS
+        if kind in ("defined", "graph") or n >= need:
+            kept.add(kind)
+    return kept
+
+
+def select_topics(
+    pieces: Sequence[Piece],
+    index: MentionIndex,
+    graph_titles: Mapping[str, int],
+    *,
+    limit: int = DEFAULT_LIMIT,
+) -> list[Topic]:
+    """The salient topics of ``pieces`` (see the module docstring), best first."""
+    documents = len({p.path for p in pieces})
+    ranked: list[tuple[int, int, int, str, Topic]] = []
+    for key, c in candidates(pieces, graph_titles).items():
+        kinds = _kept_kinds(c)
+        if not kinds:
+            continue
+        per_doc = Counter(pieces[i].path for i in index.find(key))
+        docs, peak = len(per_doc), max(per_doc.values(), default=0)
+        scaffold = documents >= SCAFFOLD_MIN_DOCS and docs > documents * SCAFFOLD_SHARE
+        if docs == 0 or (scaffold and "defined" not in kinds):
+            continue
+        if kinds <= {"named", "zh_word"} and (peak < MIN_PEAK or _BARE_WORD.match(key)):
+            continue
+        order = tuple(k for k in KIND_ORDER if k in kinds)
+        topic = Topic(id=topic_id(key), title=c.title(), key=key, kinds=order, documents=docs)
+        ranked.append((-len(kinds), -min(peak, 10), -docs, key, topic))
+    ranked.sort(key=lambda r: r[:4])
+    return [r[4] for r in ranked[:limit]]
