@@ -14,14 +14,17 @@ Sections and the rule that fills each (every line is a piece, i.e. an exact span
   its qualifiers: sufficiency/facts.py);
 - ``conflicts``: pairs of those facts that state different values for the same thing in
   the same scope (sufficiency/conflicts.py);
-- ``discussed``: per document, a section heading that names the topic, else the first
-  piece that mentions it (where the document discusses it).
+- ``discussed``: first the opening sentence of a section the topic heads when it names
+  the topic (openings.py, detail :data:`~citewise.notes.openings.OPENS`: it introduces the
+  topic without the form of a definition), then per document a section heading that names
+  the topic, else the first piece that mentions it (where the document discusses it).
 
 A span is quoted once per note (the first section that takes it keeps it). A note is kept
 when it quotes at least :data:`MIN_LINES` lines and either defines the topic or quotes
 two documents: a single passing mention is no note. It must also quote something besides
 section titles: a list of headings ("Installation", "Basic Example" in two documents)
-says nothing about its topic. Two notes link when a line of one
+says nothing about its topic. A note whose only claim is a section opening (no definition,
+one document) must quote two lines besides section titles. Two notes link when a line of one
 mentions the other's topic (both ways).
 """
 
@@ -36,6 +39,7 @@ from citewise.core.records import sha256_text
 from citewise.notes.extract import Piece, Source, prose_of, relation_kinds, topic_key
 from citewise.notes.mentions import MentionIndex
 from citewise.notes.models import Note, NoteLine, Section, Topic
+from citewise.notes.openings import OPENS, section_openings, term_forms
 from citewise.sufficiency.conflicts import find_conflicts
 from citewise.sufficiency.facts import Fact, extract_facts
 
@@ -119,6 +123,7 @@ class Compiler:
         for i, p in enumerate(pieces):
             if p.defines:
                 self._defines.setdefault(topic_key(p.defines), []).append(i)
+        self.openings = section_openings(pieces, skip=instruction)
 
     def facts(self, i: int) -> list[Fact]:
         got = self._facts.get(i)
@@ -149,7 +154,9 @@ class Compiler:
             if piece.kind != "heading":
                 prose.append(piece)
 
-        mentioned = self.index.find(topic.key)
+        # A plural key's singular is the same term ("exit codes" in "an exit code").
+        forms = term_forms(topic.key)
+        mentioned = sorted({i for form in forms for i in self.index.find(form)})
         for i in self._defines.get(topic.key, []):
             take(self.pieces[i], "definition", "")
         for edge in self.edges:
@@ -157,8 +164,11 @@ class Compiler:
                 take(edge.piece, "relations", edge.kind)
         self._by_wording(mentioned, take)
         self._figures(mentioned, take)
+        for i in self.openings.get(topic.key, []):
+            take(self.pieces[i], "discussed", OPENS)
         self._discussed(mentioned, take)
-        return self._kept(topic, lines) if prose else None
+        self._explained(topic.key, mentioned, take)
+        return self._kept(topic, lines, len(prose), topic.key in self.openings)
 
     def _discussed(self, mentioned: list[int], take: _Take) -> None:
         first: dict[str, Piece] = {}
@@ -168,6 +178,16 @@ class Compiler:
                 first[p.path] = p
         for p in first.values():
             take(p, "discussed", "")
+
+    def _explained(self, key: str, mentioned: list[int], take: _Take) -> None:
+        """After a section opening that names the topic, the next piece of that document
+        that mentions it (the section goes on about its subject: "The Session object
+        allows ..." then "A Session object has all the methods of ...")."""
+        for i in self.openings.get(key, []):
+            later = (j for j in mentioned if j > i and self.pieces[j].path == self.pieces[i].path)
+            j = next((j for j in later if self.pieces[j].kind != "heading"), None)
+            if j is not None:
+                take(self.pieces[j], "discussed", "")
 
     def _by_wording(self, mentioned: list[int], take: _Take) -> None:
         for i in mentioned:
@@ -197,10 +217,13 @@ class Compiler:
             take(owner[id(fact)], "figures", f"{fact.attribute}: {fact.value}")
 
     @staticmethod
-    def _kept(topic: Topic, lines: list[NoteLine]) -> Note | None:
+    def _kept(topic: Topic, lines: list[NoteLine], prose: int, opens: bool) -> Note | None:
+        """The note when it earns its place (module docstring); ``prose``: its lines that
+        are not section titles; ``opens``: a section opening names the topic."""
         docs = {line.path for line in lines}
-        defined = any(line.section == "definition" for line in lines)
-        if len(lines) < MIN_LINES or not (defined or len(docs) >= 2):
+        defined = any(x.section == "definition" for x in lines)
+        opened = opens and prose >= MIN_LINES
+        if not prose or len(lines) < MIN_LINES or not (defined or opened or len(docs) >= 2):
             return None
         order = {s: n for n, s in enumerate(PER_SECTION)}
         lines.sort(key=lambda x: order[x.section])

@@ -148,7 +148,9 @@ def compile_view(
     degree, edges = _graph_inputs(graph, by_path)
     compiler = Compiler(by_path, pieces, index, edges)
     notes = [
-        n for t in select_topics(pieces, index, degree, limit=limit) if (n := compiler.note(t))
+        n
+        for t in select_topics(pieces, index, degree, limit=limit, openings=compiler.openings)
+        if (n := compiler.note(t))
     ]
     return link_notes(notes, index)
 

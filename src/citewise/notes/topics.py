@@ -3,7 +3,8 @@
 Candidates come from four kinds of text (see :data:`~citewise.notes.models.TopicKind`):
 
 - **defined**: the subject of a definition sentence ("X is a ...", "X是指...");
-- **heading**: a section title that two or more documents use;
+- **heading**: a section title that two or more documents use, or that one document uses
+  for a section opening with a sentence that names it (openings.py);
 - **graph**: a knowledge-graph point that two or more edges point to;
 - **named**: a name written as inline code in the prose of two or more documents;
 - **zh_word**: a Chinese noun (jieba's dictionary, analysis/zh_words.py) that three or
@@ -35,6 +36,7 @@ from citewise.analysis import zh_words
 from citewise.notes.extract import Piece, display_title, topic_key
 from citewise.notes.mentions import MentionIndex
 from citewise.notes.models import Topic, TopicKind
+from citewise.notes.openings import section_openings
 
 #: Documents from which the scaffolding rule applies, and its share.
 SCAFFOLD_MIN_DOCS = 10
@@ -125,13 +127,14 @@ def candidates(pieces: Sequence[Piece], graph_titles: Mapping[str, int]) -> dict
     return found
 
 
-def _kept_kinds(c: _Candidate) -> set[TopicKind]:
-    """The kinds whose document-count rule ``c`` passes."""
+def _kept_kinds(c: _Candidate, opened: bool = False) -> set[TopicKind]:
+    """The kinds whose document-count rule ``c`` passes (a heading whose section opens by
+    naming it passes in one document: ``opened``)."""
     n = len(c.docs - {""})
     kept: set[TopicKind] = set()
     for kind in c.kinds:
         need = MIN_ZH_DOCS if kind == "zh_word" else MIN_DOCS
-        if kind in ("defined", "graph") or n >= need:
+        if kind in ("defined", "graph") or n >= need or (kind == "heading" and opened):
             kept.add(kind)
     return kept
 
@@ -142,12 +145,16 @@ def select_topics(
     graph_titles: Mapping[str, int],
     *,
     limit: int = DEFAULT_LIMIT,
+    openings: Mapping[str, Sequence[int]] | None = None,
 ) -> list[Topic]:
-    """The salient topics of ``pieces`` (see the module docstring), best first."""
+    """The salient topics of ``pieces`` (see the module docstring), best first.
+    ``openings``: :func:`~citewise.notes.openings.section_openings` of ``pieces`` (read
+    here when not given)."""
     documents = len({p.path for p in pieces})
+    opened = section_openings(pieces) if openings is None else openings
     ranked: list[tuple[int, int, int, str, Topic]] = []
     for key, c in candidates(pieces, graph_titles).items():
-        kinds = _kept_kinds(c)
+        kinds = _kept_kinds(c, key in opened)
         if not kinds:
             continue
         per_doc = Counter(pieces[i].path for i in index.find(key))
