@@ -12,7 +12,7 @@ from citewise.notes.compile import Compiler
 from citewise.notes.extract import Source, document_pieces
 from citewise.notes.mentions import MentionIndex
 from citewise.notes.openings import OPENS, section_openings, term_forms
-from citewise.notes.topics import select_topics
+from citewise.notes.topics import api_name, select_topics
 
 #: A framework's API reference page (Markdown, the class of starlette's and click's pages):
 #: sections headed by a class name or a term, each opening with a sentence about it.
@@ -118,3 +118,53 @@ def test_a_section_opening_gives_a_note_in_one_document() -> None:
     assert "install" not in notes  # an instruction opens the section
     assert "added" not in notes  # a changelog's repeated section title
     assert "lonely term" not in notes  # one quoted line besides its title is no note
+
+
+# -- API names written as code in one document ---------------------------------------------
+#: A CLI library's options page (click's class) and an HTTP client's quickstart (requests'
+#: class, reST literals): each API name is written as code in this one page only.
+OPTIONS_MD = (
+    "# Options\n\n## Flags\n\n"
+    "Set `flag_value` to pass a value when the flag is given. "
+    "The `flag_value` is used instead of `True`. "
+    "Without `flag_value` the flag is a boolean. "
+    "Save the example as `hello.py`. Then run `hello.py` with Python.\n\n"
+    "Run `hello.py` again with `--shout`.\n"
+)
+QUICK_RST = (
+    "Quickstart\n==========\n\n"
+    "We can read the content of the server's response with ``r.text``. "
+    "Requests decodes ``r.text`` from the guessed encoding. "
+    "You can change the encoding before reading ``r.text``. "
+    "The ``value`` is kept. The ``value`` is read. The ``value`` is shown.\n"
+)
+ELSEWHERE_MD = (
+    "# Recipes\n\nA recipe sets flag_value and reads r.text of the response. "
+    "It runs hello.py and checks the value.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("key", "api"),
+    [
+        ("click.option", True),
+        ("flag_value", True),
+        ("r.status_code", True),
+        ("request.url_for", True),
+        ("r.json", True),  # a JSON type, but no source file
+        ("hello.py", False),  # an example file of the page
+        ("main.py", False),
+        ("value", False),  # a bare word
+        ("--help", False),
+    ],
+)
+def test_api_names_are_dotted_or_snake_case_and_no_source_file(key: str, api: bool) -> None:
+    assert api_name(key) is api
+
+
+def test_an_api_name_one_document_discusses_is_a_topic() -> None:
+    notes = _notes(("options.md", OPTIONS_MD), ("quick.rst", QUICK_RST), ("r.md", ELSEWHERE_MD))
+    assert {"flag_value", "r.text"} <= set(notes)
+    assert notes["r.text"].topic.kinds == ("named",)  # type: ignore[attr-defined]
+    assert "hello.py" not in notes  # a source file's name
+    assert "value" not in notes  # a bare lowercase word written as code

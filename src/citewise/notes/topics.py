@@ -6,7 +6,8 @@ Candidates come from four kinds of text (see :data:`~citewise.notes.models.Topic
 - **heading**: a section title that two or more documents use, or that one document uses
   for a section opening with a sentence that names it (openings.py);
 - **graph**: a knowledge-graph point that two or more edges point to;
-- **named**: a name written as inline code in the prose of two or more documents;
+- **named**: a name written as inline code in the prose of two or more documents, or of
+  one document when it has the shape of an API name (:data:`_API_NAME`);
 - **zh_word**: a Chinese noun (jieba's dictionary, analysis/zh_words.py) that three or
   more documents use.
 
@@ -26,6 +27,7 @@ key made URL-safe (stable across rebuilds while the term stays).
 from __future__ import annotations
 
 import hashlib
+import mimetypes
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -48,6 +50,25 @@ MIN_ZH_DOCS = 3
 MIN_PEAK = 3
 #: A bare lowercase word (see the module docstring).
 _BARE_WORD = re.compile(r"^[a-z]+$")
+#: An API name: dotted (``click.option``, ``request.url_for``, ``r.status_code``) or
+#: snake_case (``flag_value``, ``allow_redirects``). Written as code in one document it names
+#: an attribute, function or parameter of the library that document explains; the
+#: salience rule (discussed by :data:`MIN_PEAK` pieces of one document) still applies, and a
+#: note still needs two documents or a definition (compile.py). Chosen on click, starlette
+#: and requests (reference pages write each API name as code in one page only).
+_API_NAME = re.compile(r"^[a-z_]\w*(?:\.[a-z_]\w*)+$|^[a-z][a-z0-9]*_\w+$")
+
+
+def api_name(key: str) -> bool:
+    """Whether ``key`` is an API name (:data:`_API_NAME`) and not a source file's name: a
+    dotted name whose extension is a registered source-code type (``hello.py``, ``main.py``:
+    text/x-*) names an example file of the page, not something the library offers."""
+    if not _API_NAME.match(key):
+        return False
+    kind = mimetypes.guess_type(key, strict=False)[0] or ""
+    return not kind.startswith("text/x-")
+
+
 #: Topics kept per view before compiling (a note must still earn its place: compile.py).
 DEFAULT_LIMIT = 400
 _HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -127,14 +148,15 @@ def candidates(pieces: Sequence[Piece], graph_titles: Mapping[str, int]) -> dict
     return found
 
 
-def _kept_kinds(c: _Candidate, opened: bool = False) -> set[TopicKind]:
+def _kept_kinds(key: str, c: _Candidate, opened: bool = False) -> set[TopicKind]:
     """The kinds whose document-count rule ``c`` passes (a heading whose section opens by
-    naming it passes in one document: ``opened``)."""
+    naming it passes in one document: ``opened``; so does an API name, :data:`_API_NAME`)."""
     n = len(c.docs - {""})
     kept: set[TopicKind] = set()
     for kind in c.kinds:
         need = MIN_ZH_DOCS if kind == "zh_word" else MIN_DOCS
-        if kind in ("defined", "graph") or n >= need or (kind == "heading" and opened):
+        one_doc = (kind == "heading" and opened) or (kind == "named" and api_name(key))
+        if kind in ("defined", "graph") or n >= need or one_doc:
             kept.add(kind)
     return kept
 
@@ -154,7 +176,7 @@ def select_topics(
     opened = section_openings(pieces) if openings is None else openings
     ranked: list[tuple[int, int, int, str, Topic]] = []
     for key, c in candidates(pieces, graph_titles).items():
-        kinds = _kept_kinds(c, key in opened)
+        kinds = _kept_kinds(key, c, key in opened)
         if not kinds:
             continue
         per_doc = Counter(pieces[i].path for i in index.find(key))
