@@ -168,3 +168,12 @@ def test_an_api_name_one_document_discusses_is_a_topic() -> None:
     assert notes["r.text"].topic.kinds == ("named",)  # type: ignore[attr-defined]
     assert "hello.py" not in notes  # a source file's name
     assert "value" not in notes  # a bare lowercase word written as code
+
+
+def test_a_one_document_api_note_needs_two_lines_besides_titles() -> None:
+    """No second document and no definition: the note stands on two quoted lines."""
+    notes = _notes(("options.md", OPTIONS_MD), ("quick.rst", QUICK_RST))
+    lines = notes["flag_value"].lines  # type: ignore[attr-defined]
+    assert {x.path for x in lines} == {"options.md"} and len(lines) >= 2
+    thin = "# Thin\n\nThe `max_depth` is read. The `max_depth` is kept. The `max_depth` is set.\n"
+    assert "max_depth" not in _notes(("thin.md", thin), ("quick.rst", QUICK_RST))

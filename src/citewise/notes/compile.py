@@ -23,9 +23,10 @@ A span is quoted once per note (the first section that takes it keeps it). A not
 when it quotes at least :data:`MIN_LINES` lines and either defines the topic or quotes
 two documents: a single passing mention is no note. It must also quote something besides
 section titles: a list of headings ("Installation", "Basic Example" in two documents)
-says nothing about its topic. A note whose only claim is a section opening (no definition,
-one document) must quote two lines besides section titles. Two notes link when a line of one
-mentions the other's topic (both ways).
+says nothing about its topic. A note of one document without a definition is kept only
+when a one-document rule selected its topic (a section opening names it, or an API name
+the document discusses: topics.py) and it quotes two lines besides section titles. Two
+notes link when a line of one mentions the other's topic (both ways).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from citewise.notes.extract import Piece, Source, prose_of, relation_kinds, topi
 from citewise.notes.mentions import MentionIndex
 from citewise.notes.models import Note, NoteLine, Section, Topic
 from citewise.notes.openings import OPENS, section_openings, term_forms
+from citewise.notes.topics import api_name
 from citewise.sufficiency.conflicts import find_conflicts
 from citewise.sufficiency.facts import Fact, extract_facts
 
@@ -168,7 +170,8 @@ class Compiler:
             take(self.pieces[i], "discussed", OPENS)
         self._discussed(mentioned, take)
         self._explained(topic.key, mentioned, take)
-        return self._kept(topic, lines, len(prose), topic.key in self.openings)
+        one_doc = topic.key in self.openings or ("named" in topic.kinds and api_name(topic.key))
+        return self._kept(topic, lines, len(prose), one_doc)
 
     def _discussed(self, mentioned: list[int], take: _Take) -> None:
         first: dict[str, Piece] = {}
@@ -217,12 +220,13 @@ class Compiler:
             take(owner[id(fact)], "figures", f"{fact.attribute}: {fact.value}")
 
     @staticmethod
-    def _kept(topic: Topic, lines: list[NoteLine], prose: int, opens: bool) -> Note | None:
+    def _kept(topic: Topic, lines: list[NoteLine], prose: int, one_doc: bool) -> Note | None:
         """The note when it earns its place (module docstring); ``prose``: its lines that
-        are not section titles; ``opens``: a section opening names the topic."""
+        are not section titles; ``one_doc``: a rule of one document selected the topic (a
+        section opening names it, or it is an API name: topics.py)."""
         docs = {line.path for line in lines}
         defined = any(x.section == "definition" for x in lines)
-        opened = opens and prose >= MIN_LINES
+        opened = one_doc and prose >= MIN_LINES
         if not prose or len(lines) < MIN_LINES or not (defined or opened or len(docs) >= 2):
             return None
         order = {s: n for n, s in enumerate(PER_SECTION)}
