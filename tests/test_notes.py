@@ -88,6 +88,10 @@ def _by_title(home: Home, principal: str | None = None) -> dict[str, object]:
         ("The `Request` class is a wrapper around the ASGI scope.", "Request class"),
         ("Middleware means code that runs around every request.", "Middleware"),
         ("It is a token.", ""),  # a pronoun defines what the sentence before named
+        ("Here is an example of a group with two commands.", ""),  # click's pages
+        ("The answer to this is the `decode_unicode` flag.", ""),
+        ("Who is the author of this mess?", ""),
+        ("What this means is that the session is kept.", ""),  # requests' pages
         ("If `flag_value` is an `int`, the type is the matching basic type.", ""),
         ("When the cursor is a token, it is kept.", ""),
         ("第一条 本法所称数据处理者，是指处理个人数据的组织。", "数据处理者"),

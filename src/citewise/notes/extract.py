@@ -58,6 +58,11 @@ _SUBORDINATE = re.compile(
     re.I,
 )
 _MARKUP = re.compile(r"[*`\"“”‘’\[\]]|(?<!\w)_+|_+(?!\w)")
+#: Words that point outside the sentence ("It is ...", "Here is ...", "What this means
+#: is ...", "The answer to this is ..."): a subject holding one names nothing by itself.
+_DEICTIC = frozenset(
+    {"it", "this", "that", "these", "those", "there", "here", "they", "which", "what", "who"}
+)
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.I)
 _WORDS = re.compile(r"[A-Za-z][\w.\-]*|[\u4e00-\u9fff]+")
 
@@ -126,8 +131,8 @@ def defined_subject(sentence: str) -> str:
     if not m:
         return ""
     subject = (m.group("subject") or m.group("subject2") or "").strip()
-    if subject.split()[0].casefold() in {"it", "this", "that", "there", "these", "they", "which"}:
-        return ""  # a pronoun defines what the sentence before named
+    if _DEICTIC.intersection(w.casefold() for w in _WORDS.findall(subject)):
+        return ""  # a pronoun or question word defines what the text around it named
     if _SUBORDINATE.match(subject):
         return ""  # "If X is an int, ...": a condition, not what X is
     if len(_WORDS.findall(subject)) > 4 or re.search(r"[,;:(]", _MARKUP.sub("", subject)):
