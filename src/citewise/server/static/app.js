@@ -11,8 +11,16 @@ function label(key) {
   return labels.table[key] || key;
 }
 
-// Labels of the page in `lang` ("en", "zh"; null: the browser's Accept-Language), put
-// in place with textContent and the placeholder attribute only.
+// A label with its {field} names filled in (the catalogue's str.format names); the
+// result goes on the page with textContent only.
+function fill(key, fields) {
+  return label(key).replace(/\{(\w+)\}/g, (m, name) => (name in fields ? String(fields[name]) : m));
+}
+
+// Labels of the page in `lang` ("en", "zh"; null: the browser's Accept-Language, the
+// language the server chose is its Content-Language), put in place with textContent and
+// the placeholder attribute only. Views whose text the scripts wrote (tables, buttons,
+// empty-list lines) hear "citewise:labels" and write it again in the new language.
 async function applyLabels(lang) {
   if (lang && lang === labels.lang) return;
   const url = "/ui/labels" + (lang ? "?lang=" + encodeURIComponent(lang) : "");
@@ -20,7 +28,8 @@ async function applyLabels(lang) {
   if (!resp.ok) return;
   labels.table = await resp.json();
   labels.lang = lang;
-  if (lang) document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
+  const shown = lang || (resp.headers.get("Content-Language") || "").slice(0, 2);
+  if (shown) document.documentElement.lang = shown === "zh" ? "zh-CN" : "en";
   for (const node of document.querySelectorAll("[data-label]")) {
     const text = labels.table[node.dataset.label];
     if (text) node.textContent = text;
@@ -29,6 +38,7 @@ async function applyLabels(lang) {
     const text = labels.table[node.dataset.labelPlaceholder];
     if (text) node.placeholder = text;
   }
+  document.dispatchEvent(new Event("citewise:labels"));
 }
 
 function el(tag, text, cls) {
@@ -409,9 +419,11 @@ function renderTrace(answer, search) {
   $("tr-trace").textContent = answer.trace_id;
   const b = pack.budget;
   $("tr-budget").textContent = b
-    ? b.used.fragments + "/" + b.max_fragments + " fragments, " + b.used.tokens + "/" +
-      b.total_tokens + " tokens, " + b.used.chars + "/" + b.total_chars + " chars"
-    : "n/a";
+    ? fill("web.trace_budget_used", {
+      fragments: b.used.fragments, max_fragments: b.max_fragments, tokens: b.used.tokens,
+      total_tokens: b.total_tokens, chars: b.used.chars, total_chars: b.total_chars,
+    })
+    : label("web.trace_no_budget");
   const reasons = answer.sufficiency.reasons || [];
   $("tr-reasons").textContent = answer.sufficiency.status + (reasons.length ? ": " + reasons.join("; ") : "");
   const body = $("tr-routes").querySelector("tbody");
@@ -430,15 +442,16 @@ async function loadDocs() {
     const data = await api("GET", "/kb/" + encodeURIComponent(state.kb) + "/documents");
     const body = $("docs-table").querySelector("tbody");
     clear(body);
+    $("docs-empty").hidden = data.documents.length > 0;
     for (const d of data.documents) {
       const tr = el("tr");
       tr.dataset.path = d.path;
       [d.path, d.title, d.version_id, d.node_count].forEach((v) => tr.appendChild(el("td", v)));
       const actions = el("td");
-      const vb = el("button", "versions");
+      const vb = el("button", label("web.btn_versions"));
       vb.type = "button";
       vb.addEventListener("click", () => loadVersions(d.path));
-      const db = el("button", "delete");
+      const db = el("button", label("web.btn_delete"));
       db.type = "button";
       db.addEventListener("click", () => deleteDoc(d.path));
       actions.append(vb, db);
@@ -461,12 +474,14 @@ async function loadVersions(path) {
     clear(body);
     for (const v of versions) {
       const tr = el("tr");
-      const action = v.restored_from ? v.action + " (from v" + v.restored_from + ")" : v.action;
+      const action = v.restored_from
+        ? fill("web.docs_restored_from", { action: v.action, version: v.restored_from })
+        : v.action;
       [(v.is_head ? "* " : "") + v.version_id, action, v.revision, v.content_sha256.slice(0, 12), v.created_at]
         .forEach((x) => tr.appendChild(el("td", x)));
       const td = el("td");
       if (!v.is_head) {
-        const rb = el("button", "revert");
+        const rb = el("button", label("web.btn_revert"));
         rb.type = "button";
         rb.addEventListener("click", () => revert(path, v.version_id));
         td.appendChild(rb);
@@ -490,7 +505,7 @@ async function revert(path, version) {
 }
 
 async function deleteDoc(path) {
-  if (!window.confirm("Delete " + path + " from the current revision? Its history stays.")) return;
+  if (!window.confirm(fill("web.docs_confirm_delete", { path }))) return;
   try {
     await api("DELETE", "/kb/" + encodeURIComponent(state.kb) + "/documents/" + docUrl(path));
     $("versions").hidden = true;
@@ -527,7 +542,13 @@ function showView(name) {
   $("view-docs").hidden = name !== "docs";
   $("tab-ask").classList.toggle("active", name === "ask");
   $("tab-docs").classList.toggle("active", name === "docs");
-  if (name === "docs") loadDocs();
+  if (name === "docs") refreshDocs();
+}
+
+// The list and the open version history written again (in the page's current language).
+function refreshDocs() {
+  loadDocs();
+  if (!$("versions").hidden) loadVersions($("versions-path").textContent);
 }
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -549,6 +570,9 @@ document.addEventListener("DOMContentLoaded", () => {
   $("tab-ask").addEventListener("click", () => showView("ask"));
   $("tab-docs").addEventListener("click", () => showView("docs"));
   $("upload-form").addEventListener("submit", upload);
+  document.addEventListener("citewise:labels", () => {
+    if (!$("view-docs").hidden) refreshDocs();
+  });
   applyLabels(null).catch(() => null);
   loadKbs().catch((e) => showError(e.message));
 });
