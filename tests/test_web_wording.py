@@ -135,6 +135,9 @@ def _views_in(page: Any, lang: Lang) -> None:
     lines_word = words["web.note_line_where"].split("{path}")[1].split("{start}")[0]
     expect(page.locator("#note-sections .note-line .meta").first).to_contain_text(lines_word)
     expect(page.locator("#note-meta")).to_contain_text(words["web.note_meta"].split("{")[0])
+    page.locator("#note-sections .cite-marker").first.click()  # the cited source's place
+    version_word = words["web.cite_where"].split("{path}")[1].split("{version}")[0]
+    expect(page.locator("#cite-meta")).to_contain_text(version_word)
     assert not page.errors, page.errors
 
 

@@ -4,7 +4,8 @@ drawer, the Review page and the Notes page, in English and in Chinese.
 Part of the message catalogue (core/messages.py merges them under ``web.*``). A key names
 the class of text: ``web.col_*`` (a table column), ``web.btn_*`` (a button made by the
 page's scripts), ``web.docs_*`` / ``web.review_*`` / ``web.notes_*`` / ``web.note_*`` /
-``web.trace_*`` (a view's headings, empty-list messages and lines). Fields are
+``web.trace_*`` (a view's headings, empty-list messages and lines), ``web.cite_*``
+(the cited source's place, regulation and second-source lines). Fields are
 ``str.format`` names, filled in by the page's ``fill()`` (app.js). Machine codes shown
 inside these lines (actions, kinds, statuses, routes) stay as the JSON gives them.
 """
@@ -137,4 +138,39 @@ _NOTES: dict[str, Mapping[Lang, str]] = {
     "web.note_related": {"en": "Related:", "zh": "相关主题："},
 }
 
-WEB_VIEWS: Mapping[str, Mapping[Lang, str]] = {**_NAV, **_TRACE, **_DOCS, **_REVIEW, **_NOTES}
+# The cited source's place and its regulation / second-source lines (Ask and Notes views).
+_CITATION: dict[str, Mapping[Lang, str]] = {
+    "web.cite_where": {
+        "en": "{path} · version {version} · revision {revision}",
+        "zh": "{path} · 版本 {version} · 修订版 {revision}",
+    },
+    "web.cite_lines": {"en": "lines {start}-{end}", "zh": "第 {start}-{end} 行"},
+    "web.cite_extracted": {"en": " (of the extracted text)", "zh": "（按提取出的文本计）"},
+    "web.cite_chars": {"en": "chars {start}-{end}", "zh": "字符 {start}-{end}"},
+    "web.cite_page": {"en": "page {page}", "zh": "第 {page} 页"},
+    "web.cite_approximate": {"en": " (approximate: {why})", "zh": "（位置为近似：{why}）"},
+    "web.cite_page_image": {
+        "en": "page {page} of {path}, cited lines highlighted",
+        "zh": "{path} 第 {page} 页，引用的行已高亮",
+    },
+    "web.cite_edition": {"en": "edition {edition}", "zh": "版本 {edition}"},
+    "web.cite_edition_unknown": {"en": "unknown", "zh": "不详"},
+    "web.cite_clause": {"en": "clause {clause}", "zh": "条款 {clause}"},
+    "web.cite_effective": {"en": "effective {date}", "zh": "生效日期 {date}"},
+    "web.cite_second_source": {
+        "en": "second source: {state} ({reason})",
+        "zh": "第二来源：{state}（{reason}）",
+    },
+    "web.cite_web": {"en": " · web: {url}", "zh": " · 网络来源：{url}"},
+    "web.cite_web_edition": {"en": ", {edition} edition", "zh": "，{edition} 版"},
+    "web.cite_similarity": {"en": " · similarity {value}", "zh": " · 相似度 {value}"},
+}
+
+WEB_VIEWS: Mapping[str, Mapping[Lang, str]] = {
+    **_NAV,
+    **_TRACE,
+    **_DOCS,
+    **_REVIEW,
+    **_NOTES,
+    **_CITATION,
+}

@@ -181,7 +181,7 @@ function citeButton(c) {
   const btn = el("button", "[" + c.number + "]", "cite-marker");
   btn.type = "button";
   btn.dataset.citation = String(c.number);
-  btn.title = c.path + " " + (placeLabel(c.locator) || "lines " + c.line_start + "-" + c.line_end) +
+  btn.title = c.path + " " + (placeLabel(c.locator) || fill("web.cite_lines", { start: c.line_start, end: c.line_end })) +
     (c.regulation ? " · " + regulationLine(c.regulation) : "");
   btn.addEventListener("click", () => openCitation(c));
   return btn;
@@ -268,11 +268,11 @@ async function pageImage(id, part) {
 function placeLabel(loc) {
   if (!loc) return "";
   const parts = loc.parts || [loc];
-  const pages = parts.filter((p) => p.page !== undefined).map((p) => "page " + p.page);
-  let label = pages.join(", ");
-  if (loc.ocr) label += " (OCR)";
-  if (loc.degraded) label += " (approximate: " + loc.degraded + ")";
-  return label;
+  const pages = parts.filter((p) => p.page !== undefined).map((p) => fill("web.cite_page", { page: p.page }));
+  let place = pages.join(", ");
+  if (loc.ocr) place += " (OCR)";
+  if (loc.degraded) place += fill("web.cite_approximate", { why: loc.degraded });
+  return place;
 }
 
 async function showPages(cited, c) {
@@ -284,7 +284,7 @@ async function showPages(cited, c) {
   const parts = loc.parts || [loc];
   for (let i = 0; i < parts.length; i++) {
     const img = el("img", null, "cite-page");
-    img.alt = "page " + parts[i].page + " of " + cited.path + ", cited lines highlighted";
+    img.alt = fill("web.cite_page_image", { page: parts[i].page, path: cited.path });
     img.dataset.page = String(parts[i].page);
     holder.appendChild(img);
     img.src = await pageImage(c.id, i);
@@ -314,16 +314,20 @@ function contextNode(nodes, cited) {
 function verificationLine(v) {
   if (!v) return "";
   const web = v.web_evidence;
-  const where = web ? " · web: " + web.final_url + (web.edition ? ", " + web.edition + " edition" : "") : "";
-  const cmp = v.comparison ? " · similarity " + v.comparison.similarity : "";
-  return "second source: " + v.state.replace(/_/g, " ") + " (" + v.reason + ")" + where + cmp;
+  const where = web
+    ? fill("web.cite_web", { url: web.final_url }) +
+      (web.edition ? fill("web.cite_web_edition", { edition: web.edition }) : "")
+    : "";
+  const cmp = v.comparison ? fill("web.cite_similarity", { value: v.comparison.similarity }) : "";
+  return fill("web.cite_second_source", { state: v.state.replace(/_/g, " "), reason: v.reason }) + where + cmp;
 }
 
 // "12 CFR 1002 · edition 2017-20417 · § 1002.4(b) · effective 2022-01-01 · current"
 function regulationLine(r) {
   if (!r) return "";
-  return [r.regulation, "edition " + (r.edition || "unknown"), r.clause ? "clause " + r.clause : "",
-    r.effective_date ? "effective " + r.effective_date : "", r.status || ""]
+  return [r.regulation, fill("web.cite_edition", { edition: r.edition || label("web.cite_edition_unknown") }),
+    r.clause ? fill("web.cite_clause", { clause: r.clause }) : "",
+    r.effective_date ? fill("web.cite_effective", { date: r.effective_date }) : "", r.status || ""]
     .filter((x) => x).join(" · ");
 }
 
@@ -334,11 +338,11 @@ async function openCitation(c) {
     const view = $("citation-view");
     view.hidden = false;
     $("cite-meta").textContent =
-      cited.path + " · version " + cited.version_id + " · revision " + c.revision +
+      fill("web.cite_where", { path: cited.path, version: cited.version_id, revision: c.revision }) +
       (placeLabel((cited.extra || {}).locator) ? " · " + placeLabel(cited.extra.locator) : "") +
-      " · lines " + cited.line_start + "-" + cited.line_end +
-      ((cited.extra || {}).locator ? " (of the extracted text)" : "") +
-      " · chars " + cited.char_start + "-" + cited.char_end;
+      " · " + fill("web.cite_lines", { start: cited.line_start, end: cited.line_end }) +
+      ((cited.extra || {}).locator ? label("web.cite_extracted") : "") +
+      " · " + fill("web.cite_chars", { start: cited.char_start, end: cited.char_end });
     $("cite-section").textContent = (cited.heading_path || []).join(" > ");
     $("cite-where").textContent = (cited.extra || {}).locator_words || "";
     $("cite-verify").textContent = verificationLine(c.verification);
