@@ -14,7 +14,11 @@ import pytest
 
 from citewise.analysis.language import Lang
 from citewise.core.messages import keys_under, table
+from tests._server import running_server
+from tests.test_review_web import held_home
 from tests.test_web import _chromium
+
+__all__ = ["held_home"]  # the Review page's held changes (a fixture shared with its test)
 
 pytestmark = [pytest.mark.browser, pytest.mark.subprocess]
 
@@ -170,3 +174,35 @@ def test_every_view_in_english_until_a_chinese_question_turns_the_page(
     assert budget.startswith("片段 ") and "fragments" not in budget, budget
     _views_in(page, "zh")
     page.close()
+
+
+@pytest.mark.usefixtures("dense_off")
+def test_held_changes_are_listed_in_chinese(held_home: Path) -> None:
+    """The Review page's rows, buttons, policy and detail lines in the browser's Chinese."""
+    _chromium()
+    sync_api = pytest.importorskip("playwright.sync_api")
+    from bench.web_screenshots import ARGS, CHROMIUM
+    from playwright.sync_api import expect
+
+    zh = table("web.", "zh")
+    with running_server(held_home) as url, sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = _open((browser, url), "zh-CN")
+        _wait_for(page, "zh")
+        page.click("#tab-review")
+        candidate = page.locator('#review-table tr[data-kind="candidate"]').first
+        expect(candidate.locator("button")).to_have_text(
+            [zh["web.btn_show"], zh["web.btn_approve"], zh["web.btn_reject"]]
+        )
+        quarantine = page.locator('#review-table tr[data-kind="quarantine"]')
+        expect(quarantine.locator("button")).to_have_text(
+            [zh["web.btn_show"], zh["web.btn_release"], zh["web.btn_reject"]]
+        )
+        policy = page.locator("#review-policy")
+        expect(policy).to_contain_text("发布方式：review")
+        expect(policy).to_contain_text(zh["web.review_over_bytes"].format(bytes=600))
+        candidate.locator("button").first.click()
+        expect(page.locator("#review-meta")).to_contain_text("提交")
+        expect(page.locator("#review-detail [data-label]")).to_have_text(zh["web.review_held"])
+        assert not page.errors, page.errors
+        browser.close()
