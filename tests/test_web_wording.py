@@ -64,6 +64,8 @@ _LABELLED = """() => {
     seen.push([n.dataset.label, n.textContent]);
   for (const n of document.querySelectorAll("[data-label-placeholder]"))
     seen.push([n.dataset.labelPlaceholder, n.placeholder]);
+  for (const n of document.querySelectorAll("[data-label-aria]"))
+    seen.push([n.dataset.labelAria, n.getAttribute("aria-label")]);
   return seen;
 }"""
 
@@ -139,6 +141,8 @@ def _views_in(page: Any, lang: Lang) -> None:
     lines_word = words["web.note_line_where"].split("{path}")[1].split("{start}")[0]
     expect(page.locator("#note-sections .note-line .meta").first).to_contain_text(lines_word)
     expect(page.locator("#note-meta")).to_contain_text(words["web.note_meta"].split("{")[0])
+    sections = page.locator("#note-sections h3").all_inner_texts()
+    assert sections and set(sections) <= {words[k] for k in keys_under("web.note_section_")}
     page.locator("#note-sections .cite-marker").first.click()  # the cited source's place
     version_word = words["web.cite_where"].split("{path}")[1].split("{version}")[0]
     expect(page.locator("#cite-meta")).to_contain_text(version_word)

@@ -105,7 +105,7 @@ def test_no_english_phrase_outside_the_catalogue_in_converted_modules() -> None:
 def test_the_page_labels_are_all_catalogue_keys() -> None:
     page = (STATIC / "index.html").read_text(encoding="utf-8")
     script = "".join(p.read_text(encoding="utf-8") for p in sorted(STATIC.glob("*.js")))
-    used = set(re.findall(r'data-label(?:-placeholder)?="([\w.]+)"', page))
+    used = set(re.findall(r'data-label(?:-[a-z]+)?="([\w.]+)"', page))
     used |= set(re.findall(r'"(web\.[a-z_]+)"', script))
     assert used, "the page names no label key"
     assert used <= set(keys_under("web.")), used - set(keys_under("web."))

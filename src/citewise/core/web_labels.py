@@ -136,6 +136,16 @@ _NOTES: dict[str, Mapping[Lang, str]] = {
     },
     "web.note_line_changed": {"en": " · changed in this revision", "zh": " · 本修订版中有改动"},
     "web.note_related": {"en": "Related:", "zh": "相关主题："},
+    # A note's sections (notes/models.py Section codes; the JSON's section_titles stay English).
+    "web.note_section_definition": {"en": "Definition", "zh": "定义"},
+    "web.note_section_relations": {
+        "en": "Requires / part of / replaced by",
+        "zh": "依赖 / 所属 / 被取代",
+    },
+    "web.note_section_used": {"en": "Configured or used", "zh": "配置或使用"},
+    "web.note_section_figures": {"en": "Figures", "zh": "数值"},
+    "web.note_section_conflicts": {"en": "Conflicts", "zh": "冲突"},
+    "web.note_section_discussed": {"en": "Discussed in", "zh": "在以下文档中讨论"},
 }
 
 # The cited source's place and its regulation / second-source lines (Ask and Notes views).

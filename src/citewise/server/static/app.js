@@ -19,8 +19,8 @@ function fill(key, fields) {
 
 // Labels of the page in `lang` ("en", "zh"; null: the browser's Accept-Language, the
 // language the server chose is its Content-Language), put in place with textContent and
-// the placeholder attribute only. Views whose text the scripts wrote (tables, buttons,
-// empty-list lines) hear "citewise:labels" and write it again in the new language.
+// the placeholder and aria-label attributes only. Views whose text the scripts wrote
+// (tables, buttons, empty-list lines) hear "citewise:labels" and write it again.
 async function applyLabels(lang) {
   if (lang && lang === labels.lang) return;
   const url = "/ui/labels" + (lang ? "?lang=" + encodeURIComponent(lang) : "");
@@ -37,6 +37,10 @@ async function applyLabels(lang) {
   for (const node of document.querySelectorAll("[data-label-placeholder]")) {
     const text = labels.table[node.dataset.labelPlaceholder];
     if (text) node.placeholder = text;
+  }
+  for (const node of document.querySelectorAll("[data-label-aria]")) {
+    const text = labels.table[node.dataset.labelAria];
+    if (text) node.setAttribute("aria-label", text);
   }
   document.dispatchEvent(new Event("citewise:labels"));
 }

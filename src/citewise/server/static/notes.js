@@ -7,6 +7,22 @@
 
 const notesState = { list: [], topic: null, home: null };
 
+// A note's section codes and their labels; a section the page does not know yet shows the
+// title the JSON gives (section_titles).
+const NOTE_SECTIONS = {
+  definition: "web.note_section_definition",
+  relations: "web.note_section_relations",
+  used: "web.note_section_used",
+  figures: "web.note_section_figures",
+  conflicts: "web.note_section_conflicts",
+  discussed: "web.note_section_discussed",
+};
+
+function sectionTitle(note, section) {
+  const key = NOTE_SECTIONS[section];
+  return (key && labels.table[key]) || note.section_titles[section] || section;
+}
+
 function notesUrl(topic) {
   const base = "/kb/" + encodeURIComponent(state.kb) + "/notes";
   return topic ? base + "/" + encodeURIComponent(topic) : base;
@@ -107,7 +123,7 @@ async function openNote(topic) {
     note.items.forEach((line, i) => {
       if (line.section !== current) {
         current = line.section;
-        box.appendChild(el("h3", note.section_titles[current] || current));
+        box.appendChild(el("h3", sectionTitle(note, current)));
       }
       box.appendChild(noteLine(line, i + 1));
     });
