@@ -208,5 +208,11 @@ def test_held_changes_are_listed_in_chinese(held_home: Path) -> None:
         candidate.locator("button").first.click()
         expect(page.locator("#review-meta")).to_contain_text("提交")
         expect(page.locator("#review-detail [data-label]")).to_have_text(zh["web.review_held"])
+        kind = zh["web.review_kind_candidate"]
+        expect(page.locator("#review-id")).to_contain_text(f"({kind})")
+        expect(page.locator("#review-files h3").first).to_contain_text(
+            zh["web.review_change_changed"] + " "
+        )
+        expect(candidate.locator("td").nth(1)).to_have_text(kind)
         assert not page.errors, page.errors
         browser.close()

@@ -109,6 +109,12 @@ _REVIEW: dict[str, Mapping[Lang, str]] = {
         "zh": "{source}；sha256 {sha}；{size} 字节",
     },
     "web.review_diff_cut": {"en": "{count} more diff lines", "zh": "另有 {count} 行差异未显示"},
+    # A held change's kind and a file's change (governance/review.py codes, kept in the JSON).
+    "web.review_kind_candidate": {"en": "candidate", "zh": "待批准的变更"},
+    "web.review_kind_quarantine": {"en": "quarantine", "zh": "隔离"},
+    "web.review_change_added": {"en": "added", "zh": "新增"},
+    "web.review_change_changed": {"en": "changed", "zh": "修改"},
+    "web.review_change_deleted": {"en": "deleted", "zh": "删除"},
     "web.btn_show": {"en": "show", "zh": "查看"},
     "web.btn_approve": {"en": "approve", "zh": "批准"},
     "web.btn_release": {"en": "release", "zh": "放行"},

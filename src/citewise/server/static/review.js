@@ -5,6 +5,21 @@
 // textContent (el), never innerHTML.
 "use strict";
 
+// Codes of a held change (its kind, a file's change) and their labels; a code the page
+// does not know yet is shown as the JSON gives it.
+const REVIEW_WORDS = {
+  candidate: "web.review_kind_candidate",
+  quarantine: "web.review_kind_quarantine",
+  added: "web.review_change_added",
+  changed: "web.review_change_changed",
+  deleted: "web.review_change_deleted",
+};
+
+function reviewWord(code) {
+  const key = REVIEW_WORDS[code];
+  return (key && labels.table[key]) || code;
+}
+
 function reviewBase() {
   return "/kb/" + encodeURIComponent(state.kb) + "/review";
 }
@@ -61,7 +76,7 @@ function reviewRow(h, mayDecide) {
   tr.dataset.kind = h.kind;
   const changes = h.files.map((f) => f.action + " " + f.path).join(", ") +
     (h.withheld_files ? fill("web.review_withheld_row", { count: h.withheld_files }) : "");
-  [h.id, h.kind, (h.submitted_by || label("web.review_local")) + " " + h.created_at, changes,
+  [h.id, reviewWord(h.kind), (h.submitted_by || label("web.review_local")) + " " + h.created_at, changes,
     h.reasons.map((r) => r.message).join("; ")].forEach((x) => tr.appendChild(el("td", x)));
   const td = el("td");
   td.appendChild(button(label("web.btn_show"), () => showHeld(h.id)));
@@ -92,7 +107,7 @@ async function showHeld(id) {
   try {
     const held = await api("GET", reviewBase() + "/" + encodeURIComponent(id));
     $("review-detail").hidden = false;
-    $("review-id").textContent = held.id + " (" + held.kind + ")";
+    $("review-id").textContent = held.id + " (" + reviewWord(held.kind) + ")";
     $("review-meta").textContent = fill("web.review_submitted", {
       who: held.submitted_by || label("web.review_local"), origin: held.origin, at: held.created_at,
     }) + (held.withheld_files ? fill("web.review_withheld_detail", { count: held.withheld_files }) : "");
@@ -101,7 +116,7 @@ async function showHeld(id) {
     for (const f of held.files) {
       const div = el("div", undefined, "review-file");
       div.dataset.path = f.path;
-      div.appendChild(el("h3", f.change + " " + f.path));
+      div.appendChild(el("h3", reviewWord(f.change) + " " + f.path));
       const p = f.provenance;
       if (f.action === "write") {
         const line = fill("web.review_provenance", { source: p.source, sha: p.sha256.slice(0, 16), size: p.size });
