@@ -14,6 +14,7 @@ from typing import get_args
 import pytest
 
 from citewise.core.messages import CATALOGUE, keys_under
+from citewise.core.records import FileStatus
 from citewise.notes.models import SECTION_TITLES, Section
 
 STATIC = Path(__file__).parents[1] / "src" / "citewise" / "server" / "static"
@@ -29,6 +30,13 @@ def test_every_note_section_has_a_label_in_both_languages() -> None:
     assert set(re.findall(r'"(web\.note_section_[a-z]+)"', notes_js)) == set(
         keys_under("web.note_section_")
     )
+
+
+def test_every_upload_status_has_a_label() -> None:
+    app_js = (STATIC / "app.js").read_text(encoding="utf-8")
+    for code in get_args(FileStatus):
+        key = f"web.docs_status_{code}"
+        assert CATALOGUE[key]["en"] == code and f'{code}: "{key}"' in app_js, key
 
 
 def test_no_chinese_label_is_its_english_text() -> None:

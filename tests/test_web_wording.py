@@ -71,17 +71,26 @@ _LABELLED = """() => {
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, str]]:
-    """The example corpus with its topic notes, served, and a Chromium to look at it."""
+def chromium() -> Iterator[Any]:
+    """One Chromium for the tests below (Playwright allows one sync driver at a time)."""
     _chromium()
     sync_api = pytest.importorskip("playwright.sync_api")
-    from bench.web_screenshots import ARGS, CHROMIUM, serving
+    from bench.web_screenshots import ARGS, CHROMIUM
+
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="module")
+def served(chromium: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, str]]:
+    """The example corpus with its topic notes, served, and a Chromium to look at it."""
+    from bench.web_screenshots import serving
 
     home = tmp_path_factory.mktemp("labels") / "home"
-    with serving(home, notes=True) as url, sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield browser, url
-        browser.close()
+    with serving(home, notes=True) as url:
+        yield chromium, url
 
 
 def _open(served: tuple[Any, str], locale: str) -> Any:
@@ -149,12 +158,23 @@ def _views_in(page: Any, lang: Lang) -> None:
     assert not page.errors, page.errors
 
 
-def test_every_view_in_chinese_when_the_browser_asks_for_it(served: tuple[Any, str]) -> None:
+def test_every_view_in_chinese_when_the_browser_asks_for_it(
+    served: tuple[Any, str], tmp_path: Path
+) -> None:
+    from playwright.sync_api import expect
+
     page = _open(served, "zh-CN")
-    _wait_for(page, "zh")
+    zh = _wait_for(page, "zh")
     assert page.evaluate("document.documentElement.lang") == "zh-CN"
     _all_labels_in(page, "zh")
     _views_in(page, "zh")
+
+    page.click("#tab-docs")  # an upload's report: the file's status in words
+    (tmp_path / "upload.md").write_text("# Upload\n\nA short page.\n", encoding="utf-8")
+    page.set_input_files("#upload-files", str(tmp_path / "upload.md"))
+    page.click("#upload-form button[type=submit]")
+    added = zh["web.docs_upload_line"].format(path="upload.md", status=zh["web.docs_status_added"])
+    expect(page.locator("#upload-result")).to_have_text(added)
     page.close()
 
 
@@ -181,17 +201,13 @@ def test_every_view_in_english_until_a_chinese_question_turns_the_page(
 
 
 @pytest.mark.usefixtures("dense_off")
-def test_held_changes_are_listed_in_chinese(held_home: Path) -> None:
+def test_held_changes_are_listed_in_chinese(chromium: Any, held_home: Path) -> None:
     """The Review page's rows, buttons, policy and detail lines in the browser's Chinese."""
-    _chromium()
-    sync_api = pytest.importorskip("playwright.sync_api")
-    from bench.web_screenshots import ARGS, CHROMIUM
     from playwright.sync_api import expect
 
     zh = table("web.", "zh")
-    with running_server(held_home) as url, sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        page = _open((browser, url), "zh-CN")
+    with running_server(held_home) as url:
+        page = _open((chromium, url), "zh-CN")
         _wait_for(page, "zh")
         page.click("#tab-review")
         candidate = page.locator('#review-table tr[data-kind="candidate"]').first
@@ -215,4 +231,4 @@ def test_held_changes_are_listed_in_chinese(held_home: Path) -> None:
         )
         expect(candidate.locator("td").nth(1)).to_have_text(kind)
         assert not page.errors, page.errors
-        browser.close()
+        page.close()

@@ -66,6 +66,14 @@ _DOCS: dict[str, Mapping[Lang, str]] = {
         "en": "Delete {path} from the current revision? Its history stays.",
         "zh": "从当前修订版中删除 {path}？它的历史记录会保留。",
     },
+    # An uploaded file's status (core/records.py FileStatus codes, kept in the JSON).
+    "web.docs_upload_line": {"en": "{path}: {status}", "zh": "{path}：{status}"},
+    "web.docs_status_added": {"en": "added", "zh": "已添加"},
+    "web.docs_status_changed": {"en": "changed", "zh": "已更新"},
+    "web.docs_status_unchanged": {"en": "unchanged", "zh": "未改变"},
+    "web.docs_status_reverted": {"en": "reverted", "zh": "已恢复"},
+    "web.docs_status_skipped": {"en": "skipped", "zh": "已跳过"},
+    "web.docs_status_failed": {"en": "failed", "zh": "失败"},
     "web.docs_empty": {
         "en": "No documents yet: upload some above.",
         "zh": "还没有文档：请在上方上传。",

@@ -524,6 +524,22 @@ async function deleteDoc(path) {
   }
 }
 
+// An uploaded file's status codes and their labels; a code the page does not know yet is
+// shown as the JSON gives it.
+const UPLOAD_STATUS = {
+  added: "web.docs_status_added",
+  changed: "web.docs_status_changed",
+  unchanged: "web.docs_status_unchanged",
+  reverted: "web.docs_status_reverted",
+  skipped: "web.docs_status_skipped",
+  failed: "web.docs_status_failed",
+};
+
+function uploadLine(f) {
+  const status = labels.table[UPLOAD_STATUS[f.status]] || f.status;
+  return fill("web.docs_upload_line", { path: f.path, status }) + (f.code ? " " + f.code : "");
+}
+
 async function upload(ev) {
   ev.preventDefault();
   showError("");
@@ -534,9 +550,7 @@ async function upload(ev) {
   form.append("prefix", $("upload-prefix").value.trim());
   try {
     const report = await api("POST", "/kb/" + encodeURIComponent(state.kb) + "/documents", form, true);
-    $("upload-result").textContent = report.files
-      .map((f) => f.path + ": " + f.status + (f.code ? " " + f.code : ""))
-      .join("; ");
+    $("upload-result").textContent = report.files.map(uploadLine).join("; ");
     await loadDocs();
     await loadKbs();
   } catch (e) {
