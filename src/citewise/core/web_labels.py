@@ -90,7 +90,7 @@ _REVIEW: dict[str, Mapping[Lang, str]] = {
     "web.review_held": {"en": "Held", "zh": "暂缓项"},
     "web.review_policy": {
         "en": "publication: {publication}; publishers: {publishers}; quarantine: {quarantine}",
-        "zh": "发布方式：{publication}；发布人：{publishers}；隔离：{quarantine}",
+        "zh": "发布方式：{publication}；发布人：{publishers}；隔离条件：{quarantine}",
     },
     "web.review_admins": {"en": "(admins)", "zh": "（管理员）"},
     "web.review_nothing": {"en": "nothing", "zh": "无"},
