@@ -78,8 +78,9 @@ def _free_port() -> int:
 
 
 @contextmanager
-def serving(home_dir: Path) -> Iterator[str]:
-    """``home_dir`` built from ``examples/corpus`` and served on a free loopback port."""
+def serving(home_dir: Path, *, notes: bool = False) -> Iterator[str]:
+    """``home_dir`` built from ``examples/corpus`` (and its topic notes when ``notes``)
+    and served on a free loopback port."""
     import uvicorn
 
     from citewise.kb import Home
@@ -88,6 +89,8 @@ def serving(home_dir: Path) -> Iterator[str]:
     os.environ["CITEWISE_DENSE"] = "off"
     with Home.open(home_dir) as home:
         home.kb().add([CORPUS])
+        if notes:
+            home.kb().build_notes()
         port = _free_port()
         server = uvicorn.Server(
             uvicorn.Config(create_app(home), host="127.0.0.1", port=port, log_level="warning")

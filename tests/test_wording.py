@@ -104,8 +104,8 @@ def test_no_english_phrase_outside_the_catalogue_in_converted_modules() -> None:
 
 def test_the_page_labels_are_all_catalogue_keys() -> None:
     page = (STATIC / "index.html").read_text(encoding="utf-8")
-    script = (STATIC / "app.js").read_text(encoding="utf-8")
-    used = set(re.findall(r'data-label(?:-placeholder)?="([\w.]+)"', page))
+    script = "".join(p.read_text(encoding="utf-8") for p in sorted(STATIC.glob("*.js")))
+    used = set(re.findall(r'data-label(?:-[a-z]+)?="([\w.]+)"', page))
     used |= set(re.findall(r'"(web\.[a-z_]+)"', script))
     assert used, "the page names no label key"
     assert used <= set(keys_under("web.")), used - set(keys_under("web."))
@@ -259,6 +259,10 @@ def test_http_accept_language_and_lang(tmp_path: Path) -> None:
         assert bad.status_code == 400 and "'zh'" in bad.json()["error"]["message"]
         labels = c.get("/ui/labels", params={"lang": "zh"}).json()
         assert labels["web.ask"] == "提问" and set(labels) == set(keys_under("web."))
+        assert (
+            c.get("/ui/labels", headers={"Accept-Language": "zh-CN"}).headers["Content-Language"]
+            == "zh"
+        )
 
 
 def test_a_worded_answer_replays_to_the_same_answer(kb: KnowledgeBase) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from citewise.analysis.language import Lang
+from citewise.core.web_labels import WEB_VIEWS
 
 __all__ = ["CATALOGUE", "keys_under", "say", "table"]
 
@@ -246,6 +247,7 @@ CATALOGUE: Mapping[str, Entry] = {
     **_REASONS,
     **_ANSWER_TEXTS,
     **_WEB,
+    **WEB_VIEWS,
 }
 
 

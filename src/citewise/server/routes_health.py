@@ -33,11 +33,15 @@ def favicon() -> Response:
 
 @router.get("/ui/labels", include_in_schema=False)
 def labels(
-    lang: str | None = None, accept_language: Annotated[str | None, Header()] = None
+    response: Response,
+    lang: str | None = None,
+    accept_language: Annotated[str | None, Header()] = None,
 ) -> dict[str, str]:
     """The web page's labels (``web.*`` keys of core/messages.py) in ``lang`` (``en`` or
-    ``zh``), else the first of them ``Accept-Language`` names, else English."""
+    ``zh``), else the first of them ``Accept-Language`` names, else English; the language
+    chosen is the ``Content-Language`` header (the page sets its ``lang`` from it)."""
     chosen = parse_lang(lang) if lang else from_accept_language(accept_language) or "en"
+    response.headers["Content-Language"] = chosen
     return table("web.", chosen)
 
 

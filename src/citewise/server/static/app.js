@@ -11,8 +11,16 @@ function label(key) {
   return labels.table[key] || key;
 }
 
-// Labels of the page in `lang` ("en", "zh"; null: the browser's Accept-Language), put
-// in place with textContent and the placeholder attribute only.
+// A label with its {field} names filled in (the catalogue's str.format names); the
+// result goes on the page with textContent only.
+function fill(key, fields) {
+  return label(key).replace(/\{(\w+)\}/g, (m, name) => (name in fields ? String(fields[name]) : m));
+}
+
+// Labels of the page in `lang` ("en", "zh"; null: the browser's Accept-Language, the
+// language the server chose is its Content-Language), put in place with textContent and
+// the placeholder and aria-label attributes only. Views whose text the scripts wrote
+// (tables, buttons, empty-list lines) hear "citewise:labels" and write it again.
 async function applyLabels(lang) {
   if (lang && lang === labels.lang) return;
   const url = "/ui/labels" + (lang ? "?lang=" + encodeURIComponent(lang) : "");
@@ -20,7 +28,8 @@ async function applyLabels(lang) {
   if (!resp.ok) return;
   labels.table = await resp.json();
   labels.lang = lang;
-  if (lang) document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
+  const shown = lang || (resp.headers.get("Content-Language") || "").slice(0, 2);
+  if (shown) document.documentElement.lang = shown === "zh" ? "zh-CN" : "en";
   for (const node of document.querySelectorAll("[data-label]")) {
     const text = labels.table[node.dataset.label];
     if (text) node.textContent = text;
@@ -29,6 +38,11 @@ async function applyLabels(lang) {
     const text = labels.table[node.dataset.labelPlaceholder];
     if (text) node.placeholder = text;
   }
+  for (const node of document.querySelectorAll("[data-label-aria]")) {
+    const text = labels.table[node.dataset.labelAria];
+    if (text) node.setAttribute("aria-label", text);
+  }
+  document.dispatchEvent(new Event("citewise:labels"));
 }
 
 function el(tag, text, cls) {
@@ -171,7 +185,7 @@ function citeButton(c) {
   const btn = el("button", "[" + c.number + "]", "cite-marker");
   btn.type = "button";
   btn.dataset.citation = String(c.number);
-  btn.title = c.path + " " + (placeLabel(c.locator) || "lines " + c.line_start + "-" + c.line_end) +
+  btn.title = c.path + " " + (placeLabel(c.locator) || fill("web.cite_lines", { start: c.line_start, end: c.line_end })) +
     (c.regulation ? " · " + regulationLine(c.regulation) : "");
   btn.addEventListener("click", () => openCitation(c));
   return btn;
@@ -258,11 +272,11 @@ async function pageImage(id, part) {
 function placeLabel(loc) {
   if (!loc) return "";
   const parts = loc.parts || [loc];
-  const pages = parts.filter((p) => p.page !== undefined).map((p) => "page " + p.page);
-  let label = pages.join(", ");
-  if (loc.ocr) label += " (OCR)";
-  if (loc.degraded) label += " (approximate: " + loc.degraded + ")";
-  return label;
+  const pages = parts.filter((p) => p.page !== undefined).map((p) => fill("web.cite_page", { page: p.page }));
+  let place = pages.join(", ");
+  if (loc.ocr) place += " (OCR)";
+  if (loc.degraded) place += fill("web.cite_approximate", { why: loc.degraded });
+  return place;
 }
 
 async function showPages(cited, c) {
@@ -274,7 +288,7 @@ async function showPages(cited, c) {
   const parts = loc.parts || [loc];
   for (let i = 0; i < parts.length; i++) {
     const img = el("img", null, "cite-page");
-    img.alt = "page " + parts[i].page + " of " + cited.path + ", cited lines highlighted";
+    img.alt = fill("web.cite_page_image", { page: parts[i].page, path: cited.path });
     img.dataset.page = String(parts[i].page);
     holder.appendChild(img);
     img.src = await pageImage(c.id, i);
@@ -304,16 +318,20 @@ function contextNode(nodes, cited) {
 function verificationLine(v) {
   if (!v) return "";
   const web = v.web_evidence;
-  const where = web ? " · web: " + web.final_url + (web.edition ? ", " + web.edition + " edition" : "") : "";
-  const cmp = v.comparison ? " · similarity " + v.comparison.similarity : "";
-  return "second source: " + v.state.replace(/_/g, " ") + " (" + v.reason + ")" + where + cmp;
+  const where = web
+    ? fill("web.cite_web", { url: web.final_url }) +
+      (web.edition ? fill("web.cite_web_edition", { edition: web.edition }) : "")
+    : "";
+  const cmp = v.comparison ? fill("web.cite_similarity", { value: v.comparison.similarity }) : "";
+  return fill("web.cite_second_source", { state: v.state.replace(/_/g, " "), reason: v.reason }) + where + cmp;
 }
 
 // "12 CFR 1002 · edition 2017-20417 · § 1002.4(b) · effective 2022-01-01 · current"
 function regulationLine(r) {
   if (!r) return "";
-  return [r.regulation, "edition " + (r.edition || "unknown"), r.clause ? "clause " + r.clause : "",
-    r.effective_date ? "effective " + r.effective_date : "", r.status || ""]
+  return [r.regulation, fill("web.cite_edition", { edition: r.edition || label("web.cite_edition_unknown") }),
+    r.clause ? fill("web.cite_clause", { clause: r.clause }) : "",
+    r.effective_date ? fill("web.cite_effective", { date: r.effective_date }) : "", r.status || ""]
     .filter((x) => x).join(" · ");
 }
 
@@ -324,11 +342,11 @@ async function openCitation(c) {
     const view = $("citation-view");
     view.hidden = false;
     $("cite-meta").textContent =
-      cited.path + " · version " + cited.version_id + " · revision " + c.revision +
+      fill("web.cite_where", { path: cited.path, version: cited.version_id, revision: c.revision }) +
       (placeLabel((cited.extra || {}).locator) ? " · " + placeLabel(cited.extra.locator) : "") +
-      " · lines " + cited.line_start + "-" + cited.line_end +
-      ((cited.extra || {}).locator ? " (of the extracted text)" : "") +
-      " · chars " + cited.char_start + "-" + cited.char_end;
+      " · " + fill("web.cite_lines", { start: cited.line_start, end: cited.line_end }) +
+      ((cited.extra || {}).locator ? label("web.cite_extracted") : "") +
+      " · " + fill("web.cite_chars", { start: cited.char_start, end: cited.char_end });
     $("cite-section").textContent = (cited.heading_path || []).join(" > ");
     $("cite-where").textContent = (cited.extra || {}).locator_words || "";
     $("cite-verify").textContent = verificationLine(c.verification);
@@ -409,9 +427,11 @@ function renderTrace(answer, search) {
   $("tr-trace").textContent = answer.trace_id;
   const b = pack.budget;
   $("tr-budget").textContent = b
-    ? b.used.fragments + "/" + b.max_fragments + " fragments, " + b.used.tokens + "/" +
-      b.total_tokens + " tokens, " + b.used.chars + "/" + b.total_chars + " chars"
-    : "n/a";
+    ? fill("web.trace_budget_used", {
+      fragments: b.used.fragments, max_fragments: b.max_fragments, tokens: b.used.tokens,
+      total_tokens: b.total_tokens, chars: b.used.chars, total_chars: b.total_chars,
+    })
+    : label("web.trace_no_budget");
   const reasons = answer.sufficiency.reasons || [];
   $("tr-reasons").textContent = answer.sufficiency.status + (reasons.length ? ": " + reasons.join("; ") : "");
   const body = $("tr-routes").querySelector("tbody");
@@ -430,15 +450,16 @@ async function loadDocs() {
     const data = await api("GET", "/kb/" + encodeURIComponent(state.kb) + "/documents");
     const body = $("docs-table").querySelector("tbody");
     clear(body);
+    $("docs-empty").hidden = data.documents.length > 0;
     for (const d of data.documents) {
       const tr = el("tr");
       tr.dataset.path = d.path;
       [d.path, d.title, d.version_id, d.node_count].forEach((v) => tr.appendChild(el("td", v)));
       const actions = el("td");
-      const vb = el("button", "versions");
+      const vb = el("button", label("web.btn_versions"));
       vb.type = "button";
       vb.addEventListener("click", () => loadVersions(d.path));
-      const db = el("button", "delete");
+      const db = el("button", label("web.btn_delete"));
       db.type = "button";
       db.addEventListener("click", () => deleteDoc(d.path));
       actions.append(vb, db);
@@ -461,12 +482,14 @@ async function loadVersions(path) {
     clear(body);
     for (const v of versions) {
       const tr = el("tr");
-      const action = v.restored_from ? v.action + " (from v" + v.restored_from + ")" : v.action;
+      const action = v.restored_from
+        ? fill("web.docs_restored_from", { action: v.action, version: v.restored_from })
+        : v.action;
       [(v.is_head ? "* " : "") + v.version_id, action, v.revision, v.content_sha256.slice(0, 12), v.created_at]
         .forEach((x) => tr.appendChild(el("td", x)));
       const td = el("td");
       if (!v.is_head) {
-        const rb = el("button", "revert");
+        const rb = el("button", label("web.btn_revert"));
         rb.type = "button";
         rb.addEventListener("click", () => revert(path, v.version_id));
         td.appendChild(rb);
@@ -490,7 +513,7 @@ async function revert(path, version) {
 }
 
 async function deleteDoc(path) {
-  if (!window.confirm("Delete " + path + " from the current revision? Its history stays.")) return;
+  if (!window.confirm(fill("web.docs_confirm_delete", { path }))) return;
   try {
     await api("DELETE", "/kb/" + encodeURIComponent(state.kb) + "/documents/" + docUrl(path));
     $("versions").hidden = true;
@@ -499,6 +522,22 @@ async function deleteDoc(path) {
   } catch (e) {
     showError(e.message);
   }
+}
+
+// An uploaded file's status codes and their labels; a code the page does not know yet is
+// shown as the JSON gives it.
+const UPLOAD_STATUS = {
+  added: "web.docs_status_added",
+  changed: "web.docs_status_changed",
+  unchanged: "web.docs_status_unchanged",
+  reverted: "web.docs_status_reverted",
+  skipped: "web.docs_status_skipped",
+  failed: "web.docs_status_failed",
+};
+
+function uploadLine(f) {
+  const status = labels.table[UPLOAD_STATUS[f.status]] || f.status;
+  return fill("web.docs_upload_line", { path: f.path, status }) + (f.code ? " " + f.code : "");
 }
 
 async function upload(ev) {
@@ -511,9 +550,7 @@ async function upload(ev) {
   form.append("prefix", $("upload-prefix").value.trim());
   try {
     const report = await api("POST", "/kb/" + encodeURIComponent(state.kb) + "/documents", form, true);
-    $("upload-result").textContent = report.files
-      .map((f) => f.path + ": " + f.status + (f.code ? " " + f.code : ""))
-      .join("; ");
+    $("upload-result").textContent = report.files.map(uploadLine).join("; ");
     await loadDocs();
     await loadKbs();
   } catch (e) {
@@ -527,7 +564,13 @@ function showView(name) {
   $("view-docs").hidden = name !== "docs";
   $("tab-ask").classList.toggle("active", name === "ask");
   $("tab-docs").classList.toggle("active", name === "docs");
-  if (name === "docs") loadDocs();
+  if (name === "docs") refreshDocs();
+}
+
+// The list and the open version history written again (in the page's current language).
+function refreshDocs() {
+  loadDocs();
+  if (!$("versions").hidden) loadVersions($("versions-path").textContent);
 }
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -549,6 +592,9 @@ document.addEventListener("DOMContentLoaded", () => {
   $("tab-ask").addEventListener("click", () => showView("ask"));
   $("tab-docs").addEventListener("click", () => showView("docs"));
   $("upload-form").addEventListener("submit", upload);
+  document.addEventListener("citewise:labels", () => {
+    if (!$("view-docs").hidden) refreshDocs();
+  });
   applyLabels(null).catch(() => null);
   loadKbs().catch((e) => showError(e.message));
 });

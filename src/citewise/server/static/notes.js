@@ -1,10 +1,27 @@
 // citewise web page: the Notes view (issue 40). Loaded after app.js and uses its helpers
-// ($, el, clear, api, state, showError, openCitation). Every note line is a quotation from
-// a document: it is put on the page with textContent only, never as markup; its citation
-// opens the same citation view as an answer's markers.
+// ($, el, clear, api, state, showError, openCitation) and its labels in the page's
+// language (label, fill). Every note line is a quotation from a document: it is put on
+// the page with textContent only, never as markup; its citation opens the same citation
+// view as an answer's markers.
 "use strict";
 
 const notesState = { list: [], topic: null, home: null };
+
+// A note's section codes and their labels; a section the page does not know yet shows the
+// title the JSON gives (section_titles).
+const NOTE_SECTIONS = {
+  definition: "web.note_section_definition",
+  relations: "web.note_section_relations",
+  used: "web.note_section_used",
+  figures: "web.note_section_figures",
+  conflicts: "web.note_section_conflicts",
+  discussed: "web.note_section_discussed",
+};
+
+function sectionTitle(note, section) {
+  const key = NOTE_SECTIONS[section];
+  return (key && labels.table[key]) || note.section_titles[section] || section;
+}
 
 function notesUrl(topic) {
   const base = "/kb/" + encodeURIComponent(state.kb) + "/notes";
@@ -33,7 +50,7 @@ function showNotesView(show) {
     $("view-docs").hidden = true;
     $("tab-ask").classList.remove("active");
     $("tab-docs").classList.remove("active");
-    loadNotes();
+    refreshNotes();
   } else {
     citationViewBack();
   }
@@ -62,12 +79,18 @@ async function loadNotes() {
     const data = await api("GET", notesUrl());
     notesState.list = data.notes || [];
     $("notes-meta").textContent = notesState.list.length
-      ? notesState.list.length + " notes, every line a quotation with its citation"
-      : "No notes in this knowledge base yet (citewise notes build).";
+      ? fill("web.notes_count", { count: notesState.list.length })
+      : label("web.notes_empty");
     renderNoteList();
   } catch (e) {
     showError(e.message);
   }
+}
+
+// The list and the open note written again (in the page's current language).
+function refreshNotes() {
+  loadNotes();
+  if (notesState.topic && !$("note").hidden) openNote(notesState.topic);
 }
 
 function noteLine(line, number) {
@@ -77,8 +100,8 @@ function noteLine(line, number) {
   div.appendChild(quote);
   const c = { ...line, number: number, verification: null, regulation: null };
   div.appendChild(citeButton(c));
-  const where = line.path + " · lines " + line.line_start + "-" + line.line_end +
-    (line.detail ? " · " + line.detail : "") + (line.changed ? " · changed in this revision" : "");
+  const where = fill("web.note_line_where", { path: line.path, start: line.line_start, end: line.line_end }) +
+    (line.detail ? " · " + line.detail : "") + (line.changed ? label("web.note_line_changed") : "");
   div.appendChild(el("div", where, "meta"));
   return div;
 }
@@ -91,21 +114,22 @@ async function openNote(topic) {
     renderNoteList();
     $("note").hidden = false;
     $("note-title").textContent = note.title;
-    $("note-meta").textContent = "revision " + note.revision + " · " + note.lines + " lines from " +
-      note.documents + " documents" + (note.changed ? " · " + note.changed + " changed" : "");
+    $("note-meta").textContent =
+      fill("web.note_meta", { revision: note.revision, lines: note.lines, documents: note.documents }) +
+      (note.changed ? fill("web.note_changed_count", { count: note.changed }) : "");
     const box = $("note-sections");
     clear(box);
     let current = null;
     note.items.forEach((line, i) => {
       if (line.section !== current) {
         current = line.section;
-        box.appendChild(el("h3", note.section_titles[current] || current));
+        box.appendChild(el("h3", sectionTitle(note, current)));
       }
       box.appendChild(noteLine(line, i + 1));
     });
     const links = $("note-links");
     clear(links);
-    if (note.links.length) links.appendChild(document.createTextNode("Related: "));
+    if (note.links.length) links.appendChild(document.createTextNode(label("web.note_related") + " "));
     note.links.forEach((l, i) => {
       const b = el("button", l.title, "note-link");
       b.type = "button";
@@ -132,5 +156,9 @@ document.addEventListener("DOMContentLoaded", () => {
     notesState.topic = null;
     $("note").hidden = true;
     if (!$("view-notes").hidden) loadNotes();
+  });
+  // The page's language changed (app.js applyLabels): write the list and the note again.
+  document.addEventListener("citewise:labels", () => {
+    if (!$("view-notes").hidden) refreshNotes();
   });
 });

@@ -1,9 +1,24 @@
 // citewise web page: the Review tab (issue 38). Held candidates and quarantined files,
 // each document's line diff against the published version, its warnings and provenance,
 // and the approve / release / reject buttons. Uses app.js's helpers ($, el, clear, api,
-// state, showError). Everything from documents and requests goes on the page with
+// state, showError) and its labels (label, fill: the page's language). Everything from documents and requests goes on the page with
 // textContent (el), never innerHTML.
 "use strict";
+
+// Codes of a held change (its kind, a file's change) and their labels; a code the page
+// does not know yet is shown as the JSON gives it.
+const REVIEW_WORDS = {
+  candidate: "web.review_kind_candidate",
+  quarantine: "web.review_kind_quarantine",
+  added: "web.review_change_added",
+  changed: "web.review_change_changed",
+  deleted: "web.review_change_deleted",
+};
+
+function reviewWord(code) {
+  const key = REVIEW_WORDS[code];
+  return (key && labels.table[key]) || code;
+}
 
 function reviewBase() {
   return "/kb/" + encodeURIComponent(state.kb) + "/review";
@@ -21,12 +36,16 @@ function showReview(visible) {
   }
 }
 
+// The policy's words come from the labels (app.js); its codes stay as the JSON has them.
 function policyLine(p, mayDecide) {
   const q = p.quarantine;
   const held = ["ocr_degraded", "repaired_extraction", "parse_warnings"].filter((k) => q[k]);
-  if (q.max_bytes !== null) held.push("over " + q.max_bytes + " bytes");
-  return "publication: " + p.publication + "; publishers: " + (p.publishers.join(", ") || "(admins)") +
-    "; quarantine: " + (held.join(", ") || "nothing") + (mayDecide ? "" : "; you may read but not decide");
+  if (q.max_bytes !== null) held.push(fill("web.review_over_bytes", { bytes: q.max_bytes }));
+  return fill("web.review_policy", {
+    publication: p.publication,
+    publishers: p.publishers.join(", ") || label("web.review_admins"),
+    quarantine: held.join(", ") || label("web.review_nothing"),
+  }) + (mayDecide ? "" : label("web.review_read_only"));
 }
 
 async function loadReview() {
@@ -44,8 +63,8 @@ async function loadReview() {
   }
 }
 
-function button(label, onClick) {
-  const b = el("button", label);
+function button(text, onClick) {
+  const b = el("button", text);
   b.type = "button";
   b.addEventListener("click", onClick);
   return b;
@@ -56,15 +75,16 @@ function reviewRow(h, mayDecide) {
   tr.dataset.id = h.id;
   tr.dataset.kind = h.kind;
   const changes = h.files.map((f) => f.action + " " + f.path).join(", ") +
-    (h.withheld_files ? " (+" + h.withheld_files + " you may not read)" : "");
-  [h.id, h.kind, (h.submitted_by || "local") + " " + h.created_at, changes,
+    (h.withheld_files ? fill("web.review_withheld_row", { count: h.withheld_files }) : "");
+  [h.id, reviewWord(h.kind), (h.submitted_by || label("web.review_local")) + " " + h.created_at, changes,
     h.reasons.map((r) => r.message).join("; ")].forEach((x) => tr.appendChild(el("td", x)));
   const td = el("td");
-  td.appendChild(button("show", () => showHeld(h.id)));
+  td.appendChild(button(label("web.btn_show"), () => showHeld(h.id)));
   if (mayDecide) {
     const publish = h.kind === "candidate" ? "approve" : "release";
-    td.appendChild(button(publish, () => decide(h.id, publish)));
-    td.appendChild(button("reject", () => decide(h.id, "reject")));
+    const word = label(publish === "approve" ? "web.btn_approve" : "web.btn_release");
+    td.appendChild(button(word, () => decide(h.id, publish)));
+    td.appendChild(button(label("web.btn_reject"), () => decide(h.id, "reject")));
   }
   tr.appendChild(td);
   return tr;
@@ -87,23 +107,24 @@ async function showHeld(id) {
   try {
     const held = await api("GET", reviewBase() + "/" + encodeURIComponent(id));
     $("review-detail").hidden = false;
-    $("review-id").textContent = held.id + " (" + held.kind + ")";
-    $("review-meta").textContent = "submitted by " + (held.submitted_by || "local") + " from " +
-      held.origin + " at " + held.created_at +
-      (held.withheld_files ? "; " + held.withheld_files + " file(s) you may not read" : "");
+    $("review-id").textContent = held.id + " (" + reviewWord(held.kind) + ")";
+    $("review-meta").textContent = fill("web.review_submitted", {
+      who: held.submitted_by || label("web.review_local"), origin: held.origin, at: held.created_at,
+    }) + (held.withheld_files ? fill("web.review_withheld_detail", { count: held.withheld_files }) : "");
     const box = $("review-files");
     clear(box);
     for (const f of held.files) {
       const div = el("div", undefined, "review-file");
       div.dataset.path = f.path;
-      div.appendChild(el("h3", f.change + " " + f.path));
+      div.appendChild(el("h3", reviewWord(f.change) + " " + f.path));
       const p = f.provenance;
       if (f.action === "write") {
-        div.appendChild(el("p", p.source + "; sha256 " + p.sha256.slice(0, 16) + "; " + p.size + " bytes", "meta"));
+        const line = fill("web.review_provenance", { source: p.source, sha: p.sha256.slice(0, 16), size: p.size });
+        div.appendChild(el("p", line, "meta"));
       }
       for (const w of f.warnings) div.appendChild(el("p", w.kind + ": " + w.message, "meta review-warning"));
       div.appendChild(diffBlock(f.diff));
-      if (f.diff_cut) div.appendChild(el("p", f.diff_cut + " more diff lines", "meta"));
+      if (f.diff_cut) div.appendChild(el("p", fill("web.review_diff_cut", { count: f.diff_cut }), "meta"));
       box.appendChild(div);
     }
   } catch (e) {
@@ -130,6 +151,10 @@ document.addEventListener("DOMContentLoaded", () => {
   const notes = $("tab-notes");  // the Notes page (notes.js), when the page has one
   if (notes) notes.addEventListener("click", () => showReview(false));
   $("kb-picker").addEventListener("change", () => {
+    if (!$("view-review").hidden) loadReview();
+  });
+  // The page's language changed (app.js applyLabels): write the list in it again.
+  document.addEventListener("citewise:labels", () => {
     if (!$("view-review").hidden) loadReview();
   });
 });
