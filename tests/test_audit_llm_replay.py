@@ -126,11 +126,14 @@ def test_llm_answer_replays_without_model_calls(
     assert report["checked_stages"] == ["retrieval", "evidence", "sufficiency"]
     assert "only retrieval, evidence and sufficiency" in report["message"]
 
-    # A changed document: the pinned revision is gone, replay refuses rather than guess.
+    # A changed document: replay re-asks at the saved revision (issue 38, pinned
+    # revisions) and still calls no model.
     (corpus / "widgets.md").write_text("# Widgets\n\nA widget is now a red part.\n", "utf-8")
     run_cli("add", str(corpus), home=h, check=True)
-    report = _cli_json("replay", str(bundle_path), "--json", home=h, code=2)
-    assert report["status"] == "unsupported"
+    report = _cli_json("replay", str(bundle_path), "--json", home=h, code=0)
+    assert report["status"] == "reproduced" and report["same_answer"], report
+    assert report["pinned_revision"] == 1 and report["head_revision"] == 2
+    assert report["model_calls"] == 0
     assert server.requests == []  # not one request of any kind during any replay
 
 
