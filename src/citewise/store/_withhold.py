@@ -44,10 +44,10 @@ class SQLWithhold:
                 (kb,),
             ).fetchall()
         out: list[VersionRow] = []
-        for r in rows:
-            meta = json.loads(r[3]) if r[3] else {}
+        for r in rows:  # by column name: sqlite3.Row and psycopg's dict rows both allow it
+            meta = json.loads(r["metadata_json"]) if r["metadata_json"] else {}
             if isinstance(meta, dict) and MARK not in meta:
-                out.append((str(r[0]), int(r[1]), str(r[2]), meta))
+                out.append((str(r["path"]), int(r["version_no"]), str(r["created_at"]), meta))
         return out
 
     def mark_withheld(self, kb: str, path: str, mark: Mapping[str, Any]) -> list[int]:
@@ -77,7 +77,8 @@ class SQLWithhold:
                     f"No document {path!r} with stored content in knowledge base {kb!r}.",
                     hint="List them with 'citewise docs list' (paths as shown there).",
                 )
-            for vid, number, meta_json in rows:
+            for r in rows:
+                vid, number, meta_json = r["vid"], r["version_no"], r["metadata_json"]
                 meta = json.loads(meta_json) if meta_json else {}
                 if MARK in meta or (only is not None and int(number) not in only):
                     continue
