@@ -66,6 +66,8 @@ def test_a_takedown_withholds_every_version_from_every_read_and_keeps_the_hashes
         assert "taken down" in str(got.value) and "vault.md" in str(got.value)
         assert "court order 12" in str(got.value) and TOKEN not in str(got.value)
     assert kb.resolve(kb.nodes("guide.md")[-1].id).text.startswith("Rotate keys")
+    with pytest.raises(Withheld):
+        kb.revert("vault.md", 1)  # a withheld version is not republished by a revert
     assert [r.hash for r in kb.revisions()] == hashes  # the history keeps its identity
     (event,) = kb.store.ledger.query_ledger(types=("takedown",), kb=kb.name)
     assert event.principal == "legal"
@@ -142,7 +144,10 @@ def test_front_matter_rights_keys(tmp_path: Path) -> None:
         assert event.payload["path"] == "old.md"
         assert "retain_until 2001-01-31" in str(event.payload["reason"])
         with pytest.raises(Withheld, match="withdrawn by author"):
-            kb.resolve(kb.nodes("gone.md")[-1].id)
+            kb.nodes("gone.md")  # the library's own reads follow too
+        gone = kb.store.nodes_of_version(kb.name, "gone.md", 1)[-1].id
+        with pytest.raises(Withheld, match="withdrawn by author"):
+            kb.resolve(gone)
 
 
 @pytest.mark.parametrize(
