@@ -180,3 +180,16 @@ def test_rules_are_pure_and_fail_closed() -> None:
     # retain_until overrides the default: kept past default_days, expired after the day
     assert expiry_reason({"retain_until": "2026-01-10"}, date(2020, 1, 1), day, 1) is None
     assert expiry_reason({"retain_until": "2026-01-09"}, date(2026, 1, 8), day, None)
+
+
+def test_a_malformed_policy_leaves_reads_alone_and_fails_retention_apply(
+    kb: KnowledgeBase,
+) -> None:
+    from citewise.errors import BadPolicy
+
+    home = kb.home
+    set_policy(home.settings.home, "retention: {default_days: soon}\n")
+    home.retention.forget(kb.name)
+    assert _seen(home.kb())  # the automatic sweep is skipped (logged), reads go on
+    with pytest.raises(BadPolicy, match="default_days"):
+        expire(kb.store, home.settings.home, kb.name, date.today())

@@ -14,6 +14,7 @@ The sweep runs when a knowledge base is opened, at most once per day per process
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,9 +22,11 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 from citewise.core.rights import expiry_reason
-from citewise.errors import UsageError
+from citewise.errors import BadPolicy, UsageError
 from citewise.governance.policy import load_policy
 from citewise.store.protocol import Store
+
+log = logging.getLogger("citewise.governance")
 
 #: Who the ledger names for an expiry (the policy, not a person).
 RETENTION_ACTOR = "retention policy"
@@ -132,7 +135,14 @@ class RetentionSweeps:
         with self._lock:
             if self._done.get(kb) == today:
                 return []
-        done = expire(store, home, kb, today)  # idempotent: two at once mark once
+        try:
+            done = expire(store, home, kb, today)  # idempotent: two at once mark once
+        except BadPolicy as exc:
+            # A malformed policy fails ingest, decisions and ``kb show`` with BAD_POLICY;
+            # the automatic sweep says so and leaves reads alone (tried again next open;
+            # ``citewise retention apply`` fails with the error).
+            log.warning("retention not applied to %r: %s", kb, exc)
+            return []
         with self._lock:
             self._done[kb] = today
         return done
