@@ -11,10 +11,14 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from citewise.core.rights import Withholding, expiry_reason, withholding
+from citewise.core.access import may_read
+from citewise.core.rights import Withholding, check_rights, expiry_reason, retain_until, withholding
 from citewise.errors import DocumentNotFound, UsageError, Withheld
 from citewise.governance.withhold import expire, take_down
+from citewise.index.views import access_class
 from citewise.kb import Home, KnowledgeBase
 from tests.test_review import set_policy, write
 
@@ -193,3 +197,36 @@ def test_a_malformed_policy_leaves_reads_alone_and_fails_retention_apply(
     assert _seen(home.kb())  # the automatic sweep is skipped (logged), reads go on
     with pytest.raises(BadPolicy, match="default_days"):
         expire(kb.store, home.settings.home, kb.name, date.today())
+
+
+_values = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.text(max_size=12),
+    st.dictionaries(st.sampled_from(["kind", "reason", "by"]), st.text(max_size=8), max_size=3),
+    st.lists(st.text(max_size=6), max_size=3),
+)
+
+
+@given(
+    st.dictionaries(st.sampled_from(["takedown", "withheld", "title"]), _values),
+    st.one_of(st.none(), st.lists(st.sampled_from(["alice", "bob"]), max_size=2)),
+)
+def test_index_access_classes_give_the_rule_s_answer(
+    meta: dict[str, object], access: list[str] | None
+) -> None:
+    """The index keeps only the keys the rule reads (access_class): the same answer
+    (``access`` as ingest stores it: a list of principals)."""
+    if access is not None:
+        meta = meta | {"access": access}
+    for who in (None, "alice"):
+        assert may_read(dict(access_class(meta)), who) == may_read(meta, who)
+
+
+@given(st.dictionaries(st.sampled_from(["retain_until", "takedown", "withheld", "x"]), _values))
+def test_the_rights_check_names_a_problem_or_none_and_never_raises(meta: dict[str, object]) -> None:
+    problem = check_rights(meta, "a.md", "front matter")
+    assert problem is None or problem.startswith("a.md: front matter")
+    if problem is None:  # what ingest accepts, the rules read without error
+        retain_until(meta)
+        withholding(meta)

@@ -37,17 +37,22 @@ def access_class(metadata: Mapping[str, Any]) -> AccessClass:
     ``dict(access_class(m))`` as for ``m``."""
     return tuple(
         sorted(
-            (k, _frozen(v))
+            (k, _frozen(v) if k not in WITHHOLDING_KEYS else _frozen_mark(v))
             for k, v in metadata.items()
             if isinstance(k, str) and (k.strip().lower() == "access" or k in WITHHOLDING_KEYS)
         )
     )
 
 
+def _frozen_mark(value: Any) -> Any:
+    """A withholding value made hashable; a mark mapping stays a (non-empty) mark."""
+    if isinstance(value, dict):
+        return tuple(sorted((str(k), str(v)) for k, v in value.items())) or ("mark",)
+    return _frozen(value)
+
+
 def _frozen(value: Any) -> Any:
-    if isinstance(value, dict):  # a withholding mark: hashable, still a mark
-        return tuple(sorted((str(k), str(v)) for k, v in value.items()))
-    if isinstance(value, list | tuple | set):
+    if isinstance(value, list | tuple | set | dict):
         return tuple(sorted({str(a) for a in value}))
     return value
 
