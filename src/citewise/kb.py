@@ -644,7 +644,7 @@ class KnowledgeBase:
 
         ``parsed`` is that version's bytes already parsed (a server parses them before it
         takes its write lock; a version's bytes never change)."""
-        self.require_readable(path, version_id)  # a withheld version is not republished
+        self._require_readable(path, version_id)  # a withheld version is not republished
         raw, source = self.store.get_version_content(self.name, path, version_id)
         if parsed is None:
             parsed = self.parse_version(path, version_id, raw)
@@ -714,10 +714,10 @@ class KnowledgeBase:
     def nodes(self, path: str, version_id: int | None = None) -> list[Node]:
         """The node tree of a document version (default: the current head)."""
         vid = self.document(path).version_id if version_id is None else version_id
-        self.require_readable(path, vid)
+        self._require_readable(path, vid)
         return self.store.nodes_of_version(self.name, path, vid)
 
-    def require_readable(self, path: str, version_id: int) -> None:
+    def _require_readable(self, path: str, version_id: int) -> None:
         """WITHHELD (path and reason) when that version is taken down or expired."""
         meta = self.store.version_metadata(self.name, path).get(version_id, {})
         held = withholding(meta)
