@@ -54,6 +54,10 @@ WRITES: dict[tuple[str, str], Call] = {
     ("POST", "/kb/{kb}/review/{ref}/reject"): lambda c, r: c.post(
         f"/kb/default/review/c_{r}/reject", json={"reason": r}
     ),
+    # Takedown (issue 38; its states are tested in tests/test_takedown_http.py).
+    ("POST", "/kb/{kb}/takedown"): lambda c, r: c.post(
+        "/kb/default/takedown", json={"path": f"{r}/down.md", "reason": r}
+    ),
 }
 SUCCESS = {
     ("POST", "/kb"): 201,
@@ -84,6 +88,7 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
             assert _upload(admin, f"{role}/doc.md").status_code == 201
             assert _upload(admin, f"{role}/doc.md", V2).status_code == 201
             assert _upload(admin, f"{role}/old.md").status_code == 201
+            assert _upload(admin, f"{role}/down.md").status_code == 201
             assert admin.post("/kb", json={"name": f"gone-{role}"}).status_code == 201
         yield {"url": url, "c": clients}
         for c in clients.values():

@@ -360,3 +360,20 @@ class CandidateNotFound(NotFoundError):
     """No pending candidate or quarantined file has that id (or path)."""
 
     code = "CANDIDATE_NOT_FOUND"
+
+
+class Withheld(CitewiseError):
+    """A citation whose version is taken down or expired (issue 38): the answer names the
+    document and the reason, never its text."""
+
+    code = "WITHHELD"
+    exit_code = 3
+    http_status = 410
+
+    def __init__(self, kb: str, path: str, version_id: int, kind: str, reason: str) -> None:
+        self.kb, self.path, self.version_id = kb, path, version_id
+        self.kind, self.reason = kind, reason
+        super().__init__(
+            f"withheld: {kind}: {path} (version {version_id}): {reason}.",
+            hint="Its text is withheld from every read; its history and hashes remain.",
+        )

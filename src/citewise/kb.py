@@ -37,6 +37,7 @@ from citewise.config import DEFAULT_KB, Settings
 from citewise.context import StageContext
 from citewise.conversation import Conversation
 from citewise.core.records import AddReport, FileResult, FileStatus, Node, ParsedDocument
+from citewise.core.rights import withholding
 from citewise.core.search import SearchFilters, SearchMode, SearchResult
 from citewise.core.stored import (
     DocumentInfo,
@@ -46,11 +47,12 @@ from citewise.core.stored import (
     RevisionInfo,
     VersionInfo,
 )
-from citewise.errors import CitewiseError, FileTooLarge, UnreadableFile, UsageError
+from citewise.errors import CitewiseError, FileTooLarge, UnreadableFile, UsageError, Withheld
 from citewise.evidence.assemble import assemble
 from citewise.evidence.models import EvidencePack, Profile
 from citewise.governance.gate import Gate, gated_sync, open_gate
 from citewise.governance.policy import load_policy
+from citewise.governance.withhold import RetentionSweeps
 from citewise.index.manager import LOADERS, KBIndex
 from citewise.index.pinned_revision import PinnedIndexes
 from citewise.ingest.parse import parse_document
@@ -93,6 +95,8 @@ class Home:
         self._indexes_lock = threading.Lock()
         #: Indexes of earlier revisions for pinned reads (built on use, bounded; issue 38).
         self.pinned = PinnedIndexes()
+        #: Retention expiry, swept when a KB is opened (governance/withhold.py; issue 38).
+        self.retention = RetentionSweeps()
 
     def index(self, kb: str) -> KBIndex:
         """The derived search indexes of ``kb`` (kept in step with the store on use).
@@ -156,6 +160,7 @@ class Home:
 
     def kb(self, name: str = DEFAULT_KB) -> KnowledgeBase:
         self.store.get_kb(name)  # raises KBNotFound with a hint
+        self.retention.run(self.store, self.settings.home, name)
         return KnowledgeBase(self, name)
 
     def context(
@@ -176,11 +181,20 @@ class Home:
     def delete_kb(self, name: str, *, force: bool = False) -> None:
         self.store.delete_kb(name, force=force)
         self.pinned.forget(name)
+        self.retention.forget(name)
         # Its policy and held changes go too: a new base of that name starts open and empty.
         shutil.rmtree(self.settings.home / "kbs" / name, ignore_errors=True)
 
     def resolve(self, citation_id: str) -> ResolvedCitation:
-        return self.store.resolve(citation_id)
+        """The citation's exact text, or WITHHELD (its path and reason, never its text)
+        when its version is taken down or expired."""
+        cited = self.store.resolve(citation_id)
+        self.kb(cited.kb)  # the day's retention sweep first
+        meta = self.store.version_metadata(cited.kb, cited.path).get(cited.version_id, {})
+        held = withholding(meta)
+        if held is not None:
+            raise Withheld(cited.kb, cited.path, cited.version_id, held.kind, held.reason)
+        return cited
 
     def verify(self) -> list[str]:
         """Integrity problems in the whole home (empty when healthy)."""
@@ -630,6 +644,7 @@ class KnowledgeBase:
 
         ``parsed`` is that version's bytes already parsed (a server parses them before it
         takes its write lock; a version's bytes never change)."""
+        self._require_readable(path, version_id)  # a withheld version is not republished
         raw, source = self.store.get_version_content(self.name, path, version_id)
         if parsed is None:
             parsed = self.parse_version(path, version_id, raw)
@@ -699,7 +714,15 @@ class KnowledgeBase:
     def nodes(self, path: str, version_id: int | None = None) -> list[Node]:
         """The node tree of a document version (default: the current head)."""
         vid = self.document(path).version_id if version_id is None else version_id
+        self._require_readable(path, vid)
         return self.store.nodes_of_version(self.name, path, vid)
+
+    def _require_readable(self, path: str, version_id: int) -> None:
+        """WITHHELD (path and reason) when that version is taken down or expired."""
+        meta = self.store.version_metadata(self.name, path).get(version_id, {})
+        held = withholding(meta)
+        if held is not None:
+            raise Withheld(self.name, path, version_id, held.kind, held.reason)
 
     def revisions(self) -> list[RevisionInfo]:
         return self.store.list_revisions(self.name)
@@ -708,7 +731,7 @@ class KnowledgeBase:
         return self.store.stats(self.name)
 
     def resolve(self, citation_id: str) -> ResolvedCitation:
-        return self.store.resolve(citation_id)
+        return self.home.resolve(citation_id)
 
 
 _STATUS: dict[str, FileStatus] = {

@@ -136,7 +136,15 @@ class MemReads(MemTx):
                 if s.docs[v.doc_id].kb == kb and v.action != "deleted"
             ]
         return [
-            (a, r, {k: x for k, x in meta.items() if k.strip().lower() == "access"})
+            (
+                a,
+                r,
+                {
+                    k: x
+                    for k, x in meta.items()
+                    if k.strip().lower() == "access" or k in ("withheld", "takedown")
+                },
+            )
             for a, r, meta in rows
         ]
 
@@ -215,7 +223,7 @@ class MemReads(MemTx):
         with self.read() as s:
             s.require_kb(kb)
             vids = [v.vid for v in s.versions.values() if s.docs[v.doc_id].kb == kb]
-            return f"{s.kbs[kb][1]}:{max(vids, default=0)}:{len(vids)}"
+            return f"{s.kbs[kb][1]}:{max(vids, default=0)}:{len(vids)}:{s.marks}"
 
     def find_clauses(self, kb: str, clause_paths: list[str]) -> list[ClauseMatch]:
         if not clause_paths:

@@ -71,6 +71,7 @@ class State:
     checkpoints: list[str] = field(default_factory=list)
     answers: dict[str, dict[str, Any]] = field(default_factory=dict)
     next_id: int = 1
+    marks: int = 0  # takedowns and expiries so far (they move the generation)
 
     def copy(self) -> State:
         return State(**{f.name: _copy(getattr(self, f.name)) for f in dataclasses.fields(self)})

@@ -32,6 +32,7 @@ from citewise.answer.wording import saved_language, worded
 from citewise.audit import checkpoint as cp
 from citewise.audit.llm_replay import RecordedLLM, uses_llm
 from citewise.audit.record import filters_from, retrieval_snapshot
+from citewise.audit.withheld import cited_ids, withheld_citation
 from citewise.core.ledger_entries import canonical_json
 from citewise.errors import CitewiseError
 
@@ -62,6 +63,9 @@ def _bundle(home: ContextSource, answer_id: str) -> dict[str, Any]:
     saved = store.get_answer(answer_id)
     answer = saved["answer"]
     trace = answer.get("trace") or {}
+    held = withheld_citation(home.store, cited_ids(answer, trace.get("pack")))
+    if held is not None:  # its excerpts are withheld text now (issue 38)
+        raise held
     cond = dict(saved["conditions"])
     retrieval = cond.pop("retrieval", None)
     proof = cp.inclusion(store, int(saved["ledger_seq"]))

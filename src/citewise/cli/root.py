@@ -25,6 +25,7 @@ from citewise.cli import (
     migrate,
     notes,
     review,
+    rights,
     serve,
     sync,
 )
@@ -80,6 +81,7 @@ MODULES = (
     migrate,
     backup,
     review,
+    rights,
 )
 for _module in MODULES:
     _module.register(app)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from citewise.analysis.asof import parse_as_of
+from citewise.core.rights import withholding
 from citewise.core.search import SearchFilters
 from citewise.core.stored import StoredChunk
 from citewise.errors import UsageError
@@ -22,7 +23,18 @@ def may_read(metadata: Mapping[str, Any], principal: str | None) -> bool:
     """Whether ``principal`` may read a document with ``metadata``. Fails closed: an
     ``access`` key that is present but empty, or spelt in another case (``Access``),
     restricts the document to nobody rather than opening it to everyone (ingest refuses
-    both; this guards documents stored before it did)."""
+    both; this guards documents stored before it did). A version taken down or expired
+    (:func:`citewise.core.rights.withholding`) is readable by nobody: every read path
+    (search, evidence, answers, graph, history, resolve, export) asks this rule."""
+    if withholding(metadata) is not None:
+        return False
+    return may_read_access(metadata, principal)
+
+
+def may_read_access(metadata: Mapping[str, Any], principal: str | None) -> bool:
+    """The ``access:`` half of :func:`may_read` alone (withholding not applied): used
+    only to decide whether to *say* a version is withheld to a caller who could
+    otherwise read it."""
     keys = [k for k in metadata if isinstance(k, str) and k.strip().lower() == "access"]
     if not keys:
         return True

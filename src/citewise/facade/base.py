@@ -67,6 +67,7 @@ class ServiceBase:
         self.max_upload_bytes = max_upload_bytes or home.settings.ingest.max_file_bytes
         self.lock = RWLock()
         self._version_meta: dict[tuple[str, str, int], dict[str, Any]] = {}
+        self._meta_generation: dict[str, str] = {}
         clean_stale(home.settings.home)  # staging folders of a server that was killed
 
     @contextmanager
@@ -107,6 +108,10 @@ class ServiceBase:
         """Access to a stored version from the metadata stored with it at ingest (front
         matter, sidecar and upload fields alike): its bytes are never read nor parsed again."""
         key = (kb.name, path, vid)
+        generation = self.home.store.generation(kb.name)
+        if self._meta_generation.get(kb.name) != generation:  # a takedown or expiry since
+            self._version_meta.clear()
+            self._meta_generation[kb.name] = generation
         if key not in self._version_meta:
             for number, meta in self.home.store.version_metadata(kb.name, path).items():
                 self._version_meta[(kb.name, path, number)] = meta

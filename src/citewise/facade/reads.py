@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from citewise.answer.meaning.check import meaning_status
-from citewise.core.access import may_read
+from citewise.core.access import may_read, may_read_access
 from citewise.core.stored import (
     ResolvedCitation,
     VersionInfo,
@@ -19,6 +19,7 @@ from citewise.errors import (
     NodeNotFound,
     NotFoundError,
     UsageError,
+    Withheld,
 )
 from citewise.facade.base import ServiceBase
 from citewise.facade.caller import Caller
@@ -127,12 +128,24 @@ class Reads(ServiceBase):
             cited = self.home.resolve(citation_id)
         except NotFoundError:
             raise _no_citation(citation_id) from None
+        except Withheld as held:  # said only to a caller whose access lists allow it
+            if not self._may_hear_withheld(caller, held):
+                raise _no_citation(citation_id) from None
+            raise
         if not caller.may_use(cited.kb):
             raise _no_citation(citation_id)
         kb = self.home.kb(cited.kb)
         if not self._readable_version(kb, caller, cited.path, cited.version_id):
             raise _no_citation(citation_id)
         return cited
+
+    def _may_hear_withheld(self, caller: Caller, held: Withheld) -> bool:
+        """Whether ``caller`` may be told a citation is withheld (path and reason): only
+        when it may use the base and the version's ``access:`` list admits it."""
+        if not caller.may_use(held.kb):
+            return False
+        meta = self.home.store.version_metadata(held.kb, held.path).get(held.version_id, {})
+        return may_read_access(meta, caller.principal)
 
     def citation_page(self, caller: Caller, citation_id: str, part: int = 0) -> RenderedPage:
         """The cited PDF page with the cited boxes highlighted (authorized as

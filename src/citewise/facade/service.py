@@ -23,11 +23,12 @@ from citewise.facade.folder_sync import FolderSync
 from citewise.facade.notes import Notes
 from citewise.facade.questions import Questions
 from citewise.facade.review import ReviewQueue
+from citewise.facade.takedown import Takedowns
 from citewise.facade.writes import Upload, Writes
 
 __all__ = ["Scope", "Service", "Upload"]
 
 
-class Service(Writes, FolderSync, Questions, ReviewQueue, Notes):
+class Service(Writes, FolderSync, Questions, ReviewQueue, Notes, Takedowns):
     """Access-checked operations on one home, shared by all requests of a server
     (reads, writes, folder sync and questions live in their own modules)."""

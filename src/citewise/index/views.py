@@ -16,6 +16,7 @@ from typing import Any, TypeVar, cast
 
 from citewise.core.access import may_read, revision_view
 from citewise.core.records import Node
+from citewise.core.rights import WITHHOLDING_KEYS
 from citewise.core.stored import NodeWindow, StoredChunk
 from citewise.graph.build import KBGraph, KnowledgeGraph
 from citewise.index import ask_reads
@@ -30,16 +31,24 @@ AccessClass = tuple[tuple[str, Any], ...]
 
 
 def access_class(metadata: Mapping[str, Any]) -> AccessClass:
-    """Metadata keys named ``access`` in any case with their values (lists as sorted
-    tuples): :func:`~citewise.core.access.may_read` gives the same answer for
+    """Metadata keys named ``access`` in any case, and the withholding keys (takedown,
+    expiry: core/rights.py), with their values (lists as sorted tuples):
+    :func:`~citewise.core.access.may_read` gives the same answer for
     ``dict(access_class(m))`` as for ``m``."""
     return tuple(
         sorted(
-            (k, _frozen(v))
+            (k, _frozen(v) if k not in WITHHOLDING_KEYS else _frozen_mark(v))
             for k, v in metadata.items()
-            if isinstance(k, str) and k.strip().lower() == "access"
+            if isinstance(k, str) and (k.strip().lower() == "access" or k in WITHHOLDING_KEYS)
         )
     )
+
+
+def _frozen_mark(value: Any) -> Any:
+    """A withholding value made hashable; a mark mapping stays a (non-empty) mark."""
+    if isinstance(value, dict):
+        return tuple(sorted((str(k), str(v)) for k, v in value.items())) or ("mark",)
+    return _frozen(value)
 
 
 def _frozen(value: Any) -> Any:

@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from citewise.core.rights import check_rights
 from citewise.errors import FrontMatterError
 
 #: Nesting of YAML collections front matter may use (the YAML parser recurses per level).
@@ -134,6 +135,9 @@ def normalise_metadata(
     """
     out: dict[str, Any] = {str(k): _jsonable(v) for k, v in meta.items()}
     _check_access(out, name, what, error)
+    problem = check_rights(out, name, what)
+    if problem is not None:
+        raise error(problem, hint="See 'Rights, retention and takedown' in docs/governance.md.")
     for key in ("title", "edition", "status"):
         if key in out and out[key] is not None:
             out[key] = str(out[key]).strip()

@@ -33,6 +33,7 @@ from citewise.server import (
     routes_notes,
     routes_query,
     routes_review,
+    routes_rights,
     routes_sync,
 )
 from citewise.server.auth import KeyStore
@@ -188,6 +189,7 @@ def create_app(
     app.include_router(routes_conversations.router)
     app.include_router(routes_sync.router)
     app.include_router(routes_review.router)
+    app.include_router(routes_rights.router)
     app.include_router(routes_notes.router)
     app.include_router(metrics.router)
     app.include_router(openai_compat.router)

@@ -36,6 +36,8 @@ ROUTE_ROLES: dict[tuple[str, str], tuple[Role, str]] = {
     ("POST", "/kb/{kb}/review/{ref}/approve"): ("editor", "approving a candidate"),
     ("POST", "/kb/{kb}/review/{ref}/release"): ("editor", "releasing a quarantined file"),
     ("POST", "/kb/{kb}/review/{ref}/reject"): ("editor", "rejecting held changes"),
+    # Takedown (issue 38): withholds a document from every reader, so admins only.
+    ("POST", "/kb/{kb}/takedown"): ("admin", "taking a document down"),
     # Questions: a POST that only reads (the answer's ledger entry is the record of any ask).
     ("POST", "/kb/{kb}/search"): ("reader", "searching"),
     ("POST", "/kb/{kb}/evidence"): ("reader", "reading evidence"),

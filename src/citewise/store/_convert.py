@@ -59,6 +59,16 @@ def dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 
 
+def without_mark(metadata_json: str) -> str:
+    """Stored metadata without a takedown or expiry mark (core/rights.py): the same
+    bytes ingested again stay withheld (unchanged), they are not published anew."""
+    if '"withheld"' not in metadata_json:
+        return metadata_json
+    meta = loads_dict(metadata_json)
+    meta.pop("withheld", None)
+    return dumps(meta)
+
+
 def loads_dict(value: str) -> dict[str, Any]:
     if value == "{}":
         return {}  # most nodes' attrs: a fresh dict, as json.loads gives

@@ -136,7 +136,8 @@ class SQLiteReads(SQLiteTx):
             self._require_kb(c, kb)
             rows = c.execute(
                 "SELECT v.rev_added, v.rev_removed, (SELECT json_group_object(j.key, j.value) "
-                "FROM json_each(v.metadata_json) j WHERE lower(trim(j.key)) = 'access') "
+                "FROM json_each(v.metadata_json) j "
+                "WHERE lower(trim(j.key)) = 'access' OR j.key IN ('withheld', 'takedown')) "
                 "FROM version v JOIN document d ON d.doc_id = v.doc_id "
                 "WHERE d.kb = ? AND v.action != 'deleted'",
                 (kb,),

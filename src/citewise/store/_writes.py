@@ -129,7 +129,7 @@ class SQLWrites(SQLRevisions):
                 and live
                 and head["content_sha256"] == content_sha
                 and head["raw_sha256"] == raw_sha
-                and head["metadata_json"] == metadata_json
+                and cv.without_mark(head["metadata_json"]) == metadata_json
                 and head["title"] == parsed.title
             ):
                 return IngestOutcome(

@@ -255,6 +255,18 @@ class Store(Protocol):
     def integrity_check(self) -> list[str]:
         """Problems found (empty when healthy): storage, hashes, revision membership."""
 
+    def content_versions(self, kb: str) -> list[tuple[str, int, str, dict[str, Any]]]:
+        """``(path, version, created_at, metadata)`` of every content version not withheld
+        yet (store/_withhold.py: the retention sweep's input)."""
+
+    def mark_withheld(self, kb: str, path: str, mark: Mapping[str, Any]) -> list[int]:
+        """Withhold every content version of ``path`` (a takedown): the versions marked."""
+
+    def mark_versions(
+        self, kb: str, path: str, mark: Mapping[str, Any], versions: list[int]
+    ) -> list[int]:
+        """Withhold these versions of ``path`` (an expiry): the versions marked."""
+
     def generation(self, kb: str) -> str:
         """An opaque token that changes whenever the KB's current document set changes.
 

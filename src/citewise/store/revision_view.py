@@ -103,7 +103,12 @@ class RevisionStore:
     def generation(self, kb: str) -> str:
         if not self._mine(kb):
             return self.base.generation(kb)
-        return f"{self.info.created_at}@r{self.revision}:{self.info.hash}"
+        # The base's counter too: a takedown or expiry (store/_withhold.py) changes the
+        # metadata of versions of old revisions, so their chunks are read again (cheap:
+        # tokens and vectors of known chunk ids are kept).
+        return (
+            f"{self.info.created_at}@r{self.revision}:{self.info.hash}:{self.base.generation(kb)}"
+        )
 
     # -- documents and history as they were at the revision -----------------------------
     def get_document(self, kb: str, path: str) -> DocumentInfo:
@@ -140,6 +145,17 @@ class RevisionStore:
 
     def version_metadata(self, kb: str, path: str) -> dict[int, dict[str, Any]]:
         return self.base.version_metadata(kb, path)
+
+    def content_versions(self, kb: str) -> list[tuple[str, int, str, dict[str, Any]]]:
+        return self.base.content_versions(kb)
+
+    def mark_withheld(self, kb: str, path: str, mark: Mapping[str, Any]) -> list[int]:
+        return self.base.mark_withheld(kb, path, mark)
+
+    def mark_versions(
+        self, kb: str, path: str, mark: Mapping[str, Any], versions: list[int]
+    ) -> list[int]:
+        return self.base.mark_versions(kb, path, mark, versions)
 
     def version_access(self, kb: str) -> list[tuple[int, int | None, dict[str, Any]]]:
         rows = self.base.version_access(kb)

@@ -32,6 +32,7 @@ from citewise.store._notes import SQLNotes
 from citewise.store._rebuild import to_rowid_tables
 from citewise.store._resolve import SQLiteResolve
 from citewise.store._vectors import SQLiteVectors
+from citewise.store._withhold import SQLWithhold
 from citewise.store._writes import DEFAULT_KB, SQLWrites
 
 #: 3: ``node``, ``chunk`` and ``dense_vector`` are rowid tables (store/_rebuild.py);
@@ -84,7 +85,14 @@ def _now() -> str:
 
 
 class SQLiteStore(
-    SQLiteResolve, SQLiteLookup, SQLiteNear, SQLiteVectors, SQLWrites, SQLRevisionReads, SQLNotes
+    SQLiteResolve,
+    SQLiteLookup,
+    SQLiteNear,
+    SQLiteVectors,
+    SQLWrites,
+    SQLRevisionReads,
+    SQLNotes,
+    SQLWithhold,
 ):
     """``SQLiteStore(home / "citewise.db")``; thread-safe via one lock per store."""
 

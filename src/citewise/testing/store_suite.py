@@ -337,6 +337,42 @@ class StoreSuite:
             2: {"access": ["alice"], "tags": ["x"]},
         }
 
+    def test_withholding_marks_versions_keeps_hashes_and_moves_the_generation(
+        self, store: Store
+    ) -> None:
+        """A takedown or expiry (issue 38): the mark joins each version's metadata, the
+        content and revision hashes stay, the generation moves, the same bytes again are
+        unchanged, and marked versions leave the sweep's input."""
+        kb = "default"
+        _add(store, kb, "a.md", P1)
+        raw, parsed = make_doc(kb, "a.md", P2)
+        store.ingest_document(kb, "a.md", raw, parsed)
+        _add(store, kb, "b.md", P3)
+        hashes = [r.hash for r in store.list_revisions(kb)]
+        before = store.generation(kb)
+        assert sorted((p, n) for p, n, _, _ in store.content_versions(kb)) == [
+            ("a.md", 1),
+            ("a.md", 2),
+            ("b.md", 1),
+        ]
+        mark = {"kind": "expired", "reason": "r", "by": "x", "at": "2030-01-01"}
+        assert store.mark_versions(kb, "a.md", mark, [1]) == [1]
+        assert store.mark_withheld(kb, "a.md", mark | {"kind": "taken down"}) == [2]
+        assert store.mark_withheld(kb, "a.md", mark) == []  # nothing left to mark
+        assert store.generation(kb) != before
+        metas = store.version_metadata(kb, "a.md")
+        assert metas[1]["withheld"]["kind"] == "expired"
+        assert metas[2]["withheld"]["kind"] == "taken down"
+        assert [p for p, _, _, _ in store.content_versions(kb)] == ["b.md"]
+        assert [r.hash for r in store.list_revisions(kb)] == hashes
+        assert store.ingest_document(kb, "a.md", raw, parsed).action == "unchanged"
+        assert {tuple(sorted(a)) for _, _, a in store.version_access(kb)} == {
+            ("withheld",),
+            (),
+        }
+        with pytest.raises(DocumentNotFound):
+            store.mark_withheld(kb, "nope.md", mark)
+
     def test_new_metadata_for_the_same_bytes_is_a_version_of_the_same_content(
         self, store: Store
     ) -> None:

@@ -24,7 +24,8 @@ class PgLookup(PgReads):
             rows = c.execute(
                 "SELECT v.rev_added, v.rev_removed, (SELECT coalesce(jsonb_object_agg(j.key, "
                 "j.value), '{}'::jsonb) FROM jsonb_each(v.metadata_json::jsonb) j "
-                "WHERE lower(trim(j.key)) = 'access') AS access "
+                "WHERE lower(trim(j.key)) = 'access' OR j.key IN ('withheld', 'takedown')) "
+                "AS access "
                 "FROM version v JOIN document d ON d.doc_id = v.doc_id "
                 "WHERE d.kb = %s AND v.action != 'deleted'",
                 (kb,),

@@ -18,6 +18,7 @@ from citewise.store._at_revision import SQLRevisionReads
 from citewise.store._notes import SQLNotes
 from citewise.store._revisions import timestamp
 from citewise.store._sql import sql_for
+from citewise.store._withhold import SQLWithhold
 from citewise.store._writes import DEFAULT_KB, SQLWrites
 from citewise.store.postgres import schema
 from citewise.store.postgres._db import connect, redact
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     Conn = psycopg.Connection[dict[str, Any]]
 
 
-class PostgresStore(PgRevisions, PgVectors, SQLWrites, SQLRevisionReads, SQLNotes):
+class PostgresStore(PgRevisions, PgVectors, SQLWrites, SQLRevisionReads, SQLNotes, SQLWithhold):
     """``PostgresStore(url)``; thread-safe (a pool of connections, see :mod:`._db`)."""
 
     def __init__(self, url: str) -> None:
