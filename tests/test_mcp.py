@@ -82,6 +82,7 @@ def test_every_tool_over_stdio(tmp_path: Path) -> None:
         "list_documents",
         "resolve_citation",
         "get_recall",
+        "get_note",
     }
     assert out["add"]["files"][0]["status"] == "added" and out["add"]["ok"]
     assert out["bad"].is_error and "BAD_REQUEST" in out["bad"].content[0].text
