@@ -360,3 +360,9 @@ class CandidateNotFound(NotFoundError):
     """No pending candidate or quarantined file has that id (or path)."""
 
     code = "CANDIDATE_NOT_FOUND"
+
+
+class ConflictNotFound(NotFoundError):
+    """No recorded conflict has that id (governance/conflicts.py)."""
+
+    code = "CONFLICT_NOT_FOUND"
