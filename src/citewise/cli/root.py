@@ -17,6 +17,7 @@ from citewise.cli import (
     backup,
     chat,
     cite,
+    conflicts,
     core,
     eval,
     evidence,
@@ -80,6 +81,7 @@ MODULES = (
     migrate,
     backup,
     review,
+    conflicts,
 )
 for _module in MODULES:
     _module.register(app)

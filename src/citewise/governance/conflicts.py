@@ -201,7 +201,7 @@ def _side(rec: Recorded, governs: str) -> Mapping[str, Any]:
     paths = ", ".join(f"{'ab'[i]}: {s['path']}" for i, s in enumerate(rec.sides))
     raise UsageError(
         f"{governs[:80]!r} names no single side of conflict {rec.id}.",
-        hint=f"Pass --governs a or b, or a side's path ({paths}).",
+        hint=f"Name the side that governs: a or b, or a side's path ({paths}).",
     )
 
 
