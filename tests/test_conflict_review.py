@@ -83,7 +83,7 @@ def test_a_detected_conflict_is_recorded_once_per_pair(kb: KnowledgeBase) -> Non
 
 
 def test_a_resolution_makes_answers_cite_the_governing_side_only(kb: KnowledgeBase) -> None:
-    kb.ask(WHEN)
+    before = kb.ask(WHEN)
     (rec,) = kb.conflicts()
     done = kb.resolve_conflict(rec.id, "report.txt", note="the report is the record")
     assert done.resolution is not None and done.resolution.governs_path == "report.txt"
@@ -92,6 +92,8 @@ def test_a_resolution_makes_answers_cite_the_governing_side_only(kb: KnowledgeBa
     assert answer.degradation != "conflict"
     assert {c.path for c in answer.citations} == {"report.txt"}
     assert "12 March 2024" in answer.answer and "19 April" not in answer.answer
+    # other evidence, another replay id; the same again for the same resolution
+    assert answer.replay_id != before.replay_id and kb.ask(WHEN).replay_id == answer.replay_id
     (applied,) = answer.trace["conflict_resolutions"]
     assert applied["id"] == rec.id and applied["overruled"] == ["guide.md"]
     assert any(rec.id in line and "report.txt" in line for line in answer.display["lines"])

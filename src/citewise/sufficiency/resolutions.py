@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from citewise.core.conflict_rules import ConflictRules, Resolution, pair_id
 from citewise.evidence.models import EvidenceConfig, EvidencePack, Fragment
+from citewise.evidence.replay import replay_id
 from citewise.sufficiency.models import ConflictNote, ConflictSide, Reason, Sufficiency
 from citewise.sufficiency.verdict import refused
 
@@ -109,7 +110,10 @@ def without_overruled(pack: EvidencePack, settled: Settled) -> EvidencePack:
             if _governs(side, r) and not held:
                 frag = replace(side.fragment, role="direct_support", reason="conflict_resolution")
                 direct = (frag, *direct)
-    return replace(pack, direct=direct, augmentation=kept(pack.augmentation))
+    aug = kept(pack.augmentation)
+    # the evidence changed, so does its replay id (same rule as the assembly's)
+    rid = replay_id(pack.query, pack.revision, pack.config, direct + aug + pack.graph_neighbors)
+    return replace(pack, direct=direct, augmentation=aug, replay_id=rid)
 
 
 def with_conflict_sides(pack: EvidencePack, notes: Sequence[ConflictNote]) -> EvidencePack:
