@@ -150,3 +150,35 @@ def test_documents_that_agree_record_nothing(tmp_path: Path) -> None:
     assert kb.ask(WHEN).outcome == "answered"
     assert kb.conflicts() == []
     assert kb.evidence(WHEN).conflicts == ()
+
+
+def test_a_resolution_of_a_name_conflict_is_honoured_too(kb: KnowledgeBase) -> None:
+    # another kind of value (a person's name, not a date): the same pair-id mechanism
+    who = "Who leads maintenance of the Kestrel Bridge?"
+    first = kb.ask(who)
+    if first.degradation != "conflict":
+        pytest.skip("the detector did not flag this pair here")
+    (rec,) = [r for r in kb.conflicts() if any("Tomas Lind" in s["text"] for s in r.sides)]
+    kb.resolve_conflict(rec.id, "guide.md")
+    answer = kb.ask(who)
+    assert "Tomas Lind" in answer.answer and "Hanna Berg" not in answer.answer
+    assert {c.path for c in answer.citations} == {"guide.md"}
+
+
+def test_bad_resolutions_are_refused_with_the_fix(kb: KnowledgeBase) -> None:
+    from citewise.errors import ConflictNotFound, Forbidden, UsageError
+
+    kb.ask(WHEN)
+    (rec,) = kb.conflicts()
+    with pytest.raises(UsageError, match="names no single side") as side:
+        kb.resolve_conflict(rec.id, "other.md")
+    assert "report.txt" in (side.value.hint or "")
+    with pytest.raises(UsageError, match="in the past"):
+        kb.resolve_conflict(rec.id, "a", until=date(2000, 1, 1))
+    with pytest.raises(UsageError, match="not a conflict id"):
+        kb.resolve_conflict("../../etc", "a")
+    with pytest.raises(ConflictNotFound):
+        kb.resolve_conflict("k_0123456789abcdef", "a")
+    with pytest.raises(Forbidden):
+        kb.resolve_conflict(rec.id, "a", principal="bob", admin=False)
+    assert kb.conflicts()[0].resolution is None

@@ -10,7 +10,6 @@ docs/governance.md, "Conflict review".
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Annotated
 
 import typer
@@ -18,25 +17,12 @@ import typer
 from citewise.cli import output as ui
 from citewise.cli.options import HomeOpt, JsonOpt, KbOpt, open_home
 from citewise.config import DEFAULT_KB
-from citewise.errors import UsageError
+from citewise.governance.conflicts import parse_day
 
 conflicts_app = typer.Typer(
     help="The conflict review queue: conflicts answers met, and which side governs.",
     no_args_is_help=True,
 )
-
-
-def parse_day(text: str | None) -> date | None:
-    """``--until``'s day (YYYY-MM-DD); a clear error names the form."""
-    if text is None:
-        return None
-    try:
-        return date.fromisoformat(text.strip())
-    except ValueError:
-        raise UsageError(
-            f"--until {text[:40]!r} is not a date.",
-            hint="Give the last day the resolution holds as YYYY-MM-DD, e.g. 2027-06-30.",
-        ) from None
 
 
 @conflicts_app.command("list")

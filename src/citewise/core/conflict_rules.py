@@ -28,8 +28,8 @@ ConflictMode = Literal["degrade", "needs_review"]
 def pair_id(sides: Iterable[tuple[str, str]]) -> str:
     """``k_`` and 16 hex digits of the sha256 of the sorted ``(path, text)`` sides."""
     h = hashlib.sha256()
-    for path, text in sorted(set(sides)):
-        h.update(path.encode("utf-8") + b"\x00" + " ".join(text.split()).encode("utf-8") + b"\x01")
+    for path, text in sorted({(path, " ".join(text.split())) for path, text in sides}):
+        h.update(path.encode("utf-8") + b"\x00" + text.encode("utf-8") + b"\x01")
     return "k_" + h.hexdigest()[:16]
 
 

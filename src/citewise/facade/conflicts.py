@@ -11,28 +11,15 @@ paths and text included), counted in ``withheld``, and cannot be resolved by it.
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Any
 
-from citewise.errors import ConflictNotFound, UsageError
+from citewise.errors import ConflictNotFound
 from citewise.facade.base import ServiceBase
 from citewise.facade.caller import Caller
 from citewise.facade.roles import require
 from citewise.governance import conflicts as queue
 from citewise.governance.conflicts import Recorded
 from citewise.governance.policy import load_policy
-
-
-def _day(text: str | None) -> date | None:
-    if not text:
-        return None
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        raise UsageError(
-            f"'until' {text[:40]!r} is not a date.",
-            hint="Give the last day the resolution holds as YYYY-MM-DD, e.g. 2027-06-30.",
-        ) from None
 
 
 class ConflictQueue(ServiceBase):
@@ -69,7 +56,7 @@ class ConflictQueue(ServiceBase):
         note: str = "",
     ) -> dict[str, Any]:
         """Resolve ``cid`` as the caller; the record as it now stands."""
-        day = _day(until)
+        day = queue.parse_day(until or None)
         with self.lock.read():
             shown, _ = self._readable(caller, name)
         if not any(r.id == cid for r in shown):  # unknown, or a side it may not read

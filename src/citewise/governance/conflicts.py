@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import secrets
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -45,6 +46,25 @@ _ID_CHARS = frozenset("0123456789abcdef")
 def today() -> date:
     """The UTC day resolutions are judged on."""
     return datetime.now(UTC).date()
+
+
+_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+def parse_day(text: str | None) -> date | None:
+    """An ``until`` day as given (``--until``, the HTTP body): exactly YYYY-MM-DD;
+    a clear error names the form."""
+    if text is None:
+        return None
+    try:
+        if not _DAY.fullmatch(text.strip()):
+            raise ValueError(text)
+        return date.fromisoformat(text.strip())
+    except ValueError:
+        raise UsageError(
+            f"until {text[:40]!r} is not a date.",
+            hint="Give the last day the resolution holds as YYYY-MM-DD, e.g. 2027-06-30.",
+        ) from None
 
 
 def conflicts_dir(home: Path, kb: str) -> Path:
