@@ -153,6 +153,8 @@ def test_tools_match_library_functions() -> None:
         "write_summary",  # summaries of regulations: library only (never evidence)
         "notes",  # the list of topic notes: HTTP and CLI (get_note takes a topic or title)
         "build_notes",  # an operator's step; add and sync keep built notes current
+        "conflicts",  # the conflict review queue: a person's decision, CLI and HTTP only
+        "resolve_conflict",
     }
     public = {n for n in dir(KnowledgeBase) if not n.startswith("_")}
     exposed = {t.split(".")[1] for t in LIBRARY_FUNCTIONS.values() if t.startswith("Know")}

@@ -58,6 +58,11 @@ WRITES: dict[tuple[str, str], Call] = {
     ("POST", "/kb/{kb}/takedown"): lambda c, r: c.post(
         "/kb/default/takedown", json={"path": f"{r}/down.md", "reason": r}
     ),
+    # The conflict queue (issue 38): an unknown id is 404 past the role check (its states
+    # are tested in tests/test_conflict_review_http.py).
+    ("POST", "/kb/{kb}/conflicts/{cid}/resolve"): lambda c, r: c.post(
+        "/kb/default/conflicts/k_0000000000000000/resolve", json={"governs": "a", "note": r}
+    ),
 }
 SUCCESS = {
     ("POST", "/kb"): 201,
@@ -66,6 +71,7 @@ SUCCESS = {
     ("POST", "/kb/{kb}/review/{ref}/approve"): 404,
     ("POST", "/kb/{kb}/review/{ref}/release"): 404,
     ("POST", "/kb/{kb}/review/{ref}/reject"): 404,
+    ("POST", "/kb/{kb}/conflicts/{cid}/resolve"): 404,
 }
 
 

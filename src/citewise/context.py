@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from citewise.core.conflict_rules import ConflictRules
+
 if TYPE_CHECKING:
     from citewise.config import Settings
     from citewise.index.manager import KBIndex
@@ -40,10 +42,17 @@ class StageContext:
     #: The revision the stages run at when pinned (``store`` and the index are then that
     #: revision's view, issue 38); None: the head.
     revision: int | None = None
+    #: Reads the policy for conflicts and the recorded resolutions (issue 38), fresh per
+    #: ask; None: no resolutions and unresolved conflicts degrade (the default policy).
+    conflict_rules: Callable[[], ConflictRules] | None = None
 
     @property
     def index(self) -> KBIndex:
         return self.open_index()
+
+    def rules(self) -> ConflictRules:
+        """The conflict rules an ask applies now (see ``conflict_rules``)."""
+        return ConflictRules() if self.conflict_rules is None else self.conflict_rules()
 
 
 class ContextSource(Protocol):

@@ -377,3 +377,9 @@ class Withheld(CitewiseError):
             f"withheld: {kind}: {path} (version {version_id}): {reason}.",
             hint="Its text is withheld from every read; its history and hashes remain.",
         )
+
+
+class ConflictNotFound(NotFoundError):
+    """No recorded conflict has that id (governance/conflicts.py)."""
+
+    code = "CONFLICT_NOT_FOUND"

@@ -17,6 +17,7 @@ import signal
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -50,8 +51,12 @@ from citewise.core.stored import (
 from citewise.errors import CitewiseError, FileTooLarge, UnreadableFile, UsageError, Withheld
 from citewise.evidence.assemble import assemble
 from citewise.evidence.models import EvidencePack, Profile
+from citewise.governance import conflicts as conflict_queue
+from citewise.governance.conflicts import Recorded, load_rules
+from citewise.governance.conflicts import record as record_conflicts
 from citewise.governance.gate import Gate, gated_sync, open_gate
 from citewise.governance.policy import load_policy
+from citewise.governance.review import Reviewer
 from citewise.governance.withhold import RetentionSweeps
 from citewise.index.manager import LOADERS, KBIndex
 from citewise.index.pinned_revision import PinnedIndexes
@@ -66,6 +71,7 @@ from citewise.recall.rerank import load_reranker
 from citewise.recall.search import RecallSettings, search
 from citewise.store.factory import DB_NAME, open_store
 from citewise.store.protocol import Store
+from citewise.sufficiency.resolutions import pack_with_conflicts
 from citewise.sync.folder import StaleAnswer, SyncReport, source_of
 from citewise.sync.mirror import SyncProgress, missing_from, run_sync, stale_answers
 
@@ -220,7 +226,11 @@ class KnowledgeBase:
         self.name = name
         #: What the stages this facade drives may see (they never see the facade).
         self.context = StageContext(
-            name, home.store, home.settings, functools.partial(home.index, name)
+            name,
+            home.store,
+            home.settings,
+            functools.partial(home.index, name),
+            conflict_rules=functools.partial(load_rules, home.settings.home, name),
         )
 
     @property
@@ -235,7 +245,12 @@ class KnowledgeBase:
             return self.context
         index = self.home.pinned.get(self.home.index(self.name), revision)
         return StageContext(
-            self.name, index.store, self.home.settings, lambda: index, revision=revision
+            self.name,
+            index.store,
+            self.home.settings,
+            lambda: index,
+            revision=revision,
+            conflict_rules=self.context.conflict_rules,
         )
 
     # -- ingest -------------------------------------------------------------
@@ -542,6 +557,7 @@ class KnowledgeBase:
             )
         ctx = self._at(revision)
         pack = assemble(ctx, query, filters=filters, profile=profile, rse=rse)
+        pack = pack_with_conflicts(ctx, query, pack, filters)
         record_evidence(ctx, query, pack, filters)  # audit ledger
         return pack
 
@@ -629,9 +645,33 @@ class KnowledgeBase:
         # worded after the replay id is fixed; saved as shown (replay words it the same way)
         answer = worded(answer, reader)
         answer_id = record_answer(ctx, answer, filters)  # saved whole, with its event
+        record_conflicts(self.home.settings.home, self.name, answer.trace.get("conflicts", []))
         if web is not None:
             record_verification(self.store.ledger, self.name, answer_id, run)
         return answer
+
+    # -- conflict review (issue 38; governance/conflicts.py) ----------------
+    def conflicts(self) -> list[Recorded]:
+        """Every conflict an answer met in this base, oldest first, with its decision."""
+        return conflict_queue.listing(self.home.settings.home, self.name)
+
+    def resolve_conflict(
+        self,
+        conflict_id: str,
+        governs: str,
+        *,
+        until: date | None = None,
+        note: str = "",
+        principal: str | None = None,
+        admin: bool = True,
+    ) -> Recorded:
+        """Record which side of ``conflict_id`` governs (``a``, ``b`` or a side's path),
+        until ``until`` (inclusive) when given; a ``conflict_resolved`` ledger event names
+        the resolver. Later answers meeting the pair cite the governing side only."""
+        who = Reviewer(principal, admin=admin)
+        return conflict_queue.decide(
+            self.context, conflict_id, governs, who, until=until, note=note
+        )
 
     # -- history ------------------------------------------------------------
     def versions(self, path: str) -> list[VersionInfo]:

@@ -289,6 +289,7 @@ class AnswerTrace(TypedDict, total=False):
     pack: PackJSON  # EvidencePack.to_json
     sufficiency: SufficiencyJSON
     conflicts: list[ConflictJSON]  # ConflictNote
+    conflict_resolutions: list[dict[str, Any]]  # resolutions honoured (issue 38)
     procedure_steps_added: int
     llm_skipped: str  # why an LLM route did not write (a relation answered from the graph)
     llm: LLMTrace

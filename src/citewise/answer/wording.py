@@ -169,6 +169,20 @@ def set_aside_lines(answer: Answer, lang: Lang) -> list[str]:
     return lines
 
 
+def resolution_lines(answer: Answer, lang: Lang) -> list[str]:
+    """ "Conflict <id> resolved by <resolver>: <path> governs over <path> until <day>."
+    for each recorded resolution the answer honoured (sufficiency/resolutions.py)."""
+    lines = []
+    for r in answer.trace.get("conflict_resolutions") or ():
+        until = say("note.conflict_until", lang, day=r["until"]) if r.get("until") else ""
+        overruled = ", ".join(r.get("overruled") or ()) or "-"
+        fields = {"id": r["id"], "resolver": r["resolver"], "governs": r["governs"]}
+        lines.append(
+            say("note.conflict_resolved", lang, **fields, overruled=overruled, until=until)
+        )
+    return lines
+
+
 def display(answer: Answer, lang: Lang) -> dict[str, Any]:
     """The ``display`` block: language, outcome and degradation labels, the status line
     and the lines shown under the answer."""
@@ -177,7 +191,7 @@ def display(answer: Answer, lang: Lang) -> dict[str, Any]:
         "outcome": say(f"outcome.{answer.outcome}", lang),
         "degradation": say(f"degradation.{answer.degradation}", lang),
         "status_line": status_line(answer, lang),
-        "lines": set_aside_lines(answer, lang),
+        "lines": set_aside_lines(answer, lang) + resolution_lines(answer, lang),
     }
 
 

@@ -165,7 +165,7 @@ def policy_lines(policy: dict[str, Any]) -> list[str]:
         f"policy publication: {policy['publication']}",
         f"policy publishers: {', '.join(policy['publishers']) or '(none: admins decide)'}",
         f"policy quarantine: {', '.join(held) or 'nothing'}",
-        f"policy conflicts: {policy['conflicts']}{later}",
+        f"policy conflicts: {policy['conflicts']}",
         f"policy verification: {policy['verification']}{later}",
         f"policy retention default_days: {policy['retention']['default_days'] or 'none'}{later}",
     ]

@@ -17,6 +17,7 @@ from citewise.cli import (
     backup,
     chat,
     cite,
+    conflicts,
     core,
     eval,
     evidence,
@@ -82,6 +83,7 @@ MODULES = (
     backup,
     review,
     rights,
+    conflicts,
 )
 for _module in MODULES:
     _module.register(app)

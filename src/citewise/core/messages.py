@@ -120,6 +120,10 @@ _REASONS: dict[str, Entry] = {
         "zh": "文档中没有记载所问的关系",
     },
     "reason.conflict": {"en": "the sources disagree", "zh": "来源之间存在分歧"},
+    "reason.needs_review": {
+        "en": "the sources disagree and the conflict awaits review",
+        "zh": "来源之间存在分歧，冲突等待审核",
+    },
     "reason.stale_evidence": {
         "en": "only a superseded edition holds the answer",
         "zh": "只有已被取代的版本包含答案",
@@ -204,6 +208,11 @@ _ANSWER_TEXTS: dict[str, Entry] = {
         "en": "Set aside: {old} ({old_edition}), superseded by {new} ({new_edition}).",
         "zh": "已搁置：{old}（{old_edition}），已被 {new}（{new_edition}）取代。",
     },
+    "note.conflict_resolved": {
+        "en": "Conflict {id} resolved by {resolver}: {governs} governs over {overruled}{until}.",
+        "zh": "冲突 {id} 已由 {resolver} 裁定：以 {governs} 为准，而非 {overruled}{until}。",
+    },
+    "note.conflict_until": {"en": " until {day}", "zh": "（至 {day}）"},
     "note.edition_unknown": {"en": "edition unknown", "zh": "版本不详"},
     "condition_kind.environment": {"en": "environment", "zh": "环境"},
     "condition_kind.version": {"en": "version", "zh": "版本"},

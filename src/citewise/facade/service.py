@@ -19,6 +19,7 @@ keeps reading the state it started with.
 from __future__ import annotations
 
 from citewise.facade.base import Scope
+from citewise.facade.conflicts import ConflictQueue
 from citewise.facade.folder_sync import FolderSync
 from citewise.facade.notes import Notes
 from citewise.facade.questions import Questions
@@ -29,6 +30,6 @@ from citewise.facade.writes import Upload, Writes
 __all__ = ["Scope", "Service", "Upload"]
 
 
-class Service(Writes, FolderSync, Questions, ReviewQueue, Notes, Takedowns):
+class Service(Writes, FolderSync, Questions, ReviewQueue, Notes, Takedowns, ConflictQueue):
     """Access-checked operations on one home, shared by all requests of a server
     (reads, writes, folder sync and questions live in their own modules)."""

@@ -4,8 +4,9 @@ Every key is checked: an unknown key, a value of the wrong type or outside its c
 a ``BAD_POLICY`` error naming the key, what it holds and the fix. A missing file is the
 default policy (``publication: open``, nothing quarantined): today's behaviour.
 
-Enforced today: ``publication``, ``quarantine`` and ``retention`` (governance/withhold.py).
-Parsed, validated and shown but not enforced yet: ``conflicts`` and ``verification``
+Enforced today: ``publication``, ``quarantine``, ``retention`` (governance/withhold.py) and
+``conflicts`` (governance/conflicts.py). Parsed, validated and shown but not enforced yet:
+``verification``
 (docs/governance.md).
 """
 
@@ -28,7 +29,7 @@ PUBLICATION: tuple[Publication, ...] = ("open", "review")
 CONFLICTS: tuple[Conflicts, ...] = ("degrade", "needs_review")
 VERIFICATION: tuple[Verification, ...] = ("off", "regulatory", "always")
 #: Keys that are read and shown but not acted on yet.
-NOT_ENFORCED = ("conflicts", "verification")
+NOT_ENFORCED = ("verification",)
 #: A policy file larger than this is refused (it is a few lines; anything else is a mistake).
 MAX_POLICY_BYTES = 64 * 1024
 

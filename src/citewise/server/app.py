@@ -27,6 +27,7 @@ from citewise.kb import Home
 from citewise.server import (
     metrics,
     openai_compat,
+    routes_conflicts,
     routes_conversations,
     routes_health,
     routes_kb,
@@ -190,6 +191,7 @@ def create_app(
     app.include_router(routes_sync.router)
     app.include_router(routes_review.router)
     app.include_router(routes_rights.router)
+    app.include_router(routes_conflicts.router)
     app.include_router(routes_notes.router)
     app.include_router(metrics.router)
     app.include_router(openai_compat.router)

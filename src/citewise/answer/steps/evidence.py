@@ -29,6 +29,12 @@ from citewise.sufficiency.gates import GateInput, review
 from citewise.sufficiency.models import ConflictNote, Reason, Sufficiency
 from citewise.sufficiency.named import absent_terms
 from citewise.sufficiency.presence import weigh
+from citewise.sufficiency.resolutions import (
+    awaiting_review,
+    settle,
+    with_conflict_sides,
+    without_overruled,
+)
 from citewise.sufficiency.spelling import respelt_text
 from citewise.sufficiency.verdict import greeting, ranked_higher, with_reason
 
@@ -115,7 +121,7 @@ def assemble_step(s: AskState) -> AskState:
         question=searched,
     )
     s.trace["retrieval"] = sections.retrieval(search_summary(recall))
-    conflicts = detect_conflicts(s.kb, q, pack, s.who, recall.hits)
+    conflicts, pack = settled(s, detect_conflicts(s.kb, q, pack, s.who, recall.hits), pack)
     stale = stale_paths(s.kb, pack, s.who)
     unknown = _not_conditions(absent_terms(s.kb, q.named_terms, s.who), q.conditions)
     unknown = tuple(t for t in unknown if t not in profile.respelt)  # a slip read as the KB's word
@@ -152,10 +158,23 @@ def recover_step(s: AskState) -> AskState:
     if set_aside and verdict.status != "insufficient":
         note = f"{', '.join(set_aside)} (superseded; current editions used)"
         verdict = with_reason(verdict, Reason("stale_set_aside", note))
-    s.trace["pack"] = sections.pack(pack)
+    verdict = awaiting_review(verdict, s.conflicts, s.kb.rules())  # policy needs_review
+    s.trace["pack"] = sections.pack(with_conflict_sides(pack, s.conflicts))
     s.trace["sufficiency"] = verdict.to_json()
     s.trace["conflicts"] = sections.conflicts(s.conflicts)
     return replace(s, verdict=verdict)
+
+
+def settled(
+    s: AskState, notes: list[ConflictNote], pack: EvidencePack
+) -> tuple[list[ConflictNote], EvidencePack]:
+    """The conflicts still open, and the pack without the overruled sides of those a
+    recorded resolution settles (named in the trace; sufficiency/resolutions.py)."""
+    done = settle(notes, s.kb.rules())
+    if not done.applied:
+        return notes, pack
+    s.trace["conflict_resolutions"] = done.trace()
+    return done.open, without_overruled(pack, done)
 
 
 def _second_pass(s: AskState, first: Sufficiency) -> AskState:
@@ -164,7 +183,7 @@ def _second_pass(s: AskState, first: Sufficiency) -> AskState:
     second = assemble(
         s.kb, searched.text, filters=s.filters, config=WIDER, profile="deep", question=searched
     )
-    conflicts = detect_conflicts(s.kb, s.question, second, s.who)
+    conflicts, second = settled(s, detect_conflicts(s.kb, s.question, second, s.who), second)
     stale = stale_paths(s.kb, second, s.who)
     again = review(gate_input(s, second, conflicts, stale))
     better = ranked_higher(again, first)

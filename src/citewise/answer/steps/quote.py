@@ -44,6 +44,7 @@ from citewise.recall.identifiers import clause_refs
 from citewise.sufficiency.answerability import answerable_min
 from citewise.sufficiency.gates import procedure_mismatch
 from citewise.sufficiency.models import Reason
+from citewise.sufficiency.resolutions import awaits_review
 from citewise.sufficiency.verdict import refused, with_reason
 
 
@@ -108,7 +109,7 @@ def _insufficient(s: AskState) -> Answer:
     refusal, with the stage that failed."""
     q, pack, trace = s.question, s.need(s.pack, "pack"), s.trace
     verdict, profile = s.need(s.verdict, "verdict"), s.need(s.profile, "profile")
-    if s.found is None:
+    if s.found is None and not awaits_review(verdict):  # a person must decide first
         barred = bool(s.unknown or profile.labels or q.conditions.conditions) or any(
             t.kind != "word" and t.df == 0 for t in profile.terms
         )  # a name, identifier or labelled number no document holds, or a stated
