@@ -105,13 +105,15 @@ def test_documents_are_ranked_by_their_best_hit_and_neighbours_come_last() -> No
     assert document_ranks(fragments) == {"a": 1, "b": 2, "g": 3, "c": 3}
 
 
-def test_refused_units_stay_at_zero_and_gate_scores_replace_relevance() -> None:
+def test_refused_units_stay_at_zero_and_the_order_reads_relevance() -> None:
+    """The gate's answerability decides admission, not the order: a unit the structure
+    rule scored down (a short exact line read as heading-like) keeps its relevance."""
     first = frag("a", "a.md", (), "First document sentence.", 100.0)
     second = frag("b", "b.md", (), "Second document sentence.", 200.0)
     pool = [unit(first, 0.5), unit(second, 0.0), unit(second, 0.4, start=30)]
     gate = {pool[0].key: 0.3}  # the admission scored the first one down (e.g. a title)
     out = scored(pool, [first, second], gate)
-    assert out[0].score == pytest.approx(0.3)
+    assert out[0].score == pytest.approx(0.5)
     assert out[1].score == 0.0
     assert out[2].score == pytest.approx(0.4 * rank_factor(2, RANK_K))
 

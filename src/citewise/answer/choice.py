@@ -24,9 +24,21 @@ sets how much a place in recall is worth against answerability. With equal
 answerability, a unit of a better-ranked document never orders below one of a worse-ranked
 document; a unit the question's gates refuse (answerability 0) stays at 0.
 
-Every profile (:mod:`citewise.answer.composition.profiles`) orders and shares out its candidates by
-this score; the profiles keep only their shape rules (a how-to quotes steps, a definition
-a defining sentence). Pure but for reading the environment variable.
+**What the order reads today: the relevance, not the answerability.** :func:`scored`
+multiplies the rank factor into each unit's *relevance* score; the answerability still
+decides which units are admitted (the gate and the abstain threshold), but it no longer
+orders them. Ordering by answerability put a short exact line that the structure rule
+scores down (a DOCX paragraph "Text outside table", read as heading-like) behind a long
+sentence of another document that shares one word, a regression on the test fixtures of
+tests/test_formats_web.py found by the full suite after the merge; on the development
+pool's starlette, click and typer sets the relevance order with the rank factor gives the
+same answers but one (click cl-034: miscited → partial) and keeps the rank factor's fix
+(typer ty-026). ``answerable`` is kept in the signature for the day a calibrated
+answerability can order without that loss.
+
+Every profile (:mod:`citewise.answer.composition.profiles`) orders and shares out its
+candidates by this score; the profiles keep only their shape rules (a how-to quotes
+steps, a definition a defining sentence). Pure but for reading the environment variable.
 """
 
 from __future__ import annotations
@@ -125,16 +137,15 @@ def scored(
     fragments: Sequence[Fragment],
     answerable: Mapping[tuple[str, int, int], float] | None = None,
 ) -> list[Candidate]:
-    """``pool`` with each unit's score replaced by its :func:`choice_score`: its
-    answerability (from ``answerable`` when the question's gate computed it, else its
-    relevance score, which is its answerability when no gate reads it) times the rank
-    factor of its document. A unit scored 0 (refused, kept only as a profile part) stays
-    at 0."""
+    """``pool`` with each unit's score replaced by its :func:`choice_score`: its relevance
+    score times the rank factor of its document (``answerable``, the gate's answerability
+    per unit, is not read for the order; see the module docstring). A unit scored 0
+    (refused, kept only as a profile part) stays at 0."""
     k = rank_k()
     ranks = document_ranks(fragments)
     out = []
     for c in pool:
-        a = c.score if answerable is None else answerable.get(c.key, c.score)
+        a = c.score
         value = 0.0 if c.score <= 0 else choice_score(a, ranks.get(c.fragment.doc_id, 1), k)
         out.append(c if value == c.score else replace(c, score=value))
     return out
