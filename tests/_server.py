@@ -85,3 +85,20 @@ def serving(app: Any, *, host: str = "127.0.0.1", log_level: str = "warning") ->
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+def key_client(url: str, key: str) -> httpx.Client:
+    """An HTTP client of a running server that sends ``key`` as its API key."""
+    return httpx.Client(base_url=url, timeout=120, headers={"X-API-Key": key})
+
+
+def upload_markdown(c: httpx.Client, files: dict[str, str], kb: str = "default") -> httpx.Response:
+    """Upload ``{name: text}`` as Markdown files to ``kb`` in one request."""
+    parts = [("files", (name, text.encode(), "text/markdown")) for name, text in files.items()]
+    return c.post(f"/kb/{kb}/documents", files=parts)
+
+
+def lexical_finds(c: httpx.Client, token: str, kb: str = "default") -> bool:
+    """Whether a lexical search of ``kb`` for ``token`` returns an excerpt holding it."""
+    hits = c.post(f"/kb/{kb}/search", json={"query": token, "mode": "lexical"}).json()["hits"]
+    return any(token in h["excerpt"] for h in hits)

@@ -12,7 +12,9 @@ import httpx
 import pytest
 
 from citewise.server.auth import KeyStore
-from tests._server import running_server
+from tests._server import key_client as _client
+from tests._server import lexical_finds, running_server
+from tests._server import upload_markdown as _upload
 from tests.conftest import run_cli
 from tests.test_review import set_policy, write
 from tests.test_takedown import HELD, PUBLIC, SECRET, TOKEN
@@ -20,18 +22,8 @@ from tests.test_takedown import HELD, PUBLIC, SECRET, TOKEN
 pytestmark = pytest.mark.usefixtures("dense_off")
 
 
-def _client(url: str, key: str) -> httpx.Client:
-    return httpx.Client(base_url=url, timeout=120, headers={"X-API-Key": key})
-
-
-def _upload(c: httpx.Client, files: dict[str, str]) -> httpx.Response:
-    parts = [("files", (name, text.encode(), "text/markdown")) for name, text in files.items()]
-    return c.post("/kb/default/documents", files=parts)
-
-
 def _found(c: httpx.Client) -> bool:
-    hits = c.post("/kb/default/search", json={"query": TOKEN, "mode": "lexical"}).json()["hits"]
-    return any(TOKEN in h["excerpt"] for h in hits)
+    return lexical_finds(c, TOKEN)
 
 
 def test_http_takedown_is_admin_only_and_withholds_every_read(tmp_path: Path) -> None:
