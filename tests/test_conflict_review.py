@@ -12,33 +12,12 @@ import pytest
 
 from citewise.governance import conflicts as queue
 from citewise.kb import Home, KnowledgeBase
+from tests.test_slot_conflicts import GUIDE, REPORT
 
 pytestmark = pytest.mark.usefixtures("dense_off")
 
-# Two small documents stating different values for the same fact (as in
-# tests/test_slot_conflicts.py): an inspection date and who leads maintenance.
-REPORT = """Kestrel Bridge inspection report, county roads office, 2024
-
-Summary of findings. The deck and the bearings were in fair condition; two expansion
-joints need sealing before winter. The final inspection of the Kestrel Bridge was
-completed on 12 March 2024 by the regional roads office. Maintenance of the Kestrel
-Bridge is led by Hanna Berg, who reports to the county engineer. Costs are in annex B.
-"""
-
-GUIDE = """# Kestrel Bridge
-
-The Kestrel Bridge carries the county road over the river.
-
-## Inspections
-
-Inspections follow the county's bridge manual. The final inspection of the Kestrel
-Bridge was completed on 19 April 2024 by the regional roads office.
-
-## Maintenance
-
-Maintenance of the Kestrel Bridge is led by Tomas Lind, who reports to the county engineer.
-See the contacts page for the on-call number.
-"""
+# Two small documents stating different values for the same fact: an inspection date
+# and who leads maintenance (the fixtures of tests/test_slot_conflicts.py).
 
 WHEN = "When was the final inspection of the Kestrel Bridge completed?"
 
