@@ -41,7 +41,7 @@ from citewise.notes.extract import Piece, Source, prose_of, relation_kinds, topi
 from citewise.notes.mentions import MentionIndex
 from citewise.notes.models import Note, NoteLine, Section, Topic
 from citewise.notes.openings import OPENS, section_openings, term_forms
-from citewise.notes.topics import api_name
+from citewise.notes.topics import api_name, keyword_arguments
 from citewise.sufficiency.conflicts import find_conflicts
 from citewise.sufficiency.facts import Fact, extract_facts
 
@@ -126,6 +126,7 @@ class Compiler:
             if p.defines:
                 self._defines.setdefault(topic_key(p.defines), []).append(i)
         self.openings = section_openings(pieces, skip=instruction)
+        self.parameters = keyword_arguments(pieces)
 
     def facts(self, i: int) -> list[Fact]:
         got = self._facts.get(i)
@@ -170,7 +171,9 @@ class Compiler:
             take(self.pieces[i], "discussed", OPENS)
         self._discussed(mentioned, take)
         self._explained(topic.key, mentioned, take)
-        one_doc = topic.key in self.openings or ("named" in topic.kinds and api_name(topic.key))
+        one_doc = topic.key in self.openings or (
+            "named" in topic.kinds and (api_name(topic.key) or topic.key in self.parameters)
+        )
         return self._kept(topic, lines, len(prose), one_doc)
 
     def _discussed(self, mentioned: list[int], take: _Take) -> None:

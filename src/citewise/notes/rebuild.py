@@ -26,7 +26,7 @@ from citewise.core.access import may_read
 from citewise.core.records import Node
 from citewise.core.stored import NoteRecord
 from citewise.graph.build import KnowledgeGraph
-from citewise.notes.compile import Compiler, EdgeQuote, link_notes
+from citewise.notes.compile import Compiler, EdgeQuote, instruction, link_notes
 from citewise.notes.extract import Piece, Source, document_pieces, topic_key
 from citewise.notes.mentions import MentionIndex
 from citewise.notes.models import Note
@@ -149,7 +149,9 @@ def compile_view(
     compiler = Compiler(by_path, pieces, index, edges)
     notes = [
         n
-        for t in select_topics(pieces, index, degree, limit=limit, openings=compiler.openings)
+        for t in select_topics(
+            pieces, index, degree, limit=limit, openings=compiler.openings, skip=instruction
+        )
         if (n := compiler.note(t))
     ]
     return link_notes(notes, index)

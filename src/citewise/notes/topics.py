@@ -3,8 +3,9 @@
 Candidates come from four kinds of text (see :data:`~citewise.notes.models.TopicKind`):
 
 - **defined**: the subject of a definition sentence ("X is a ...", "X是指...");
-- **heading**: a section title that two or more documents use, or that one document uses
-  for a section opening with a sentence that names it (openings.py);
+- **heading**: a section title that two or more documents use, that one document uses
+  for a section opening with a sentence that names it (openings.py), or whose term two
+  documents use and one discusses (:func:`discussed_heading`);
 - **graph**: a knowledge-graph point that two or more edges point to;
 - **named**: a name written as inline code in the prose of two or more documents, or of
   one document when it has the shape of an API name (:data:`_API_NAME`);
@@ -30,7 +31,7 @@ import hashlib
 import mimetypes
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -148,17 +149,73 @@ def candidates(pieces: Sequence[Piece], graph_titles: Mapping[str, int]) -> dict
     return found
 
 
-def _kept_kinds(key: str, c: _Candidate, opened: bool = False) -> set[TopicKind]:
+def _kept_kinds(
+    key: str, c: _Candidate, opened: bool = False, parameter: bool = False
+) -> set[TopicKind]:
     """The kinds whose document-count rule ``c`` passes (a heading whose section opens by
-    naming it passes in one document: ``opened``; so does an API name, :data:`_API_NAME`)."""
+    naming it passes in one document: ``opened``; so does an API name, :data:`_API_NAME`,
+    and a parameter name, :func:`keyword_arguments`)."""
     n = len(c.docs - {""})
     kept: set[TopicKind] = set()
     for kind in c.kinds:
         need = MIN_ZH_DOCS if kind == "zh_word" else MIN_DOCS
-        one_doc = (kind == "heading" and opened) or (kind == "named" and api_name(key))
+        one_doc = (kind == "heading" and opened) or (
+            kind == "named" and (parameter or api_name(key))
+        )
         if kind in ("defined", "graph") or n >= need or one_doc:
             kept.add(kind)
     return kept
+
+
+#: A keyword argument in a call of a code example: ``get(url, timeout=3.05)``,
+#: ``Option("--n", default=1)`` (not ``==``, not a top-level assignment).
+_KEYWORD_ARGUMENT = re.compile(r"[(,]\s*([a-z_][a-z0-9_]*)\s*=(?!=)")
+
+
+def keyword_arguments(pieces: Sequence[Piece]) -> frozenset[str]:
+    """Parameter rule: the bare lowercase words the documents' code examples pass as
+    keyword arguments. Such a word written as code in prose names a parameter of the
+    library the documents explain (`timeout`, `stream`, `verify`), not a value or keyword,
+    so the bare-word rule does not apply to it (the salience rule still does). Chosen on
+    requests and click; starlette, typer and laws-zh are left-out checks."""
+    found: set[str] = set()
+    for p in pieces:
+        # An interactive-session line (">>> ") is code even where the parser read the
+        # block it stands in as prose (a doctest quoted inside an indented block).
+        if p.kind == "code" or p.text.startswith(">>> "):
+            found.update(m.group(1) for m in _KEYWORD_ARGUMENT.finditer(p.text))
+    return frozenset(found)
+
+
+def subject_headings(
+    pieces: Sequence[Piece], skip: Callable[[str], bool] | None = None
+) -> frozenset[str]:
+    """Keys of headings that may name a subject: used once in their document (a heading a
+    document repeats names a kind of section: "Added", "Fixed" under every release of a
+    changelog) and not an instruction (``skip``: "Run it", "Put them together")."""
+    per_doc = Counter((p.path, topic_key(p.text)) for p in pieces if p.kind == "heading")
+    return frozenset(
+        key
+        for (path, key), n in per_doc.items()
+        if n == 1
+        and not any(
+            skip is not None and skip(p.text)
+            for p in pieces
+            if p.kind == "heading" and p.path == path and topic_key(p.text) == key
+        )
+    )
+
+
+def discussed_heading(docs: int, peak: int) -> bool:
+    """Heading-use rule: a section title that one document uses is a topic when documents
+    use its term (mentioned by :data:`MIN_DOCS` documents) and the document it titles
+    discusses it (``peak``: mentioned by :data:`MIN_PEAK` pieces there): the salience rule
+    that usage-selected terms pass, applied to a heading ("Groups" titles one page of a CLI
+    library's docs, four other pages use groups; "Proxies" titles a section of an HTTP
+    library's advanced guide, the quickstart uses them too). Chosen on click and requests
+    (the two docs corpora under 50 notes); starlette, typer and laws-zh are left-out
+    checks."""
+    return docs >= MIN_DOCS and peak >= MIN_PEAK
 
 
 def select_topics(
@@ -168,23 +225,33 @@ def select_topics(
     *,
     limit: int = DEFAULT_LIMIT,
     openings: Mapping[str, Sequence[int]] | None = None,
+    skip: Callable[[str], bool] | None = None,
 ) -> list[Topic]:
     """The salient topics of ``pieces`` (see the module docstring), best first.
     ``openings``: :func:`~citewise.notes.openings.section_openings` of ``pieces`` (read
-    here when not given)."""
+    here when not given); ``skip``: headings that read as an instruction ("Run it", "Add
+    Typer"), which the heading-use rule leaves out."""
     documents = len({p.path for p in pieces})
+    subjects = subject_headings(pieces, skip)
+    parameters = keyword_arguments(pieces)
     opened = section_openings(pieces) if openings is None else openings
     ranked: list[tuple[int, int, int, str, Topic]] = []
     for key, c in candidates(pieces, graph_titles).items():
-        kinds = _kept_kinds(key, c, key in opened)
-        if not kinds:
+        kinds = _kept_kinds(key, c, key in opened, key in parameters)
+        if not kinds and "heading" not in c.kinds:
             continue
         per_doc = Counter(pieces[i].path for i in index.find(key))
         docs, peak = len(per_doc), max(per_doc.values(), default=0)
+        own = max((per_doc[d] for d in c.docs if d), default=0)  # in its own document
+        if not kinds and key in subjects and discussed_heading(docs, own):
+            kinds = {"heading"}
+        if not kinds:
+            continue
         scaffold = documents >= SCAFFOLD_MIN_DOCS and docs > documents * SCAFFOLD_SHARE
         if docs == 0 or (scaffold and "defined" not in kinds):
             continue
-        if kinds <= {"named", "zh_word"} and (peak < MIN_PEAK or _BARE_WORD.match(key)):
+        bare = _BARE_WORD.match(key) and key not in parameters
+        if kinds <= {"named", "zh_word"} and (peak < MIN_PEAK or bare):
             continue
         order = tuple(k for k in KIND_ORDER if k in kinds)
         topic = Topic(id=topic_id(key), title=c.title(), key=key, kinds=order, documents=docs)
