@@ -244,6 +244,7 @@ _WEB: dict[str, Entry] = {
     "web.group_augmentation": {"en": "document augmentation", "zh": "文档补充"},
     "web.group_graph": {"en": "graph-neighbor evidence", "zh": "知识图谱邻近证据"},
     "web.group_conflicts": {"en": "conflicts and limitations", "zh": "冲突与局限"},
+    "web.fragment_source": {"en": "source text", "zh": "原文"},
     "web.graph_not_run": {"en": "not run", "zh": "未运行"},
     "web.graph_unknown": {"en": "unknown", "zh": "未知"},
     "web.asking": {"en": "Looking up the documents…", "zh": "正在查阅文档……"},

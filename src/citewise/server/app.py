@@ -29,6 +29,7 @@ from citewise.server import (
     openai_compat,
     routes_conflicts,
     routes_conversations,
+    routes_display,
     routes_health,
     routes_kb,
     routes_notes,
@@ -193,6 +194,7 @@ def create_app(
     app.include_router(routes_rights.router)
     app.include_router(routes_conflicts.router)
     app.include_router(routes_notes.router)
+    app.include_router(routes_display.router)
     app.include_router(metrics.router)
     app.include_router(openai_compat.router)
     if STATIC.is_dir():

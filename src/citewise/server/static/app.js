@@ -392,8 +392,54 @@ function fragmentNode(f) {
   const where = f.path + ":" + (placeLabel(f.locator) || (f.line_start + "-" + f.line_end)) +
     ((f.heading_path || []).length ? "  " + f.heading_path.join(" > ") : "");
   box.appendChild(el("div", "[" + f.role + "] " + where, "meta"));
-  box.appendChild(el("pre", f.text));
+  // Shown as the reader sees it once /display answers (Markdown rendered, PDF lines
+  // reflowed); until then, and if it fails, the excerpt as written.
+  const shown = el("div", null, "shown");
+  shown.appendChild(el("pre", f.text));
+  box.appendChild(shown);
+  const source = el("details", null, "source");
+  source.appendChild(el("summary", label("web.fragment_source")));
+  source.appendChild(el("pre", f.text));
+  box.appendChild(source);
   return box;
+}
+
+// A tree of allowed elements from /display (server/display.py) built with createElement
+// and textContent; a link keeps only an http(s), mailto or in-page target.
+const SHOWN_TAGS = new Set(["p", "strong", "em", "code", "pre", "ul", "ol", "li", "blockquote",
+  "h1", "h2", "h3", "h4", "h5", "h6", "br", "hr", "table", "thead", "tbody", "tr", "th", "td",
+  "a", "span"]);
+
+function buildNode(n) {
+  if (typeof n === "string") return document.createTextNode(n);
+  const tag = SHOWN_TAGS.has(n.t) ? n.t : "span";
+  const node = document.createElement(tag);
+  const a = n.a || {};
+  if (tag === "a" && /^(https?:|mailto:|#)/i.test(a.href || "")) {
+    node.setAttribute("href", a.href);
+    node.setAttribute("target", "_blank");
+    node.setAttribute("rel", "noopener noreferrer nofollow");
+  }
+  if (tag === "span" && a.class === "img-alt") node.className = "img-alt";
+  if (tag === "ol" && /^\d+$/.test(a.start || "")) node.setAttribute("start", a.start);
+  (n.c || []).forEach((c) => node.appendChild(buildNode(c)));
+  return node;
+}
+
+async function showAsRead(fragments, boxes) {
+  if (!fragments.length) return;
+  try {
+    const items = fragments.map((f) => ({ text: f.text, path: f.path || "", locator: f.locator || null }));
+    const out = await api("POST", "/display", { items });
+    out.items.forEach((item, i) => {
+      const shown = boxes[i].querySelector(".shown");
+      shown.dataset.shape = item.shape;
+      clear(shown);
+      item.tree.forEach((n) => shown.appendChild(buildNode(n)));
+    });
+  } catch (e) {
+    // the excerpts as written stay
+  }
 }
 
 function renderEvidence(answer) {
@@ -402,13 +448,20 @@ function renderEvidence(answer) {
   clear(groups);
   $("evidence").hidden = !pack;
   if (!pack) return;
+  const shownFrags = [];
+  const shownBoxes = [];
   for (const [titleKey, key] of GROUPS) {
     const title = label(titleKey);
     const frags = pack[key] || [];
     const g = el("div", null, "group");
     g.dataset.role = key;
     g.appendChild(el("h3", title + " (" + frags.length + ")"));
-    frags.forEach((f) => g.appendChild(fragmentNode(f)));
+    frags.forEach((f) => {
+      const box = fragmentNode(f);
+      shownFrags.push(f);
+      shownBoxes.push(box);
+      g.appendChild(box);
+    });
     groups.appendChild(g);
   }
   const cl = pack.conflicts_and_limitations || { conflicts: [], limitations: [] };
@@ -418,6 +471,7 @@ function renderEvidence(answer) {
   cl.conflicts.forEach((f) => g.appendChild(fragmentNode(f)));
   cl.limitations.forEach((l) => g.appendChild(el("div", l.kind + ": " + (l.path || "") + " " + l.reason, "meta")));
   groups.appendChild(g);
+  showAsRead(shownFrags, shownBoxes);
 }
 
 function renderTrace(answer, search) {
