@@ -51,6 +51,8 @@ ROUTE_ROLES: dict[tuple[str, str], tuple[Role, str]] = {
     # Topic notes (notes/): reading them is a reader's right, as any read.
     ("GET", "/kb/{kb}/notes"): ("reader", "reading notes"),
     ("GET", "/kb/{kb}/notes/{topic}"): ("reader", "reading a note"),
+    # Evidence shown as read (server/display.py): renders only the text sent, no KB read.
+    ("POST", "/display"): ("reader", "showing evidence"),
 }
 
 
