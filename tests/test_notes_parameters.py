@@ -107,3 +107,22 @@ def test_the_heading_rule_is_monotonic(docs: int, peak: int) -> None:
     """More documents or more pieces of one document never unselect a heading."""
     if discussed_heading(docs, peak):
         assert discussed_heading(docs + 1, peak) and discussed_heading(docs, peak + 1)
+
+
+#: A client library's page (reST, requests' class) and a router page (Markdown,
+#: starlette's class): class names written as code with a capital initial.
+SESSIONS_RST = (
+    "Sessions\n========\n\n"
+    "A ``Session`` keeps cookies across requests. "
+    "The ``Session`` also pools connections. "
+    "Close the ``Session`` when done. "
+    "Comparisons return ``True`` or ``None``; ``True`` is kept; ``True`` is shown.\n"
+)
+ROUTER_MD = "# Routing\n\nEach `Session` of a websocket is separate. A handler may return `True`.\n"
+
+
+def test_a_capitalised_code_name_is_a_class_and_a_reserved_word_is_not() -> None:
+    notes = _notes(("sessions.rst", SESSIONS_RST), ("routing.md", ROUTER_MD))
+    assert "session" in notes
+    assert notes["session"].topic.title == "Session"  # type: ignore[attr-defined]
+    assert "true" not in notes  # Python's reserved word, a value

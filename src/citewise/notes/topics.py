@@ -28,6 +28,7 @@ key made URL-safe (stable across rebuilds while the term stays).
 from __future__ import annotations
 
 import hashlib
+import keyword
 import mimetypes
 import re
 from collections import Counter
@@ -206,6 +207,18 @@ def subject_headings(
     )
 
 
+#: A capitalised name: ``Session``, ``Response`` (not ``HTTP``, not ``Hello world``).
+_CLASS_NAME = re.compile(r"^[A-Z][a-z0-9]+$")
+
+
+def class_name(c: _Candidate) -> bool:
+    """Class-name rule: a bare word that documents write as code with a capital initial
+    (``Session``, ``Response``) names a class of the library, not a value, unless it is a
+    reserved word of Python (``True``, ``None``: the standard library's keyword list).
+    Chosen on requests; click, starlette, typer and laws-zh are left-out checks."""
+    return any(_CLASS_NAME.match(t) and not keyword.iskeyword(t) for t in c.titles.get("named", ()))
+
+
 def discussed_heading(docs: int, peak: int) -> bool:
     """Heading-use rule: a section title that one document uses is a topic when documents
     use its term (mentioned by :data:`MIN_DOCS` documents) and the document it titles
@@ -250,7 +263,7 @@ def select_topics(
         scaffold = documents >= SCAFFOLD_MIN_DOCS and docs > documents * SCAFFOLD_SHARE
         if docs == 0 or (scaffold and "defined" not in kinds):
             continue
-        bare = _BARE_WORD.match(key) and key not in parameters
+        bare = _BARE_WORD.match(key) and key not in parameters and not class_name(c)
         if kinds <= {"named", "zh_word"} and (peak < MIN_PEAK or bare):
             continue
         order = tuple(k for k in KIND_ORDER if k in kinds)
