@@ -13,6 +13,10 @@ Footnotes and endnotes (python-docx has no API for them) are read from their pac
 with defusedxml and placed right after the paragraph that references them, as a paragraph
 ``[footnote 2] text`` with ``locator = {"paragraph": i, "footnote": "2"}`` (or
 ``endnote``).
+
+Pictures: with OCR available, the text Tesseract reads in a paragraph's picture becomes a
+paragraph node after it with ``locator = {"paragraph": i, "image": k, "ocr": true, ...}``
+(image_text.py).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from citewise.config import ParseLimits
 from citewise.core.records import NodeKind
 from citewise.errors import EmptyFile, IngestError
 from citewise.ingest.extracted import Extracted
+from citewise.ingest.image_text import picture_locator, read_picture
 from citewise.ingest.limits import ParseBudget, limit_error
 from citewise.ingest.office import (
     TextBuilder,
@@ -39,6 +44,8 @@ from citewise.ingest.tree import Heading, RawNode, nest_sections
 from citewise.ingest.zipbudget import open_package
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 _HEADING = re.compile(r"^heading\s*(\d)$", re.I)
 _NOTE_KINDS = ("footnote", "endnote")
 
@@ -125,6 +132,29 @@ def _table_rows(table: Any) -> list[tuple[list[str], list[str]]]:
     return rows
 
 
+def _pictures(
+    p: Element,
+    document: Any,
+    index: int,
+    builder: TextBuilder,
+    name: str,
+    budget: ParseBudget | None,
+) -> list[RawNode]:
+    """The text OCR reads in the pictures of paragraph ``index`` (image_text.py), one
+    node each, placed after the paragraph; none without OCR."""
+    out: list[RawNode] = []
+    blips = [b.get(f"{R}embed", "") for b in p.iter(f"{A}blip")]
+    for k, rid in enumerate(b for b in blips if b):
+        part = document.part.related_parts.get(rid)
+        found = read_picture(part.blob, name, budget) if part is not None else None
+        if found is None:
+            continue
+        s, e = builder.block(found.text)
+        loc = picture_locator({"paragraph": index}, k, found)
+        out.append(RawNode("paragraph", s, e, found.text, attrs={"locator": loc, "image": k}))
+    return out
+
+
 def parse_docx(raw: bytes, name: str, budget: ParseBudget | None = None) -> Extracted:
     check_container(raw, name, "DOCX")
     open_package(raw, name, "DOCX", budget)  # sizes checked before python-docx reads it
@@ -160,6 +190,7 @@ def _build(
             text = one_line(paragraph.text)
             index, p_index = p_index, p_index + 1
             if not text:
+                items.extend(_pictures(child, document, index, builder, name, budget))
                 continue
             start, end = builder.block(text)
             locator = {"paragraph": index}
@@ -179,6 +210,7 @@ def _build(
                 items.append(
                     RawNode("paragraph", s, e, body, attrs={"locator": loc, "note": kind_})
                 )
+            items.extend(_pictures(child, document, index, builder, name, budget))
         elif child.tag == f"{W}tbl":
             _check_table(child, t_index, name, budget)
             table = table_cls(child, document)

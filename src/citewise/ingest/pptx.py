@@ -6,22 +6,29 @@ block: a ``list_item`` when indented (bullet level > 0), else a ``paragraph``. T
 ``table`` nodes with ``table_row`` children and the header mapping. Speaker notes follow
 the slide's content as one paragraph. Locators: ``{"slide": N (1-based), "notes":
 false}`` on slide content (plus ``"table"``/``"row"`` on tables), ``{"slide": N,
-"notes": true}`` on notes. Charts and pictures carry no text here.
+"notes": true}`` on notes. A picture's text, read by OCR when it is available
+(image_text.py), is a paragraph with ``{"slide": N, "notes": false, "image": k, "ocr":
+true, ...}``; charts carry no text here.
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from citewise.core.records import NodeKind
 from citewise.errors import EmptyFile, IngestError
 from citewise.ingest.extracted import Extracted
+from citewise.ingest.image_text import picture_locator, read_picture
 from citewise.ingest.limits import ParseBudget
 from citewise.ingest.office import TextBuilder, broken, check_container, one_line, table_node
 from citewise.ingest.tree import Heading, RawNode, nest_sections
 from citewise.ingest.zipbudget import open_package
+
+#: python-pptx's ``MSO_SHAPE_TYPE.PICTURE`` (the enum is not imported at module load:
+#: python-pptx is read only when a deck is parsed).
+_PICTURE = 13
 
 
 def _shapes(shapes: Any) -> Iterator[Any]:
@@ -44,15 +51,44 @@ def _grid(table: Any) -> list[list[str]]:
     return grid
 
 
-def _slide(builder: TextBuilder, number: int, slide: Any) -> list[Heading | RawNode]:
+def _picture(
+    builder: TextBuilder,
+    shape: Any,
+    where: Mapping[str, object],
+    k: int,
+    name: str,
+    budget: ParseBudget | None,
+) -> RawNode | None:
+    """The text OCR reads in a picture shape (image_text.py), or None."""
+    try:
+        blob = shape.image.blob
+    except Exception:  # a linked picture or a placeholder without an image part
+        return None
+    found = read_picture(blob, name, budget)
+    if found is None:
+        return None
+    s, e = builder.block(found.text)
+    loc = picture_locator(where, k, found)
+    return RawNode("paragraph", s, e, found.text, attrs={"locator": loc, "image": k})
+
+
+def _slide(
+    builder: TextBuilder, number: int, slide: Any, name: str = "", budget: ParseBudget | None = None
+) -> list[Heading | RawNode]:
     where = {"slide": number, "notes": False}
     title_shape = slide.shapes.title
     title = one_line(title_shape.text_frame.text) if title_shape is not None else ""
     s, e = builder.block(title or f"Slide {number}")
     items: list[Heading | RawNode] = [Heading(1, s, e, title or f"Slide {number}")]
-    tables = 0
+    tables = pictures = 0
     for shape in _shapes(slide.shapes):
         if title_shape is not None and shape.shape_id == title_shape.shape_id:
+            continue
+        if getattr(shape, "shape_type", None) == _PICTURE:
+            node = _picture(builder, shape, where, pictures, name, budget)
+            pictures += 1
+            if node is not None:
+                items.append(node)
             continue
         if getattr(shape, "has_table", False) and shape.has_table:
             grid = _grid(shape.table)
@@ -94,7 +130,7 @@ def parse_pptx(raw: bytes, name: str, budget: ParseBudget | None = None) -> Extr
         builder = TextBuilder(budget)
         items: list[Heading | RawNode] = []
         for number, slide in enumerate(deck.slides, start=1):
-            items.extend(_slide(builder, number, slide))
+            items.extend(_slide(builder, number, slide, name, budget))
         slides = len(deck.slides)
     except IngestError:
         raise
