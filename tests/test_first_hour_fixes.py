@@ -113,6 +113,7 @@ FORMAT_GROUPS = (
     "Markdown, reST, plain text, HTML, XML",
     "CSV/TSV, RTF",
     "PDF, DOCX, PPTX, XLSX, ODT, EPUB",
+    "DOC, XLS, PPT",
 )
 
 
