@@ -114,6 +114,7 @@ FORMAT_GROUPS = (
     "CSV/TSV, RTF",
     "PDF, DOCX, PPTX, XLSX, ODT, EPUB",
     "DOC, XLS, PPT",
+    "ODS, ODP",
 )
 
 
