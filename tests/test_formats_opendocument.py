@@ -8,9 +8,13 @@ from __future__ import annotations
 import io
 import time
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citewise.config import IngestConfig, ParseLimits
 from citewise.core.locator import locate, place
@@ -188,3 +192,63 @@ def test_odp_slide_without_title_is_named_by_number() -> None:
     assert doc.title == "Slide 1"
     para = next(n for n in doc.nodes if n.kind == "paragraph")
     assert para.text == "Pilots board at the buoy." and para.heading_path == ("Slide 1",)
+
+
+# -- property: any grid of cells reads back at its addresses --------------------------------
+def _grid_ods(cells: dict[tuple[int, int], str]) -> bytes:
+    from xml.sax.saxutils import escape
+
+    rows: list[str] = []
+    last_row = -1
+    for r in sorted({r for r, _ in cells}):
+        if r > last_row + 1:  # blank rows between, compressed as ODF does
+            rows.append(f'<table:table-row table:number-rows-repeated="{r - last_row - 1}"/>')
+        inner, col = [], 0
+        for c in sorted(c for rr, c in cells if rr == r):
+            if c > col:
+                inner.append(f'<table:table-cell table:number-columns-repeated="{c - col}"/>')
+            inner.append(
+                f"<table:table-cell><text:p>{escape(cells[(r, c)])}</text:p></table:table-cell>"
+            )
+            col = c + 1
+        rows.append(f"<table:table-row>{''.join(inner)}</table:table-row>")
+        last_row = r
+    return _sheet("".join(rows))
+
+
+def _address(ref: str) -> tuple[int, int]:
+    from citewise.ingest.xlsx_scan import _cell
+
+    found = _cell(ref.rsplit("!", 1)[-1])
+    assert found is not None
+    return found[1] - 1, found[0] - 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.dictionaries(
+        st.tuples(st.integers(0, 12), st.integers(0, 6)),
+        st.text(alphabet="ab1 <&>", min_size=1, max_size=4)
+        .map(lambda s: " ".join(s.split()))
+        .filter(bool),  # ODF collapses spaces
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_any_grid_reads_back_at_its_cell_addresses(cells: dict[tuple[int, int], str]) -> None:
+    from citewise.ingest.ods import parse_ods
+
+    ex = parse_ods(_grid_ods(cells), "grid.ods")
+    for value in cells.values():
+        assert value in ex.text
+
+    def rows(nodes: list[Any]) -> Iterator[Any]:
+        for n in nodes:
+            if n.kind == "table_row":
+                yield n
+            yield from rows(n.children)
+
+    for row in rows(ex.nodes):
+        for name, ref in row.attrs["cell_refs"].items():
+            value = row.attrs["row"].get(name, "")
+            assert cells.get(_address(ref), "") == value
