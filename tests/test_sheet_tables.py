@@ -5,8 +5,10 @@ citation narrows to the cited cell."""
 from __future__ import annotations
 
 import io
+import time
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -142,3 +144,19 @@ def test_every_written_cell_is_in_exactly_one_block(cells: dict[tuple[int, int],
     assert sorted(seen) == sorted(cells)
     for area, _, _, members in found:
         assert all(area[0] <= r <= area[2] and area[1] <= c <= area[3] for r, c in members)
+
+
+def test_many_defined_tables_over_many_cells_stop_at_the_parse_time() -> None:
+    """Each cell is looked up in the defined tables as a step of the budget: a sheet of
+    hundreds of declared tables and a million cells fails on ``max_seconds``."""
+    from citewise.config import ParseLimits
+    from citewise.errors import ParseLimitExceeded
+    from citewise.ingest.limits import ParseBudget
+
+    defined = [(f"T{i}", (0, 1000 + i, 0, 1000 + i), 1) for i in range(500)]
+    cells = {(r, c): "1" for r in range(1000) for c in range(1000)}
+    budget = ParseBudget("many.xlsx", ParseLimits(max_seconds=0.3))
+    started = time.monotonic()
+    with pytest.raises(ParseLimitExceeded, match="max_seconds"):
+        blocks(Sheet("S", cells, [], defined), budget)
+    assert time.monotonic() - started < 10

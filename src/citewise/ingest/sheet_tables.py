@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from citewise.ingest.delimited import column_letter
+from citewise.ingest.limits import ParseBudget
 from citewise.ingest.office import TextBuilder, table_node
 from citewise.ingest.tree import Heading, RawNode
 
@@ -133,13 +134,19 @@ def _join_spacers(parts: list[Part], text: dict[tuple[int, int], str]) -> list[P
     return out
 
 
-def blocks(sheet: Sheet) -> list[tuple[Area, int, str | None, set[tuple[int, int]]]]:
+def blocks(
+    sheet: Sheet, budget: ParseBudget | None = None
+) -> list[tuple[Area, int, str | None, set[tuple[int, int]]]]:
     """The sheet's tables in reading order: ``(area, header rows (-1: find them),
-    defined table name, the written cells it holds)``."""
+    defined table name, the written cells it holds)``. Each cell is a step of
+    ``budget`` (its time limit), its defined tables looked through at most
+    :data:`MAX_DEFINED` apiece."""
     defined = sheet.defined[:MAX_DEFINED]
     members: list[set[tuple[int, int]]] = [set() for _ in defined]
     covered: set[tuple[int, int]] = set()
     for r, c in sheet.cells:
+        if budget is not None:
+            budget.step()
         at = next((i for i, d in enumerate(defined) if _holds(d[1], r, c)), -1)
         (members[at] if at >= 0 else covered).add((r, c))
     found: list[tuple[Area, int, str | None, set[tuple[int, int]]]] = [
@@ -301,7 +308,7 @@ def read_sheet(builder: TextBuilder, sheet: Sheet) -> list[Heading | RawNode]:
     s, e = builder.block(sheet.name)
     items: list[Heading | RawNode] = [Heading(1, s, e, sheet.name)]
     merges = {(m[0], m[1]): m for m in sheet.merges}
-    for area, header_rows, name, members in blocks(sheet):
+    for area, header_rows, name, members in blocks(sheet, builder.budget):
         items.extend(read_block(builder, _Block(sheet, area, header_rows, name, members, merges)))
     return items
 
