@@ -22,7 +22,7 @@ from citewise.ingest.legacy import OLE_MAGIC
 from citewise.ingest.parse import parse_document
 from tests.conftest import run_cli
 
-FIXTURES = Path(__file__).parent / "fixtures" / "formats"
+FIXTURES = Path(__file__).parent / "fixtures" / "converted"
 HAVE_SOFFICE = shutil.which("soffice") is not None
 #: an OLE compound-file header and nothing a converter could read
 OLE_STUB = OLE_MAGIC + b"\x00" * 504

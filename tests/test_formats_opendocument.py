@@ -22,7 +22,7 @@ from citewise.core.records import Node, ParsedDocument
 from citewise.errors import Encrypted, ParseLimitExceeded
 from citewise.ingest.parse import parse_document
 
-FIXTURES = Path(__file__).parent / "fixtures" / "formats"
+FIXTURES = Path(__file__).parent / "fixtures" / "converted"
 NS = (
     'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
     'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
