@@ -4,8 +4,8 @@ For every document under ``--dir`` (default ``documents`` under ``$CITEWISE_DATA
 ``../shared/data``; every registered suffix except plain text, so ``linn.txt`` and
 ``SOURCE.md`` are left out), each file is parsed (``parse_document``: extraction, layout,
 nodes, chunks) in a fresh child process, ``--runs`` times; reported per file are its
-units (PDF pages, PPTX slides, XLSX rows, DOCX/ODT paragraphs and table rows, EPUB
-chapters), the best wall time, units per second, the child's peak RSS growth
+units (PDF pages, PPTX/ODP/PPT slides, XLSX/ODS/XLS rows, DOCX/ODT/DOC paragraphs and
+table rows, EPUB chapters), the best wall time, units per second, the child's peak RSS growth
 (``ru_maxrss``) per unit, and the outcome (error code for files that fail on purpose).
 ``--only pdf`` (or another format) limits the run. Skips cleanly without the data.
 
@@ -40,6 +40,13 @@ UNITS = {
     "docx": "paragraphs + table rows",
     "odt": "paragraphs + table rows",
     "epub": "chapters",
+    "ods": "rows",
+    "odp": "slides",
+    # legacy binary Office, converted through LibreOffice (skipped as DEPENDENCY_MISSING
+    # without it); the unit is the converted format's
+    "xls": "rows",
+    "doc": "paragraphs + table rows",
+    "ppt": "slides",
 }
 
 _CHILD = r"""
@@ -47,7 +54,7 @@ import json, resource, sys, time
 from pathlib import Path
 from citewise.config import IngestConfig
 from citewise.errors import CitewiseError
-from citewise.ingest import pdf, docx, xlsx, pptx, epub, odt  # noqa: F401  (import cost)
+from citewise.ingest import pdf, docx, xlsx, pptx, epub, odt, ods, odp  # noqa: F401
 from citewise.ingest.parse import parse_document
 path = Path(sys.argv[1])
 raw = path.read_bytes()
@@ -59,11 +66,12 @@ try:
     seen = set()
     for n in doc.nodes:
         loc = n.attrs.get("locator") or {}
-        if doc.format == "xlsx" and "row" in loc:
+        if doc.format in ("xlsx", "ods", "xls") and "row" in loc:
             seen.add((loc["sheet"], loc["row"]))
-        elif doc.format in ("docx", "odt") and ("paragraph" in loc or "row" in loc):
+        elif doc.format in ("docx", "odt", "doc") and ("paragraph" in loc or "row" in loc):
             seen.add(json.dumps(loc, sort_keys=True))
-    units = {"pdf": doc.metadata.get("pages", 0), "pptx": doc.metadata.get("slides", 0),
+    slides = doc.metadata.get("slides", 0)
+    units = {"pdf": doc.metadata.get("pages", 0), "pptx": slides, "odp": slides, "ppt": slides,
              "epub": len(doc.metadata.get("chapters", []))}.get(doc.format, len(seen))
     out = {"format": doc.format, "pages": units, "nodes": len(doc.nodes),
            "needs_ocr": len(doc.metadata.get("needs_ocr", [])),

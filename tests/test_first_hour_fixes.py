@@ -113,6 +113,8 @@ FORMAT_GROUPS = (
     "Markdown, reST, plain text, HTML, XML",
     "CSV/TSV, RTF",
     "PDF, DOCX, PPTX, XLSX, ODT, EPUB",
+    "DOC, XLS, PPT",
+    "ODS, ODP",
 )
 
 

@@ -161,6 +161,11 @@ def test_builtin_table() -> None:
         ("odt", (".odt",), True),
         ("csv", (".csv", ".tsv"), False),
         ("rtf", (".rtf",), True),
+        ("ods", (".ods",), True),
+        ("odp", (".odp",), True),
+        ("doc", (".doc",), True),
+        ("xls", (".xls",), True),
+        ("ppt", (".ppt",), True),
     ]
     assert formats.supported_suffixes() == {
         ".md",
@@ -181,6 +186,11 @@ def test_builtin_table() -> None:
         ".csv",
         ".tsv",
         ".rtf",
+        ".ods",
+        ".odp",
+        ".doc",
+        ".xls",
+        ".ppt",
     }
     assert formats.format_for("README").name == "text"
     assert formats.format_for("Notes.MD").name == "markdown"

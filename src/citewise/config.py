@@ -39,8 +39,9 @@ class ParseLimits:
     ``max_zip_members`` members, each expanding to at most ``max_zip_member_bytes`` and
     all together to ``max_zip_total_bytes`` (checked from the central directory and again
     while decompressing), and no member over 1 MiB expanding more than ``max_zip_ratio``
-    times its compressed size. ``max_sheet_cells``: cells of one XLSX sheet, merged and
-    hyperlinked ranges counted by their area, or of one DOCX table, spans counted.
+    times its compressed size. ``max_sheet_cells``: cells of one XLSX or ODS sheet, merged and
+    hyperlinked ranges (ODS: repeated cells) counted by their area, or of one DOCX
+    table, spans counted.
     ``max_spine_items``: EPUB spine entries.
     ``max_parse_memory_mb``: the address space of the child process that parses a package
     expanding past ``ingest/package_guard.py``'s in-process size.

@@ -148,6 +148,13 @@ class NeedsOCR(IngestError):
     code = "NEEDS_OCR"
 
 
+class DependencyMissing(IngestError):
+    """The file's format needs a program that is not installed (legacy .doc/.xls/.ppt
+    are read through LibreOffice); the message names the package to install."""
+
+    code = "DEPENDENCY_MISSING"
+
+
 class OutsideRoot(IngestError):
     code = "OUTSIDE_ROOT"
 

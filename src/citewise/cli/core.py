@@ -54,6 +54,8 @@ def add(
       text: Markdown, reST, plain text, HTML, XML
       tables and rich text: CSV/TSV, RTF
       office and print: PDF, DOCX, PPTX, XLSX, ODT, EPUB
+      OpenDocument sheets and slides: ODS, ODP
+      legacy Office (through LibreOffice): DOC, XLS, PPT
 
     Never deletes: documents of an added folder that are gone from it are only reported.
     'citewise sync FOLDER' removes them."""

@@ -177,6 +177,10 @@ _CITATION: dict[str, Mapping[Lang, str]] = {
         "en": "page {page} of {path}, cited lines highlighted",
         "zh": "{path} 第 {page} 页，引用的行已高亮",
     },
+    "web.cite_sheet": {
+        "en": "sheet {sheet}, cited cells {cells} highlighted",
+        "zh": "工作表 {sheet}，引用的单元格 {cells} 已高亮",
+    },
     "web.cite_edition": {"en": "edition {edition}", "zh": "版本 {edition}"},
     "web.cite_edition_unknown": {"en": "unknown", "zh": "不详"},
     "web.cite_clause": {"en": "clause {clause}", "zh": "条款 {clause}"},

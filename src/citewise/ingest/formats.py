@@ -232,3 +232,30 @@ def _rtf(raw: bytes, name: str, budget: ParseBudget) -> Extracted:
 
 
 register(FormatSpec("rtf", (".rtf",), binary=True, parse_bytes=_rtf))
+
+
+def _ods(raw: bytes, name: str, budget: ParseBudget) -> Extracted:
+    from citewise.ingest.package_guard import parse_package  # the parser loads on first use
+
+    return parse_package("ods", raw, name, budget)
+
+
+def _odp(raw: bytes, name: str, budget: ParseBudget) -> Extracted:
+    from citewise.ingest.package_guard import parse_package  # the parser loads on first use
+
+    return parse_package("odp", raw, name, budget)
+
+
+register(FormatSpec("ods", (".ods",), binary=True, parse_bytes=_ods))
+register(FormatSpec("odp", (".odp",), binary=True, parse_bytes=_odp))
+
+
+def _legacy(raw: bytes, name: str, budget: ParseBudget) -> Extracted:
+    from citewise.ingest.legacy import parse_legacy  # LibreOffice is run on first use
+
+    return parse_legacy(raw, name, suffix_of(name), budget)
+
+
+register(FormatSpec("doc", (".doc",), binary=True, parse_bytes=_legacy))
+register(FormatSpec("xls", (".xls",), binary=True, parse_bytes=_legacy))
+register(FormatSpec("ppt", (".ppt",), binary=True, parse_bytes=_legacy))

@@ -43,6 +43,8 @@ _PARSERS = {
     "pptx": ("citewise.ingest.pptx", "parse_pptx"),
     "epub": ("citewise.ingest.epub", "parse_epub"),
     "odt": ("citewise.ingest.odt", "parse_odt"),
+    "ods": ("citewise.ingest.ods", "parse_ods"),
+    "odp": ("citewise.ingest.odp", "parse_odp"),
 }
 
 

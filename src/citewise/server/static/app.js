@@ -354,11 +354,13 @@ async function openCitation(c) {
     const pre = $("cite-text");
     clear(pre);
     let section = null;
+    let docNodes = null; // the sheet view (sheet.js) draws a cited table from them
     try {
       const doc = await api(
         "GET", "/kb/" + encodeURIComponent(state.kb) + "/documents/" + docUrl(cited.path) + "?nodes=true");
       if (doc.version_id === cited.version_id) {
         section = contextNode(doc.nodes || [], cited);
+        docNodes = doc.nodes || [];
       }
     } catch (e) {
       section = null; // the excerpt alone still shows
@@ -376,6 +378,7 @@ async function openCitation(c) {
     }
     mark.scrollIntoView({ block: "nearest" });
     await showPages(cited, c);
+    if (typeof showSheet === "function") showSheet(cited, docNodes);
   } catch (e) {
     showError(e.message);
   }
