@@ -55,9 +55,10 @@ SETS = {
     "papers": "papers.yaml",
     "documents": "documents.yaml",
     "regulations": "docs_regulations.yaml",
+    "cfr14": "cfr14.yaml",  # 14 CFR chapter V (GPO XML): the development pool's regulatory text
 }
 #: question files' roots are relative to this folder of the data root
-ROOTS = {"papers": "", "documents": "", "regulations": "docs-corpora"}
+ROOTS = {"papers": "", "documents": "", "regulations": "docs-corpora", "cfr14": "docs-corpora"}
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -155,6 +156,7 @@ def main() -> int:
     ap.add_argument("--serve", action="store_true", help="also: cold vs warm through a server")
     ap.add_argument("--from-homes", type=Path, help="copy built homes DIR/home-<corpus>")
     ap.add_argument("--serve-only", action="store_true", help="only the --serve figures")
+    ap.add_argument("--pstats", type=Path, help="also dump the asks' cProfile stats here")
     ap.add_argument("--no-warm", action="store_true", help="--serve with citewise serve --no-warm")
     args = ap.parse_args()
     if args.compare:
@@ -200,6 +202,8 @@ def main() -> int:
             peak_rss_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
             profile=_profile(prof, args.top),
         )
+    if args.pstats and every_ms:
+        prof.dump_stats(str(args.pstats))
     if args.answers:
         args.answers.write_text(json.dumps(res, indent=1, ensure_ascii=False), "utf-8")
     print(json.dumps({k: v for k, v in res.items() if k not in ("answers", "profile")}, indent=1))
