@@ -42,6 +42,7 @@ import shutil
 import sys
 import tempfile
 import time
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -55,9 +56,10 @@ SETS = {
     "papers": "papers.yaml",
     "documents": "documents.yaml",
     "regulations": "docs_regulations.yaml",
+    "cfr14": "cfr14.yaml",  # 14 CFR chapter V (GPO XML): the development pool's regulatory text
 }
 #: question files' roots are relative to this folder of the data root
-ROOTS = {"papers": "", "documents": "", "regulations": "docs-corpora"}
+ROOTS = {"papers": "", "documents": "", "regulations": "docs-corpora", "cfr14": "docs-corpora"}
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -100,10 +102,16 @@ def _answer(a: Any) -> dict[str, Any]:
     return {"outcome": a.outcome, "text": a.answer, "citations": cites}
 
 
-def ask_all(where: Path, qs: list[str], prof: cProfile.Profile) -> dict[str, Any]:
+def ask_all(
+    where: Path, qs: list[str], prof: cProfile.Profile, hold: ExitStack | None = None
+) -> dict[str, Any]:
+    """Every question asked of the corpus's KB; ``hold``: keep the home (its store, index
+    state and caches) open in that stack after the asks, as one server holding every
+    corpus would (peak RSS then counts all of them at once)."""
     from citewise.kb import Home
 
-    with Home.open(where / "home") as h:
+    with ExitStack() as own:
+        h = (hold or own).enter_context(Home.open(where / "home"))
         kb = h.kb()
         kb.ask(qs[0])  # warm-up: the first ask of a state builds its caches and graph
         ms, cpu, answers = [], [], []
@@ -127,9 +135,13 @@ def _figures(ms: list[float], cpu: list[float]) -> dict[str, Any]:
     }
 
 
-def _profile(prof: cProfile.Profile, top: int) -> list[str]:
+def _profile(profs: list[cProfile.Profile], top: int, dump: Path | None = None) -> list[str]:
+    """The top ``top`` functions by cumulative time over ``profs`` (also dumped to
+    ``dump`` for pstats when given)."""
     out = io.StringIO()
-    st = pstats.Stats(prof, stream=out)
+    st = pstats.Stats(*profs, stream=out)
+    if dump is not None:
+        st.dump_stats(str(dump))
     st.sort_stats("cumulative").print_stats(top)
     lines = [ln.rstrip() for ln in out.getvalue().splitlines() if ln.strip()]
     start = next((i for i, ln in enumerate(lines) if ln.lstrip().startswith("ncalls")), 0)
@@ -155,6 +167,8 @@ def main() -> int:
     ap.add_argument("--serve", action="store_true", help="also: cold vs warm through a server")
     ap.add_argument("--from-homes", type=Path, help="copy built homes DIR/home-<corpus>")
     ap.add_argument("--serve-only", action="store_true", help="only the --serve figures")
+    ap.add_argument("--hold", action="store_true", help="keep every corpus's KB open to the end")
+    ap.add_argument("--pstats", type=Path, help="also dump the asks' cProfile stats here")
     ap.add_argument("--no-warm", action="store_true", help="--serve with citewise serve --no-warm")
     args = ap.parse_args()
     if args.compare:
@@ -163,10 +177,11 @@ def main() -> int:
         os.environ["CITEWISE_DENSE"] = "off"
     corpora = args.corpus or list(SETS)
     home = args.home or Path(tempfile.mkdtemp(prefix="ask-speed-docs-"))
-    prof = cProfile.Profile()
+    profs: list[cProfile.Profile] = []
     res: dict[str, Any] = {"corpora": {}, "answers": {}}
     every_ms: list[float] = []
     every_cpu: list[float] = []
+    hold = ExitStack()
     for corpus in corpora:
         root, qs = questions(corpus)
         if not root.is_dir():
@@ -181,8 +196,11 @@ def main() -> int:
             }
             if args.serve_only:
                 continue
-        got = ask_all(where, qs, prof)
+        prof = cProfile.Profile()
+        profs.append(prof)
+        got = ask_all(where, qs, prof, hold if args.hold else None)
         res["corpora"].setdefault(corpus, {}).update(_figures(got["ms"], got["cpu"]))
+        res["corpora"][corpus]["profile"] = _profile([prof], args.top)
         res["answers"].update(
             {f"{corpus}: {q}": a for q, a in zip(qs, got["answers"], strict=True)}
         )
@@ -198,12 +216,19 @@ def main() -> int:
         res.update(
             overall=_figures(every_ms, every_cpu),
             peak_rss_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-            profile=_profile(prof, args.top),
+            profile=_profile(profs, args.top, args.pstats),
         )
+    hold.close()
     if args.answers:
         args.answers.write_text(json.dumps(res, indent=1, ensure_ascii=False), "utf-8")
-    print(json.dumps({k: v for k, v in res.items() if k not in ("answers", "profile")}, indent=1))
-    print("\n".join(res.get("profile", [])))
+    shown = {k: v for k, v in res.items() if k not in ("answers", "profile", "corpora")}
+    shown["corpora"] = {
+        c: {k: v for k, v in f.items() if k != "profile"} for c, f in res["corpora"].items()
+    }
+    print(json.dumps(shown, indent=1))
+    for corpus, f in res["corpora"].items():
+        print(f"\n{corpus}:\n" + "\n".join(f.get("profile", [])[: args.top // 2]))
+    print("\nall:\n" + "\n".join(res.get("profile", [])))
     return 0
 
 

@@ -73,14 +73,16 @@ def _per_ask(tmp_path: Path, name: str, sections: int, mp: pytest.MonkeyPatch) -
         return window
 
     mp.setattr(_near.SQLiteNear, "nodes_near", near)
-    counting = CountingStore(SQLiteStore(tmp_path / name / "home" / "citewise.db"))
+    sqlite = SQLiteStore(tmp_path / name / "home" / "citewise.db")
+    counting = CountingStore(sqlite)
     with Home.open(tmp_path / name / "home", store=cast(Store, counting)) as home:
         kb = home.kb()
         assert kb.add([docs]).ok
         nodes = kb.stats()
         for q in _QUESTIONS:  # warm: the state's copies and the store's decoded nodes
             assert kb.ask(q).outcome == "answered"
-        decodes[0] = near_rows[0] = 0
+        cold_windows = sqlite._window_cache.misses
+        decodes[0] = near_rows[0] = sqlite._window_cache.misses = 0
         counting.calls.clear()
         counting.rows.clear()
         answers = [kb.ask(q) for q in _QUESTIONS]
@@ -91,6 +93,8 @@ def _per_ask(tmp_path: Path, name: str, sections: int, mp: pytest.MonkeyPatch) -
         "decodes": decodes[0] // asks,
         "store_reads": counting.reads() // asks,
         "near_rows": near_rows[0] // asks,
+        "cold_window_misses": cold_windows,
+        "window_misses": sqlite._window_cache.misses,
     }
 
 
@@ -110,6 +114,10 @@ def test_node_decodes_and_store_reads_do_not_grow_with_the_cited_document(
     assert longer["store_reads"] == long["store_reads"], (long, longer)
     assert longer["near_rows"] == long["near_rows"], (long, longer)
     assert short["store_reads"] <= long["store_reads"]
+    # windows of a long version are read from the store once per (content, start): the
+    # first asks read as many as the cited spans need, whatever the length; warm, none
+    assert long["cold_window_misses"] == longer["cold_window_misses"] > 0, (long, longer)
+    assert short["window_misses"] == long["window_misses"] == longer["window_misses"] == 0
 
 
 def _plain_expansions(text: str, context: str) -> list[str]:

@@ -30,6 +30,9 @@ class NodeReader:
         self.kb = kb
         self._kept = kept
         self._whole: dict[tuple[str, int], list[Node]] = {}
+        # windows of long versions by their span starts (the store's window is a function
+        # of the starts): the stages of one query read the same windows many times
+        self._windows: dict[tuple[str, int, frozenset[int]], NodeWindow] = {}
 
     def near(self, path: str, version_id: int, spans: Sequence[Span]) -> list[Node]:
         return self.window(path, version_id, spans).nodes
@@ -43,9 +46,15 @@ class NodeReader:
                 self._whole[(path, version_id)] = whole
         if whole is not None:
             return NodeWindow(whole, True)
+        starts = (path, version_id, frozenset(start for start, _ in spans))
+        window = self._windows.get(starts) if spans else None
+        if window is not None:
+            return window
         window = self.store.nodes_near(self.kb, path, version_id, spans)
         if window.complete:
             self._whole[(path, version_id)] = window.nodes
+        elif spans:
+            self._windows[starts] = window
         return window
 
 

@@ -8,7 +8,9 @@ the :data:`NEAR_NODES` nodes before and after each span's start (document order)
 their ancestors, through the ``node_by_start`` index. Smaller versions are read whole,
 exactly as :meth:`nodes_of_version` does. Rows are decoded through the store's
 :class:`~citewise.store._node_cache.NodeCache`: a node decoded by an earlier read is reused,
-and a version read whole is served again without reading its rows.
+and a version read whole is served again without reading its rows. The window around each
+start is kept in the store's :class:`~citewise.store._window_cache.WindowCache` and read
+once (the union of per-start windows with their ancestors is the window of all starts).
 """
 
 from __future__ import annotations
@@ -60,32 +62,42 @@ class SQLiteNear(SQLiteReads):
             nodes = self._node_cache.decode(key, found)
             self._node_cache.keep_whole(key, nodes)
             return NodeWindow(nodes, True)
-        cid = key[0]
-        rows: dict[str, sqlite3.Row] = {}
-        with self._read() as c:
-            for start, _ in sorted(set(spans)):
-                for sql in (
-                    "SELECT * FROM node WHERE content_id = ? AND char_start < ? "
-                    "ORDER BY char_start DESC LIMIT ?",
-                    "SELECT * FROM node WHERE content_id = ? AND char_start >= ? "
-                    "ORDER BY char_start LIMIT ?",
-                ):
-                    for r in c.execute(sql, (cid, start, NEAR_NODES)):
-                        rows[r["node_id"]] = r
-            missing = {str(r["parent_id"]) for r in rows.values() if r["parent_id"]} - set(rows)
-            while missing:
-                batch = sorted(missing)[:_IN_BATCH]
-                marks = ",".join("?" * len(batch))
-                found = c.execute(
-                    f"SELECT * FROM node WHERE content_id = ? AND node_id IN ({marks})",
-                    (cid, *batch),
-                ).fetchall()
-                for r in found:
-                    rows[r["node_id"]] = r
-                missing -= set(batch)
-                missing |= {str(r["parent_id"]) for r in found if r["parent_id"]} - set(rows)
-        nodes = sorted(self._node_cache.decode(key, rows.values()), key=_order)
+        by_id: dict[str, Node] = {}
+        for start in sorted({start for start, _ in spans}):
+            got = self._window_cache.get(key, start)
+            if got is None:  # first read of this window: its rows, decoded once
+                with self._read() as c:
+                    rows = _window_rows(c, key[0], start)
+                got = tuple(self._node_cache.decode(key, rows.values()))
+                self._window_cache.put(key, start, got)
+            by_id.update((n.id, n) for n in got)
+        nodes = sorted(by_id.values(), key=_order)
         return NodeWindow(nodes, False)
+
+
+def _window_rows(c: sqlite3.Connection, cid: int, start: int) -> dict[str, sqlite3.Row]:
+    """The rows of the window around ``start``: the :data:`NEAR_NODES` nodes before and
+    from it in ``node_by_start`` order, and all their ancestors."""
+    rows: dict[str, sqlite3.Row] = {}
+    for sql in (
+        "SELECT * FROM node WHERE content_id = ? AND char_start < ? "
+        "ORDER BY char_start DESC LIMIT ?",
+        "SELECT * FROM node WHERE content_id = ? AND char_start >= ? ORDER BY char_start LIMIT ?",
+    ):
+        for r in c.execute(sql, (cid, start, NEAR_NODES)):
+            rows[r["node_id"]] = r
+    missing = {str(r["parent_id"]) for r in rows.values() if r["parent_id"]} - set(rows)
+    while missing:
+        batch = sorted(missing)[:_IN_BATCH]
+        marks = ",".join("?" * len(batch))
+        found = c.execute(
+            f"SELECT * FROM node WHERE content_id = ? AND node_id IN ({marks})", (cid, *batch)
+        ).fetchall()
+        for r in found:
+            rows[r["node_id"]] = r
+        missing -= set(batch)
+        missing |= {str(r["parent_id"]) for r in found if r["parent_id"]} - set(rows)
+    return rows
 
 
 __all__ = ["FULL_VIEW_NODES", "NEAR_NODES", "SQLiteNear"]

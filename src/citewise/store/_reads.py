@@ -27,6 +27,7 @@ from citewise.store import _convert as cv
 from citewise.store import checks
 from citewise.store._node_cache import NodeCache
 from citewise.store._txn import SQLiteTx
+from citewise.store._window_cache import WindowCache
 
 _KB_INFO_SQL = (
     "SELECT k.name, k.description, k.created_at, r.revision, r.document_count FROM kb k "
@@ -50,6 +51,8 @@ _VERSION_NODES_SQL = (
 class SQLiteReads(SQLiteTx):
     #: Decoded node rows shared between reads (set by the store's constructor).
     _node_cache: NodeCache
+    #: Windows of long versions by start (set by the store's constructor).
+    _window_cache: WindowCache
 
     # -- shared helpers (used by the write side too) ------------------------------
     @staticmethod

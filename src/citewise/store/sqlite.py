@@ -32,6 +32,7 @@ from citewise.store._notes import SQLNotes
 from citewise.store._rebuild import to_rowid_tables
 from citewise.store._resolve import SQLiteResolve
 from citewise.store._vectors import SQLiteVectors
+from citewise.store._window_cache import WindowCache
 from citewise.store._withhold import SQLWithhold
 from citewise.store._writes import DEFAULT_KB, SQLWrites
 
@@ -100,6 +101,7 @@ class SQLiteStore(
         self.path = Path(path)
         self._lock = threading.RLock()
         self._node_cache = NodeCache()
+        self._window_cache = WindowCache()
         # kb -> revision opened by the current batch (None until its first change).
         self._batches: dict[str, int | None] = {}
         try:
@@ -171,6 +173,7 @@ class SQLiteStore(
 
     def _forget_contents(self) -> None:
         self._node_cache.clear()
+        self._window_cache.clear()
 
     def close(self) -> None:
         with self._lock:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from citewise.analysis.question import Question
 from citewise.analysis.tokenize import QUESTION_STEMS, tokenize
@@ -75,11 +76,19 @@ _ASKING = frozenset({"what", "which", "whose", "how"})
 
 
 def _latin(surface: str, prev: str) -> Word:
+    return _latin_word(surface, prev.lower() in _ASKING)
+
+
+@lru_cache(maxsize=1 << 16)
+def _latin_word(surface: str, asking: bool) -> Word:
+    """A Latin-script word (``asking``: right after an interrogative), kept per process: a
+    pure function of its arguments (issue 35: every unit's headings and context were read
+    word by word again for each candidate of each ask)."""
     word = surface.strip(".'’-")
     keys = [k for k in tokenize(word) if k not in QUESTION_STEMS and k not in FILLER]
     low = word.lower()
     function = low in FUNCTION_WORDS or english_zipf(low) >= FUNCTION_ZIPF
-    function = function or prev.lower() in _ASKING
+    function = function or asking
     form = keys[0] if keys else low
     number = any(ch.isdigit() for ch in word) or low in NUMBER_WORDS
     return Word(form, bool(keys) and not function, number, False, word)

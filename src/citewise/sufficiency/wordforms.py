@@ -32,6 +32,8 @@ MAX_ENDING = 4
 
 def fold(text: str) -> str:
     """``text`` without accents ("Hervé" -> "Herve", "Ögedei" -> "Ogedei")."""
+    if text.isascii():  # ASCII is unchanged by NFKD and has no combining marks (issue 35:
+        return text  # a unit's whole context was decomposed char by char per candidate)
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
