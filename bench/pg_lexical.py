@@ -16,7 +16,8 @@ process** opens the store as a server would and measures, with nothing loaded be
   the hybrid mode runs both routes);
 * ``memory_build_s`` / ``memory_rss_mb``: the in-process :class:`LexicalIndex` built from
   ``iter_chunks`` on the same data (what a server did at start before), for comparison;
-* disk: ``chunk_terms`` table + GIN index bytes per chunk, database bytes per chunk.
+* disk: ``term_posting`` + ``chunk_length`` bytes per chunk (of which the term index),
+  database bytes per chunk.
 
 Rows go to ``bench/results/pg_lexical.jsonl``. Run: ``python -m bench.pg_lexical --chunks
 50000``. Skips (exit 0, says why) when PostgreSQL cannot be started.
@@ -77,13 +78,13 @@ def ingest(url: str, n: int) -> float:
 
 def bulk_load(url: str, n: int) -> float:
     """``n`` one-chunk documents written straight into the tables a search reads (document,
-    content, version, chunk, chunk_terms; no nodes, ledger or revision hash) with COPY, the
+    content, version, chunk and the term rows; no nodes, ledger or revision hash) with COPY, the
     term rows from :func:`term_row` as ingest makes them: a loader for sizes the product
     path cannot reach on a loaded machine. Returns chunks per second."""
     import psycopg
 
     from citewise.store.factory import open_store
-    from citewise.store.postgres.lexical import term_row
+    from citewise.store.postgres.lexical import copy_term_rows
 
     open_store(url).close()  # the schema
     corpus, ts, t = Corpus(), "2026-12-07T00:00:00Z", time.perf_counter()
@@ -110,11 +111,8 @@ def bulk_load(url: str, n: int) -> float:
                     for i, text, title in rows:
                         cp.write_row((i + 1, f"c{i}", 0, "[]", "[]", title, text, 1, 1, 0,
                                       len(text), 150))  # fmt: skip
-                with cur.copy("COPY chunk_terms(content_id, chunk_id, terms, tfs, length) "
-                              "FROM STDIN") as cp:  # fmt: skip
-                    for i, text, title in rows:
-                        tr = term_row(text, title)
-                        cp.write_row((i + 1, f"c{i}", tr.terms, tr.tfs, tr.length))
+                chunks = [(i + 1, f"c{i}", text, title) for i, text, title in rows]
+                copy_term_rows(conn, chunks)  # type: ignore[arg-type]  # a plain-tuple connection
             conn.commit()
             print(
                 f"{time.strftime('%H:%M:%S')} loaded {lo + len(rows)}", file=sys.stderr, flush=True
@@ -130,12 +128,9 @@ def bulk_load(url: str, n: int) -> float:
 
 _SQL_SCORE = """
 WITH p AS (
-  SELECT t.chunk_id, t.length, u.term, u.tf
-  FROM document d JOIN version v ON v.vid = d.head_vid
-  JOIN chunk_terms t ON t.content_id = v.content_id
-  CROSS JOIN LATERAL unnest(t.terms, t.tfs) AS u(term, tf)
-  WHERE d.kb = %(kb)s AND v.action != 'deleted' AND t.terms && %(q)s::text[]
-    AND u.term = ANY(%(q)s::text[])),
+  SELECT t.chunk_id, t.length, t.term, t.tf FROM term_posting t
+  JOIN version v ON v.content_id = t.content_id JOIN document d ON d.head_vid = v.vid
+  WHERE t.term = ANY(%(q)s::text[]) AND d.kb = %(kb)s AND v.action != 'deleted'),
 df AS (SELECT term, count(*) AS df FROM p GROUP BY term)
 SELECT p.chunk_id, sum(ln(1 + (%(n)s - df.df + 0.5) / (df.df + 0.5))
        * p.tf / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.length / %(avgdl)s))) AS s
@@ -259,13 +254,14 @@ def _sizes(url: str) -> dict[str, Any]:
 
     with psycopg.connect(url) as conn:
         row = conn.execute(
-            "SELECT pg_database_size(current_database()), pg_total_relation_size('chunk_terms'), "
-            "pg_relation_size('chunk_terms_by_term'), (SELECT count(*) FROM chunk_terms)"
+            "SELECT pg_database_size(current_database()), "
+            "pg_total_relation_size('term_posting') + pg_total_relation_size('chunk_length'), "
+            "pg_relation_size('term_posting_by_term'), (SELECT count(*) FROM chunk_length)"
         ).fetchone()
     assert row is not None
     db, terms, gin, n = (int(x) for x in row)
     return {"chunks": n, "db_bytes_per_chunk": db // n, "terms_bytes_per_chunk": terms // n,
-            "gin_bytes_per_chunk": gin // n}  # fmt: skip
+            "term_index_bytes_per_chunk": gin // n}  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -195,7 +195,7 @@ def test_a_database_from_before_the_term_rows_is_filled_at_open(
     want = _in_process(store).search("cell division cancer", 8)
     store.close()
     with psycopg.connect(pg_url, autocommit=True) as conn:
-        conn.execute("DROP TABLE chunk_terms")
+        conn.execute("DROP TABLE term_posting, chunk_length")
         conn.execute("DELETE FROM schema_version WHERE version = 3")
     reopened = open_store(pg_url)
     try:

@@ -1,9 +1,9 @@
 """BM25 over postings read from the database (issue 37): a server that holds no corpus.
 
 :class:`DbLexical` answers :meth:`~citewise.index.lexical.LexicalIndex.search_tokens` with
-the same scores as the in-process index, from the store's ``chunk_terms`` rows
+the same scores as the in-process index, from the store's ``term_posting`` rows
 (:mod:`citewise.store.postgres.lexical`): the candidates are the live chunks holding a query
-term, found through the database's inverted index, and BM25 is evaluated here on that set.
+term, read through the database's term index, and BM25 is evaluated here on that set.
 The candidate set is exactly the union of the query terms' postings, so each term's
 document frequency is counted on it without a statistics table; N and the total length come
 from one aggregate query, kept per store generation (a write anywhere bumps it, so a server

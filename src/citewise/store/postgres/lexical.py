@@ -1,14 +1,16 @@
 """Lexical postings in PostgreSQL (issue 37): each chunk's BM25 terms, computed by citewise
 at ingest with the tokenization of the in-process index (:mod:`citewise.index.lexical`:
-English stemming, literal tokens, CJK bigrams) and stored as one ``chunk_terms`` row per
-chunk of a content: the distinct terms (``text[]``, GIN-indexed), their field-weighted term
-frequencies (``real[]``) and the chunk's BM25 length, so a server never tokenizes the
-corpus nor holds its postings.
+English stemming, literal tokens, CJK bigrams) and stored as an inverted index:
+``term_posting`` rows (term, chunk, field-weighted tf, the chunk's BM25 length) under a
+B-tree on the term that covers the other columns, and one ``chunk_length`` row per chunk,
+so a server never tokenizes the corpus nor holds its postings. (A first version kept each
+chunk's terms as a GIN-indexed ``text[]``; reading whole arrays of half the corpus for a
+sentence query made it ten times slower, see docs/scaling.md.)
 
 Reads give what BM25 needs and nothing else (scoring is :mod:`citewise.index.db_lexical`):
 
 * :meth:`PgLexical.lexical_postings` — for query terms, ``(chunk_id, length, term, tf)``
-  of every live chunk holding one of them, found through the GIN index. This candidate set
+  of every live chunk holding one of them, read through the term index. This candidate set
   is every chunk a term scores in, so document frequencies counted on it are exact;
 * :meth:`PgLexical.lexical_stats` — the number of live chunks and the sum of their lengths
   (of a caller's population when given), for the idf and the average length.
@@ -40,26 +42,29 @@ _FILL_BATCH = 2000
 
 #: Migration 3: the table and its inverted index.
 MIGRATION = """
-CREATE TABLE chunk_terms (
+CREATE TABLE chunk_length (
     content_id BIGINT NOT NULL REFERENCES content(content_id) ON DELETE CASCADE,
     chunk_id   TEXT NOT NULL,
-    terms      TEXT[] NOT NULL,
-    tfs        REAL[] NOT NULL,
     length     REAL NOT NULL,
     PRIMARY KEY (content_id, chunk_id)
 );
-CREATE INDEX chunk_terms_by_term ON chunk_terms USING gin (terms);
+CREATE TABLE term_posting (
+    term       TEXT NOT NULL,
+    content_id BIGINT NOT NULL REFERENCES content(content_id) ON DELETE CASCADE,
+    chunk_id   TEXT NOT NULL,
+    tf         REAL NOT NULL,
+    length     REAL NOT NULL
+);
+CREATE INDEX term_posting_by_term ON term_posting(term) INCLUDE (content_id, chunk_id, tf, length);
 """
 
 _LIVE = (
     "FROM document d JOIN version v ON v.vid = d.head_vid "
-    "JOIN chunk_terms t ON t.content_id = v.content_id "
+    "JOIN chunk_length t ON t.content_id = v.content_id "
     "WHERE d.kb = %s AND v.action != 'deleted'"
 )
-_INSERT = (
-    "INSERT INTO chunk_terms(content_id, chunk_id, terms, tfs, length) "
-    "VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING"
-)
+_COPY_POSTINGS = "COPY term_posting(term, content_id, chunk_id, tf, length) FROM STDIN"
+_COPY_LENGTHS = "COPY chunk_length(content_id, chunk_id, length) FROM STDIN"
 
 
 class TermRow(NamedTuple):
@@ -89,32 +94,44 @@ def term_row(text: str, title: str, title_weight: float = TITLE_WEIGHT) -> TermR
 
 
 def insert_term_rows(c: Conn, content_id: int, chunks: Sequence[tuple[str, str, str]]) -> None:
-    """Store the term rows of ``(chunk_id, search_text, breadcrumb)`` chunks of a content."""
-    rows = []
-    for chunk_id, text, title in chunks:
-        row = term_row(text, title)
-        rows.append((content_id, chunk_id, row.terms, row.tfs, row.length))
+    """Store the lengths and postings of ``(chunk_id, search_text, breadcrumb)`` chunks of a
+    content (a repeated chunk id keeps its first row, as the chunk table does)."""
+    copy_term_rows(c, [(content_id, *chunk) for chunk in chunks])
+
+
+def copy_term_rows(c: Conn, chunks: Sequence[tuple[int, str, str, str]]) -> None:
+    """:func:`insert_term_rows` for ``(content_id, chunk_id, search_text, breadcrumb)`` of
+    any number of contents: two COPY statements (also the bulk loaders' path)."""
+    rows: dict[tuple[int, str], TermRow] = {}
+    for content_id, chunk_id, text, title in chunks:
+        if (content_id, chunk_id) not in rows:
+            rows[content_id, chunk_id] = term_row(text, title)
     with c.cursor() as cur:
-        cur.executemany(_INSERT, rows)
+        with cur.copy(_COPY_LENGTHS) as copy:
+            for (content_id, chunk_id), row in rows.items():
+                copy.write_row((content_id, chunk_id, row.length))
+        with cur.copy(_COPY_POSTINGS) as copy:
+            for (content_id, chunk_id), row in rows.items():
+                for term, tf in zip(row.terms, row.tfs, strict=True):
+                    copy.write_row((term, content_id, chunk_id, tf, row.length))
 
 
 def fill_chunk_terms(c: Conn) -> int:
-    """Tokenize the chunks that have no term row yet (a database from before migration 3),
-    in batches; returns how many were filled. Caller holds the write lock."""
+    """Tokenize the chunks that have no length row yet (a database from before migration
+    3), in batches; returns how many were filled. Caller holds the write lock."""
     filled = 0
     while True:
         rows = c.execute(
             "SELECT ch.content_id, ch.chunk_id, ch.search_text, ch.breadcrumb FROM chunk ch "
-            "WHERE NOT EXISTS (SELECT 1 FROM chunk_terms t WHERE t.content_id = ch.content_id "
-            "AND t.chunk_id = ch.chunk_id) LIMIT %s",
+            "WHERE NOT EXISTS (SELECT 1 FROM chunk_length t WHERE t.content_id = ch.content_id "
+            "AND t.chunk_id = ch.chunk_id) ORDER BY ch.content_id LIMIT %s",
             (_FILL_BATCH,),
         ).fetchall()
         if not rows:
             return filled
-        for r in rows:
-            insert_term_rows(
-                c, r["content_id"], [(r["chunk_id"], r["search_text"], r["breadcrumb"])]
-            )
+        copy_term_rows(
+            c, [(r["content_id"], r["chunk_id"], r["search_text"], r["breadcrumb"]) for r in rows]
+        )
         filled += len(rows)
 
 
@@ -135,21 +152,18 @@ class PgLexical(PgTx):
         self, kb: str, terms: Collection[str], allowed: Collection[str] | None = None
     ) -> list[Posting]:
         """The postings of ``terms`` over the live chunks of ``kb`` (among ``allowed`` chunk
-        ids when given): candidates through the GIN index, one row per (chunk, term)."""
+        ids when given): read through the term index, one row per (chunk, term)."""
         wanted = sorted(set(terms))
         if not wanted:
             return []
         sql = (
-            "SELECT t.chunk_id, t.length, p.term, p.tf "
-            "FROM document d JOIN version v ON v.vid = d.head_vid "
-            "JOIN chunk_terms t ON t.content_id = v.content_id "
-            "CROSS JOIN LATERAL unnest(t.terms, t.tfs) AS p(term, tf) "
-            "WHERE d.kb = %s AND v.action != 'deleted' AND t.terms && %s::text[] "
-            "AND p.term = ANY(%s::text[])"
+            "SELECT p.chunk_id, p.length, p.term, p.tf FROM term_posting p "
+            "JOIN version v ON v.content_id = p.content_id JOIN document d ON d.head_vid = v.vid "
+            "WHERE p.term = ANY(%s::text[]) AND d.kb = %s AND v.action != 'deleted'"
         )
-        args: list[Any] = [kb, wanted, wanted]
+        args: list[Any] = [wanted, kb]
         if allowed is not None:
-            sql += " AND t.chunk_id = ANY(%s::text[])"
+            sql += " AND p.chunk_id = ANY(%s::text[])"
             args.append(list(allowed))
         self.lexical_reads += 1
         with self._read() as c:

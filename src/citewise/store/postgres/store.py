@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
     Conn = psycopg.Connection[dict[str, Any]]
 
-#: The schema version that added ``chunk_terms`` (see :mod:`.lexical`).
+#: The schema version that added the lexical postings (see :mod:`.lexical`).
 LEXICAL_SINCE = 3
 
 
