@@ -202,3 +202,15 @@ def test_a_database_from_before_the_term_rows_is_filled_at_open(
         _same(DbLexical(reopened, KB).search("cell division cancer", 8), want)  # type: ignore[arg-type]
     finally:
         reopened.close()
+
+
+@pytest.mark.subprocess
+def test_a_chunk_outside_the_population_is_never_returned_even_when_best(store: Store) -> None:
+    db = DbLexical(store, KB)  # type: ignore[arg-type]
+    best = db.search("exponential backoff retries", 1)[0].chunk_id
+    readable = [c.chunk_id for c in store.iter_chunks(KB) if c.chunk_id != best]
+    got = db.search_tokens(tokenize("exponential backoff retries"), 10, None, readable)
+    assert got and best not in {h.chunk_id for h in got}
+    assert db.document_frequency("backoff", readable) == 0
+    with pytest.raises(TypeError, match="collections of chunk ids"):
+        db.search_tokens(["x"], 5, best)
