@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from citewise.errors import StoreError
+from citewise.store.postgres.lexical import MIGRATION as LEXICAL_MIGRATION
 
 if TYPE_CHECKING:
     import psycopg
@@ -165,13 +166,17 @@ CREATE TABLE dense_vector (
 );
 """
 
+#: Each chunk's BM25 terms for lexical retrieval in the database (store/postgres/lexical.py).
+_M3 = LEXICAL_MIGRATION
+
 #: Migration n is ``MIGRATIONS[n - 1]``; append new ones, never edit an applied one.
-MIGRATIONS: tuple[str, ...] = (_M1, _M2)
+MIGRATIONS: tuple[str, ...] = (_M1, _M2, _M3)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-def migrate(c: psycopg.Connection[Any], where: str) -> None:
-    """Bring the database to :data:`SCHEMA_VERSION` (caller holds the write lock)."""
+def migrate(c: psycopg.Connection[Any], where: str) -> int:
+    """Bring the database to :data:`SCHEMA_VERSION` (caller holds the write lock); returns
+    the version it had before (0: a new database)."""
     has_table = c.execute("SELECT to_regclass('schema_version') IS NOT NULL AS ok").fetchone()
     if has_table is None or not has_table["ok"]:
         foreign = c.execute(
@@ -196,3 +201,4 @@ def migrate(c: psycopg.Connection[Any], where: str) -> None:
         c.execute(
             "INSERT INTO schema_version(version, applied_at) VALUES (%s, now()::text)", (number,)
         )
+    return current

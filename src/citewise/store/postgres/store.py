@@ -23,6 +23,7 @@ from citewise.store._writes import DEFAULT_KB, SQLWrites
 from citewise.store.postgres import schema
 from citewise.store.postgres._db import connect, redact
 from citewise.store.postgres.ledger import PgLedger
+from citewise.store.postgres.lexical import PgLexical, fill_chunk_terms, insert_term_rows
 from citewise.store.postgres.revisions import PgRevisions
 from citewise.store.postgres.vectors import PgVectors, enable_pgvector
 
@@ -31,8 +32,13 @@ if TYPE_CHECKING:
 
     Conn = psycopg.Connection[dict[str, Any]]
 
+#: The schema version that added the lexical postings (see :mod:`.lexical`).
+LEXICAL_SINCE = 3
 
-class PostgresStore(PgRevisions, PgVectors, SQLWrites, SQLRevisionReads, SQLNotes, SQLWithhold):
+
+class PostgresStore(
+    PgRevisions, PgVectors, PgLexical, SQLWrites, SQLRevisionReads, SQLNotes, SQLWithhold
+):
     """``PostgresStore(url)``; thread-safe (a pool of connections, see :mod:`._db`)."""
 
     def __init__(self, url: str) -> None:
@@ -44,7 +50,8 @@ class PostgresStore(PgRevisions, PgVectors, SQLWrites, SQLRevisionReads, SQLNote
         self.ledger = PgLedger(self._db)
         try:
             with self._write() as c:
-                schema.migrate(c, self.where)
+                if 0 < schema.migrate(c, self.where) < LEXICAL_SINCE:
+                    fill_chunk_terms(c)  # chunks stored before the term rows existed
                 self._pgvector = enable_pgvector(c)
                 c.execute(
                     "INSERT INTO kb(name, description, created_at) VALUES (%s, %s, %s) "
@@ -90,6 +97,9 @@ class PostgresStore(PgRevisions, PgVectors, SQLWrites, SQLRevisionReads, SQLNote
                 "ON CONFLICT DO NOTHING",
                 [(content_id, *cv.chunk_values(k)) for k in parsed.chunks],
             )
+        insert_term_rows(
+            c, content_id, [(k.id, k.search_text, k.breadcrumb) for k in parsed.chunks]
+        )
         return content_id
 
     @staticmethod
