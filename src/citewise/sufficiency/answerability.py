@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from citewise.errors import UsageError
 from citewise.sufficiency.answer_type import REQUIRED, AnswerType
 from citewise.sufficiency.floor import RELEVANCE_FLOOR
-from citewise.sufficiency.meaning_fit import meaning_factor
+from citewise.sufficiency.meaning_fit import MEANING_WEIGHT, meaning_factor
 from citewise.sufficiency.structure import Structural
 
 __all__ = [
@@ -83,6 +83,8 @@ ENV = {
     "CITEWISE_ANSWERABLE_STRUCTURAL": STRUCTURAL,
     "CITEWISE_ANSWERABLE_TYPE_MISSING": TYPE_MISSING,
     "CITEWISE_ANSWERABLE_NEAR_MISS": NEAR_MISS,
+    # the meaning term's weight, read by sufficiency/meaning_fit.meaning_weight
+    "CITEWISE_ANSWERABLE_MEANING": MEANING_WEIGHT,
 }
 
 
