@@ -21,7 +21,7 @@ needs_model = pytest.mark.skipif(
 @pytest.fixture(autouse=True)
 def _meaning_on(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CITEWISE_MEANING", "on")
-    monkeypatch.delenv("CITEWISE_ANSWERABLE_MEANING", raising=False)
+    monkeypatch.setenv("CITEWISE_ANSWERABLE_MEANING", "1")  # the term on (default: off)
 
 
 @pytest.mark.parametrize(
@@ -52,7 +52,7 @@ def test_lead_ins_and_lists_are_not_read() -> None:
 
 
 def test_the_term_turned_off_reads_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CITEWISE_ANSWERABLE_MEANING", "0")
+    monkeypatch.delenv("CITEWISE_ANSWERABLE_MEANING")  # the default: off
     q = analyse("What port does the admin server listen on?")
     assert unit_meaning(q, "sentence", "The admin server listens on port 9090.") is None
 
