@@ -54,6 +54,10 @@ CANDIDATES: tuple[Setting, ...] = (
     # the factor per near miss (sufficiency/near_miss; default 1 = off)
     Setting("near-miss-0.3", {"CITEWISE_ANSWERABLE_NEAR_MISS": "0.3"}),
     Setting("near-miss-0.5", {"CITEWISE_ANSWERABLE_NEAR_MISS": "0.5"}),
+    # the weight of the answerability score's meaning term (sufficiency/meaning_fit;
+    # default 0 = off): half and the full calibrated term
+    Setting("meaning-0.5", {"CITEWISE_ANSWERABLE_MEANING": "0.5"}),
+    Setting("meaning-1", {"CITEWISE_ANSWERABLE_MEANING": "1"}),
 )
 
 Summary = Mapping[str, Any]

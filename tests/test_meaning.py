@@ -295,7 +295,9 @@ def test_a_sibling_sentence_is_refused_with_the_check_and_quoted_without(
         'constraint_unmet:no passage found answers "How did Chinese medicine spread?"',
     )
     assert 'no passage found answers "How did Chinese medicine spread?"' in got.answer
-    assert got.trace["meaning"]["passed"] is False
+    # read as no answer by the check, or before it by the answerability score's meaning
+    # term (answer/unit_meaning.py), which gives the same reason
+    assert got.trace.get("meaning", {"passed": False})["passed"] is False
 
 
 @needs_model

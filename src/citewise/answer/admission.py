@@ -21,6 +21,7 @@ from citewise.analysis.question import Question
 from citewise.analysis.scope import Scope
 from citewise.answer.acronyms import aliases, definitions
 from citewise.answer.composition.compose import Candidate
+from citewise.answer.unit_meaning import reads_meaning, unit_meaning
 from citewise.answer.units.context import DocFacts, context_text, unit_context
 from citewise.core.records import Node
 from citewise.evidence.nodes import NodeReader, Span
@@ -122,6 +123,8 @@ def admission(
     wanted = expected_of(text) if is_question(text) else None
     scoped = scope is not None and bool(scope.words or scope.years or scope.source)
     misses = asked if asked is not None and asked.intent.kind not in UNCONSTRAINED else None
+    reading = asked if asked is not None and reads_meaning(asked) else None  # the meaning term
+    said = " ".join(asked.text.split()).rstrip("?？ ") if asked is not None else ""
 
     def admit(c: Candidate) -> bool:
         if not gate.constraints and wanted is None and misses is None:
@@ -155,11 +158,12 @@ def admission(
             shown = ([s.text for s in split_sentences(c.clean)] or [c.clean])[0]
         pairs = near_miss_pairs(misses, shown, "\n".join([*headings, where])) if misses else ()
         missed = tuple(said for said, _ in pairs)
-        value, refused = _scored(
-            Signals(score, wanted, present(shown), unit_structure(c, own), missed),
-            gate.floor,
-            pairs[0][1] if pairs else "",
-        )
+        signals = Signals(score, wanted, present(shown), unit_structure(c, own), missed)
+        # the meaning term only lowers a score: a unit below the floor is not read
+        if reading is not None and score >= gate.floor and not refusal(signals):
+            read = unit_meaning(reading, c.kind, c.clean, c.section, c.depth)
+            signals = replace(signals, meaning=read)
+        value, refused = _scored(signals, gate.floor, pairs[0][1] if pairs else "", said)
         if scores is not None:
             scores[c.key] = value
         return gate(shown, headings, value, f"{section}\n{own}", refused, where)
@@ -167,15 +171,23 @@ def admission(
     return admit
 
 
-def _scored(signals: Signals, floor: float, stated: str = "") -> tuple[float, list[Constraint]]:
+def _scored(
+    signals: Signals, floor: float, stated: str = "", asked: str = ""
+) -> tuple[float, list[Constraint]]:
     """A unit's answerability (:mod:`citewise.sufficiency.answerability`) and the hard
     gate it fails, if any: a structural line for a typed question, or one scored down
     below the relevance ``floor``; a unit its near misses score down below the floor
     fails as a near miss (``stated``: what the unit says in place of the question's first
-    qualifier, "thread pool" for "process pool"). The score returned leaves
-    the near misses out: it ranks the refusals (the closest passage stays the closest)."""
+    qualifier, "thread pool" for "process pool"); one the meaning term alone puts below
+    it fails as read by meaning as no answer to the question (``asked``, as written). The
+    score returned leaves the near misses and the meaning reading out: it ranks the
+    refusals (the closest passage stays the closest)."""
     value = answerability(signals)
     hard = refusal(signals)  # a title line for "when", a unit without a number ...
+    if signals.meaning is not None and not hard and value < floor:
+        unread = answerability(replace(signals, meaning=None))
+        if unread >= floor:  # the meaning term put it below: the unit reads as no answer
+            return unread, [Constraint("meaning", asked, "meaning")]
     if signals.near_misses:
         missed = Constraint("near_miss", signals.near_misses[0], stated)
         unmissed = answerability(replace(signals, near_misses=()))

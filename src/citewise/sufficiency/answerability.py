@@ -17,7 +17,11 @@ A candidate unit's score reads, in one place, the signals that say whether it an
   multiplied by :data:`STRUCTURAL`;
 * **near misses** - each qualifier of the question that the unit replaces by another
   ("a *decreasing* plurality" asked, "an *increasing* plurality" stated;
-  :mod:`citewise.sufficiency.near_miss`) multiplies the score by :data:`NEAR_MISS`.
+  :mod:`citewise.sufficiency.near_miss`) multiplies the score by :data:`NEAR_MISS`;
+* **meaning** - the cross-encoder's log-odds that the unit, under its heading, answers
+  the question (:mod:`citewise.answer.unit_meaning`), as a calibrated probability ``p``
+  (:mod:`citewise.sufficiency.meaning_fit`), multiplies the score by ``(1 - w) + w * p``
+  (``w``: ``CITEWISE_ANSWERABLE_MEANING``); a unit not read (None) keeps its score.
 
 A unit is answerable when no hard gate refuses it and its score reaches the abstain
 threshold :func:`answerable_min`; an ask whose every unit falls short abstains. Every
@@ -34,6 +38,7 @@ from dataclasses import dataclass
 from citewise.errors import UsageError
 from citewise.sufficiency.answer_type import REQUIRED, AnswerType
 from citewise.sufficiency.floor import RELEVANCE_FLOOR
+from citewise.sufficiency.meaning_fit import MEANING_WEIGHT, meaning_factor
 from citewise.sufficiency.structure import Structural
 
 __all__ = [
@@ -78,6 +83,8 @@ ENV = {
     "CITEWISE_ANSWERABLE_STRUCTURAL": STRUCTURAL,
     "CITEWISE_ANSWERABLE_TYPE_MISSING": TYPE_MISSING,
     "CITEWISE_ANSWERABLE_NEAR_MISS": NEAR_MISS,
+    # the meaning term's weight, read by sufficiency/meaning_fit.meaning_weight
+    "CITEWISE_ANSWERABLE_MEANING": MEANING_WEIGHT,
 }
 
 
@@ -108,14 +115,16 @@ def answerable_min() -> float:
 class Signals:
     """What is known of one candidate unit: its ``relevance`` (the composer's score,
     lifted by its context), the ``expected`` answer type, the types ``present`` in it,
-    its ``structure`` class (None: it may state something) and its ``near_misses`` (the
-    question's qualifiers it replaces by another)."""
+    its ``structure`` class (None: it may state something), its ``near_misses`` (the
+    question's qualifiers it replaces by another) and its ``meaning`` (the cross-encoder's
+    log-odds that it answers; None when not read)."""
 
     relevance: float
     expected: AnswerType | None
     present: frozenset[AnswerType]
     structure: Structural | None = None
     near_misses: tuple[str, ...] = ()
+    meaning: float | None = None
 
 
 def _lead_answers(s: Signals) -> bool:
@@ -146,4 +155,5 @@ def answerability(s: Signals) -> float:
     if s.expected in _SOFT and s.expected not in s.present:
         score *= setting("CITEWISE_ANSWERABLE_TYPE_MISSING")
     score *= setting("CITEWISE_ANSWERABLE_NEAR_MISS") ** len(s.near_misses)
+    score *= meaning_factor(s.meaning)
     return max(0.0, min(1.0, score))

@@ -293,7 +293,7 @@ def _value_met(c: Constraint, text: str) -> bool:
         return gives_date(text, _asked(c))
     if c.kind == "time":
         return gives_time(text, _asked(c))
-    if c.kind in ("structure", "near_miss"):  # given by the admission
+    if c.kind in ("structure", "near_miss", "meaning"):  # given by the admission
         return False
     if c.key.startswith("count"):
         return gives_quantity(text, _asked(c))
@@ -347,6 +347,8 @@ def _words(c: Constraint) -> str:
         return "is more than a title, caption or list lead-in"
     if c.kind == "near_miss":  # what the passages say in its place
         return f"says '{c.surface}', only '{c.key}'"
+    if c.kind == "meaning":  # read by the cross-encoder as no answer (answer/unit_meaning)
+        return f'answers "{c.surface}?"'
     return f"gives a figure for '{c.surface}'"
 
 
@@ -382,6 +384,8 @@ def _lacks(c: Constraint) -> str:
         return f"is only a {c.surface.replace('_', '-')} line"
     if c.kind == "near_miss":  # the unit's words in place of the question's
         return f"says '{c.key}', not '{c.surface}'"
+    if c.kind == "meaning":
+        return f'does not answer "{c.surface}?"'
     return f"gives no figure for '{c.surface}'"
 
 
