@@ -22,6 +22,7 @@ from citewise.core.conflict_rules import ConflictRules
 
 if TYPE_CHECKING:
     from citewise.config import Settings
+    from citewise.core.search import SearchFilters
     from citewise.index.manager import KBIndex
     from citewise.store.protocol import Store
 
@@ -45,6 +46,16 @@ class StageContext:
     #: Reads the policy for conflicts and the recorded resolutions (issue 38), fresh per
     #: ask; None: no resolutions and unresolved conflicts degrade (the default policy).
     conflict_rules: Callable[[], ConflictRules] | None = None
+    #: The withheld view per the KB's policy (issue 38, governance/redaction.py): for this
+    #: context, a query and the caller's filters, ``(path, reason)`` of each restricted
+    #: document withheld from the caller that the query would have matched. None: off.
+    redaction: Callable[[StageContext, str, SearchFilters | None], list[tuple[str, str]]] | None = (
+        None
+    )
+
+    def redacted(self, query: str, filters: SearchFilters | None) -> list[tuple[str, str]]:
+        """``(path, reason)`` of the documents withheld from the caller (see ``redaction``)."""
+        return [] if self.redaction is None else self.redaction(self, query, filters)
 
     @property
     def index(self) -> KBIndex:

@@ -56,6 +56,7 @@ from citewise.governance.conflicts import Recorded, load_rules
 from citewise.governance.conflicts import record as record_conflicts
 from citewise.governance.gate import Gate, gated_sync, open_gate
 from citewise.governance.policy import load_policy
+from citewise.governance.redaction import redacted_paths
 from citewise.governance.review import Reviewer
 from citewise.governance.withhold import RetentionSweeps
 from citewise.index.manager import LOADERS, KBIndex
@@ -231,6 +232,7 @@ class KnowledgeBase:
             home.settings,
             functools.partial(home.index, name),
             conflict_rules=functools.partial(load_rules, home.settings.home, name),
+            redaction=functools.partial(redacted_paths, home.settings.home, name),
         )
 
     @property
@@ -251,6 +253,7 @@ class KnowledgeBase:
             lambda: index,
             revision=revision,
             conflict_rules=self.context.conflict_rules,
+            redaction=self.context.redaction,
         )
 
     # -- ingest -------------------------------------------------------------

@@ -326,6 +326,10 @@ class Answer:
     #: The words a user reads about this answer, in the language chosen for them
     #: (answer/wording.py); None until the facade words it. Not part of the replay id.
     display: Mapping[str, Any] | None = None
+    #: Documents withheld from the caller that would have matched, as the caller may see
+    #: them ({title, reason, owner}; policy ``redaction: metadata``, governance/redaction.py);
+    #: set by the facade, never part of the replay id. Shown only when not empty.
+    withheld: tuple[Mapping[str, Any], ...] = ()
 
     def to_json(self, *, with_trace: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -369,6 +373,8 @@ class Answer:
         }
         if self.display is not None:
             out["display"] = dict(self.display)
+        if self.withheld:
+            out["withheld"] = [dict(w) for w in self.withheld]
         if with_trace:
             out["trace"] = self.trace
         return out

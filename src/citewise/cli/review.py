@@ -167,7 +167,8 @@ def policy_lines(policy: dict[str, Any]) -> list[str]:
         f"policy quarantine: {', '.join(held) or 'nothing'}",
         f"policy conflicts: {policy['conflicts']}",
         f"policy verification: {policy['verification']}{later}",
-        f"policy retention default_days: {policy['retention']['default_days'] or 'none'}{later}",
+        f"policy retention default_days: {policy['retention']['default_days'] or 'none'}",
+        f"policy redaction: {policy.get('redaction', 'off')}",
     ]
 
 
