@@ -16,13 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from citewise.core.conflict_rules import ConflictRules
 
 if TYPE_CHECKING:
     from citewise.config import Settings
-    from citewise.core.search import SearchFilters
     from citewise.index.manager import KBIndex
     from citewise.store.protocol import Store
 
@@ -49,11 +48,11 @@ class StageContext:
     #: The withheld view per the KB's policy (issue 38, governance/redaction.py): for this
     #: context, a query and the caller's filters, ``(path, reason)`` of each restricted
     #: document withheld from the caller that the query would have matched. None: off.
-    redaction: Callable[[StageContext, str, SearchFilters | None], list[tuple[str, str]]] | None = (
-        None
-    )
+    #: (``filters``: the caller's ``SearchFilters`` or None; typed loosely so the context
+    #: names no search type, tests/import_graph.py.)
+    redaction: Callable[[StageContext, str, Any], list[tuple[str, str]]] | None = None
 
-    def redacted(self, query: str, filters: SearchFilters | None) -> list[tuple[str, str]]:
+    def redacted(self, query: str, filters: Any) -> list[tuple[str, str]]:
         """``(path, reason)`` of the documents withheld from the caller (see ``redaction``)."""
         return [] if self.redaction is None else self.redaction(self, query, filters)
 
