@@ -305,6 +305,8 @@ class AnswerTrace(TypedDict, total=False):
     failure_stage: FailureStage
     missing: str  # the reasons of an insufficient answer, "; "-joined
     web_verification: WebVerificationTrace
+    #: The policy's verification routing (governance/verification.py, issue 38).
+    verification_route: dict[str, Any]
     set_aside: list[SetAsideJSON]  # older editions recall found, superseded by a cited one
 
 
@@ -375,6 +377,8 @@ class Answer:
             out["display"] = dict(self.display)
         if self.withheld:
             out["withheld"] = [dict(w) for w in self.withheld]
+        if self.trace.get("verification_route"):  # policy routing (issue 38)
+            out["verification_route"] = dict(self.trace["verification_route"])
         if with_trace:
             out["trace"] = self.trace
         return out

@@ -5,8 +5,8 @@ a ``BAD_POLICY`` error naming the key, what it holds and the fix. A missing file
 default policy (``publication: open``, nothing quarantined): today's behaviour.
 
 Enforced today: ``publication``, ``quarantine``, ``retention`` (governance/withhold.py),
-``conflicts`` (governance/conflicts.py) and ``redaction`` (governance/redaction.py).
-Parsed, validated and shown but not enforced yet: ``verification`` (docs/governance.md).
+``conflicts`` (governance/conflicts.py), ``redaction`` (governance/redaction.py) and
+``verification`` (governance/verification.py).
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ PUBLICATION: tuple[Publication, ...] = ("open", "review")
 CONFLICTS: tuple[Conflicts, ...] = ("degrade", "needs_review")
 VERIFICATION: tuple[Verification, ...] = ("off", "regulatory", "always")
 REDACTION: tuple[Redaction, ...] = ("off", "metadata")
-#: Keys that are read and shown but not acted on yet.
-NOT_ENFORCED = ("verification",)
+#: Keys that are read and shown but not acted on yet (none since verification routing).
+NOT_ENFORCED: tuple[str, ...] = ()
 #: A policy file larger than this is refused (it is a few lines; anything else is a mistake).
 MAX_POLICY_BYTES = 64 * 1024
 
