@@ -50,7 +50,7 @@ def test_every_field_is_read_and_shown(tmp_path: Path) -> None:
     assert policy.retention.default_days == 365
     shown = policy.to_json()
     assert shown["quarantine"]["max_bytes"] == 5000
-    assert shown["not_enforced"] == ["verification"]
+    assert shown["not_enforced"] == [] and shown["redaction"] == "off"
 
 
 @pytest.mark.parametrize(

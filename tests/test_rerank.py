@@ -18,7 +18,7 @@ from citewise.config import RerankConfig, rerank_from_env
 from citewise.errors import RerankFailed, UsageError
 from citewise.index.embedder import Unavailable
 from citewise.kb import Home
-from citewise.recall.rerank import probe, rerank_pool
+from citewise.recall.rerank import FAILING, FAILING_STATE, health, probe, rerank_pool
 from citewise.recall.rerank_http import HttpReranker, parse_scores, rerank_url
 from citewise.recall.rerank_onnx import load_onnx_reranker
 from citewise.recall.search import RecallSettings
@@ -83,6 +83,14 @@ class RerankServer:
     def close(self) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+@pytest.fixture(autouse=True)
+def no_failing_rerankers() -> Iterator[None]:
+    """Each test starts with no reranker marked failing (the state is per process)."""
+    FAILING_STATE._until.clear()
+    yield
+    FAILING_STATE._until.clear()
 
 
 @pytest.fixture
@@ -384,3 +392,53 @@ def test_an_answer_refused_by_the_rerank_threshold_names_the_stage(
     assert answer.outcome == "insufficient_evidence"
     assert answer.failure_stage == "reranking"
     assert "threshold" in answer.answer
+
+
+@pytest.mark.parametrize(("mode", "words"), [("500", "HTTP 500"), ("slow", "time budget")])
+def test_a_failing_reranker_is_skipped_with_the_reason_until_it_is_retried(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: RerankServer, mode: str, words: str
+) -> None:
+    """A real endpoint that answers 500 (or too late): the first search tries it and keeps
+    the fused order; the next ones do not call it and say why in the rerank route, until
+    the cooldown passes; then it is tried again (and used once it works)."""
+    now = [1000.0]
+    monkeypatch.setattr(FAILING_STATE, "clock", lambda: now[0])
+    server.mode = mode
+    env = {"CITEWISE_RERANK_BUDGET_MS": "1000"}
+    with _home(tmp_path, monkeypatch, server.url, **env) as home:
+        kb = home.kb()
+        first = _route(kb.search("backup window", settings=NO_MMR))
+        assert first.status in ("unavailable", "degraded") and words in first.reason
+        calls = len(server.requests)
+        skipped = _route(kb.search("backup window", settings=NO_MMR))
+        assert len(server.requests) == calls  # not called again while failing
+        assert skipped.status == "skipped" and skipped.reason.startswith(FAILING)
+        assert words in skipped.reason and "fused order stands" in skipped.reason
+        answer = kb.ask("When does the backup window open?")
+        (route,) = [d for d in answer.trace["retrieval"]["diagnostics"] if d["route"] == "rerank"]
+        assert route["reason"].startswith(FAILING)
+        if answer.outcome == "answered":  # answered without the reranker: it says where
+            assert answer.failure_stage == "reranking"
+            assert answer.to_json()["failure_stage"] == "reranking"
+            assert answer.trace["failure_stage"] == "reranking"
+        server.mode = "cohere"
+        now[0] += 61  # past the cooldown: tried again (used when within its time budget)
+        before = len(server.requests)
+        again = _route(kb.search("backup window", settings=NO_MMR))
+        assert len(server.requests) > before and not again.reason.startswith(FAILING)
+
+
+def test_a_failing_health_probe_takes_the_reranker_out_of_searches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: RerankServer
+) -> None:
+    """A reranker that answers but ranks the unrelated passage first is not used after the
+    health probe says ``failing``: searches skip it with the probe's reason."""
+    server.mode = "inverted"
+    with _home(tmp_path, monkeypatch, server.url) as home:
+        kb = home.kb()
+        assert _route(kb.search("backup window", settings=NO_MMR)).status == "ok"
+        assert health(HttpReranker(server.url))["status"] == "failing"
+        got = _route(kb.search("backup window", settings=NO_MMR))
+        assert (
+            got.status == "skipped" and "health probe" in got.reason and "not above" in got.reason
+        )

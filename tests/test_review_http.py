@@ -90,7 +90,8 @@ def test_cli_review_list_show_approve_reject_release(tmp_path: Path) -> None:
     shown = json.loads(run_cli("kb", "show", "default", "--json", home=home, check=True).stdout)
     assert shown["policy"]["publishers"] == ["alice"] and shown["name"] == "default"
     text = run_cli("kb", "show", "default", home=home, check=True).stdout
-    assert "policy publication: review" in text and "(not enforced yet)" in text
+    assert "policy publication: review" in text and "policy redaction: off" in text
+    assert "not enforced" not in text  # every key is enforced since issue 38's last round
 
     write(docs, {"guide.md": GUIDE_V2, "big.md": BIG})
     added = run_cli("add", str(docs), home=home)

@@ -58,6 +58,13 @@ WRITES: dict[tuple[str, str], Call] = {
     ("POST", "/kb/{kb}/takedown"): lambda c, r: c.post(
         "/kb/default/takedown", json={"path": f"{r}/down.md", "reason": r}
     ),
+    # Lifting a takedown (tests/test_takedown_lift.py): nothing to lift still answers 200.
+    ("POST", "/kb/{kb}/untakedown"): lambda c, r: c.post(
+        "/kb/default/untakedown", json={"path": f"{r}/down.md", "reason": r}
+    ),
+    ("POST", "/kb/{kb}/retention/apply"): lambda c, r: c.post(
+        "/kb/default/retention/apply", json={"today": "2000-01-01"}
+    ),
     # The conflict queue (issue 38): an unknown id is 404 past the role check (its states
     # are tested in tests/test_conflict_review_http.py).
     ("POST", "/kb/{kb}/conflicts/{cid}/resolve"): lambda c, r: c.post(

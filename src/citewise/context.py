@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from citewise.core.conflict_rules import ConflictRules
 
@@ -45,6 +45,16 @@ class StageContext:
     #: Reads the policy for conflicts and the recorded resolutions (issue 38), fresh per
     #: ask; None: no resolutions and unresolved conflicts degrade (the default policy).
     conflict_rules: Callable[[], ConflictRules] | None = None
+    #: The withheld view per the KB's policy (issue 38, governance/redaction.py): for this
+    #: context, a query and the caller's filters, ``(path, reason)`` of each restricted
+    #: document withheld from the caller that the query would have matched. None: off.
+    #: (``filters``: the caller's ``SearchFilters`` or None; typed loosely so the context
+    #: names no search type, tests/import_graph.py.)
+    redaction: Callable[[StageContext, str, Any], list[tuple[str, str]]] | None = None
+
+    def redacted(self, query: str, filters: Any) -> list[tuple[str, str]]:
+        """``(path, reason)`` of the documents withheld from the caller (see ``redaction``)."""
+        return [] if self.redaction is None else self.redaction(self, query, filters)
 
     @property
     def index(self) -> KBIndex:

@@ -56,7 +56,9 @@ from citewise.governance.conflicts import Recorded, load_rules
 from citewise.governance.conflicts import record as record_conflicts
 from citewise.governance.gate import Gate, gated_sync, open_gate
 from citewise.governance.policy import load_policy
+from citewise.governance.redaction import redacted_paths
 from citewise.governance.review import Reviewer
+from citewise.governance.verification import route as route_verification
 from citewise.governance.withhold import RetentionSweeps
 from citewise.index.manager import LOADERS, KBIndex
 from citewise.index.pinned_revision import PinnedIndexes
@@ -231,6 +233,7 @@ class KnowledgeBase:
             home.settings,
             functools.partial(home.index, name),
             conflict_rules=functools.partial(load_rules, home.settings.home, name),
+            redaction=functools.partial(redacted_paths, home.settings.home, name),
         )
 
     @property
@@ -251,6 +254,7 @@ class KnowledgeBase:
             lambda: index,
             revision=revision,
             conflict_rules=self.context.conflict_rules,
+            redaction=self.context.redaction,
         )
 
     # -- ingest -------------------------------------------------------------
@@ -633,11 +637,14 @@ class KnowledgeBase:
                 rewrite=rewrite,
                 caller_lineage=sent,
             )
+        web, routed = route_verification(self.home.settings.home, self.name, answer, web)
         if web is not None:
             from citewise.web.attach import record_verification, verify_answer
             from citewise.web.refs import MetadataEditions
 
             answer, run = verify_answer(answer, web, MetadataEditions(self.store, self.name))
+        if routed is not None:  # the policy's verification routing (issue 38)
+            answer = replace(answer, trace=answer.trace | {"verification_route": routed})
         if revision is not None:  # the trace says which revision answered
             trace = answer.trace.copy()
             trace["pinned_revision"] = revision

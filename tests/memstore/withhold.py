@@ -53,3 +53,21 @@ class MemWithhold(MemTx):
             if done:
                 s.marks += 1
         return sorted(done)
+
+    def unmark_withheld(self, kb: str, path: str, kind: str) -> list[int]:
+        done: list[int] = []
+        with self.write() as s:
+            doc = s.doc(kb, path)
+            rows = [v for v in s.versions.values() if v.doc_id == doc.doc_id]
+            for v in (v for v in rows if v.action != "deleted"):
+                meta = json.loads(v.metadata)
+                held = meta.get(MARK)
+                if not isinstance(held, Mapping) or held.get("kind") != kind:
+                    continue
+                del meta[MARK]
+                text = json.dumps(meta, sort_keys=True, default=str)
+                s.versions[v.vid] = dataclasses.replace(v, metadata=text)
+                done.append(v.number)
+            if done:
+                s.marks += 1
+        return sorted(done)

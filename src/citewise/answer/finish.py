@@ -14,6 +14,7 @@ from citewise.analysis.question import Question, analyse
 from citewise.analysis.tokenize import tokenize
 from citewise.answer.composition.coverage import NO_STEPS
 from citewise.answer.copies import copies_note, with_conflict
+from citewise.answer.degraded import degraded_stage
 from citewise.answer.models import (
     Answer,
     AnswerTrace,
@@ -165,6 +166,10 @@ def _answered(
         degradation = "partial_coverage"
     if suff.status == "borderline" and degradation == "none":
         degradation = "partial_coverage"  # a borderline answer says so in the field
+    routes = (trace.get("retrieval") or {}).get("diagnostics") or ()
+    stage = degraded_stage(degradation, routes)  # issue 38: a degraded answer names its stage
+    if stage is not None:
+        trace["failure_stage"] = stage
     return Answer(
         outcome="answered",
         answer=text,
@@ -177,6 +182,7 @@ def _answered(
         kb=kb.name,
         revision=pack.revision,
         claims=tuple(claims),
+        failure_stage=stage,
         trace=trace,
     )
 

@@ -305,6 +305,8 @@ class AnswerTrace(TypedDict, total=False):
     failure_stage: FailureStage
     missing: str  # the reasons of an insufficient answer, "; "-joined
     web_verification: WebVerificationTrace
+    #: The policy's verification routing (governance/verification.py, issue 38).
+    verification_route: dict[str, Any]
     set_aside: list[SetAsideJSON]  # older editions recall found, superseded by a cited one
 
 
@@ -326,6 +328,10 @@ class Answer:
     #: The words a user reads about this answer, in the language chosen for them
     #: (answer/wording.py); None until the facade words it. Not part of the replay id.
     display: Mapping[str, Any] | None = None
+    #: Documents withheld from the caller that would have matched, as the caller may see
+    #: them ({title, reason, owner}; policy ``redaction: metadata``, governance/redaction.py);
+    #: set by the facade, never part of the replay id. Shown only when not empty.
+    withheld: tuple[Mapping[str, Any], ...] = ()
 
     def to_json(self, *, with_trace: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -369,6 +375,10 @@ class Answer:
         }
         if self.display is not None:
             out["display"] = dict(self.display)
+        if self.withheld:
+            out["withheld"] = [dict(w) for w in self.withheld]
+        if self.trace.get("verification_route"):  # policy routing (issue 38)
+            out["verification_route"] = dict(self.trace["verification_route"])
         if with_trace:
             out["trace"] = self.trace
         return out

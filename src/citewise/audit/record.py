@@ -83,11 +83,12 @@ def _pack_paths(pack: dict[str, Any]) -> set[str]:
 
 
 def access_decisions(
-    kb: StageContext, filters: SearchFilters | None, read_paths: Iterable[str]
+    kb: StageContext, filters: SearchFilters | None, read_paths: Iterable[str], query: str = ""
 ) -> dict[str, Any] | None:
     """Restricted documents (front-matter ``access:``) read for the caller (allowed) and
     withheld from it before ranking (denied). None when the KB restricts nothing.
-    ``redacted`` is part of the format; nothing redacts text today."""
+    ``redacted``: the documents shown to the caller as withheld (title, reason, owner;
+    policy ``redaction: metadata``, governance/redaction.py), each path and reason."""
     index = kb.index
     restricted = index.memo("restricted-paths", lambda: _restricted(index.chunks.values()))
     if not restricted:
@@ -102,7 +103,9 @@ def access_decisions(
         "principal": principal,
         "allowed": sorted(p for p, _ in restricted if p in read),
         "denied": list(denied),
-        "redacted": [],
+        "redacted": [
+            {"path": p, "reason": why} for p, why in (kb.redacted(query, filters) if query else [])
+        ],
     }
 
 
@@ -168,7 +171,7 @@ def record_answer(kb: StageContext, answer: Answer, filters: SearchFilters | Non
         if answer.trace.get(key):
             event[key] = answer.trace[key]
     extra: list[tuple[str, dict[str, Any]]] = []
-    access = access_decisions(kb, filters, _pack_paths(pack))
+    access = access_decisions(kb, filters, _pack_paths(pack), question)
     if access is not None:
         extra.append(("access", access | _withheld(kb, answer, filters, access["denied"])))
     route = dict(cond["settings"]) | {"routes": (cond["retrieval"] or {}).get("routes", [])}
@@ -220,7 +223,7 @@ def record_search(
     if kb.revision is not None:  # searched at a pinned revision (issue 38)
         payload["pinned_revision"] = kb.revision
     paths = {h.path for h in result.hits}
-    _append_with_access(kb, "search", payload, filters, paths, lineage)
+    _append_with_access(kb, "search", payload, filters, paths, lineage, query)
 
 
 def record_evidence(
@@ -239,7 +242,8 @@ def record_evidence(
     }
     if kb.revision is not None:  # gathered at a pinned revision (issue 38)
         payload["pinned_revision"] = kb.revision
-    _append_with_access(kb, "evidence", payload, filters, {f.path for f in pack.fragments})
+    paths = {f.path for f in pack.fragments}
+    _append_with_access(kb, "evidence", payload, filters, paths, None, query)
 
 
 def _append_with_access(
@@ -249,8 +253,9 @@ def _append_with_access(
     filters: SearchFilters | None,
     paths: set[str],
     lineage: Mapping[str, str] | None = None,
+    query: str = "",
 ) -> None:
-    access = access_decisions(kb, filters, paths)
+    access = access_decisions(kb, filters, paths, query)
     who = _reader(filters)
     with kb.store.ledger.transaction() as tx:
         entry = tx.append(type_, payload, kb=kb.name, principal=who, lineage=lineage or None)

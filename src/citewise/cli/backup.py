@@ -17,11 +17,12 @@ def backup(
     json: JsonOpt = False,
 ) -> None:
     """Write one archive of the home's store (every knowledge base with its history, the
-    ledger, the stored vectors) with a manifest of the hashes a restore checks."""
+    ledger, the stored vectors) and its governance files (policies, review queues,
+    conflict records) with a manifest of the hashes a restore checks."""
     from citewise.sync.backup import backup as run
 
     with open_home(home) as h:
-        report = run(h.store, path)
+        report = run(h.store, path, h.settings.home)
     if json:
         ui.print_json({"path": report.path, "manifest": report.manifest})
         return

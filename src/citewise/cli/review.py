@@ -154,20 +154,19 @@ def review_reject(
 
 
 def policy_lines(policy: dict[str, Any]) -> list[str]:
-    """The policy as ``kb show`` prints it, one field a line; the fields not enforced yet
-    say so."""
+    """The policy as ``kb show`` prints it, one field a line."""
     q = policy["quarantine"]
     held = [k for k in ("ocr_degraded", "repaired_extraction", "parse_warnings") if q[k]]
     if q["max_bytes"] is not None:
         held.append(f"over {q['max_bytes']:,} bytes")
-    later = " (not enforced yet)"
     return [
         f"policy publication: {policy['publication']}",
         f"policy publishers: {', '.join(policy['publishers']) or '(none: admins decide)'}",
         f"policy quarantine: {', '.join(held) or 'nothing'}",
         f"policy conflicts: {policy['conflicts']}",
-        f"policy verification: {policy['verification']}{later}",
-        f"policy retention default_days: {policy['retention']['default_days'] or 'none'}{later}",
+        f"policy verification: {policy['verification']}",
+        f"policy retention default_days: {policy['retention']['default_days'] or 'none'}",
+        f"policy redaction: {policy.get('redaction', 'off')}",
     ]
 
 

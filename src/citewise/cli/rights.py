@@ -2,10 +2,11 @@
 
 ``takedown PATH --reason R`` withholds every stored version of a document from every read
 (search, evidence, answers, graph, ``cite resolve``, export) without a new ingest;
-``retention apply`` runs the retention sweep now (it also runs when a base is opened, once
-a day): versions past their ``retain_until``, or older than the policy's
-``retention.default_days``, expire. Both write a ledger event (path, versions, reason, who,
-when; never text). docs/governance.md, "Rights, retention and takedown".
+``untakedown PATH --reason R`` lifts it; ``retention apply`` runs the retention sweep now
+(it also runs when a base is opened, once a day): versions past their ``retain_until``,
+or older than the policy's ``retention.default_days``, expire. Each writes a ledger event
+(path, versions, reason, who, when; never text). docs/governance.md, "Rights, retention
+and takedown".
 """
 
 from __future__ import annotations
@@ -48,6 +49,31 @@ def takedown(
         ui.out.print(f"{path}: already withheld; nothing changed", markup=False)
 
 
+def untakedown(
+    path: Annotated[str, typer.Argument(help="The document's path in the knowledge base.")],
+    reason: Annotated[str, typer.Option("--reason", help="Why (recorded in the ledger).")],
+    who: Annotated[
+        str | None, typer.Option("--as", help="Who lifts it (recorded in the ledger).")
+    ] = None,
+    kb: KbOpt = DEFAULT_KB,
+    home: HomeOpt = None,
+    json: JsonOpt = False,
+) -> None:
+    """Lift a takedown: the document's versions are read as before (expiries stay)."""
+    from citewise.governance.withhold import lift_takedown
+
+    with open_home(home) as h:
+        h.kb(kb)
+        done = lift_takedown(h.store, kb, path, reason, by=who or "local")
+    if json:
+        ui.print_json(done.to_json())
+    elif done.versions:
+        shown = ", ".join(str(v) for v in done.versions)
+        ui.out.print(f"{path}: takedown lifted (versions {shown}): {done.reason}", markup=False)
+    else:
+        ui.out.print(f"{path}: no takedown to lift; nothing changed", markup=False)
+
+
 def _day(value: str | None) -> date | None:
     if value is None:
         return None
@@ -86,6 +112,7 @@ def retention_apply(
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``takedown`` and the ``retention`` group to ``app``."""
+    """Add ``takedown``, ``untakedown`` and the ``retention`` group to ``app``."""
     app.command("takedown")(takedown)
+    app.command("untakedown")(untakedown)
     app.add_typer(retention_app, name="retention")

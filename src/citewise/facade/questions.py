@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from citewise.analysis.conditions import ConditionSet
@@ -16,6 +16,7 @@ from citewise.evidence.models import EvidencePack, Profile
 from citewise.facade import pinning, renumber
 from citewise.facade.base import Scope, ServiceBase
 from citewise.facade.caller import Caller
+from citewise.governance.redaction import withheld_view
 from citewise.kb import KnowledgeBase
 
 
@@ -107,7 +108,17 @@ class Questions(ServiceBase):
                 revision=self._pinned(caller, kb, revision),
                 lang=lang,
             )
+            answer = _with_withheld(answer, kb, question, self._filters(caller, scope))
             return renumber.answer(answer, self._numbering(caller, kb))
+
+    def withheld(
+        self, caller: Caller, name: str, query: str, *, scope: Scope | None = None
+    ) -> list[dict[str, Any]]:
+        """The withheld view of a search or evidence query for this caller: each matching
+        document it may not read as ``{title, reason, owner}``, when the base's policy says
+        ``redaction: metadata`` (else empty; governance/redaction.py)."""
+        with self.reading(caller, name) as kb:
+            return _view(kb, query, self._filters(caller, scope))
 
     def _pinned(self, caller: Caller, kb: KnowledgeBase, revision: int | None) -> int | None:
         """The KB revision the caller's revision number names (None: the head)."""
@@ -136,10 +147,26 @@ class Questions(ServiceBase):
             answer = None
             if question is not None:
                 answer = chat.ask(question, conditions=conditions, lineage=lineage)
+                answer = _with_withheld(answer, kb, question, filters)
                 answer = renumber.answer(answer, self._numbering(caller, kb))
             else:
                 chat.save()
             return chat.to_json(), answer
+
+
+def _view(kb: KnowledgeBase, query: str, filters: SearchFilters) -> list[dict[str, Any]]:
+    home = kb.home.settings.home
+    return [d.public() for d in withheld_view(home, kb.name, kb.context, query, filters)]
+
+
+def _with_withheld(
+    answer: Answer, kb: KnowledgeBase, question: str, filters: SearchFilters
+) -> Answer:
+    """``answer`` with the caller's withheld view (policy ``redaction: metadata``) for the
+    question as answered (a conversation turn's rewrite; the ledger's access event reads
+    the same text)."""
+    view = _view(kb, str(answer.trace.get("question") or question), filters)
+    return replace(answer, withheld=tuple(view)) if view else answer
 
 
 @dataclass(frozen=True, slots=True)

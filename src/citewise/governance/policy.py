@@ -4,10 +4,9 @@ Every key is checked: an unknown key, a value of the wrong type or outside its c
 a ``BAD_POLICY`` error naming the key, what it holds and the fix. A missing file is the
 default policy (``publication: open``, nothing quarantined): today's behaviour.
 
-Enforced today: ``publication``, ``quarantine``, ``retention`` (governance/withhold.py) and
-``conflicts`` (governance/conflicts.py). Parsed, validated and shown but not enforced yet:
-``verification``
-(docs/governance.md).
+Enforced today: ``publication``, ``quarantine``, ``retention`` (governance/withhold.py),
+``conflicts`` (governance/conflicts.py), ``redaction`` (governance/redaction.py) and
+``verification`` (governance/verification.py).
 """
 
 from __future__ import annotations
@@ -25,11 +24,13 @@ POLICY_FILE = "policy.yaml"
 Publication = Literal["open", "review"]
 Conflicts = Literal["degrade", "needs_review"]
 Verification = Literal["off", "regulatory", "always"]
+Redaction = Literal["off", "metadata"]
 PUBLICATION: tuple[Publication, ...] = ("open", "review")
 CONFLICTS: tuple[Conflicts, ...] = ("degrade", "needs_review")
 VERIFICATION: tuple[Verification, ...] = ("off", "regulatory", "always")
-#: Keys that are read and shown but not acted on yet.
-NOT_ENFORCED = ("verification",)
+REDACTION: tuple[Redaction, ...] = ("off", "metadata")
+#: Keys that are read and shown but not acted on yet (none since verification routing).
+NOT_ENFORCED: tuple[str, ...] = ()
 #: A policy file larger than this is refused (it is a few lines; anything else is a mistake).
 MAX_POLICY_BYTES = 64 * 1024
 
@@ -68,6 +69,9 @@ class Policy:
     conflicts: Conflicts = "degrade"
     verification: Verification = "off"
     retention: Retention = field(default_factory=Retention)
+    #: ``metadata``: a reader without access sees a matching restricted document's title,
+    #: reason and owner (governance/redaction.py); ``off``: it looks absent.
+    redaction: Redaction = "off"
 
     @property
     def gated(self) -> bool:
@@ -94,6 +98,7 @@ class Policy:
             "conflicts": self.conflicts,
             "verification": self.verification,
             "retention": {"default_days": self.retention.default_days},
+            "redaction": self.redaction,
             "not_enforced": list(NOT_ENFORCED),
         }
 
@@ -137,13 +142,15 @@ def parse_policy(text: str, source: str = POLICY_FILE) -> Policy:
             hint="Fix the YAML syntax; see docs/governance.md for an example.",
         ) from exc
     top = _mapping(data if data is not None else {}, source, "the file")
-    _known(top, source, "", ("publication", "publishers", *_SECTIONS, "conflicts", "verification"))
+    keys = ("publication", "publishers", *_SECTIONS, "conflicts", "verification", "redaction")
+    _known(top, source, "", keys)
     return Policy(
         publication=_choice(top, "publication", PUBLICATION, "open", source),
         publishers=_publishers(top.get("publishers", []), source),
         quarantine=_quarantine(top.get("quarantine", {}), source),
         conflicts=_choice(top, "conflicts", CONFLICTS, "degrade", source),
         verification=_choice(top, "verification", VERIFICATION, "off", source),
+        redaction=_choice(top, "redaction", REDACTION, "off", source),
         retention=Retention(
             _count(
                 _section(top, "retention", ("default_days",), source),

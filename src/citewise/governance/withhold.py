@@ -5,7 +5,9 @@ every stored version of a document as taken down; the **retention sweep** marks 
 version whose ``retain_until`` day has passed, or (without one) that is older than the
 policy's ``retention.default_days``, as expired. Both keep the bytes, text and hashes
 (history and revision hashes are unchanged) and write one ledger event per document
-(``takedown`` or ``expired``: path, versions, reason, who, when; never text). The one
+(``takedown`` or ``expired``: path, versions, reason, who, when; never text). A takedown
+can be **lifted** (``citewise untakedown``, ``POST /kb/{kb}/untakedown``): the mark leaves
+the versions and an ``untakedown`` event records it. The one
 access rule (``core/access.py``) then withholds the versions from every read path.
 
 The sweep runs when a knowledge base is opened, at most once per day per process
@@ -39,7 +41,7 @@ class WithheldDocument:
 
     kb: str
     path: str
-    kind: str  # "taken down" | "expired"
+    kind: str  # "taken down" | "expired" | "lifted" (a takedown undone)
     versions: tuple[int, ...]
     reason: str
     by: str | None
@@ -92,6 +94,23 @@ def take_down(
     done = WithheldDocument(kb, path, "taken down", versions, why, by, at)
     if versions:
         _record(store, done, "takedown")
+    return done
+
+
+def lift_takedown(
+    store: Store, kb: str, path: str, reason: str, *, by: str | None, now: datetime | None = None
+) -> WithheldDocument:
+    """Lift a takedown: remove the takedown mark from every version of ``path`` that
+    carries one, so the versions read as before (an ``untakedown`` event: path, versions,
+    reason, who, when). An expiry is not lifted (the retention rules would expire the
+    version again), nor a front-matter ``takedown: true`` (it is part of the ingested
+    version: publish new bytes). Nothing to lift changes and records nothing."""
+    why = _clean_reason(reason)
+    at = (now or datetime.now(UTC)).isoformat(timespec="seconds")
+    versions = tuple(store.unmark_withheld(kb, path, "taken down"))
+    done = WithheldDocument(kb, path, "lifted", versions, why, by, at)
+    if versions:
+        _record(store, done, "untakedown")
     return done
 
 

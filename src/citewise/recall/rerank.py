@@ -16,6 +16,7 @@ the fused order as it was and the route's diagnostic says so.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -29,6 +30,45 @@ from citewise.index.embedder import Unavailable
 #: Reason of the route when no reranker is configured (kept word for word: it is part of
 #: every recorded search's diagnostics).
 NOT_CONFIGURED = "no reranker configured (CITEWISE_RERANK)"
+#: How long a reranker that failed (an error, a timeout, a health probe that says
+#: ``failing``) is skipped before it is tried again (issue 38: a failing reranker is not
+#: used, and each search says why in its rerank route).
+FAILING_COOLDOWN_S = 60.0
+#: The start of the rerank route's reason while a failing reranker is skipped.
+FAILING = "skipped: the reranker is failing"
+
+
+class FailingRerankers:
+    """Which rerankers failed lately, by fingerprint (the model or endpoint): a failure
+    marks one for :data:`FAILING_COOLDOWN_S`; meanwhile :func:`rerank_pool` skips it with
+    the failure's reason. Shared by every index of the process (one endpoint, one state);
+    ``clock`` is monotonic seconds (tests move it)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self._until: dict[str, tuple[float, str]] = {}
+        self._lock = threading.Lock()
+
+    def mark(self, fingerprint: str, reason: str) -> None:
+        with self._lock:
+            self._until[fingerprint] = (self.clock() + FAILING_COOLDOWN_S, reason)
+
+    def clear(self, fingerprint: str) -> None:
+        with self._lock:
+            self._until.pop(fingerprint, None)
+
+    def reason(self, fingerprint: str) -> str | None:
+        """Why the reranker is skipped now, or None when it may be used."""
+        with self._lock:
+            got = self._until.get(fingerprint)
+            if got is None or self.clock() >= got[0]:
+                self._until.pop(fingerprint, None)
+                return None
+            return got[1]
+
+
+#: The process's one record of failing rerankers.
+FAILING_STATE = FailingRerankers()
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +115,10 @@ def health(reranker: Reranker | Unavailable | None, timeout: float = 5.0) -> dic
     if isinstance(reranker, Unavailable):
         return {"status": "unavailable", "reason": reranker.reason, "hint": reranker.hint}
     got = probe(reranker, timeout)
+    if got.ok:
+        FAILING_STATE.clear(reranker.fingerprint)
+    else:  # a probe that fails keeps searches off the reranker for a while
+        FAILING_STATE.mark(reranker.fingerprint, f"health probe: {got.reason}")
     return {
         "status": "ok" if got.ok else "failing",
         "name": reranker.name,
@@ -126,6 +170,10 @@ def rerank_pool(
     pool = order[: max(1, cfg.top_n)]
     if not pool:
         return fused, skipped("no candidates to rerank")
+    failing = FAILING_STATE.reason(reranker.fingerprint)
+    if failing is not None:
+        why = f"{FAILING} ({failing}); the fused order stands"
+        return fused, RouteDiagnostic("rerank", "skipped", 0, None, threshold, 0.0, why)
     t0 = clock()
     budget_s = cfg.budget_ms / 1000.0
     # No measured time in the reason: it is part of a search's recorded conditions (the
@@ -140,13 +188,15 @@ def rerank_pool(
             )
     except RerankTimedOut:
         ms = (clock() - t0) * 1000
+        FAILING_STATE.mark(reranker.fingerprint, f"over the time budget of {cfg.budget_ms:.0f} ms")
         return fused, RouteDiagnostic("rerank", "degraded", 0, None, threshold, ms, over)
     except RerankFailed as exc:
         ms = (clock() - t0) * 1000
+        FAILING_STATE.mark(reranker.fingerprint, exc.message)
         why = f"{exc.message}; the fused order stands"
         return fused, RouteDiagnostic("rerank", "unavailable", 0, None, threshold, ms, why)
     ms = (clock() - t0) * 1000
-    if ms > cfg.budget_ms:
+    if ms > cfg.budget_ms:  # slow but answering: this search only (not marked failing)
         return fused, RouteDiagnostic("rerank", "degraded", 0, None, threshold, ms, over)
     new_order, dropped = reorder(pool, scores, threshold)
     out = dict(fused)
@@ -179,6 +229,8 @@ def reorder(
 
 
 __all__ = [
+    "FAILING",
+    "FAILING_STATE",
     "NOT_CONFIGURED",
     "RerankProbe",
     "Reranker",

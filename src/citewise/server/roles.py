@@ -38,6 +38,8 @@ ROUTE_ROLES: dict[tuple[str, str], tuple[Role, str]] = {
     ("POST", "/kb/{kb}/review/{ref}/reject"): ("editor", "rejecting held changes"),
     # Takedown (issue 38): withholds a document from every reader, so admins only.
     ("POST", "/kb/{kb}/takedown"): ("admin", "taking a document down"),
+    ("POST", "/kb/{kb}/untakedown"): ("admin", "lifting a takedown"),
+    ("POST", "/kb/{kb}/retention/apply"): ("admin", "applying retention"),
     # The conflict queue (issue 38): as the review queue, resolving also needs the
     # publishers and reading it needs editor (facade/conflicts.py).
     ("POST", "/kb/{kb}/conflicts/{cid}/resolve"): ("editor", "resolving a conflict"),

@@ -91,7 +91,8 @@ def search(kb: str, body: SearchBody, caller: CallerDep, service: ServiceDep) ->
         mode=body.mode,
         revision=body.revision,
     )
-    return jsonable(result)
+    out: dict[str, Any] = jsonable(result)
+    return _with_withheld(out, service, caller, kb, body.query, body.filters.scope())
 
 
 @router.post("/kb/{kb}/evidence", tags=["questions"])
@@ -106,7 +107,16 @@ def evidence(kb: str, body: EvidenceBody, caller: CallerDep, service: ServiceDep
         rse=body.rse,
         revision=body.revision,
     )
-    return pack.to_json()
+    return _with_withheld(pack.to_json(), service, caller, kb, body.query, body.filters.scope())
+
+
+def _with_withheld(
+    out: dict[str, Any], service: Service, caller: Caller, kb: str, query: str, scope: Scope | None
+) -> dict[str, Any]:
+    """``withheld``: the documents withheld from the caller that would have matched, as
+    ``{title, reason, owner}`` (policy ``redaction: metadata``; absent otherwise)."""
+    view = service.withheld(caller, kb, query, scope=scope)
+    return out | {"withheld": view} if view else out
 
 
 @router.post("/kb/{kb}/ask", tags=["questions"], response_model=None)

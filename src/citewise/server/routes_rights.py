@@ -1,4 +1,6 @@
-"""Takedown over HTTP (issue 38): ``POST /kb/{kb}/takedown`` ``{"path": P, "reason": R}``.
+"""Takedown over HTTP (issue 38): ``POST /kb/{kb}/takedown`` ``{"path": P, "reason": R}``,
+its lifting ``POST /kb/{kb}/untakedown`` (same body) and the retention sweep
+``POST /kb/{kb}/retention/apply`` ``{"today": "YYYY-MM-DD"}`` (optional day).
 
 Needs the ``admin`` role (``roles.py``); the facade checks it again and answers
 DOC_NOT_FOUND for a path the caller may not read (``facade/takedown.py``).
@@ -6,6 +8,7 @@ DOC_NOT_FOUND for a path the caller may not read (``facade/takedown.py``).
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends
@@ -29,3 +32,23 @@ class TakedownBody(BaseModel):
 def takedown(kb: str, body: TakedownBody, caller: CallerDep, service: ServiceDep) -> dict[str, Any]:
     """Withhold every stored version of a document from every read (no new ingest)."""
     return service.takedown(caller, kb, body.path, body.reason)
+
+
+@router.post("/kb/{kb}/untakedown", tags=["governance"])
+def untakedown(
+    kb: str, body: TakedownBody, caller: CallerDep, service: ServiceDep
+) -> dict[str, Any]:
+    """Lift a takedown: the document's versions read as before (ledger ``untakedown``)."""
+    return service.untakedown(caller, kb, body.path, body.reason)
+
+
+class RetentionBody(BaseModel):
+    today: date | None = Field(default=None, description="Apply as of this day (UTC today).")
+
+
+@router.post("/kb/{kb}/retention/apply", tags=["governance"])
+def retention_apply(
+    kb: str, caller: CallerDep, service: ServiceDep, body: RetentionBody | None = None
+) -> dict[str, Any]:
+    """Run the retention sweep now: versions the rules no longer keep expire."""
+    return service.retention_apply(caller, kb, (body or RetentionBody()).today)

@@ -61,30 +61,56 @@ class SQLWithhold:
         """:meth:`mark_withheld` limited to ``versions`` (the retention sweep's)."""
         return self._mark(kb, path, mark, set(versions))
 
+    def unmark_withheld(self, kb: str, path: str, kind: str) -> list[int]:
+        """Remove the mark of ``kind`` (``taken down``) from every version of ``path`` that
+        carries it (a lifted takedown); the version numbers unmarked (empty: none had it).
+        A front-matter ``takedown: true`` is part of the ingested version and stays.
+        Unknown path: DOC_NOT_FOUND."""
+        done: list[int] = []
+        with self._write() as c:
+            for vid, number, meta in self._rows(c, kb, path):
+                held = meta.get(MARK)
+                if not isinstance(held, Mapping) or held.get("kind") != kind:
+                    continue
+                del meta[MARK]
+                run(c, "UPDATE version SET metadata_json = ? WHERE vid = ?", (cv.dumps(meta), vid))
+                done.append(number)
+            if done:
+                _bump(c, kb)
+        return sorted(done)
+
+    def _rows(self, c: Any, kb: str, path: str) -> list[tuple[Any, int, dict[str, Any]]]:
+        rows = run(
+            c,
+            "SELECT v.vid, v.version_no, v.metadata_json FROM version v JOIN document d "
+            "ON d.doc_id = v.doc_id WHERE d.kb = ? AND d.path = ? AND v.action != 'deleted'",
+            (kb, path),
+        ).fetchall()
+        if not rows:
+            raise DocumentNotFound(
+                f"No document {path!r} with stored content in knowledge base {kb!r}.",
+                hint="List them with 'citewise docs list' (paths as shown there).",
+            )
+        return [
+            (
+                r["vid"],
+                int(r["version_no"]),
+                json.loads(r["metadata_json"]) if r["metadata_json"] else {},
+            )
+            for r in rows
+        ]
+
     def _mark(
         self, kb: str, path: str, mark: Mapping[str, Any], only: set[int] | None
     ) -> list[int]:
         done: list[int] = []
         with self._write() as c:
-            rows = run(
-                c,
-                "SELECT v.vid, v.version_no, v.metadata_json FROM version v JOIN document d "
-                "ON d.doc_id = v.doc_id WHERE d.kb = ? AND d.path = ? AND v.action != 'deleted'",
-                (kb, path),
-            ).fetchall()
-            if not rows:
-                raise DocumentNotFound(
-                    f"No document {path!r} with stored content in knowledge base {kb!r}.",
-                    hint="List them with 'citewise docs list' (paths as shown there).",
-                )
-            for r in rows:
-                vid, number, meta_json = r["vid"], r["version_no"], r["metadata_json"]
-                meta = json.loads(meta_json) if meta_json else {}
-                if MARK in meta or (only is not None and int(number) not in only):
+            for vid, number, meta in self._rows(c, kb, path):
+                if MARK in meta or (only is not None and number not in only):
                     continue
                 meta[MARK] = dict(mark)
                 run(c, "UPDATE version SET metadata_json = ? WHERE vid = ?", (cv.dumps(meta), vid))
-                done.append(int(number))
+                done.append(number)
             if done:
                 _bump(c, kb)
         return sorted(done)

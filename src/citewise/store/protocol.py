@@ -267,6 +267,10 @@ class Store(Protocol):
     ) -> list[int]:
         """Withhold these versions of ``path`` (an expiry): the versions marked."""
 
+    def unmark_withheld(self, kb: str, path: str, kind: str) -> list[int]:
+        """Remove the withholding mark of ``kind`` from ``path``'s versions (a lifted
+        takedown): the versions unmarked."""
+
     def generation(self, kb: str) -> str:
         """An opaque token that changes whenever the KB's current document set changes.
 

@@ -157,6 +157,9 @@ class RevisionStore:
     ) -> list[int]:
         return self.base.mark_versions(kb, path, mark, versions)
 
+    def unmark_withheld(self, kb: str, path: str, kind: str) -> list[int]:
+        return self.base.unmark_withheld(kb, path, kind)
+
     def version_access(self, kb: str) -> list[tuple[int, int | None, dict[str, Any]]]:
         rows = self.base.version_access(kb)
         if not self._mine(kb):

@@ -17,6 +17,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from citewise.store._notes import NOTE_TABLE
 from citewise.store._vectors import VECTOR_KEY, VECTOR_TABLE
 from citewise.store.protocol import Store
 from citewise.store.sqlite import SQLiteStore
@@ -34,6 +35,7 @@ TABLES = (
     "checkpoint",
     "answer",
     "dense_vector",
+    "note_revision",
 )
 _BATCH = 1000
 
@@ -66,6 +68,7 @@ def _from_postgres(store: Any, dest: Path) -> None:
         out.execute("DELETE FROM kb")
         out.execute(VECTOR_TABLE)
         out.execute(VECTOR_KEY)
+        out.execute(NOTE_TABLE)
         with store._read() as c:  # REPEATABLE READ, READ ONLY: one snapshot of every table
             for table in TABLES:
                 mine = out.execute("SELECT name FROM pragma_table_info(?)", (table,))
@@ -77,7 +80,8 @@ def _from_postgres(store: Any, dest: Path) -> None:
                         (table,),
                     )
                 }
-                _copy_rows(c, out, table, [str(r[0]) for r in mine if str(r[0]) in theirs])
+                if theirs:  # a table made by its first write may not exist yet
+                    _copy_rows(c, out, table, [str(r[0]) for r in mine if str(r[0]) in theirs])
         out.execute("COMMIT")
     finally:
         out.close()

@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -33,6 +33,7 @@ from citewise.errors import BackupInvalid, RestoreTargetNotEmpty, StoreError, Us
 from citewise.store import snapshot
 from citewise.store.factory import DB_NAME, parse_location
 from citewise.store.protocol import Store
+from citewise.sync import backup_home
 from citewise.sync.backup_archive import (
     STORE,
     Manifest,
@@ -94,15 +95,17 @@ def _os_error(what: str, exc: OSError) -> StoreError:
     )
 
 
-def backup(store: Store, dest: Path) -> BackupReport:
-    """Write the archive of ``store`` at ``dest`` (refused when ``dest`` exists)."""
+def backup(store: Store, dest: Path, home: Path | None = None) -> BackupReport:
+    """Write the archive of ``store`` at ``dest`` (refused when ``dest`` exists); with
+    ``home``, the governance files its knowledge bases keep there too (``home.tar``:
+    policy files, review queues, conflict records; sync/backup_home.py)."""
     try:
-        return _backup(store, Path(dest).expanduser())
+        return _backup(store, Path(dest).expanduser(), home)
     except OSError as exc:
         raise _os_error(f"write the backup {dest}", exc) from None
 
 
-def _backup(store: Store, dest: Path) -> BackupReport:
+def _backup(store: Store, dest: Path, home: Path | None) -> BackupReport:
     from citewise import installed_version
 
     if dest.exists():
@@ -128,8 +131,21 @@ def _backup(store: Store, dest: Path) -> BackupReport:
             vectors=snapshot.vector_counts(db),
             files={STORE: (_sha256(db), db.stat().st_size)},
         )
-        write_archive(dest, manifest, db)
+        inner = _pack_home(home, list(revisions), Path(tmp))
+        if inner is not None:
+            listed = backup_home.pack(home or Path(), inner[1], inner[0])
+            files = manifest.files | {
+                backup_home.HOME: (_sha256(inner[0]), inner[0].stat().st_size)
+            }
+            manifest = replace(manifest, files=files, home_files=listed)
+        write_archive(dest, manifest, db, None if inner is None else inner[0])
     return BackupReport(str(dest), manifest.to_json())
+
+
+def _pack_home(home: Path | None, kbs: list[str], tmp: Path) -> tuple[Path, list[str]] | None:
+    """Where ``home.tar`` goes and the home files it holds; None when there are none."""
+    names = backup_home.collect(home, kbs) if home is not None else []
+    return (tmp / backup_home.HOME, names) if names else None
 
 
 # -- restore -----------------------------------------------------------------------------
@@ -200,6 +216,18 @@ def restore(archive: Path, home: Path, store: str | None = None) -> RestoreRepor
         raise _os_error(f"restore into {home}", exc) from None
 
 
+def _restore_home_files(staging: Path, manifest: Manifest) -> tuple[str, ...]:
+    """Unpack ``home.tar`` (when the archive has one) into the staged home, each file
+    checked against the manifest; what was checked."""
+    if backup_home.HOME not in manifest.files:
+        return ()
+    inner = staging / backup_home.HOME
+    cap = RestoreLimits.from_env().max_store_bytes
+    backup_home.unpack_home(inner, staging, manifest.home_files, set(manifest.revisions), cap)
+    inner.unlink()
+    return ("home files",)
+
+
 def _restore(archive: Path, home: Path, store: str | None) -> RestoreReport:
     if not archive.is_file():
         raise UsageError(f"No backup archive at {archive}.", hint="Give the file backup wrote.")
@@ -226,7 +254,8 @@ def _restore(archive: Path, home: Path, store: str | None) -> RestoreReport:
                 + "; nothing was restored.",
                 hint="Restore from another copy of the archive.",
             )
-        checked = ("file hashes", "revision hashes", "version bytes", "nodes", "ledger root")
+        checked: tuple[str, ...] = ("file hashes", "revision hashes", "version bytes", "nodes")
+        checked += ("ledger root", *_restore_home_files(staging, manifest))
         if target is not None:
             migrate_store(f"sqlite:{db}", target.target)  # one transaction, checked again
             db.unlink()

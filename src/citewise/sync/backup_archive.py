@@ -23,12 +23,14 @@ from pathlib import Path
 from typing import IO, Any
 
 from citewise.errors import BackupInvalid
+from citewise.sync.backup_home import HOME, allowed
 
 FORMAT = "citewise-backup/1"
 MANIFEST = "manifest.json"
 STORE = "store.db"
-#: The members an archive of this format may hold (the manifest first).
-MEMBERS = (MANIFEST, STORE)
+#: The members an archive of this format may hold (the manifest first); ``home.tar`` (the
+#: home's governance files, sync/backup_home.py) is optional, for archives written before it.
+MEMBERS = (MANIFEST, STORE, HOME)
 _CHUNK = 1024 * 1024
 
 
@@ -69,6 +71,8 @@ class Manifest:
     ledger_root: str  # hex Merkle root of the ledger's leaves
     vectors: dict[str, int]  # encoder fingerprint -> vectors stored
     files: dict[str, tuple[str, int]] = field(default_factory=dict)  # name -> (sha256, size)
+    #: each file inside ``home.tar`` -> (sha256, size) (sync/backup_home.py)
+    home_files: dict[str, tuple[str, int]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -83,6 +87,7 @@ class Manifest:
             "ledger": {"size": self.ledger_size, "root": self.ledger_root},
             "vectors": self.vectors,
             "files": {n: {"sha256": h, "size": s} for n, (h, s) in self.files.items()},
+            "home_files": {n: {"sha256": h, "size": s} for n, (h, s) in self.home_files.items()},
         }
 
 
@@ -139,12 +144,16 @@ def read_manifest(data: bytes) -> Manifest:
     _need(_count(ledger.get("size")), "the manifest's ledger size is malformed")
     _need(_is_hex(ledger.get("root"), 64), "the manifest's ledger root is malformed")
     _need(all(_count(n) for n in vectors.values()), "the manifest's vector counts are malformed")
-    _need(sorted(files) == [STORE], f"the manifest must list exactly the file {STORE!r}")
-    listed: dict[str, tuple[str, int]] = {}
-    for name, f in files.items():
-        ok = isinstance(f, dict) and _is_hex(f.get("sha256"), 64) and _count(f.get("size"))
-        _need(ok, f"the manifest's entry for {name!r} is malformed")
-        listed[name] = (str(f["sha256"]), int(f["size"]))
+    _need(
+        sorted(files) in ([STORE], [HOME, STORE]),
+        f"the manifest must list the file {STORE!r} (and at most {HOME!r})",
+    )
+    listed = _listed(files)
+    home_files = raw.get("home_files", {})
+    _need(isinstance(home_files, dict), "the manifest's home_files section is malformed")
+    assert isinstance(home_files, dict)
+    _need(all(allowed(str(n)) for n in home_files), "the manifest lists an unexpected home file")
+    _need(bool(home_files) <= (HOME in files), f"home_files are listed without {HOME!r}")
     return Manifest(
         backend=str(raw.get("backend", "")),
         created_at=str(raw.get("created_at", "")),
@@ -154,12 +163,25 @@ def read_manifest(data: bytes) -> Manifest:
         ledger_root=str(ledger["root"]),
         vectors={str(k): int(v) for k, v in vectors.items()},
         files=listed,
+        home_files=_listed(home_files),
     )
 
 
-def write_archive(dest: Path, manifest: Manifest, store_file: Path) -> None:
+def _listed(files: dict[Any, Any]) -> dict[str, tuple[str, int]]:
+    listed: dict[str, tuple[str, int]] = {}
+    for name, f in files.items():
+        ok = isinstance(f, dict) and _is_hex(f.get("sha256"), 64) and _count(f.get("size"))
+        _need(ok, f"the manifest's entry for {str(name)[:80]!r} is malformed")
+        listed[str(name)] = (str(f["sha256"]), int(f["size"]))
+    return listed
+
+
+def write_archive(
+    dest: Path, manifest: Manifest, store_file: Path, home_file: Path | None = None
+) -> None:
     """Write the archive at ``dest`` whole or not at all (a temporary file beside it, then
-    renamed); gzip-compressed when ``dest`` ends in ``.gz`` or ``.tgz``."""
+    renamed); gzip-compressed when ``dest`` ends in ``.gz`` or ``.tgz``. ``home_file`` is
+    the ``home.tar`` member, when the manifest lists one."""
     mode = "w:gz" if dest.name.endswith((".gz", ".tgz")) else "w"
     tmp = dest.with_name(f".{dest.name}.partial-{os.getpid()}")
     try:
@@ -168,10 +190,13 @@ def write_archive(dest: Path, manifest: Manifest, store_file: Path) -> None:
             info = tarfile.TarInfo(MANIFEST)
             info.size, info.mode = len(data), 0o600
             tar.addfile(info, io.BytesIO(data))
-            info = tarfile.TarInfo(STORE)
-            info.size, info.mode = store_file.stat().st_size, 0o600
-            with store_file.open("rb") as f:
-                tar.addfile(info, f)
+            for name, path in ((STORE, store_file), (HOME, home_file)):
+                if path is None:
+                    continue
+                info = tarfile.TarInfo(name)
+                info.size, info.mode = path.stat().st_size, 0o600
+                with path.open("rb") as f:
+                    tar.addfile(info, f)
         os.replace(tmp, dest)
     finally:
         tmp.unlink(missing_ok=True)

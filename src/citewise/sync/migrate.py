@@ -22,6 +22,7 @@ from typing import Any
 
 from citewise.core import merkle
 from citewise.errors import StoreError, UsageError
+from citewise.store._notes import NOTE_TABLE
 from citewise.store.factory import parse_location
 from citewise.store.postgres.store import PostgresStore
 from citewise.store.postgres.vectors import fill_embeddings
@@ -41,6 +42,7 @@ TABLES: tuple[tuple[str, str | None], ...] = (
     ("checkpoint", "id"),
     ("answer", None),
     ("dense_vector", None),  # derived, but copied: the new server need not encode again
+    ("note_revision", None),  # derived notes with their history (issue 38: backups keep them)
 )
 _BATCH = 1000
 
@@ -139,12 +141,13 @@ def _plan(conn: sqlite3.Connection, c: Any) -> list[tuple[str, str | None, list[
 def _copy(conn: sqlite3.Connection, store: PostgresStore) -> dict[str, int]:
     counts: dict[str, int] = {}
     with store._write() as c:
+        c.execute(NOTE_TABLE)  # made by the first note stored: the copy may bring some
         plan = _plan(conn, c)
         c.execute("DELETE FROM kb")  # the empty default base the open created
         for table, identity, cols in plan:
             counts[table] = 0
             if cols is None:
-                continue  # dense_vector: made by the first vector stored
+                continue  # dense_vector, note_revision: made by the first row stored
             _copy_table(conn, c, table, identity, cols, counts)
         c.execute(
             "UPDATE kb SET generation = (SELECT count(*) FROM version v JOIN document d "

@@ -372,6 +372,14 @@ class StoreSuite:
         }
         with pytest.raises(DocumentNotFound):
             store.mark_withheld(kb, "nope.md", mark)
+        # A lifted takedown: only the takedown's mark leaves; the expiry stays.
+        gen = store.generation(kb)
+        assert store.unmark_withheld(kb, "a.md", "taken down") == [2]
+        assert store.unmark_withheld(kb, "a.md", "taken down") == []
+        assert store.generation(kb) != gen
+        metas = store.version_metadata(kb, "a.md")
+        assert "withheld" not in metas[2] and metas[1]["withheld"]["kind"] == "expired"
+        assert [r.hash for r in store.list_revisions(kb)] == hashes
 
     def test_new_metadata_for_the_same_bytes_is_a_version_of_the_same_content(
         self, store: Store
