@@ -46,13 +46,19 @@ from citewise.sufficiency.answer_type import (
     gives_time,
     present,
 )
-from citewise.sufficiency.figures import NUMBER_WORDS, Constraint, number_found, question_figures
+from citewise.sufficiency.figures import (
+    NUMBER_WORDS,
+    Constraint,
+    Kind,
+    number_found,
+    question_figures,
+)
 from citewise.sufficiency.floor import unmentioned
 from citewise.sufficiency.measure import asks_measure, gives_measure
 from citewise.sufficiency.presence import FILLER, TermProfile, english_zipf, is_question
 from citewise.sufficiency.wordforms import fold, held, tokens
 from citewise.sufficiency.zh_answer_type import (
-    expected_type,
+    gate_kind,
     question_figures_zh,
     type_cue,
     unit_has_type,
@@ -211,15 +217,17 @@ def _answer_type(question: Question) -> list[Constraint]:
 
 def zh_constraint(question: Question) -> Constraint | None:
     """The hard answer-type gate of a Chinese ``question`` (:mod:`zh_answer_type`):
-    何时 wants a time, 多少 / 几 a number, 第几 a numbered reference, each other than the
-    question's own figures ("1996年"); who and where are no gate (a weight for the score)."""
+    何时 wants a time, 多少 / 几 a number (in the measure it names: 几天, 多少元), 第几 a
+    numbered reference, each other than the question's own figures ("1996年"), and 哪个
+    机关 a body; who and where else are no gate (a weight for the score)."""
     text = question.text
-    kind = expected_type(text)
-    if kind not in ("time", "number", "ordinal"):
+    kind = gate_kind(text)
+    if kind is None:
         return None
     own = ",".join(question_figures_zh(text) + figures_of(question))
     cue = type_cue(text)
-    return Constraint("date" if kind == "time" else "quantity", cue, f"zh-{kind}:{own}")
+    ckind: Kind = "date" if kind == "time" else "agent" if kind == "agent" else "quantity"
+    return Constraint(ckind, cue, f"zh-{kind}:{own}")
 
 
 #: Index tokens of the question's own negation words (never the negated relation).
@@ -343,6 +351,8 @@ def _words(c: Constraint) -> str:
         return "gives a date"
     if c.kind == "time":
         return "says when"
+    if c.kind == "agent":  # a Chinese *which body* question (zh_answer_type)
+        return f"names a body for '{c.surface}'"
     if c.kind == "structure":
         return "is more than a title, caption or list lead-in"
     if c.kind == "near_miss":  # what the passages say in its place
@@ -378,6 +388,8 @@ def _lacks(c: Constraint) -> str:
         return "gives no date"
     if c.kind == "time":
         return "does not say when"
+    if c.kind == "agent":
+        return f"names no body for '{c.surface}'"
     if c.kind == "structure":
         return f"is only a {c.surface.replace('_', '-')} line"
     if c.kind == "near_miss":  # the unit's words in place of the question's

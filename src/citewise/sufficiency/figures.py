@@ -24,6 +24,7 @@ Kind = Literal[
     "relevance",
     "structure",
     "near_miss",
+    "agent",
 ]
 
 
