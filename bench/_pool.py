@@ -54,6 +54,10 @@ CANDIDATES: tuple[Setting, ...] = (
     # the factor per near miss (sufficiency/near_miss; default 1 = off)
     Setting("near-miss-0.3", {"CITEWISE_ANSWERABLE_NEAR_MISS": "0.3"}),
     Setting("near-miss-0.5", {"CITEWISE_ANSWERABLE_NEAR_MISS": "0.5"}),
+    # the share of a Chinese question's content words its unit must hold (sufficiency/
+    # zh_terms; default 0.5): off, and stricter
+    Setting("zh-coverage-0", {"CITEWISE_ZH_COVERAGE": "0"}),
+    Setting("zh-coverage-0.6", {"CITEWISE_ZH_COVERAGE": "0.6"}),
 )
 
 Summary = Mapping[str, Any]

@@ -16,7 +16,13 @@ from citewise.errors import UsageError
 from citewise.recall.zh_laws import EditionAsk, Law, chosen_paths, edition_asked, step_years
 from citewise.sufficiency.constraints import question_constraints, unmet
 from citewise.sufficiency.zh_answer_type import gate_kind, unit_has_type
-from citewise.sufficiency.zh_measure import asked_measure, states_measure
+from citewise.sufficiency.zh_measure import (
+    asked_measure,
+    numeral_value,
+    question_amounts,
+    states_amount,
+    states_measure,
+)
 from citewise.sufficiency.zh_terms import coverage_min, held_words, words_constraint
 
 
@@ -218,3 +224,61 @@ def test_a_slot_question_is_never_answered_by_a_unit_lacking_the_slot(
     fragments that hold no number, time or body."""
     failed = unmet(question_constraints(analyse(question)), unit)
     assert any(c.key.startswith("zh-") for c in failed)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("30", 30),
+        ("三十", 30),
+        ("二十五", 25),
+        ("三百五十", 350),
+        ("一百零五", 105),
+        ("一万五千", 15000),
+        ("二〇一三", 2013),
+        ("两", 2),
+        ("十", 10),
+        ("青石", None),
+    ],
+)
+def test_numeral_values(text: str, value: int | None) -> None:
+    assert numeral_value(text) == value
+
+
+def test_the_amounts_a_question_states() -> None:
+    assert question_amounts("有效期为三十年的居民身份证发给哪个年龄段的公民？") == ("三十年",)
+    # 哪一年 asks; 1996年 is a point in time; Arabic figures are the English constraint's
+    assert question_amounts("中国领海宽度从哪一年起由十二海里扩大为二十海里？") == (
+        "十二海里",
+        "二十海里",
+    )
+    assert question_amounts("青石镇在1996年有多少居民？") == ()
+
+
+@pytest.mark.parametrize(
+    ("question", "wrong", "right"),
+    [
+        (  # statute: the question's term of validity is not the unit's
+            "有效期为三十年的居民身份证发给哪个年龄段的公民？",
+            "十六周岁至二十五周岁的，发给有效期十年的居民身份证。",
+            "四十六周岁以上的，发给有效期三十年的居民身份证。",
+        ),
+        (  # statute: an age inside the unit's range of ages is met by the range
+            "三十岁的公民领取的居民身份证有效期是多少年？",
+            "十六周岁至二十五周岁的，发给有效期十年的居民身份证。",
+            "二十六周岁至四十五周岁的，发给有效期二十年的居民身份证。",
+        ),
+        (  # encyclopedic: another depth than the one asked about
+            "水深超过二百米的海域生活着哪些鱼类？",
+            "青鳞鱼生活在水深五十米以内的近海。",
+            "灯笼鱼生活在水深二百米以下的海域。",
+        ),
+    ],
+)
+def test_an_amount_the_question_states_must_be_in_the_unit(
+    question: str, wrong: str, right: str
+) -> None:
+    cs = question_constraints(analyse(question))
+    assert any(c.key.startswith("zh-amount:") for c in unmet(cs, wrong))
+    assert not any(c.key.startswith("zh-amount:") for c in unmet(cs, right))
+    assert states_amount("年满四十六周岁以上的公民", "五十岁")

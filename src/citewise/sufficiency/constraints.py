@@ -63,6 +63,7 @@ from citewise.sufficiency.zh_answer_type import (
     type_cue,
     unit_has_type,
 )
+from citewise.sufficiency.zh_measure import question_amounts, states_amount
 from citewise.sufficiency.zh_terms import PREFIX as ZH_WORDS
 from citewise.sufficiency.zh_terms import held_words, words_constraint
 
@@ -142,6 +143,8 @@ def question_constraints(
         out += _term_constraints(question, profile, out)
     if not text.isascii() and (zh_words := words_constraint(text)) is not None:
         out.append(zh_words)  # Chinese: the distinctive words asked about (zh_terms)
+    if not text.isascii():  # Chinese: the amounts the question states (zh_measure)
+        out += [Constraint("number", a, ZH_AMOUNT + a) for a in question_amounts(text)]
     out += _polarity(question)
     out += _answer_type(question)
     return tuple(out)
@@ -230,6 +233,9 @@ def zh_constraint(question: Question) -> Constraint | None:
     return Constraint(ckind, cue, f"zh-{kind}:{own}")
 
 
+#: The key prefix of an amount a Chinese question states (三十年), met by the unit alone.
+ZH_AMOUNT = "zh-amount:"
+
 #: Index tokens of the question's own negation words (never the negated relation).
 _NEGATED = frozenset(tokenize("not never cannot no"))
 #: How near a negation of the unit must stand to a word of the question: that many words
@@ -272,12 +278,14 @@ def unmet(
     around = headed.union(tokens(paragraph))
     out = []
     for c in constraints:
-        if c.kind == "number":
+        if c.key.startswith(ZH_AMOUNT):  # stated in the unit itself (zh_measure)
+            ok = states_amount(text, c.surface)
+        elif c.kind == "number":
             ok = number_found(c, text) or (_is_year(c) and number_found(c, context))
         elif c.kind == "name":
             ok = held(c.key, around) or fold(c.surface).lower() in fold(text).lower()
         elif c.key.startswith(ZH_WORDS):  # a Chinese question's words (zh_terms)
-            ok = held_words(c.key, [text, *headings])
+            ok = held_words(c.key, [text, *headings, context])
         elif c.kind == "words":
             keys = [k.lstrip("!") for k in c.key.split()]
             rare = [k[1:] for k in c.key.split() if k.startswith("!")]

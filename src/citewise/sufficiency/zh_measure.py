@@ -24,7 +24,14 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["MEASURES", "asked_measure", "states_measure"]
+__all__ = [
+    "MEASURES",
+    "asked_measure",
+    "numeral_value",
+    "question_amounts",
+    "states_amount",
+    "states_measure",
+]
 
 #: Measure class -> its measure words (longest first within a class is not needed: the
 #: pattern below sorts them).
@@ -77,5 +84,88 @@ def states_measure(text: str, kind: str) -> bool:
         if word not in words:
             continue
         if not _is_point(text, m.start(), number, word):
+            return True
+    return False
+
+
+# ----------------------------------------------------------- the question's own amounts
+_DIGITS = {c: i for i, c in enumerate("〇一二三四五六七八九")} | {"零": 0, "两": 2}
+_UNITS = {"十": 10, "百": 100, "千": 1000}
+_BIG = {"万": 10_000, "亿": 100_000_000}
+#: Measure words read as one (a count of days is 日 or 天, an age 岁 or 周岁).
+_SAME = {"天": "日", "周岁": "岁", "星期": "周"}
+_DETERMINERS = frozenset("哪每第这那同几多某各")
+_BOUND = re.compile(r"\s*(?:个)?(?:以上|以下|至|到|－|-|~|～)")
+
+
+def numeral_value(text: str) -> float | None:
+    """The value of an Arabic or Chinese numeral ("30", "三十", "二十五", "一万五千",
+    "二〇一三"), or None when it is none."""
+    if re.fullmatch(r"\d+(?:\.\d+)?", text):
+        return float(text)
+    if not text or any(c not in _DIGITS and c not in _UNITS and c not in _BIG for c in text):
+        return None
+    if all(c in _DIGITS for c in text):  # digit by digit: 二〇一三
+        return float("".join(str(_DIGITS[c]) for c in text))
+    total = section = digit = 0
+    for c in text:
+        if c in _DIGITS:
+            digit = _DIGITS[c]
+        elif c in _UNITS:
+            section += (digit or 1) * _UNITS[c]
+            digit = 0
+        else:
+            total += (section + digit) * _BIG[c]
+            section = digit = 0
+    return float(total + section + digit)
+
+
+def _amounts(text: str) -> list[tuple[str, float, str, int, int]]:
+    """Each amount of ``text`` that is no point in time: (as written, value, measure word
+    read as one, start, end)."""
+    out = []
+    for m in _STATED.finditer(text):
+        number, word = m.group(1), m.group(2)
+        value = numeral_value(re.sub(r"[,余多]", "", number))
+        if value is None or _is_point(text, m.start(), number, word):
+            continue
+        out.append((m.group(0), value, _SAME.get(word, word), m.start(), m.end()))
+    return out
+
+
+def question_amounts(text: str) -> tuple[str, ...]:
+    """The amounts a Chinese question states in Chinese numerals with their measure
+    ("有效期为三十年" -> 三十年, "二十海里"): what it asks about, which the unit must state
+    (figures in Arabic digits are the English figure constraint's)."""
+    found = _amounts(text)
+    # 哪一年, 每一年, 第一年, 这一天: a determiner before 一 makes no amount
+    return tuple(
+        a[0]
+        for a in found
+        if not re.search(r"\d", a[0]) and text[max(0, a[3] - 1) : a[3]] not in _DETERMINERS
+    )
+
+
+def states_amount(text: str, amount: str) -> bool:
+    """Whether ``text`` states ``amount`` (a :func:`question_amounts` value): the same
+    value in the same measure, or a range or bound in that measure that holds it
+    (二十六周岁至四十五周岁 holds 三十岁; 四十六周岁以上 holds 五十岁)."""
+    asked = _amounts(amount)
+    if not asked:
+        return amount in text
+    _, value, word, _, _ = asked[0]
+    found = [a for a in _amounts(text) if a[2] == word]
+    if any(a[1] == value for a in found):
+        return True
+    for (_, low, _, _, end), nxt in zip(found, [*found[1:], None], strict=False):
+        bound = _BOUND.match(text, end)
+        if bound is None:
+            continue
+        kind = bound.group(0).strip().lstrip("个")
+        if kind == "以上" and value >= low:
+            return True
+        if kind == "以下" and value <= low:
+            return True
+        if nxt is not None and kind not in ("以上", "以下") and low <= value <= nxt[1]:
             return True
     return False

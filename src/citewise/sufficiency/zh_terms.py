@@ -44,6 +44,7 @@ from citewise.sufficiency.figures import Constraint
 
 __all__ = [
     "COVERAGE",
+    "COVERAGE_ENV",
     "PREFIX",
     "RARE_ZIPF",
     "RELATION_ZIPF",
@@ -63,7 +64,7 @@ PREFIX = "zh-words:"
 #: The share of a Chinese question's content words (two characters or more, common ones
 #: included) its unit and headings must hold (see the module; laws-zh and CMRC seed 34).
 COVERAGE = 0.5
-_COVERAGE_ENV = "CITEWISE_ZH_COVERAGE"
+COVERAGE_ENV = "CITEWISE_ZH_COVERAGE"
 #: Key mark of a common content word: counted for :data:`COVERAGE` only.
 _COMMON = "+"
 
@@ -71,7 +72,7 @@ _COMMON = "+"
 def coverage_min() -> float:
     """:data:`COVERAGE`, or ``CITEWISE_ZH_COVERAGE`` when set (a number from 0 to 1; 0
     turns the coverage rule off); any other value is a :class:`UsageError` naming it."""
-    raw = os.environ.get(_COVERAGE_ENV, "").strip()
+    raw = os.environ.get(COVERAGE_ENV, "").strip()
     if not raw:
         return COVERAGE
     try:
@@ -80,8 +81,8 @@ def coverage_min() -> float:
         value = -1.0
     if not 0.0 <= value <= 1.0:
         raise UsageError(
-            f"{_COVERAGE_ENV}={raw!r} is not a number between 0 and 1.",
-            hint=f"Set {_COVERAGE_ENV} to a number such as {COVERAGE} (the default), or unset it.",
+            f"{COVERAGE_ENV}={raw!r} is not a number between 0 and 1.",
+            hint=f"Set {COVERAGE_ENV} to a number such as {COVERAGE} (the default), or unset it.",
         )
     return value
 
