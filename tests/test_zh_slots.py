@@ -37,6 +37,9 @@ from citewise.sufficiency.zh_terms import coverage_min, held_words, words_constr
         ("青石公园的面积是多少平方米？", "area"),
         ("青石镇距离省城多远？", "length"),
         ("青石镇现有居民多少人？", "headcount"),
+        ("居民委员会主任每月的工资是多少？", "money"),  # a noun naming a sum of money
+        ("青石汉堡于1957年的售价是多少？", "money"),
+        ("罚款是工资的多少倍？", None),  # a ratio, no sum
         ("国旗的通用尺度有几种？", None),  # a generic classifier: any count
         ("村民委员会每届任期多长？", None),  # 多长 alone: a length or a duration
     ],
@@ -59,6 +62,9 @@ def test_the_measure_a_count_asks_in(question: str, measure: str | None) -> None
         ("该湖面积约3.5平方公里，湖深十二米。", "area", True),
         ("该湖面积约3.5平方公里，湖深十二米。", "length", True),
         ("该湖面积约3.5平方公里。", "money", False),
+        ("青石汉堡当时只售0.37美元。", "money", True),
+        ("门票售价为$5。", "money", True),
+        ("村民委员会由主任、副主任和委员共三至七人组成。", "money", False),
         ("全镇现有居民约3万人。", "headcount", True),
     ],
 )
@@ -282,3 +288,18 @@ def test_an_amount_the_question_states_must_be_in_the_unit(
     assert any(c.key.startswith("zh-amount:") for c in unmet(cs, wrong))
     assert not any(c.key.startswith("zh-amount:") for c in unmet(cs, right))
     assert states_amount("年满四十六周岁以上的公民", "五十岁")
+
+
+def test_coverage_reads_the_paragraph_around_the_unit() -> None:
+    # encyclopedic: the sentence naming the fish, in a paragraph saying where it lives
+    c = words_constraint("银鳞鲷主要分布在什么地方？")
+    assert c is not None
+    first = "银鳞鲷，又名青鳞鱼，为鲈形目的其中一种。"
+    paragraph = first + "本鱼分布于西太平洋区，主要栖息于珊瑚礁海域。"
+    assert not held_words(c.key, [first])
+    assert held_words(c.key, [first], [paragraph])
+    # statute: the paragraph is the article itself; it supplies nothing new
+    q = "行政长官任职的最高年龄限制是多少周岁？"
+    near = "行政长官由年满四十周岁的永久性居民担任。"
+    cs = question_constraints(analyse(q))
+    assert any(x.kind == "words" for x in unmet(cs, near, [], paragraph=near))

@@ -285,7 +285,7 @@ def unmet(
         elif c.kind == "name":
             ok = held(c.key, around) or fold(c.surface).lower() in fold(text).lower()
         elif c.key.startswith(ZH_WORDS):  # a Chinese question's words (zh_terms)
-            ok = held_words(c.key, [text, *headings, context])
+            ok = held_words(c.key, [text, *headings, context], [paragraph])
         elif c.kind == "words":
             keys = [k.lstrip("!") for k in c.key.split()]
             rare = [k[1:] for k in c.key.split() if k.startswith("!")]

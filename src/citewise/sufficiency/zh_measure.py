@@ -46,6 +46,12 @@ MEASURES: dict[str, tuple[str, ...]] = {
 }
 #: Interrogatives that name their measure themselves.
 _IMPLIED = {"多久": "duration", "多长时间": "duration", "多远": "length", "多少钱": "money"}
+#: Nouns that name an amount of money (a wage, a price, a fee, a fine): "工资是多少",
+#: "缴纳多少费用" ask a sum of money as 多少元 does.
+_MONEY_NOUN = "工资|薪酬|薪金|报酬|奖金|费用|价格|售价|票价|价钱|罚款|罚金|金额|税款|成本|收入"
+_MONEY_Q = re.compile(
+    rf"(?:{_MONEY_NOUN})(?:标准)?(?:是|为|有|大约|约|共|总共)?多少(?!倍)|多少(?:{_MONEY_NOUN})"
+)
 
 _BY_WORD = {w: k for k, words in MEASURES.items() for w in words}
 _WORDS = "|".join(sorted(_BY_WORD, key=len, reverse=True))
@@ -55,6 +61,8 @@ _NUMBER = rf"(?:\d+(?:[.,]\d+)*[{_N}]*|[{_N}]+)(?:余|多)?"
 _STATED = re.compile(rf"({_NUMBER})\s*(?:个)?({_WORDS})")
 #: A number that is a point in time before a measure word: a year of three or four
 #: digits (2017年, 二〇一七年) or the day of a month (9月30日, 十月一日).
+#: A sum written with its currency sign first ($0.37, ￥200, US$5).
+_CURRENCY = re.compile(r"(?:US|HK|NT)?[$￥¥€£]\s*\d")
 _YEAR = re.compile(r"^(?:\d{3,4}|[〇零一二三四五六七八九]{3,4})$")
 
 
@@ -64,7 +72,9 @@ def asked_measure(text: str) -> str | None:
         if cue in text:
             return kind
     m = _ASK.search(text)
-    return _BY_WORD[m.group(1)] if m else None
+    if m:
+        return _BY_WORD[m.group(1)]
+    return "money" if _MONEY_Q.search(text) else None
 
 
 def _is_point(text: str, start: int, number: str, word: str) -> bool:
@@ -79,6 +89,8 @@ def states_measure(text: str, kind: str) -> bool:
     """Whether ``text`` states a number in measure class ``kind`` (the caller removes the
     question's own figures first); an unknown class holds nothing."""
     words = MEASURES.get(kind, ())
+    if kind == "money" and _CURRENCY.search(text):
+        return True
     for m in _STATED.finditer(text):
         number, word = m.group(1), m.group(2)
         if word not in words:

@@ -116,15 +116,17 @@ def _mark(word: str) -> str:
     return "!" if zipf < RARE_ZIPF else "" if zipf < RELATION_ZIPF else _COMMON
 
 
-def held_words(key: str, texts: Iterable[str]) -> bool:
+def held_words(key: str, texts: Iterable[str], around: Iterable[str] = ()) -> bool:
     """Whether ``texts`` (a unit and its headings) hold half the distinctive words of a
-    :func:`words_constraint` key, one of its rare ones when it has any, and
-    :func:`coverage_min` of all its words."""
+    :func:`words_constraint` key, one of its rare ones when it has any, and, with the
+    passage ``around`` it (its paragraph: "本鱼分布于…" is read after the sentence naming
+    the fish), :func:`coverage_min` of all its words."""
     hay = unicodedata.normalize("NFKC", "\n".join(texts))
+    wide = unicodedata.normalize("NFKC", "\n".join(around)) + "\n" + hay
     keys = key[len(PREFIX) :].split()
     every = [k.lstrip("!" + _COMMON) for k in keys]
     words = [k.lstrip("!") for k in keys if not k.startswith(_COMMON)]
     rare = [k[1:] for k in keys if k.startswith("!")]
     ok = 2 * sum(w in hay for w in words) >= len(words)
-    ok = ok and sum(w in hay for w in every) >= coverage_min() * len(every)
+    ok = ok and sum(w in wide for w in every) >= coverage_min() * len(every)
     return ok and (not rare or any(w in hay for w in rare))
