@@ -40,6 +40,7 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 from citewise.analysis.zh_edition import EditionAsk, edition_asked
+from citewise.core.search import Abstention
 
 if TYPE_CHECKING:
     from citewise.index.manager import KBIndex
@@ -175,6 +176,8 @@ class LawScope:
 
     paths: frozenset[str] | None = None
     info: dict[str, object] | None = None
+    #: Why recall abstains: the edition asked for is not in the knowledge base.
+    abstention: Abstention | None = None
 
 
 def scope_of(text: str, laws: Mapping[str, Law]) -> LawScope:
@@ -192,9 +195,13 @@ def scope_of(text: str, laws: Mapping[str, Law]) -> LawScope:
         "year": ask.year,
         "paths": sorted(paths),
     }
-    if not paths:  # an edition asked by an enactment step no edition records
-        info["absent"] = f"no edition of {ask.year} in the knowledge base"
-    return LawScope(frozenset(paths), info)
+    if paths:
+        return LawScope(frozenset(paths), info)
+    # an edition asked by an enactment step that no edition records: say so
+    which = "、".join(sorted(named))
+    reason = f"the knowledge base holds no edition of {which} from {ask.year}"
+    info["absent"] = reason
+    return LawScope(frozenset(), info, Abstention(reason, "edition_not_found"))
 
 
 _HAN = re.compile(r"[\u4e00-\u9fff]")
