@@ -349,6 +349,8 @@ def reason(failures: Sequence[tuple[Constraint, ...]]) -> str:
 def _words(c: Constraint) -> str:
     if c.kind == "relevance":
         return f"mentions {_either(c.surface)}" if c.surface else "is close enough"
+    if c.key.startswith(ZH_AMOUNT):  # quoted: the answer text names the amount asked
+        return f"states '{c.surface}'"
     if c.kind == "number" or c.kind == "name":
         return f"mentions {c.surface}"
     if c.kind == "words":
@@ -386,6 +388,8 @@ def _lacks(c: Constraint) -> str:
         if c.surface:
             return f"does not mention {_either(c.surface)}"
         return "matches the question too weakly"
+    if c.key.startswith(ZH_AMOUNT):
+        return f"does not state '{c.surface}'"
     if c.kind in ("number", "name"):
         return f"does not mention {c.surface}"
     if c.kind == "words":
