@@ -58,6 +58,10 @@ CANDIDATES: tuple[Setting, ...] = (
     # default 0 = off): half and the full calibrated term
     Setting("meaning-0.5", {"CITEWISE_ANSWERABLE_MEANING": "0.5"}),
     Setting("meaning-1", {"CITEWISE_ANSWERABLE_MEANING": "1"}),
+    # the share of a Chinese question's content words its unit must hold (sufficiency/
+    # zh_terms; default 0.5): off, and stricter
+    Setting("zh-coverage-0", {"CITEWISE_ZH_COVERAGE": "0"}),
+    Setting("zh-coverage-0.6", {"CITEWISE_ZH_COVERAGE": "0.6"}),
 )
 
 Summary = Mapping[str, Any]

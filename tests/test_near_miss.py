@@ -247,7 +247,11 @@ def test_an_ask_refuses_the_near_miss_naming_the_qualifier(
     assert missed in refused.answer
     assert kb.ask(asked).outcome == "answered"
     monkeypatch.setenv("CITEWISE_ANSWERABLE_NEAR_MISS", "1")
-    assert kb.ask(near).outcome == "answered"
+    off = kb.ask(near)
+    if near.isascii():
+        assert off.outcome == "answered"
+    else:  # a Chinese question's own amount (三十年) is a hard gate of its own (zh_measure)
+        assert off.outcome != "answered" and missed in off.answer, off.answer
 
 
 def test_a_near_miss_names_what_the_unit_says_instead() -> None:

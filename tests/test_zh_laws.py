@@ -143,3 +143,16 @@ def test_an_edition_named_in_chinese_is_read(laws_kb) -> None:  # type: ignore[n
 def test_the_trace_says_the_meaning_reading_was_skipped_for_chinese(laws_kb) -> None:  # type: ignore[no-untyped-def]
     got = laws_kb.ask("青旗法第十条规定了什么？")
     assert got.trace["meaning"] == {"skipped": NO_CHINESE_READER}
+
+
+def test_an_edition_no_step_records_abstains_and_says_so(laws_kb) -> None:  # type: ignore[no-untyped-def]
+    # the 乐章法 editions record 1996 and 2024 only: a 2010 amendment is no edition
+    got = laws_kb.ask("2010年修正的乐章法第十条规定了什么？")
+    assert got.outcome != "answered", got.answer
+    assert not got.citations
+    said = f"{got.answer} {got.sufficiency}"
+    assert "2010" in said and "乐章法" in said, said
+    # the text in force in 2010 is the 1996 edition, which answers
+    in_force = laws_kb.ask("2010年的乐章法第十条规定了什么？")
+    assert in_force.outcome == "answered", in_force.answer
+    assert _paths(in_force) == {"乐章法(1996-03-17).md"}

@@ -35,18 +35,21 @@ _CURRENT = re.compile(r"现行(?:有效)?(?:的)?(?:版本?|文本)?|最新(?:�
 @dataclass(frozen=True, slots=True)
 class EditionAsk:
     """The edition a question names: ``kind`` "year" (with ``year``), "before" or
-    "current"; ``stated`` is whether the question said so (else "current" by default)."""
+    "current"; ``stated`` is whether the question said so (else "current" by default);
+    ``event``: the year names an edition or an enactment step of that year ("2021年修正的",
+    "1996年那一版"), not only the text in force then ("2006年的监督法")."""
 
     kind: Literal["year", "before", "current"]
     year: int | None = None
     stated: bool = False
+    event: bool = False
 
 
 def edition_asked(text: str) -> EditionAsk:
     """The edition ``text`` names (see the module); the text in force by default."""
     m = _YEAR_EDITION.search(text)
     if m:
-        return EditionAsk("year", int(m.group(1) or m.group(2)), True)
+        return EditionAsk("year", int(m.group(1) or m.group(2)), True, m.group(1) is not None)
     if _BEFORE.search(text):
         return EditionAsk("before", None, True)
     return EditionAsk("current", None, _CURRENT.search(text) is not None)

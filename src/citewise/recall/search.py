@@ -227,6 +227,8 @@ def search(
     criterion, abstain = _criterion(index, query, scores, s)
     if eds.abstention is not None:  # the edition the question names lacks it: say so
         criterion, abstain = eds.abstention.criterion, eds.abstention
+    if law.abstention is not None:  # a Chinese law's edition asked for is absent
+        criterion, abstain = law.abstention.criterion, law.abstention
     hits: list[Hit] = []
     graph_diag = None
     if abstain is None:

@@ -20,6 +20,11 @@ regulation metadata, so every edition stood as current.
   of that year, else the one in force that year (the newest dated no later); before an
   amendment, every edition but the newest; otherwise the newest (an undated text counts as
   the newest, as a file without a date in its name is the current text).
+  An edition asked by its enactment step ("2021年修正的", "1996年那一版") that no edition
+  records - no edition is dated that year and no preamble lists a step of that year -
+  is absent: no document answers for it (the question's premise is false), so the
+  scope is empty and the ask abstains. "2006年的监督法" (the text in force that year)
+  is no such step and reads the edition in force.
 
 The cue words are the language's (a class: edition nouns and amendment verbs), chosen on
 the laws-zh development questions; the file-name and preamble formats are those of
@@ -35,6 +40,7 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 from citewise.analysis.zh_edition import EditionAsk, edition_asked
+from citewise.core.search import Abstention
 
 if TYPE_CHECKING:
     from citewise.index.manager import KBIndex
@@ -49,6 +55,7 @@ __all__ = [
     "law_name",
     "law_scope",
     "laws_named",
+    "step_years",
 ]
 
 _PREFIX = re.compile(r"^(?:中华人民共和国)")
@@ -67,6 +74,8 @@ class Law:
     path: str
     name: str
     edition: date | None
+    #: The years of the enactment steps the edition records (its date, its preamble's).
+    steps: frozenset[int] = frozenset()
 
 
 def law_name(title: str) -> str:
@@ -87,6 +96,23 @@ def edition_date(path: str, preamble: str = "") -> date | None:
         except ValueError:
             continue
     return max(dates) if dates else None
+
+
+def step_years(path: str, preamble: str = "") -> frozenset[int]:
+    """The years of the dated steps an edition records: its file name's date and every
+    dated line of its preamble (1982年12月10日 … 通过, 2024年3月11日 … 修订)."""
+    years = {int(y) for y, _, _ in _EVENT_DATE.findall(preamble)}
+    m = _FILE_DATE.search(path.rsplit("/", 1)[-1])
+    return frozenset(years | ({int(m.group(1))} if m else set()))
+
+
+def _absent(eds: list[Law], ask: EditionAsk) -> bool:
+    """An edition asked by its enactment step that none of ``eds`` records (see the
+    module); a law whose editions record no step at all is not judged."""
+    if ask.kind != "year" or not ask.event or ask.year is None:
+        return False
+    known = set().union(*(e.steps for e in eds))
+    return bool(known) and ask.year not in known
 
 
 def laws_named(text: str, laws: Iterable[Law]) -> set[str]:
@@ -126,6 +152,8 @@ def _newest(eds: list[Law]) -> list[Law]:
 def chosen_paths(editions: Iterable[Law], ask: EditionAsk) -> frozenset[str]:
     """The paths of one law's ``editions`` that answer for the edition ``ask`` names."""
     eds = list(editions)
+    if _absent(eds, ask):
+        return frozenset()
     if len(eds) <= 1:
         return frozenset(e.path for e in eds)
     dated = sorted((e for e in eds if e.edition is not None), key=lambda e: e.edition or date.min)
@@ -148,6 +176,8 @@ class LawScope:
 
     paths: frozenset[str] | None = None
     info: dict[str, object] | None = None
+    #: Why recall abstains: the edition asked for is not in the knowledge base.
+    abstention: Abstention | None = None
 
 
 def scope_of(text: str, laws: Mapping[str, Law]) -> LawScope:
@@ -165,10 +195,19 @@ def scope_of(text: str, laws: Mapping[str, Law]) -> LawScope:
         "year": ask.year,
         "paths": sorted(paths),
     }
-    return LawScope(frozenset(paths), info)
+    if paths:
+        return LawScope(frozenset(paths), info)
+    # an edition asked by an enactment step that no edition records: say so
+    which = "、".join(sorted(named))
+    reason = f"the knowledge base holds no edition of {which} from {ask.year}"
+    info["absent"] = reason
+    return LawScope(frozenset(), info, Abstention(reason, "edition_not_found"))
 
 
 _HAN = re.compile(r"[\u4e00-\u9fff]")
+#: Where an edition's dated steps are read: its first chunks, their first characters.
+_PREAMBLE_CHUNKS = 3
+_PREAMBLE_CHARS = 1500
 
 
 def law_scope(index: KBIndex, text: str, principal: str | None) -> LawScope:
@@ -184,17 +223,21 @@ def _laws(index: KBIndex, principal: str | None) -> dict[str, Law]:
 
     def compute() -> dict[str, Law]:
         first: dict[str, tuple[int, str, str]] = {}
+        heads: dict[str, list[str]] = {}
         for cid in readable:
             c = chunks[cid]
             title = c.heading_path[0] if c.heading_path else c.breadcrumb.split(" > ")[0]
             seen = first.get(c.path)
             if seen is None or c.ordinal < seen[0]:
                 first[c.path] = (c.ordinal, title, c.search_text[:400])
+            if c.ordinal < _PREAMBLE_CHUNKS:  # the dated steps of a long history
+                heads.setdefault(c.path, []).append(c.search_text[:_PREAMBLE_CHARS])
         out: dict[str, Law] = {}
         for path, (_, title, head) in sorted(first.items()):
             name = law_name(title)
             if name:
-                out[path] = Law(path, name, edition_date(path, head))
+                steps = step_years(path, "\n".join(heads.get(path, [])))
+                out[path] = Law(path, name, edition_date(path, head), steps)
         return out
 
     return index.memo(("zh_laws", index.classes(principal)), compute)

@@ -46,17 +46,24 @@ from citewise.sufficiency.answer_type import (
     gives_time,
     present,
 )
-from citewise.sufficiency.figures import NUMBER_WORDS, Constraint, number_found, question_figures
+from citewise.sufficiency.figures import (
+    NUMBER_WORDS,
+    Constraint,
+    Kind,
+    number_found,
+    question_figures,
+)
 from citewise.sufficiency.floor import unmentioned
 from citewise.sufficiency.measure import asks_measure, gives_measure
 from citewise.sufficiency.presence import FILLER, TermProfile, english_zipf, is_question
 from citewise.sufficiency.wordforms import fold, held, tokens
 from citewise.sufficiency.zh_answer_type import (
-    expected_type,
+    gate_kind,
     question_figures_zh,
     type_cue,
     unit_has_type,
 )
+from citewise.sufficiency.zh_measure import question_amounts, states_amount
 from citewise.sufficiency.zh_terms import PREFIX as ZH_WORDS
 from citewise.sufficiency.zh_terms import held_words, words_constraint
 
@@ -136,6 +143,8 @@ def question_constraints(
         out += _term_constraints(question, profile, out)
     if not text.isascii() and (zh_words := words_constraint(text)) is not None:
         out.append(zh_words)  # Chinese: the distinctive words asked about (zh_terms)
+    if not text.isascii():  # Chinese: the amounts the question states (zh_measure)
+        out += [Constraint("number", a, ZH_AMOUNT + a) for a in question_amounts(text)]
     out += _polarity(question)
     out += _answer_type(question)
     return tuple(out)
@@ -211,16 +220,21 @@ def _answer_type(question: Question) -> list[Constraint]:
 
 def zh_constraint(question: Question) -> Constraint | None:
     """The hard answer-type gate of a Chinese ``question`` (:mod:`zh_answer_type`):
-    何时 wants a time, 多少 / 几 a number, 第几 a numbered reference, each other than the
-    question's own figures ("1996年"); who and where are no gate (a weight for the score)."""
+    何时 wants a time, 多少 / 几 a number (in the measure it names: 几天, 多少元), 第几 a
+    numbered reference, each other than the question's own figures ("1996年"), and 哪个
+    机关 a body; who and where else are no gate (a weight for the score)."""
     text = question.text
-    kind = expected_type(text)
-    if kind not in ("time", "number", "ordinal"):
+    kind = gate_kind(text)
+    if kind is None:
         return None
     own = ",".join(question_figures_zh(text) + figures_of(question))
     cue = type_cue(text)
-    return Constraint("date" if kind == "time" else "quantity", cue, f"zh-{kind}:{own}")
+    ckind: Kind = "date" if kind == "time" else "agent" if kind == "agent" else "quantity"
+    return Constraint(ckind, cue, f"zh-{kind}:{own}")
 
+
+#: The key prefix of an amount a Chinese question states (三十年), met by the unit alone.
+ZH_AMOUNT = "zh-amount:"
 
 #: Index tokens of the question's own negation words (never the negated relation).
 _NEGATED = frozenset(tokenize("not never cannot no"))
@@ -264,12 +278,14 @@ def unmet(
     around = headed.union(tokens(paragraph))
     out = []
     for c in constraints:
-        if c.kind == "number":
+        if c.key.startswith(ZH_AMOUNT):  # stated in the unit itself (zh_measure)
+            ok = states_amount(text, c.surface)
+        elif c.kind == "number":
             ok = number_found(c, text) or (_is_year(c) and number_found(c, context))
         elif c.kind == "name":
             ok = held(c.key, around) or fold(c.surface).lower() in fold(text).lower()
         elif c.key.startswith(ZH_WORDS):  # a Chinese question's words (zh_terms)
-            ok = held_words(c.key, [text, *headings])
+            ok = held_words(c.key, [text, *headings, context], [paragraph])
         elif c.kind == "words":
             keys = [k.lstrip("!") for k in c.key.split()]
             rare = [k[1:] for k in c.key.split() if k.startswith("!")]
@@ -333,6 +349,8 @@ def reason(failures: Sequence[tuple[Constraint, ...]]) -> str:
 def _words(c: Constraint) -> str:
     if c.kind == "relevance":
         return f"mentions {_either(c.surface)}" if c.surface else "is close enough"
+    if c.key.startswith(ZH_AMOUNT):  # quoted: the answer text names the amount asked
+        return f"states '{c.surface}'"
     if c.kind == "number" or c.kind == "name":
         return f"mentions {c.surface}"
     if c.kind == "words":
@@ -343,6 +361,8 @@ def _words(c: Constraint) -> str:
         return "gives a date"
     if c.kind == "time":
         return "says when"
+    if c.kind == "agent":  # a Chinese *which body* question (zh_answer_type)
+        return f"names a body for '{c.surface}'"
     if c.kind == "structure":
         return "is more than a title, caption or list lead-in"
     if c.kind == "near_miss":  # what the passages say in its place
@@ -370,6 +390,8 @@ def _lacks(c: Constraint) -> str:
         if c.surface:
             return f"does not mention {_either(c.surface)}"
         return "matches the question too weakly"
+    if c.key.startswith(ZH_AMOUNT):
+        return f"does not state '{c.surface}'"
     if c.kind in ("number", "name"):
         return f"does not mention {c.surface}"
     if c.kind == "words":
@@ -380,6 +402,8 @@ def _lacks(c: Constraint) -> str:
         return "gives no date"
     if c.kind == "time":
         return "does not say when"
+    if c.kind == "agent":
+        return f"names no body for '{c.surface}'"
     if c.kind == "structure":
         return f"is only a {c.surface.replace('_', '-')} line"
     if c.kind == "near_miss":  # the unit's words in place of the question's

@@ -25,6 +25,7 @@ Kind = Literal[
     "structure",
     "near_miss",
     "meaning",
+    "agent",
 ]
 
 

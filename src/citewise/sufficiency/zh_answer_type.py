@@ -32,10 +32,13 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
+from citewise.sufficiency.zh_measure import asked_measure, states_measure
+
 __all__ = [
     "ZH_TYPES",
     "ZhType",
     "expected_type",
+    "gate_kind",
     "present_types",
     "question_figures_zh",
     "type_cue",
@@ -85,6 +88,26 @@ def expected_type(text: str) -> ZhType | None:
     return found[0] if found else None
 
 
+#: A *which body* question (哪个机关, 什么部门): the answer names an authority or body.
+_BODY_Q = re.compile(
+    r"(?:哪个|哪一个|哪些|什么|哪一|何种)(?:国家)?(?:机关|部门|单位|组织|机构|委员会|法院|政府)"
+)
+
+
+def gate_kind(text: str) -> str | None:
+    """The slot a Chinese question's answer unit must hold (a hard gate), or None:
+    ``time``, ``ordinal``, ``number`` or ``number/<measure>`` when the count names its
+    measure (:mod:`citewise.sufficiency.zh_measure`: 几天, 多少平方米), and ``agent`` for a
+    *which body* question (哪个机关); 谁 and 哪里 stay soft (a weight for the score)."""
+    kind = expected_type(text)
+    if kind == "number":
+        measure = asked_measure(text)
+        return f"number/{measure}" if measure else "number"
+    if kind in ("time", "ordinal"):
+        return kind
+    return "agent" if kind == "agent" and _BODY_Q.search(text) else None
+
+
 def type_cue(text: str) -> str:
     """The text's own words that ask for the type ("什么时候", "多少"), or ""."""
     found = _cue(text)
@@ -96,7 +119,10 @@ _TIME_T = re.compile(
     rf"(?:\d{{2,4}}|[{_DIGIT}]{{2,4}})\s*年|(?:\d{{1,2}}|[{_N}]{{1,3}})\s*月(?!薪)|"
     rf"月\s*(?:\d{{1,2}}|[{_N}]{{1,3}})\s*[日号]|\d{{4}}[-/.]\d{{1,2}}|"
     r"世纪|年代|年间|时期|朝代|[春夏秋冬][季天]|今年|去年|明年|当年|次年|同年|翌年|前年|"
-    rf"上午|下午|凌晨|晚上|中午|\d{{1,2}}[:：]\d{{2}}|(?:\d{{1,2}}|[{_N}]{{1,3}})[点时](?!钟头)|"
+    rf"上午|下午|凌晨|晚上|中午|\d{{1,2}}[:：]\d{{2}}|\d{{1,2}}[点时](?!钟头)|"
+    # a clock time in Chinese numerals says 点钟 / 点半 / 时许 / 时…分: a bare 一点 is "a
+    # little" or "a point" (每一点), no time
+    rf"[{_N}]{{1,3}}(?:点钟|点半|[点时][{_N}]{{1,3}}分|时许)|"
     r"星期|周[一二三四五六日]|每(?:年|月|周|日|天)|之日|之时|届满|以前|以后|之前|之后|期间|"
     r"当日|当天|次日|即日|同日|起施行|开始施行|生效"
 )
@@ -136,6 +162,8 @@ def unit_has_type(text: str, kind: str, asked: Iterable[str] = ()) -> bool:
         return _REFERENCE.search(text) is not None
     if kind == "number":
         return _NUMBER_T.search(_REFERENCE.sub(" ", text)) is not None
+    if kind.startswith("number/"):  # a count in its measure (zh_measure)
+        return states_measure(text, kind.partition("/")[2])
     if kind in ("agent", "place"):
         return _named(text, kind)
     return False
