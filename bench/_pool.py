@@ -54,6 +54,13 @@ CANDIDATES: tuple[Setting, ...] = (
     # the factor per near miss (sufficiency/near_miss; default 1 = off)
     Setting("near-miss-0.3", {"CITEWISE_ANSWERABLE_NEAR_MISS": "0.3"}),
     Setting("near-miss-0.5", {"CITEWISE_ANSWERABLE_NEAR_MISS": "0.5"}),
+    # long documents (h/long34): a paragraph's opening sentence lends relation words to
+    # its later sentences (sufficiency/paragraph_topic; default 1200 characters, 0 = off),
+    # and the meaning check reads a unit under its document's title line
+    # (answer/meaning/titled; default on)
+    Setting("paragraph-topic-0", {"CITEWISE_PARAGRAPH_LEAD_CHARS": "0"}),
+    Setting("paragraph-topic-300", {"CITEWISE_PARAGRAPH_LEAD_CHARS": "300"}),
+    Setting("meaning-title-off", {"CITEWISE_MEANING_TITLE": "off"}),
 )
 
 Summary = Mapping[str, Any]

@@ -41,13 +41,15 @@ CANDS = (DEFAULTS, LOOSE)
 
 def test_the_declared_candidates_are_the_defaults_and_threshold_alternatives() -> None:
     from citewise.answer.choice import RANK_K_ENV
+    from citewise.answer.meaning.titled import TITLE_ENV
     from citewise.evidence.keep_top import TOP_DOCS_ENV
     from citewise.sufficiency.answerability import ENV
+    from citewise.sufficiency.paragraph_topic import LEAD_ENV
 
     assert CANDIDATES[0] == DEFAULTS and DEFAULTS.env == {}
     assert len({c.name for c in CANDIDATES}) == len(CANDIDATES)
     for c in CANDIDATES[1:]:  # each alternative sets a threshold the product reads
-        assert c.env and set(c.env) <= {*ENV, TOP_DOCS_ENV, RANK_K_ENV}, c
+        assert c.env and set(c.env) <= {*ENV, TOP_DOCS_ENV, RANK_K_ENV, LEAD_ENV, TITLE_ENV}, c
 
 
 def test_balanced_weighs_right_and_abstention_and_needs_no_unanswerable() -> None:

@@ -30,6 +30,7 @@ from citewise.sufficiency.verdict import unchecked_by_words
 
 if TYPE_CHECKING:
     from citewise.answer.candidate import Candidate, UnitsOf
+    from citewise.answer.meaning.titled import TitleOf
     from citewise.answer.models import Answer, AnswerTrace, MeaningTrace
     from citewise.context import StageContext
     from citewise.evidence.models import EvidencePack, Fragment
@@ -52,6 +53,7 @@ def judged(
     trace: AnswerTrace,
     profile: TermProfile | None = None,
     units_of: UnitsOf | None = None,
+    title_of: TitleOf | None = None,
 ) -> tuple[list[Candidate], Reason | None]:
     """The units the answer quotes after the meaning check (``searched``: the question as
     the knowledge base spells it), and the refusal's reason when no unit, chosen or read
@@ -60,7 +62,7 @@ def judged(
     if any(tabular(c.kind, c.clean) for c in chosen):
         trace["meaning"] = {"skipped": "a table or code unit: the model reads prose"}
         return chosen, None
-    texts = unit_readings(chosen, units_of)
+    texts = unit_readings(chosen, units_of, title_of)  # title_of: meaning/titled.py
     meaning = meaning_check(searched, texts)
     if meaning is None:
         if has_cjk(searched.text):  # the shipped cross-encoder reads English only
