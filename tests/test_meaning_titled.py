@@ -3,7 +3,8 @@
 
 Fixtures written for these tests: a systems paper as plain text (its title line names
 the subject, its sentences do not) and a policy text whose sections are not clause
-headings; a regulation's clause keeps its part-and-section reading."""
+headings; a regulation's clause keeps its part-and-section reading. The titled reading
+is read only after the usual ones failed, and must reach the rescue floor."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from citewise.analysis.question import analyse
 from citewise.answer.candidate import Candidate
-from citewise.answer.meaning.read import unit_readings
-from citewise.answer.meaning.titled import TITLE_ENV, enabled, titled
+from citewise.answer.meaning.check import MEANING_FLOOR, MeaningCheck
+from citewise.answer.meaning.titled import TITLE_ENV, TITLE_FLOOR, enabled, title_check, titled
 from citewise.errors import UsageError
 from citewise.evidence.models import Fragment
 from citewise.evidence.sentences import Span
@@ -62,20 +64,40 @@ def test_a_paper_sentence_is_answered_under_its_title_and_refused_without(
     assert "no passage found answers" in refused.answer
 
 
-def test_a_policy_unit_is_read_second_under_its_title_line() -> None:
-    c = _candidate(POLICY_UNIT, ("Rules",), "berthing.txt")
-    read = unit_readings([c], None, lambda f: "Riverside Marina Berthing Rules")
-    assert read[0] == POLICY_UNIT
-    assert read[1] == f"Riverside Marina Berthing Rules. {POLICY_UNIT}"
-    assert unit_readings([c], None, lambda f: "") == [POLICY_UNIT]  # no title line
+def test_only_units_outside_a_clause_are_read_under_their_title(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from citewise.answer.meaning import titled as module
 
+    read: list[list[str]] = []
 
-def test_a_clause_keeps_its_part_and_section_reading() -> None:
+    def scores(question: object, texts: list[str]) -> MeaningCheck:
+        read.append(list(texts))
+        return MeaningCheck(tuple(7.0 for _ in texts), True, 0.0, "m")
+
+    monkeypatch.setattr(module, "meaning_scores", scores)
+    policy = _candidate(POLICY_UNIT, ("Rules",), "berthing.txt")
     text = "A permit holder must apply for renewal within 30 days before expiry."
-    c = _candidate(text, ("PART 9 — MOORING PERMITS", "§ 9.4 Renewal."), "r.md")
-    read = unit_readings([c], None, lambda f: "Harbour Regulations")
-    assert read[1] == f"MOORING PERMITS: Renewal. {text}"
-    assert not any(r.startswith("Harbour Regulations") for r in read)
+    clause = _candidate(text, ("PART 9 — MOORING PERMITS", "§ 9.4 Renewal."), "r.md")
+    q = analyse("How many nights may a vessel stay?")
+    got = title_check(q, [clause, policy], lambda f: "Riverside Marina Berthing Rules")
+    assert got is not None and got.passed
+    assert read == [[f"Riverside Marina Berthing Rules. {POLICY_UNIT}"]]  # the clause: no
+    assert title_check(q, [clause], lambda f: "Harbour Regulations") is None
+    assert title_check(q, [policy], lambda f: "") is None  # no title line
+
+
+def test_a_titled_reading_must_reach_the_rescue_floor(monkeypatch: pytest.MonkeyPatch) -> None:
+    from citewise.answer.meaning import titled as module
+
+    def scores(question: object, texts: list[str]) -> MeaningCheck:
+        return MeaningCheck((TITLE_FLOOR - 0.1,), True, 0.0, "m")  # passes at 2.0 only
+
+    monkeypatch.setattr(module, "meaning_scores", scores)
+    q = analyse("How many nights may a vessel stay?")
+    got = title_check(q, [_candidate(POLICY_UNIT)], lambda f: "Riverside Marina Rules")
+    assert got is not None and not got.passed
+    assert TITLE_FLOOR > MEANING_FLOOR
 
 
 def test_no_title_reading_when_the_unit_or_its_headings_hold_the_title(

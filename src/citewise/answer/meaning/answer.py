@@ -22,6 +22,7 @@ from citewise.answer.meaning.check import (
 )
 from citewise.answer.meaning.choice import RESCUE_FLOOR, recover, rescuable, rescue
 from citewise.answer.meaning.support import support
+from citewise.answer.meaning.titled import TITLE_FLOOR, TitleOf, title_check
 from citewise.answer.relevance import dense_scorer
 from citewise.answer.review import release_review
 from citewise.answer.units.cache import fragment_units
@@ -30,7 +31,6 @@ from citewise.sufficiency.verdict import unchecked_by_words
 
 if TYPE_CHECKING:
     from citewise.answer.candidate import Candidate, UnitsOf
-    from citewise.answer.meaning.titled import TitleOf
     from citewise.answer.models import Answer, AnswerTrace, MeaningTrace
     from citewise.context import StageContext
     from citewise.evidence.models import EvidencePack, Fragment
@@ -62,7 +62,7 @@ def judged(
     if any(tabular(c.kind, c.clean) for c in chosen):
         trace["meaning"] = {"skipped": "a table or code unit: the model reads prose"}
         return chosen, None
-    texts = unit_readings(chosen, units_of, title_of)  # title_of: meaning/titled.py
+    texts = unit_readings(chosen, units_of)
     meaning = meaning_check(searched, texts)
     if meaning is None:
         if has_cjk(searched.text):  # the shipped cross-encoder reads English only
@@ -75,6 +75,12 @@ def judged(
         trace["meaning"] = trace["meaning"] | {"support": support(profile, texts).to_json()}
     if meaning.passed:
         return chosen, None
+    under_title = title_check(searched, chosen, title_of)  # meaning/titled.py
+    if under_title is not None:
+        titled_read = under_title.to_json() | {"floor": TITLE_FLOOR}
+        trace["meaning"] = trace["meaning"] | {"titled": titled_read}
+        if under_title.passed:
+            return chosen, None
     recovered = recover(searched, chosen, ranked)
     if recovered is not None:  # the next candidates by meaning (meaning_choice.py)
         trace["meaning"] = trace["meaning"] | {"recovery": recovered.to_json()}

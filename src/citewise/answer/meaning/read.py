@@ -19,7 +19,6 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from citewise.answer.clause_reading import clause_read
-from citewise.answer.meaning.titled import TitleOf, titled
 from citewise.evidence.models import TRUNCATION_MARKER as TRUNCATION
 from citewise.evidence.sentences import split_sentences
 
@@ -131,16 +130,13 @@ def unbroken(raw: str, shown: str) -> str:
 
 
 def unit_readings(
-    chosen: Sequence[Candidate],
-    units_of: Callable[[Fragment], Sequence[Unit]] | None = None,
-    title_of: TitleOf | None = None,
+    chosen: Sequence[Candidate], units_of: Callable[[Fragment], Sequence[Unit]] | None = None
 ) -> list[str]:
     """The texts the check reads for the chosen units, best-scored unit first: each alone,
     then with the sentence before it in its paragraph, then with the sentences on both
     sides, then with two before (:func:`readings`; the neighbours from the document's
     units, ``units_of``, when given: a fragment often ends with the unit), under its
-    subsection heading; a unit of a titled document also under its title line, second
-    (:mod:`citewise.answer.meaning.titled`)."""
+    subsection heading."""
     out: list[str] = []
     for c in sorted(chosen, key=lambda c: (-c.score, c.order)):
         text, start = c.fragment.text, c.fragment.char_start
@@ -160,10 +156,8 @@ def unit_readings(
             if lead:
                 read.append(f"{lead} {unit}")
         shown = [with_heading(t, c.section, c.depth) for t in read]
-        # a clause under its part and section titles, else a unit under its document's
-        # title line: second
-        second = clause_read(c) or titled(c, shown[0], title_of)
-        out.extend([*shown[:1], second, *shown[1:]] if second else shown)
+        in_clause = clause_read(c)  # a clause under its part and section titles, second
+        out.extend([*shown[:1], in_clause, *shown[1:]] if in_clause else shown)
     return out[:MAX_READINGS]
 
 

@@ -8,9 +8,14 @@ store three replicas" and only the title says of what. A question names that sub
 ("What classes of agents does Paxos Made Simple describe?"), and the cross-encoder,
 given the sentence alone, reads it as no answer (log-odds -3.6; 8.1 under the title).
 
-:func:`titled` is the reading added for such a unit: ``"<title line>. <unit>"``, right
-after the unit alone (as :mod:`citewise.answer.clause_reading` adds a clause's part and
-section titles for regulations, which keep that reading instead). The title is the
+:func:`titled` is the reading of such a unit: ``"<title line>. <unit>"`` (as
+:mod:`citewise.answer.clause_reading` reads a clause under its part and section titles;
+regulations keep that reading instead). It is read only when every usual reading of the
+chosen units failed, and it must reach :data:`TITLE_FLOOR`, the rescue floor (6.0), not
+the check's 2.0: the title lends the question's subject to every sentence of the
+document, so a sentence about a neighbouring matter reads well under it too (the GFS
+paper's "Multi-GB files are the common case" for "What is the maximum file size GFS
+supports?" reads 4.1 under its title; the Paxos sentence 8.1). The title is the
 document's *title line*, its opening block when shaped as a title
 (:func:`citewise.sufficiency.structure.title_line`), never the file's metadata title
 ("Microsoft Word - paper.doc", "Untitled Document" are common in PDFs). No title line,
@@ -27,15 +32,36 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from citewise.analysis.question import Question
 from citewise.answer.admission import opening_title
+from citewise.answer.clause_reading import clause_structured
+from citewise.answer.meaning.check import MeaningCheck, meaning_scores, passes
+from citewise.answer.meaning.choice import RESCUE_FLOOR
+from citewise.answer.meaning.read import unbroken, with_heading
 from citewise.errors import UsageError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from citewise.answer.candidate import Candidate
     from citewise.evidence.models import Fragment
     from citewise.evidence.nodes import NodeReader
 
-__all__ = ["TITLE_ENV", "TitleOf", "enabled", "title_reader", "titled"]
+__all__ = [
+    "TITLE_ENV",
+    "TITLE_FLOOR",
+    "TitleOf",
+    "enabled",
+    "title_check",
+    "title_reader",
+    "titled",
+]
+
+#: The log-odds a titled reading must reach (the rescue floor of
+#: :mod:`citewise.answer.meaning.choice`): chosen on papers, where the check's own 2.0
+#: answered an unanswerable question under the title (4.1) and 6.0 kept the answerable
+#: one (8.1).
+TITLE_FLOOR = RESCUE_FLOOR
 
 TITLE_ENV = "CITEWISE_MEANING_TITLE"
 #: The document title line of a fragment's document ("" when it has none).
@@ -83,3 +109,25 @@ def title_reader(reader: NodeReader) -> TitleOf:
         return seen[key]
 
     return title_of
+
+
+def title_check(
+    question: Question, chosen: Sequence[Candidate], title_of: TitleOf | None
+) -> MeaningCheck | None:
+    """The chosen units (best first; not clauses of a regulation) read under their
+    document's title line, passed when one reaches :data:`TITLE_FLOOR`; None when no unit
+    has a titled reading or no model reads it."""
+    texts = []
+    for c in sorted(chosen, key=lambda c: (-c.score, c.order)):
+        if clause_structured(c.fragment):
+            continue
+        shown = with_heading(unbroken(c.span.text, c.clean), c.section, c.depth)
+        read = titled(c, shown, title_of)
+        if read is not None:
+            texts.append(read)
+    if not texts:
+        return None
+    check = meaning_scores(question, texts)
+    if check is None:
+        return None
+    return MeaningCheck(check.scores, passes(check.scores, TITLE_FLOOR), check.ms, check.model)
