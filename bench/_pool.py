@@ -62,6 +62,13 @@ CANDIDATES: tuple[Setting, ...] = (
     # zh_terms; default 0.5): off, and stricter
     Setting("zh-coverage-0", {"CITEWISE_ZH_COVERAGE": "0"}),
     Setting("zh-coverage-0.6", {"CITEWISE_ZH_COVERAGE": "0.6"}),
+    # long documents (h/long34): a paragraph's opening sentence lends relation words to
+    # its later sentences (sufficiency/paragraph_topic; default 1200 characters, 0 = off),
+    # and the meaning check reads a unit under its document's title line
+    # (answer/meaning/titled; default on)
+    Setting("paragraph-topic-0", {"CITEWISE_PARAGRAPH_LEAD_CHARS": "0"}),
+    Setting("paragraph-topic-300", {"CITEWISE_PARAGRAPH_LEAD_CHARS": "300"}),
+    Setting("meaning-title-off", {"CITEWISE_MEANING_TITLE": "off"}),
 )
 
 Summary = Mapping[str, Any]

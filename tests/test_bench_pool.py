@@ -41,14 +41,17 @@ CANDS = (DEFAULTS, LOOSE)
 
 def test_the_declared_candidates_are_the_defaults_and_threshold_alternatives() -> None:
     from citewise.answer.choice import RANK_K_ENV
+    from citewise.answer.meaning.titled import TITLE_ENV
     from citewise.evidence.keep_top import TOP_DOCS_ENV
     from citewise.sufficiency.answerability import ENV
+    from citewise.sufficiency.paragraph_topic import LEAD_ENV
     from citewise.sufficiency.zh_terms import COVERAGE_ENV
 
     assert CANDIDATES[0] == DEFAULTS and DEFAULTS.env == {}
     assert len({c.name for c in CANDIDATES}) == len(CANDIDATES)
     for c in CANDIDATES[1:]:  # each alternative sets a threshold the product reads
-        assert c.env and set(c.env) <= {*ENV, TOP_DOCS_ENV, RANK_K_ENV, COVERAGE_ENV}, c
+        known = {*ENV, TOP_DOCS_ENV, RANK_K_ENV, COVERAGE_ENV, LEAD_ENV, TITLE_ENV}
+        assert c.env and set(c.env) <= known, c
 
 
 def test_balanced_weighs_right_and_abstention_and_needs_no_unanswerable() -> None:

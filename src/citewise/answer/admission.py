@@ -33,10 +33,18 @@ from citewise.sufficiency.floor import unmentioned
 from citewise.sufficiency.measure import MEASURE_Q
 from citewise.sufficiency.models import TermProfile
 from citewise.sufficiency.near_miss import near_miss_pairs
+from citewise.sufficiency.paragraph_topic import lead_of
 from citewise.sufficiency.presence import is_question
 from citewise.sufficiency.structure import Structural, structural, title_line
 
-__all__ = ["OPENING_CHARS", "UNCONSTRAINED", "admission", "named_parts", "question_gate"]
+__all__ = [
+    "OPENING_CHARS",
+    "UNCONSTRAINED",
+    "admission",
+    "named_parts",
+    "opening_title",
+    "question_gate",
+]
 
 #: Intents whose units are not checked one by one against the question's constraints: a
 #: procedure's steps and a comparison's sides each name only part of the question.
@@ -80,7 +88,7 @@ class _Reads:
         f = c.fragment
         key = (f.path, f.version_id)
         if key not in self.titles:
-            self.titles[key] = _title_of(self.reader.near(f.path, f.version_id, [(0, 0)]))
+            self.titles[key] = opening_title(self.reader.near(f.path, f.version_id, [(0, 0)]))
         return self.titles[key]
 
     def subject(self, c: Candidate) -> tuple[str, str]:
@@ -129,7 +137,7 @@ def admission(
     def admit(c: Candidate) -> bool:
         if not gate.constraints and wanted is None and misses is None:
             return True
-        before, section, own, first = _blocks_of(reader, near, c)
+        before, section, own, first, lead = _blocks_of(reader, near, c)
         opening, names = reads.subject(c)
         # the document's subject (named in its opening, all through it) names each unit
         head = reads.title(c)
@@ -166,7 +174,7 @@ def admission(
         value, refused = _scored(signals, gate.floor, pairs[0][1] if pairs else "", said)
         if scores is not None:
             scores[c.key] = value
-        return gate(shown, headings, value, f"{section}\n{own}", refused, where)
+        return gate(shown, headings, value, f"{section}\n{own}", refused, where, lead)
 
     return admit
 
@@ -216,7 +224,7 @@ def unit_structure(c: Candidate, own: str) -> Structural | None:
     return None if found == "heading" and c.kind == "item" else found
 
 
-def _title_of(nodes: Sequence[Node]) -> str:
+def opening_title(nodes: Sequence[Node]) -> str:
     """The first block of a document version when it is a title line, else ""."""
     blocks = sorted(
         (n for n in nodes if n.kind not in _OPENING_SKIP and n.text.strip()),
@@ -230,12 +238,14 @@ def _title_of(nodes: Sequence[Node]) -> str:
 
 def _blocks_of(
     reader: NodeReader, near: dict[tuple[str, int], list[Span]], c: Candidate
-) -> tuple[str, str, str, str]:
+) -> tuple[str, str, str, str, str]:
     """(the block before the unit's own in the same section, every block of the
     section before the unit's own, the unit's own block, the subsection's lead
-    paragraph). The section's earlier blocks name what "clamp mode" belongs to (its
-    lead paragraph introduces the ``IntRange`` type); before a table the block before
-    is the table's caption ("A uniform table"), which a row's relation words may use.
+    paragraph, the unit's own block before it: its paragraph's topic,
+    :mod:`citewise.sufficiency.paragraph_topic`). The section's earlier blocks name
+    what "clamp mode" belongs to (its lead paragraph introduces the ``IntRange``
+    type); before a table the block before is the table's caption ("A uniform
+    table"), which a row's relation words may use.
     A subsection's introduction (:func:`_intro`) says what the whole subsection is
     about ("Permissions are implemented as an endpoint decorator"): heading context."""
     f = c.fragment
@@ -253,8 +263,9 @@ def _blocks_of(
             lead = same[-SECTION_BLOCKS:] if nested else same[-1:]
             # a "##" section of a page without a "#" title is a subsection too
             intro = _intro(nodes, n) if (nested or c.depth >= 2) else ""
-            return (same[-1] if same else ""), "\n".join(lead), n.text, intro
-    return "", "", "", ""
+            topic = lead_of(n.text, n.char_start, c.span.start)
+            return (same[-1] if same else ""), "\n".join(lead), n.text, intro, topic
+    return "", "", "", "", ""
 
 
 def _caption_of(reader: NodeReader, near: dict[tuple[str, int], list[Span]], c: Candidate) -> str:

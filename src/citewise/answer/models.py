@@ -228,6 +228,7 @@ class MeaningTrace(TypedDict, total=False):
     support: dict[str, object]
     recovery: dict[str, object]
     rescue: dict[str, object]
+    titled: dict[str, object]  # the units read under their document's title line
     skipped: str
     status: str
     reason: str

@@ -266,15 +266,18 @@ def unmet(
     headings: Iterable[str] = (),
     paragraph: str = "",
     context: str = "",
+    lead: str = "",
 ) -> tuple[Constraint, ...]:
     """The constraints ``text`` (a unit an answer would quote) fails. Its ``headings`` may
     supply a name or a relation word, the ``paragraph`` it sits in a name; neither ever
     supplies a figure, the polarity or the answer type. Its ``context`` (document title,
     path, file kind, edition and date: :func:`citewise.answer.units.context.context_text`)
     supplies a name, a relation word or a year, the same way for every question (a year
-    is met by the sentence or by where it stands, never by neither)."""
+    is met by the sentence or by where it stands, never by neither). Its ``lead`` (its own
+    block's text before it: :mod:`citewise.sufficiency.paragraph_topic`) supplies a
+    relation word, as headings do."""
     own = tokens(text)
-    headed = own.union(*(tokens(line) for line in headings), tokens(context))
+    headed = own.union(*(tokens(line) for line in headings), tokens(context), tokens(lead))
     around = headed.union(tokens(paragraph))
     out = []
     for c in constraints:
@@ -439,14 +442,16 @@ class UnitGate:
         paragraph: str = "",
         refused: Sequence[Constraint] = (),
         context: str = "",
+        lead: str = "",
     ) -> bool:
         """Whether the unit ``text`` passes; ``refused``: what a hard gate outside the
         question's constraints already failed it for (a structural line); ``context``: the
-        unit's document context (title, path, edition, section), where a year may be met."""
+        unit's document context (title, path, edition, section), where a year may be met;
+        ``lead``: its own block before it, where a relation word may be met."""
         if not self.constraints and not refused:
             return True
         headings = list(headings)
-        failed = (*unmet(self.constraints, text, headings, paragraph, context), *refused)
+        failed = (*unmet(self.constraints, text, headings, paragraph, context, lead), *refused)
         if score < self.floor:
             said = () if self.question is None else unmentioned(self.question, text, headings)
             lacking = " ".join(said)

@@ -125,6 +125,14 @@ def _years(text: str) -> set[int]:
     return {int(m.group(1)) for m in re.finditer(r"(?<![\w.])(\d{3,4})(?![\w.]*\d)", text)}
 
 
+#: A thousands separator that typesetting leaves inside a figure: a comma followed by a
+#: blank ("200, 000" in a PDF's extracted text, where the comma's thin space became a
+#: blank) or a thin / narrow no-break / no-break space ("1\u2009000" in standards and
+#: reports). A figure is looked for with and without them (a list "64, 128" still holds
+#: 64); a plain space between digits is never one ("in 2010 500 people").
+_GROUP_BREAK = re.compile(r"(?<=\d)(?:,\s+|[\u00a0\u2009\u202f])(?=\d{3}(?!\d))")
+
+
 def number_found(c: Constraint, text: str) -> bool:
     """Whether ``text`` names the figure of ``c`` or a compatible form of it."""
     value, _, mode = c.key.partition(":")
@@ -140,6 +148,8 @@ def number_found(c: Constraint, text: str) -> bool:
     plain = re.compile(rf"(?<![\w.]){re.escape(value)}(?![\w]*\d)")
     if plain.search(text.replace(",", "")):
         return True
+    if plain.search(_GROUP_BREAK.sub("", text).replace(",", "")):  # "200, 000" too,
+        return True  # besides the list "64, 128" read above
     number = int(value) if value.isdigit() else -1
     if 0 < number <= 20:
         word = next(w for w, i in NUMBER_WORDS.items() if i == number)

@@ -22,6 +22,7 @@ from citewise.answer.meaning.check import (
 )
 from citewise.answer.meaning.choice import RESCUE_FLOOR, recover, rescuable, rescue
 from citewise.answer.meaning.support import support
+from citewise.answer.meaning.titled import TITLE_FLOOR, TitleOf, title_check
 from citewise.answer.relevance import dense_scorer
 from citewise.answer.review import release_review
 from citewise.answer.units.cache import fragment_units
@@ -52,6 +53,7 @@ def judged(
     trace: AnswerTrace,
     profile: TermProfile | None = None,
     units_of: UnitsOf | None = None,
+    title_of: TitleOf | None = None,
 ) -> tuple[list[Candidate], Reason | None]:
     """The units the answer quotes after the meaning check (``searched``: the question as
     the knowledge base spells it), and the refusal's reason when no unit, chosen or read
@@ -73,6 +75,12 @@ def judged(
         trace["meaning"] = trace["meaning"] | {"support": support(profile, texts).to_json()}
     if meaning.passed:
         return chosen, None
+    under_title = title_check(searched, chosen, title_of)  # meaning/titled.py
+    if under_title is not None:
+        titled_read = under_title.to_json() | {"floor": TITLE_FLOOR}
+        trace["meaning"] = trace["meaning"] | {"titled": titled_read}
+        if under_title.passed:
+            return chosen, None
     recovered = recover(searched, chosen, ranked)
     if recovered is not None:  # the next candidates by meaning (meaning_choice.py)
         trace["meaning"] = trace["meaning"] | {"recovery": recovered.to_json()}

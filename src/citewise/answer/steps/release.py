@@ -17,6 +17,7 @@ from citewise.answer.editions_aside import set_aside_in
 from citewise.answer.finish import INSUFFICIENT, finish, human_reason, refusal
 from citewise.answer.meaning.answer import NO_CHINESE_READER, judged
 from citewise.answer.meaning.check import checked
+from citewise.answer.meaning.titled import title_reader
 from citewise.answer.models import Answer
 from citewise.answer.relation.answer import relation_claims, relation_verdict, with_relations
 from citewise.answer.review import release_review
@@ -39,8 +40,9 @@ def review_step(s: AskState) -> AskState:
         # the quoted units must answer by meaning, not only share the words (meaning.py);
         # a misspelt word is read as the knowledge base spells it
         searched = s.need(s.searched, "searched")
+        titles = title_reader(composed.reader)  # a unit read under its document's title
         chosen, why = judged(
-            searched, q, chosen, composed.ranked, trace, s.profile, composed.units_of
+            searched, q, chosen, composed.ranked, trace, s.profile, composed.units_of, titles
         )
         if why is not None:
             return _refused(s, refused(why))
