@@ -89,6 +89,10 @@ def test_two_tables_differing_by_a_qualifier_answer_from_the_one_the_question_st
     rows = [all_time, since]
     assert _cell("How many Stanley Cups have the Maple Leafs won since 67?", rows) == "0"
     assert _cell("How many Stanley Cups have the Maple Leafs won?", rows) == "13"
+    # the title's words name the table: the location column is the one asked for
+    assert _cell("What is the location of the Maple Leafs in the Stanley Cups table?", rows) == (
+        "TOR"
+    )
 
 
 def test_two_different_cells_that_tie_are_ambiguous() -> None:

@@ -1,9 +1,9 @@
 """The ``table_cell`` step of ``ask``: a question one table cell answers is answered by
 that cell, quoted with its row and column headers and cited at its row.
 
-Runs after ``assemble`` (the evidence pack is known) and before the gates' review: the
-rows of the tables the pack's fragments hold are read with their header mapping and
-their table's context (:func:`rows_of_pack`), and
+Runs after ``assemble`` (the evidence pack and the recall are known) and before the
+gates' review: the table rows that the pack's fragments and the recall's first hits hold
+are read with their header mapping and their table's context (:func:`rows_found`), and
 :func:`citewise.answer.units.table_cells.select_cell` chooses the one cell the question
 asks for. With none, or when a name of the question no document holds was found
 (``unknown``), the ask goes on unchanged; with one, the answer states the cell
@@ -12,7 +12,7 @@ asks for. With none, or when a name of the question no document holds was found
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from citewise.answer.candidate import Candidate
 from citewise.answer.citations import cite_claims
@@ -22,15 +22,47 @@ from citewise.answer.review import release_review
 from citewise.answer.steps.state import AskState
 from citewise.answer.units.table_cells import CellAnswer, Row, row_of, select_cell
 from citewise.core.records import Node
+from citewise.core.search import Hit
 from citewise.evidence.models import EvidencePack, Fragment
 from citewise.evidence.nodes import NodeReader
 from citewise.evidence.sentences import Span
+from citewise.evidence.tokens import estimate_tokens
+from citewise.store.adhash import span_id
 from citewise.sufficiency.cell_verdict import table_cell
 
-__all__ = ["cell_step", "rows_of_pack"]
+__all__ = ["Source", "cell_step", "rows_found", "sources"]
 
-#: How many of the pack's direct fragments are read for table rows (the best first).
+#: How many of the pack's direct (and augmentation) fragments, and of the recall's hits,
+#: are read for table rows (the best first).
 FRAGMENTS_READ = 12
+HITS_READ = 10
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A place of one document version the ask found (a pack fragment or a recall hit)."""
+
+    doc_id: str
+    path: str
+    revision: int
+    version_id: int
+    char_start: int
+    char_end: int
+
+
+def sources(pack: EvidencePack, hits: tuple[Hit, ...], stale: tuple[str, ...]) -> list[Source]:
+    """The pack's first direct fragments, its augmentation (a table beside its lead-in)
+    and the recall's first hits, stale editions left out."""
+    found: list[Fragment | Hit] = [
+        *pack.direct[:FRAGMENTS_READ],
+        *pack.augmentation[:FRAGMENTS_READ],
+        *hits[:HITS_READ],
+    ]
+    return [
+        Source(f.doc_id, f.path, f.revision, f.version_id, f.char_start, f.char_end)
+        for f in found
+        if f.path not in stale
+    ]
 
 
 def _context(node: Node, table: Node | None, lead: Node | None) -> str:
@@ -45,47 +77,58 @@ def _context(node: Node, table: Node | None, lead: Node | None) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def _rows(nodes: list[Node], frag: Fragment) -> list[Row]:
-    """The mapped rows among ``nodes`` that overlap ``frag``, each with its context."""
+def _rows(nodes: list[Node], lo: int, hi: int) -> list[Row]:
+    """The mapped rows among ``nodes`` that overlap ``lo``..``hi``, with their context."""
     by_id = {n.id: n for n in nodes}
     ordered = sorted(nodes, key=lambda n: (n.char_start, -n.char_end))
     out: list[Row] = []
     for node in ordered:
-        if node.kind != "table_row" or node.char_end <= frag.char_start:
+        if node.kind != "table_row" or node.char_end <= lo:
             continue
-        if node.char_start >= frag.char_end:
+        if node.char_start >= hi:
             break
         table = by_id.get(node.parent_id or "")
         start = table.char_start if table is not None else node.char_start
-        before = [
-            n
-            for n in ordered
-            if n.char_end <= start and n.kind in ("paragraph", "heading", "section")
-        ]
+        before = [n for n in ordered if n.char_end <= start and n.kind in ("paragraph", "heading")]
         row = row_of(node, _context(node, table, before[-1] if before else None))
         if row is not None:
             out.append(row)
     return out
 
 
-def rows_of_pack(reader: NodeReader, pack: EvidencePack, stale: tuple[str, ...]) -> list[Row]:
-    """The mapped table rows the pack's first direct fragments hold (stale editions left
-    out), each once."""
+def rows_found(reader: NodeReader, found: list[Source]) -> list[tuple[Row, Source]]:
+    """The mapped table rows the places ``found`` hold, each once, with its place."""
     seen: set[str] = set()
-    out: list[Row] = []
-    for frag in [f for f in pack.direct if f.path not in stale][:FRAGMENTS_READ]:
-        nodes = reader.near(frag.path, frag.version_id, [(frag.char_start, frag.char_end)])
-        for row in _rows(nodes, frag):
+    out: list[tuple[Row, Source]] = []
+    for src in found:
+        nodes = reader.near(src.path, src.version_id, [(src.char_start, src.char_end)])
+        for row in _rows(nodes, src.char_start, src.char_end):
             if row.node.id not in seen:
                 seen.add(row.node.id)
-                out.append(row)
+                out.append((row, src))
     return out
 
 
-def _fragment_of(pack: EvidencePack, node: Node) -> Fragment:
-    """The direct fragment the row was read from (it overlaps the row)."""
-    return next(
-        f for f in pack.direct if f.char_start < node.char_end and node.char_start < f.char_end
+def _row_fragment(src: Source, node: Node) -> Fragment:
+    """The cited row as a fragment of its own (its exact text and lines)."""
+    return Fragment(
+        role="direct_support",
+        doc_id=src.doc_id,
+        path=src.path,
+        revision=src.revision,
+        version_id=src.version_id,
+        node_ids=(node.id,),
+        line_start=node.line_start,
+        line_end=node.line_end,
+        char_start=node.char_start,
+        char_end=node.char_end,
+        heading_path=node.heading_path,
+        text=node.text,
+        tokens=estimate_tokens(node.text),
+        truncated=False,
+        citation_id=span_id(node.id, node.char_start, node.char_end),
+        reason="table_cell",
+        kind="table_row",
     )
 
 
@@ -95,19 +138,20 @@ def cell_step(s: AskState) -> AskState:
     if s.unknown:
         return s  # a name no document holds: the gates say so
     reader = NodeReader(s.kb.store, s.kb.name, kept=s.kb.index.kept_nodes)
-    chosen = select_cell(s.question, rows_of_pack(reader, pack, s.stale))
+    recall = s.need(s.recall, "recall")
+    found = rows_found(reader, sources(pack, recall.hits, s.stale))
+    chosen = select_cell(s.question, [row for row, _ in found])
     if chosen is None:
         return s
-    return replace(s, answer=_cell_answer(s, pack, chosen))
+    src = next(src for row, src in found if row is chosen.row)
+    return replace(s, answer=_cell_answer(s, pack, chosen, src))
 
 
-def _cell_answer(s: AskState, pack: EvidencePack, chosen: CellAnswer) -> Answer:
+def _cell_answer(s: AskState, pack: EvidencePack, chosen: CellAnswer, src: Source) -> Answer:
     """The cell stated with its headers, then its row quoted and cited."""
     node = chosen.row.node
-    frag = _fragment_of(pack, node)
-    unit = Candidate(
-        frag, Span(node.char_start, node.char_end, node.text, "table_row"), node.text, 1.0, (0,)
-    )
+    span = Span(node.char_start, node.char_end, node.text, "table_row")
+    unit = Candidate(_row_fragment(src, node), span, node.text, 1.0, (0,), kind="table_row")
     citations, claims = cite_claims(s.kb, [unit], s.conflicts)
     claims = release_review(claims, citations)
     told = chosen.statement()

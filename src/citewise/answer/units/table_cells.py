@@ -37,9 +37,9 @@ __all__ = ["MIN_COVER", "CellAnswer", "Row", "row_of", "select_cell"]
 #: left out of the choice.
 MIN_COVER = 0.6
 #: Words that name a table's own structure ("the table of ...", "which row", "the
-#: sheet") and the verbs and quantifiers of a question for a count ("how many ... have"):
-#: the class of question words no cell or header is expected to hold.
-STRUCTURE_WORDS = "table tables row column sheet cell entry value many much have has had"
+#: sheet"), point at it ("according to the sheet") or make a question for a count ("how
+#: many ... have"): the class of question words no cell or header is expected to hold.
+STRUCTURE_WORDS = "table tables row column sheet cell entry value according many much have has had"
 #: Question words no cell holds: the table's structure, fillers and the words that point
 #: at a passage ("what does the 2019 edition say").
 _WEAK = frozenset(tokenize(STRUCTURE_WORDS)) | FILLER | REFERENCE_WORDS
@@ -91,7 +91,7 @@ def row_of(node: Node, context: str) -> Row | None:
 
 @dataclass(frozen=True, slots=True)
 class _Scored:
-    key: tuple[int, int, int, int]
+    key: tuple[int, int, int, int, int]
     answer: CellAnswer
 
 
@@ -113,12 +113,15 @@ def _score(
     if not row_toks - col_hit:
         return None  # no other cell names the row
     headings = frozenset(tokenize(" ".join(row.node.heading_path)))
+    titles = headings | frozenset(tokenize(str(row.node.attrs.get("caption") or "")))
     ctx = frozenset(tokenize(row.context)) | headings
     covered = (head | row_toks | ctx) & asked
     if (guarded - covered) or len(covered) < MIN_COVER * len(asked):
         return None
     extra_ctx = len(headings - asked)  # a qualifier of the table the question does not state
-    key = (len(covered), len(col_hit), -len(head - asked), -extra_ctx)
+    # a header word the table's title also holds names the table, not the column
+    own = len(col_hit - titles)
+    key = (len(covered), own, len(col_hit), -len(head - asked), -extra_ctx)
     label = ", ".join(c.strip() for c in named_by)
     return _Scored(key, CellAnswer(row, j, label, len(covered) / len(asked)))
 
