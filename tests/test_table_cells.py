@@ -95,6 +95,20 @@ def test_two_tables_differing_by_a_qualifier_answer_from_the_one_the_question_st
     )
 
 
+def test_the_row_its_own_cells_name_wins_over_rows_the_lead_in_names() -> None:
+    head = ["Project name", "Compression ratio"]
+    lead = "Projects: Google Analytics, Google Base and Google Earth keep tables here."
+    rows = [
+        _row([name, ratio], head, lead)
+        for name, ratio in (
+            ("Google Analytics", "29%"),
+            ("Google Base", "31%"),
+            ("Google Earth", "64%"),
+        )
+    ]
+    assert _cell("What is the compression ratio of the Google Base table?", rows) == "31%"
+
+
 def test_two_different_cells_that_tie_are_ambiguous() -> None:
     head = ["Name", "Score"]
     rows = [_row(["Red team", "12"], head), _row(["Red team", "19"], head)]

@@ -91,7 +91,7 @@ def row_of(node: Node, context: str) -> Row | None:
 
 @dataclass(frozen=True, slots=True)
 class _Scored:
-    key: tuple[int, int, int, int, int]
+    key: tuple[int, int, int, int, int, int]
     answer: CellAnswer
 
 
@@ -121,7 +121,8 @@ def _score(
     extra_ctx = len(headings - asked)  # a qualifier of the table the question does not state
     # a header word the table's title also holds names the table, not the column
     own = len(col_hit - titles)
-    key = (len(covered), own, len(col_hit), -len(head - asked), -extra_ctx)
+    # the row's own cells name it: context words (a lead-in naming several rows) do not
+    key = (len(covered), len(row_toks & asked), own, len(col_hit), -len(head - asked), -extra_ctx)
     label = ", ".join(c.strip() for c in named_by)
     return _Scored(key, CellAnswer(row, j, label, len(covered) / len(asked)))
 
