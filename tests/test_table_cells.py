@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from citewise.analysis.question import analyse
+from citewise.analysis.tokenize import tokenize
 from citewise.answer.units.table_cells import Row, select_cell
 from citewise.core.records import Node
 from citewise.kb import Home
@@ -88,7 +89,8 @@ def test_two_tables_differing_by_a_qualifier_answer_from_the_one_the_question_st
     since = _row(["Maple Leafs", "TOR", "0"], head, heading="Stanley Cups Since 67")
     rows = [all_time, since]
     assert _cell("How many Stanley Cups have the Maple Leafs won since 67?", rows) == "0"
-    assert _cell("How many Stanley Cups have the Maple Leafs won?", rows) == "13"
+    # not stating the qualifier, the question is ambiguous between the two tables
+    assert _cell("How many Stanley Cups have the Maple Leafs won?", rows) is None
     # the title's words name the table: the location column is the one asked for
     assert _cell("What is the location of the Maple Leafs in the Stanley Cups table?", rows) == (
         "TOR"
@@ -107,6 +109,13 @@ def test_the_row_its_own_cells_name_wins_over_rows_the_lead_in_names() -> None:
         )
     ]
     assert _cell("What is the compression ratio of the Google Base table?", rows) == "31%"
+
+
+def test_a_question_word_another_found_document_holds_rules_the_row_out() -> None:
+    rows = [_row(["Rollout batch size", "20 instruments"], ["Setting", "Default"])]
+    q = "What is the default batch size of the export plugin?"
+    elsewhere = frozenset(tokenize("export plugin"))
+    assert select_cell(analyse(q), rows, elsewhere) is None
 
 
 def test_two_different_cells_that_tie_are_ambiguous() -> None:

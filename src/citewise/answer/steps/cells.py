@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from citewise.analysis.tokenize import tokenize
 from citewise.answer.candidate import Candidate
 from citewise.answer.citations import cite_claims
 from citewise.answer.finish import finish
@@ -134,29 +135,43 @@ def _row_fragment(src: Source, node: Node) -> Fragment:
 
 def cell_step(s: AskState) -> AskState:
     """Answer by the one table cell the question asks for, when there is one."""
-    pack = s.need(s.pack, "pack")
-    if s.unknown:
-        return s  # a name no document holds: the gates say so
+    pack, q = s.need(s.pack, "pack"), s.question
+    if s.unknown or q.intent.kind == "how_to" or q.scope.kinds or s.llm is not None:
+        # a name no document holds (the gates say so), steps asked for (no cell is a
+        # procedure), a file kind the question names (the scope stage decides), an LLM
+        # route open (its writer answers from the same evidence)
+        return s
     reader = NodeReader(s.kb.store, s.kb.name, kept=s.kb.index.kept_nodes)
     recall = s.need(s.recall, "recall")
     found = rows_found(reader, sources(pack, recall.hits, s.stale))
-    chosen = select_cell(s.question, [row for row, _ in found])
+    paths = {src.path for _, src in found}
+    elsewhere = frozenset(t for f in pack.direct if f.path not in paths for t in tokenize(f.text))
+    chosen = select_cell(q, [row for row, _ in found], elsewhere)
     if chosen is None:
         return s
-    src = next(src for row, src in found if row is chosen.row)
-    return replace(s, answer=_cell_answer(s, pack, chosen, src))
+    where = {id(row): src for row, src in found}
+    cited = [(row, where[id(row)]) for row in (chosen.row, *chosen.also)]
+    return replace(s, answer=_cell_answer(s, pack, chosen, cited))
 
 
-def _cell_answer(s: AskState, pack: EvidencePack, chosen: CellAnswer, src: Source) -> Answer:
-    """The cell stated with its headers, then its row quoted and cited."""
-    node = chosen.row.node
+def _unit(row: Row, src: Source, n: int) -> Candidate:
+    node = row.node
     span = Span(node.char_start, node.char_end, node.text, "table_row")
-    unit = Candidate(_row_fragment(src, node), span, node.text, 1.0, (0,), kind="table_row")
-    citations, claims = cite_claims(s.kb, [unit], s.conflicts)
+    return Candidate(_row_fragment(src, node), span, node.text, 1.0, (n,), kind="table_row")
+
+
+def _cell_answer(
+    s: AskState, pack: EvidencePack, chosen: CellAnswer, cited: list[tuple[Row, Source]]
+) -> Answer:
+    """The cell stated with its headers, then its row (and any row of another table that
+    holds the same cell) quoted and cited."""
+    units = [_unit(row, src, n) for n, (row, src) in enumerate(cited)]
+    citations, claims = cite_claims(s.kb, units, s.conflicts)
     claims = release_review(claims, citations)
     told = chosen.statement()
     suff = table_cell(told)
     s.trace["sufficiency"] = suff.to_json()
+    s.trace["meaning"] = {"skipped": "a table or code unit: the model reads prose"}
     failed = None if any(c.kept for c in claims) else "no sentence passed review"
     answer = finish(
         s.kb, s.question.intent.kind, pack, suff, claims, citations, s.trace, failed_why=failed

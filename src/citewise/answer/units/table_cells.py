@@ -21,7 +21,7 @@ figure). Two best pairs that tie with different cells are ambiguous: no cell is 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from citewise.analysis.question import Question
 from citewise.analysis.tokenize import tokenize
@@ -64,6 +64,8 @@ class CellAnswer:
     column: int
     label: str
     covered: float
+    #: Other rows that tie with it holding the same cell (one row in two tables)
+    also: tuple[Row, ...] = ()
 
     @property
     def header(self) -> str:
@@ -91,7 +93,7 @@ def row_of(node: Node, context: str) -> Row | None:
 
 @dataclass(frozen=True, slots=True)
 class _Scored:
-    key: tuple[int, int, int, int, int, int]
+    key: tuple[int, int, int, int, int]
     answer: CellAnswer
 
 
@@ -118,23 +120,29 @@ def _score(
     covered = (head | row_toks | ctx) & asked
     if (guarded - covered) or len(covered) < MIN_COVER * len(asked):
         return None
-    extra_ctx = len(headings - asked)  # a qualifier of the table the question does not state
     # a header word the table's title also holds names the table, not the column
     own = len(col_hit - titles)
     # the row's own cells name it: context words (a lead-in naming several rows) do not
-    key = (len(covered), len(row_toks & asked), own, len(col_hit), -len(head - asked), -extra_ctx)
+    # two tables told apart only by a qualifier the question does not state ("Stanley
+    # Cups" and "Stanley Cups Since 67") tie: the question is ambiguous between them
+    key = (len(covered), len(row_toks & asked), own, len(col_hit), -len(head - asked))
     label = ", ".join(c.strip() for c in named_by)
     return _Scored(key, CellAnswer(row, j, label, len(covered) / len(asked)))
 
 
-def select_cell(question: Question, rows: Sequence[Row]) -> CellAnswer | None:
+def select_cell(
+    question: Question, rows: Sequence[Row], elsewhere: frozenset[str] = frozenset()
+) -> CellAnswer | None:
     """The one cell the question asks for among ``rows`` (see the module's rule), or None
-    when none qualifies or two different cells tie."""
+    when none qualifies or two different cells tie. ``elsewhere``: index tokens of the
+    found passages of other documents; a question word they hold that the row and its
+    context do not points at them, not at the table (guarded like a name)."""
     asked = frozenset(question.key_terms) - _WEAK
     if not asked or not rows:
         return None
     guarded = frozenset(question.named_terms) & asked
     guarded |= frozenset(t for t in asked if any(ch.isdigit() for ch in t))
+    guarded |= asked & elsewhere
     number = expected(question) is AnswerType.NUMBER
     scored = [
         s
@@ -146,5 +154,11 @@ def select_cell(question: Question, rows: Sequence[Row]) -> CellAnswer | None:
         return None
     scored.sort(key=lambda s: s.key, reverse=True)
     best = scored[0]
-    ties = [s for s in scored[1:] if s.key == best.key and s.answer.cell != best.answer.cell]
-    return None if ties else best.answer
+    tied = [s for s in scored[1:] if s.key == best.key]
+    if any(s.answer.cell != best.answer.cell for s in tied):
+        return None
+    also: list[Row] = []
+    for t in tied:
+        if all(t.answer.row is not r for r in (best.answer.row, *also)):
+            also.append(t.answer.row)
+    return replace(best.answer, also=tuple(also))
