@@ -28,7 +28,7 @@ DOC = (
     "# Widgets\n\nA widget is a small blue part that holds the frame together.\n\n"
     "## Installing a widget\n\n1. Open the frame.\n2. Press the widget into the slot.\n"
 )
-ORDER = ["analyse", "recall", "assemble", "judge", "recover", "conditions", "compose"]
+ORDER = ["analyse", "recall", "assemble", "table_cell", "judge", "recover", "conditions", "compose"]
 
 
 @pytest.fixture(autouse=True)

@@ -48,8 +48,29 @@ CAPTION_CHARS = 160
 _FIGURE = re.compile(r"(?<![\w.])[$€£]?\d[\d,.]*%?(?![\w])")
 
 
+_YEAR = re.compile(r"(?:19|20)\d\d")
+_WORD = re.compile(r"[^\W\d_]{2,}")
+
+
 def _figures(line: str) -> int:
     return len(_FIGURE.findall(line))
+
+
+def year_labels(line: str) -> bool:
+    """Whether ``line`` is a row of year column labels ("Charge 2013 edition 2016
+    edition", "FY 2013 FY 2014 FY 2015"): every figure a year and at least one word per
+    year. Such a line names columns (editions, fiscal years), it holds no data."""
+    found = _FIGURE.findall(line)
+    return (
+        bool(found)
+        and all(_YEAR.fullmatch(f) for f in found)
+        and (len(_WORD.findall(line)) >= len(found))
+    )
+
+
+def _figure_row(line: str) -> bool:
+    """A line of :data:`ROW_FIGURES` figures or more that is no row of year labels."""
+    return _figures(line) >= ROW_FIGURES and not year_labels(line)
 
 
 def is_table(lines: Sequence[str]) -> bool:
@@ -57,7 +78,7 @@ def is_table(lines: Sequence[str]) -> bool:
     :data:`ROW_FIGURES` figures or more, and such lines are at least four in five of the
     lines after a header line (a first line without figures)."""
     body = lines[_lead(lines) :]
-    rows = sum(1 for ln in body if _figures(ln) >= ROW_FIGURES)
+    rows = sum(1 for ln in body if _figure_row(ln))
     return rows >= MIN_ROWS and rows * 5 >= 4 * len(body)
 
 
@@ -66,11 +87,11 @@ def _lead(lines: Sequence[str]) -> int:
     and up to :data:`HEAD_LINES` lines with fewer than :data:`ROW_FIGURES` figures
     ("FY 2014" / "Berth Actual") before the first figure row."""
     n = 0
-    while n < min(HEAD_LINES, len(lines)) and _figures(lines[n]) < ROW_FIGURES:
+    while n < min(HEAD_LINES, len(lines)) and not _figure_row(lines[n]):
         n += 1
-    if n < len(lines) and _figures(lines[n]) >= ROW_FIGURES:
+    if n < len(lines) and _figure_row(lines[n]):
         return n
-    return 1 if lines and _figures(lines[0]) == 0 else 0
+    return 1 if lines and (_figures(lines[0]) == 0 or year_labels(lines[0])) else 0
 
 
 def caption_of(texts: Sequence[str]) -> str:
@@ -193,7 +214,7 @@ def _grid(text: str, page: Sequence[Any], p: Any, edges: Mapping[int, str]) -> _
     heights above its first figure row (column headers are often separate paragraphs
     in reading order), or None when fewer than two columns are found."""
     lines = [[c for _, c in _line_cells(text, ln, edges, None)] for ln in p.lines]
-    rows = [n for n, ln in enumerate(p.lines) if _figures(text[ln[0] : ln[1]]) >= ROW_FIGURES]
+    rows = [n for n, ln in enumerate(p.lines) if _figure_row(text[ln[0] : ln[1]])]
     spans = cols.columns([lines[n] for n in rows])
     if len(spans) < 2 or not rows:
         return None

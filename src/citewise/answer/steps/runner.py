@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 
 from citewise.answer.steps import observe
+from citewise.answer.steps.cells import cell_step
 from citewise.answer.steps.evidence import (
     analyse_step,
     assemble_step,
@@ -32,6 +33,7 @@ STEPS: tuple[tuple[str, Step], ...] = (
     ("analyse", analyse_step),
     ("recall", recall_step),
     ("assemble", assemble_step),
+    ("table_cell", cell_step),  # one table cell answers the question (issue 36)
     ("judge", judge_step),
     ("recover", recover_step),
     ("conditions", conditions_step),
