@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from citewise.analysis.language import Lang
+from citewise.core.web_conflict_labels import WEB_CONFLICTS
 
 __all__ = ["WEB_VIEWS"]
 
@@ -201,4 +202,5 @@ WEB_VIEWS: Mapping[str, Mapping[Lang, str]] = {
     **_REVIEW,
     **_NOTES,
     **_CITATION,
+    **WEB_CONFLICTS,
 }
