@@ -100,6 +100,7 @@ def test_conflicts_page_lists_both_sides_refuses_and_resolves(tmp_path: Path) ->
         expect(side_b.locator("h3")).to_have_text(f"side B: {MARKED}")  # the markup is text
         expect(side_b).to_contain_text("12 March 2024")
         assert card.locator("form").count() == 0
+        assert side_a.get_attribute("data-governs") is None  # open: no side governs
 
         # the publisher: resolve with side A, until a day, with a note
         use_key("alice")
@@ -115,6 +116,9 @@ def test_conflicts_page_lists_both_sides_refuses_and_resolves(tmp_path: Path) ->
         form.locator('input[name="note"]').fill("<b>the guide</b> is current")
         form.locator("button", has_text="resolve").click()
         expect(card).to_have_attribute("data-state", "resolved")
+        expect(side_a).to_have_attribute("data-governs", "true")
+        expect(side_b).to_have_attribute("data-governs", "false")
+        expect(form.locator('select[name="governs"]')).to_have_value("a")
         line = card.locator(".conflict-resolution")
         expect(line).to_contain_text("guide.md governs; resolved by alice")
         expect(line).to_contain_text("holds until 2999-12-31")
@@ -128,6 +132,16 @@ def test_conflicts_page_lists_both_sides_refuses_and_resolves(tmp_path: Path) ->
         expect(p.locator("#view-conflicts")).to_be_hidden()
         expect(p.locator("#view-review")).to_be_visible()
         assert p.evaluate("window.__pwned") is None
+
+        # a reader of Chinese (Accept-Language): the same record in the catalogue's words
+        zh = browser.new_context(locale="zh-CN").new_page()
+        zh.on("pageerror", lambda exc: errors.append(str(exc)))
+        zh.add_init_script(f"localStorage.setItem('citewise-key', {keys['bob']!r})")
+        zh.goto(url + "/")
+        expect(zh.locator("#tab-conflicts")).to_have_text("来源冲突")
+        zh.click("#tab-conflicts")
+        expect(zh.locator(".conflict-state")).to_have_text("已裁定")
+        expect(zh.locator(".conflict-resolution")).to_contain_text("以 guide.md 为准；由 alice")
         assert errors == []
         browser.close()
 

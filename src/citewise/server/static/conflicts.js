@@ -60,10 +60,12 @@ function conflictState(code) {
   return (key && labels.table[key]) || code;
 }
 
-function sideBlock(s) {
+// One side; `governs` is the governing path of a resolution in force (else null).
+function sideBlock(s, governs) {
   const div = el("div", undefined, "conflict-side");
   div.dataset.side = s.side;
   div.dataset.path = s.path;
+  if (governs !== null) div.dataset.governs = String(governs === s.path);
   div.appendChild(el("h3", fill("web.conflict_side", { side: s.side.toUpperCase(), path: s.path })));
   if (s.value) div.appendChild(el("p", fill("web.conflict_value", { value: s.value }), "meta"));
   div.appendChild(el("blockquote", s.text, "source"));
@@ -88,7 +90,8 @@ function conflictCard(c, mayResolve) {
   })));
   card.appendChild(head);
   const sides = el("div", undefined, "conflict-sides");
-  for (const s of c.sides) sides.appendChild(sideBlock(s));
+  const governs = c.state === "resolved" && c.resolution ? c.resolution.governs : null;
+  for (const s of c.sides) sides.appendChild(sideBlock(s, governs));
   card.appendChild(sides);
   if (c.resolution) card.appendChild(el("p", resolutionLine(c.resolution), "meta conflict-resolution"));
   if (mayResolve) card.appendChild(resolveForm(c));
@@ -110,6 +113,7 @@ function resolveForm(c) {
   for (const s of c.sides) {
     const opt = el("option", s.side.toUpperCase() + ": " + s.path);
     opt.value = s.side;
+    opt.selected = Boolean(c.resolution && c.resolution.governs === s.path);
     governs.appendChild(opt);
   }
   // A text field, not type=date: the day goes to the server as typed (YYYY-MM-DD), whose
