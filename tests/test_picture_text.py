@@ -19,9 +19,9 @@ from citewise.ingest.pptx import parse_pptx
 from citewise.ingest.tree import RawNode
 
 SAID = "Backups are kept for 35 days"
-needs_ocr = pytest.mark.skipif(
-    not pdf_ocr.available(), reason="OCR needs Debian tesseract-ocr and pytesseract"
-)
+#: The OCR tests are marked ``subprocess``: Tesseract runs as a process, which the fast
+#: tier refuses.
+NO_OCR = "OCR needs Debian tesseract-ocr and pytesseract"
 
 
 def _picture(text: str = SAID, size: tuple[int, int] = (900, 160)) -> bytes:
@@ -70,7 +70,8 @@ def _read(nodes: list[RawNode]) -> list[RawNode]:
     return [n for n in _nodes(nodes) if (n.attrs.get("locator") or {}).get("ocr")]
 
 
-@needs_ocr
+@pytest.mark.subprocess
+@pytest.mark.skipif(not pdf_ocr.available(), reason=NO_OCR)
 @pytest.mark.parametrize("kind", ["docx", "pptx"])
 def test_a_picture_s_words_become_a_node_with_an_ocr_locator(kind: str) -> None:
     raw = _docx(_picture()) if kind == "docx" else _pptx(_picture())
@@ -92,7 +93,8 @@ def test_without_ocr_a_picture_adds_nothing(kind: str, monkeypatch: pytest.Monke
     assert _read(parsed.nodes) == [] and SAID not in parsed.text
 
 
-@needs_ocr
+@pytest.mark.subprocess
+@pytest.mark.skipif(not pdf_ocr.available(), reason=NO_OCR)
 def test_a_picture_over_the_pixel_budget_is_not_decoded() -> None:
     budget = ParseBudget("big.docx", ParseLimits(max_render_pixels=100_000))
     assert read_picture(_picture(), "big.docx", budget) is None  # 900 x 160 > 100,000
