@@ -191,3 +191,28 @@ def test_the_setting_takes_db_or_memory_and_names_the_fix() -> None:
     assert pg_lexical_mode({"CITEWISE_PG_LEXICAL": " Memory "}) == "memory"
     with pytest.raises(UsageError, match="CITEWISE_PG_LEXICAL='sql' is neither db nor memory"):
         pg_lexical_mode({"CITEWISE_PG_LEXICAL": "sql"})
+
+
+def test_evidence_and_sufficiency_read_the_same_statistics_in_both_modes(
+    stores: tuple[Store, Store], tmp_path: Path
+) -> None:
+    """The other readers of the lexical index (evidence's term rarity, sufficiency's term
+    profile and phrase check) see the database's statistics as the in-process ones, for
+    the whole KB and for a caller that reads part of it."""
+    from citewise.analysis.question import analyse
+    from citewise.evidence.assemble import term_weights
+    from citewise.sufficiency.presence import weigh
+
+    pg, lite = stores
+    for s in (pg, lite):
+        _ingest_restricted(s)
+    on_pg, on_lite = _index(pg, tmp_path / "pg", False), _index(lite, tmp_path / "lite", False)
+    on_pg.sync()
+    on_lite.sync()
+    terms = ["cell", "protein", "retri", "budget", "secret", "zzzz", "劳动"]
+    for principal in (None, "ops-team"):
+        scope = SearchFilters(principal=principal)
+        assert term_weights(on_pg, terms, scope) == term_weights(on_lite, terms, scope)
+        for text in ("How do stem cells divide?", "What is the secret retry budget?"):
+            question = analyse(text)
+            assert weigh(question, on_pg, principal) == weigh(question, on_lite, principal)
