@@ -33,9 +33,10 @@ from pathlib import Path
 from typing import Any
 
 from bench._beir import data_root
+from citewise.core.search import SearchMode
 
 OUT = Path(__file__).resolve().parent / "results" / "pg_search_scifact.jsonl"
-MODES = ("lexical", "hybrid")
+MODES: tuple[SearchMode, ...] = ("lexical", "hybrid")
 
 
 def _cpu() -> float:
