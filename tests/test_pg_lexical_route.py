@@ -216,3 +216,23 @@ def test_evidence_and_sufficiency_read_the_same_statistics_in_both_modes(
         for text in ("How do stem cells divide?", "What is the secret retry budget?"):
             question = analyse(text)
             assert weigh(question, on_pg, principal) == weigh(question, on_lite, principal)
+
+
+def test_a_request_pinned_to_a_state_never_meets_a_chunk_written_after_it(
+    pg_url: str,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """The database ranks its live chunks; a request holding an older state keeps to that
+    state's chunks (the best match written meanwhile waits for the next sync)."""
+    a, b = open_store(pg_url), open_store(pg_url)
+    try:
+        _ingest(a, DOCS)
+        on_b = _index(b, tmp_path / "b", False)
+        with on_b.pinned():
+            _ingest(a, {"more.md": ["Cell division cancer cells: division of cancer cells."]})
+            held = search(on_b, "cell division cancer", mode="lexical")
+            assert held.hits and all(h.path != "more.md" for h in held.hits)
+        assert search(on_b, "cell division cancer", mode="lexical").hits[0].path == "more.md"
+    finally:
+        a.close()
+        b.close()
