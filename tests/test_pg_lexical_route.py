@@ -11,6 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from citewise.analysis.tokenize import tokenize
 from citewise.core.search import SearchFilters, SearchMode, SearchResult
@@ -236,3 +238,29 @@ def test_a_request_pinned_to_a_state_never_meets_a_chunk_written_after_it(
     finally:
         a.close()
         b.close()
+
+
+@given(st.text(max_size=12))
+def test_any_other_setting_value_is_refused(raw: str) -> None:
+    value = raw.strip().lower()
+    if value in ("", "db", "memory"):
+        assert pg_lexical_mode({"CITEWISE_PG_LEXICAL": raw}) == (value or "db")
+    else:
+        with pytest.raises(UsageError, match="neither db nor memory"):
+            pg_lexical_mode({"CITEWISE_PG_LEXICAL": raw})
+
+
+def test_an_in_process_population_or_slot_mask_is_refused(
+    stores: tuple[Store, Store], tmp_path: Path
+) -> None:
+    pg, lite = stores
+    on_pg, on_lite = _index(pg, tmp_path / "pg", False), _index(lite, tmp_path / "lite", False)
+    on_pg.sync()
+    on_lite.sync()
+    foreign = on_lite.lexical.population(list(on_lite.chunks)[:3])
+    with pytest.raises(ValueError, match="in-process index"):
+        on_pg.lexical.search_tokens(["cell"], 5, None, foreign)
+    with pytest.raises(ValueError, match="chunk ids, not a slot mask"):
+        on_pg.lexical.search_tokens(["cell"], 5, np.ones(3, dtype=bool))
+    mine = on_pg.lexical.population(list(on_pg.chunks)[:3])
+    assert len(on_pg.lexical.search_tokens(["cell"], 5, mine.mask, mine)) <= 3
