@@ -495,7 +495,8 @@ class KBIndex(CallerViews):
                 return IndexSyncReport(0, 0, 0, 0, 0.0, time.perf_counter() - started)
             lexical = old.lexical.copy() if self.db_lexical is None else None
             generation, revision, live, added = self._read_current(generation, lexical)
-            gone = [cid for cid in (lexical or old.lexical).ids() if cid not in live]
+            indexed = old.lexical if lexical is None else lexical
+            gone = [cid for cid in indexed.ids() if cid not in live]
             if lexical is None:  # the database's postings (index/pg_lexical_route.py)
                 assert self.db_lexical is not None
                 added = sum(1 for cid in live if cid not in old.lexical)
