@@ -39,6 +39,7 @@ from citewise.index.embedder import Embedder, Unavailable, precision_of, probe
 from citewise.index.language import EncoderChoice, choose_encoder, read_choice, write_choice
 from citewise.index.lexical import LexicalIndex
 from citewise.index.passages import Passages, PassageSync
+from citewise.index.pg_lexical_route import StoredLexical, database_lexical
 from citewise.index.query_vectors import query_vector
 from citewise.index.unit_vectors import UnitReport, UnitTexts, encode_version_units
 from citewise.index.vector_store import keep_vectors, stored_vectors
@@ -217,6 +218,9 @@ class KBIndex(CallerViews):
         #: dense route on, a sync encodes the answer units of new versions ahead of the
         #: questions (:mod:`citewise.index.unit_vectors`).
         self.unit_texts: UnitTexts | None = None
+        #: PostgreSQL mode: the lexical route is the database's (index/pg_lexical_route.py)
+        #: and no in-process BM25 index is built; None: the in-process index.
+        self.db_lexical = database_lexical(store, kb)
 
     # -- the published state -------------------------------------------------------
     @property
@@ -441,7 +445,11 @@ class KBIndex(CallerViews):
             return
         try:
             meta = json.loads(manifest.read_text("utf-8"))
-            lexical = LexicalIndex.load(self.dir / "lexical")
+            lexical = (
+                LexicalIndex.load(self.dir / "lexical")
+                if self.db_lexical is None
+                else LexicalIndex()
+            )
             vectors = None
             if (self.dir / "vectors.npz").exists():
                 vectors = VectorIndex.load(self.dir / "vectors.npz")
@@ -485,9 +493,14 @@ class KBIndex(CallerViews):
             generation = self.store.generation(self.kb)
             if generation == old.generation and old.chunks:
                 return IndexSyncReport(0, 0, 0, 0, 0.0, time.perf_counter() - started)
-            lexical = old.lexical.copy()
+            lexical = old.lexical.copy() if self.db_lexical is None else None
             generation, revision, live, added = self._read_current(generation, lexical)
-            gone = [cid for cid in lexical.ids() if cid not in live]
+            indexed = old.lexical if lexical is None else lexical
+            gone = [cid for cid in indexed.ids() if cid not in live]
+            if lexical is None:  # the database's postings (index/pg_lexical_route.py)
+                assert self.db_lexical is not None
+                added = sum(1 for cid in live if cid not in old.lexical)
+                lexical = StoredLexical(self.db_lexical, live)
             lexical.remove(gone)
             lexical.prepare()
             vectors, keys, (encoded, reused, enc_secs) = self._sync_vectors(old, live)
@@ -530,7 +543,7 @@ class KBIndex(CallerViews):
         )
 
     def _read_current(
-        self, generation: str, lexical: LexicalIndex
+        self, generation: str, lexical: LexicalIndex | None
     ) -> tuple[str, int, dict[str, StoredChunk], int]:
         """Revision and chunks of one generation, tokenising the chunks ``lexical`` lacks as
         they stream in (:data:`LEXICAL_SLICE` at a time), and how many it added. Without a
@@ -544,8 +557,8 @@ class KBIndex(CallerViews):
             live: dict[str, StoredChunk] = {}
             chunks = iter(self.store.iter_chunks(self.kb))
             while part := list(itertools.islice(chunks, LEXICAL_SLICE)):
-                new = [c for c in part if c.chunk_id not in lexical]
-                if new:
+                new = [] if lexical is None else [c for c in part if c.chunk_id not in lexical]
+                if new and lexical is not None:
                     lexical.add((c.chunk_id, c.search_text, c.breadcrumb) for c in new)
                     added += len(new)
                 if self._dense_wanted:  # the vectors' keys are hashes of the texts

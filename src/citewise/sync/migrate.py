@@ -24,6 +24,7 @@ from citewise.core import merkle
 from citewise.errors import StoreError, UsageError
 from citewise.store._notes import NOTE_TABLE
 from citewise.store.factory import parse_location
+from citewise.store.postgres.lexical import fill_chunk_terms
 from citewise.store.postgres.store import PostgresStore
 from citewise.store.postgres.vectors import fill_embeddings
 from citewise.store.protocol import Ledger, Store
@@ -155,6 +156,7 @@ def _copy(conn: sqlite3.Connection, store: PostgresStore) -> dict[str, int]:
         )
         if store._pgvector:
             fill_embeddings(c)  # the copied vectors in pgvector's column too
+        fill_chunk_terms(c)  # the copied chunks' lexical postings (derived, not copied)
     return counts
 
 
