@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from citewise.answer.models import Citation, Claim
-from citewise.errors import SearchUnavailable, WebError
+from citewise.errors import SearchUnavailable, SnapshotWithheld, WebError
 from citewise.web.compare import Comparison, compare
 from citewise.web.fetcher import Fetcher
 from citewise.web.refs import ClauseRef, EditionSource, editions_named, regulation_ids
@@ -162,7 +162,9 @@ class WebVerifier:
         found: list[WebFinding] = []
         for hit in outcome.hits[: self.max_pages]:
             try:
+                self._not_taken_down(hit.url)
                 page = self.fetcher.fetch(hit.url)
+                self._not_taken_down(page.final_url)
             except WebError as exc:
                 failed += 1
                 run.fetches.append({"url": hit.url, "error": exc.code, "message": str(exc)})
@@ -182,6 +184,12 @@ class WebVerifier:
             order: dict[EditionMatch, int] = {"same": 0, "different": 1, "unknown": 2}
             return min(found, key=lambda f: order[f.edition_match])
         return WebFinding("unavailable" if failed else "no_clause")
+
+    def _not_taken_down(self, url: str) -> None:
+        """A taken-down address is neither fetched nor kept (governance/web_withhold.py)."""
+        mark = self.snapshots.address_mark(url) if self.snapshots is not None else None
+        if mark is not None:
+            raise SnapshotWithheld(url, str(mark.get("kind")), str(mark.get("reason")))
 
 
 def support_by_number(claims: Sequence[Claim]) -> dict[int, bool]:
