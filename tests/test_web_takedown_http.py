@@ -132,10 +132,33 @@ def test_http_web_takedown_is_home_admin_only_and_leaks_no_text(tmp_path: Path) 
         set_policy(home, "retention:\n  web_days: 7\n")
         swept = a.post("/kb/default/retention/apply", json={})
         assert swept.status_code == 200, swept.text
-        assert [s["sha256"] for s in swept.json()["web_expired"]["snapshots"]] == [sha]
+        # Expired once: by the day's sweep when the route opened the base, else by the call.
+        web = swept.json()["web_expired"]
+        assert web is None or [s["sha256"] for s in web["snapshots"]] == [sha]
+        assert "expired" in _text(home, sha)
+        again = a.post("/kb/default/retention/apply", json={}).json()
+        assert again["web_expired"] is None
         seen += [refused, scoped, bad, done, lift, swept]
         seen += [e.post("/kb/default/ask", json={"question": "What is the tariff schedule?"})]
         seen += [e.post("/kb/default/search", json={"query": "zebracorn tariff"})]
     assert PAGE_TEXT not in _text(home, sha)
+    assert len(_events(home, "web_expired")) == 1
     for r in seen:  # the page's words never come back (a query may echo its own words)
         assert PAGE_TEXT not in r.text and "seventeen" not in r.text, r.request.url
+
+
+def test_opening_a_base_sweeps_web_retention_once_a_day(tmp_path: Path) -> None:
+    from citewise.kb import Home
+
+    home = tmp_path / "home"
+    with Home.open(home) as h:
+        h.kb()
+    sha = _seed(home, days_ago=3)
+    set_policy(home, "retention:\n  web_days: 5\n")
+    with Home.open(home) as h:
+        h.kb()  # today: fetched 3 days ago, kept
+        assert PAGE_TEXT in _text(home, sha)
+        h.retention.clock = lambda: datetime.now(UTC).date() + timedelta(days=3)
+        h.kb()  # 6 days after the fetch: expired by the sweep of the open
+        assert "expired" in _text(home, sha)
+    assert len(_events(home, "web_expired")) == 1
