@@ -108,7 +108,8 @@ def test_takedown_withholds_replay_export_and_fetching_then_lift_restores(web: R
     fresh = web.ask()
     assert len(web.pages.seen) == seen
     check = fresh.citations[0].verification or {}
-    assert check["state"] != "verified" and PAGE_ONLY not in json.dumps(check)
+    assert check["state"] == "degraded" and PAGE_ONLY not in json.dumps(check)
+    assert "taken down: publisher's request" in check["reason"]
     assert "publisher's request" in json.dumps(web.event()["fetches"])
 
     lifted = lift_url_takedown(web.kb.store, _home(web), url, "licence renewed", by="ada")
