@@ -180,3 +180,21 @@ def test_withhold_refs_keeps_identity_and_drops_text() -> None:
     assert "secret words" not in text and "old words" not in text and "kept" in text
     assert got["fetches"][0]["sha256"] == "f" * 64
     assert got["fetches"][0]["withheld"] == {"kind": "expired", "reason": "old"}
+
+
+def test_audit_log_and_cli_export_withhold_the_page_text(web: Rig) -> None:
+    from typer.testing import CliRunner
+
+    from citewise.cli.root import app
+
+    answer, record = _verified(web)
+    home = ["--home", str(_home(web))]
+    log = ["audit", "log", "--type", "web_verification", *home]
+    run = CliRunner()
+    assert PAGE_ONLY in run.invoke(app, [*log, "--json"]).output
+    take_down_url(web.kb.store, _home(web), record["fetches"][0]["url"], "r 9", by=None)
+    for args in ([*log, "--json"], log, ["export", answer.trace_id, *home]):
+        got = run.invoke(app, args)
+        assert got.exit_code == 0, got.output
+        assert PAGE_ONLY not in got.output, args
+        assert "r 9" in got.output or args == log  # the text line is cut at 200 characters
