@@ -14,6 +14,8 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from citewise.audit.bundle import export_bundle, replay
 from citewise.errors import SnapshotWithheld, UsageError
@@ -198,3 +200,36 @@ def test_audit_log_and_cli_export_withhold_the_page_text(web: Rig) -> None:
         assert got.exit_code == 0, got.output
         assert PAGE_ONLY not in got.output, args
         assert "r 9" in got.output or args == log  # the text line is cut at 200 characters
+
+
+_SECRET = "zq-withheld-words"
+_held_ref = st.fixed_dictionaries(
+    {"url": st.sampled_from(["http://a.test/p", "HTTP://A.TEST:80/p#x"]),
+     "sha256": st.text("0123456789abcdef", min_size=64, max_size=64),
+     "text": st.just(_SECRET), "snippet": st.just(_SECRET)}
+)  # fmt: skip
+_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8) | _held_ref,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner,
+                                                                  max_size=4),
+    max_leaves=12,
+)  # fmt: skip
+
+
+@given(_values)
+def test_withhold_refs_never_lets_a_withheld_text_through(value: Any) -> None:
+    marks = {"addresses": {address_key("http://a.test/p"): {"kind": "taken down",
+                                                             "reason": "r"}},
+             "snapshots": {}}  # fmt: skip
+    assert _SECRET not in json.dumps(withhold_refs(value, marks))
+
+
+@given(
+    st.sampled_from(["http", "https", "HTTP"]),
+    st.from_regex(r"[a-z]{1,8}\.test", fullmatch=True),
+    st.sampled_from(["", ":80", ":443", ":8080"]),
+    st.from_regex(r"(/[a-z0-9]{0,5}){0,3}", fullmatch=True),
+)
+def test_address_key_is_stable(scheme: str, host: str, port: str, path: str) -> None:
+    key = address_key(f"{scheme}://{host.upper()}{port}{path}#frag")
+    assert address_key(key) == key and "#" not in key and key.startswith(scheme.lower())
