@@ -7,6 +7,8 @@ path -> text. Snapshots live under ``<home>/web/snapshots/`` (:class:`SnapshotSt
 content-addressed by the body's sha256: apart from every knowledge base, never indexed,
 never searched, and enough to replay a verification offline. A search snippet is never
 evidence: it counts only when the fetched text contains it (:func:`snippet_confirmed`).
+A snapshot whose address is taken down, or that expired by retention, is withheld: the
+store refuses its text with SNAPSHOT_WITHHELD (``web/withheld.py``; issue 38).
 """
 
 from __future__ import annotations
