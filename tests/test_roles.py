@@ -65,6 +65,13 @@ WRITES: dict[tuple[str, str], Call] = {
     ("POST", "/kb/{kb}/retention/apply"): lambda c, r: c.post(
         "/kb/default/retention/apply", json={"today": "2000-01-01"}
     ),
+    # A web address's takedown (issue 38; its states: tests/test_web_takedown*.py).
+    ("POST", "/web/takedown"): lambda c, r: c.post(
+        "/web/takedown", json={"url": f"http://regs.test/{r}", "reason": r}
+    ),
+    ("POST", "/web/untakedown"): lambda c, r: c.post(
+        "/web/untakedown", json={"url": f"http://regs.test/{r}", "reason": r}
+    ),
     # The conflict queue (issue 38): an unknown id is 404 past the role check (its states
     # are tested in tests/test_conflict_review_http.py).
     ("POST", "/kb/{kb}/conflicts/{cid}/resolve"): lambda c, r: c.post(

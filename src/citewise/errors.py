@@ -292,6 +292,22 @@ class FetchFailed(WebError):
     code = "FETCH_FAILED"
 
 
+class SnapshotWithheld(WebError):
+    """A web snapshot taken down (its address) or expired by retention (issue 38): its
+    text is not served; its url, sha256 and fetch time remain."""
+
+    code = "SNAPSHOT_WITHHELD"
+    exit_code = 3
+    http_status = 410
+
+    def __init__(self, what: str, kind: str, reason: str) -> None:
+        self.what, self.kind, self.reason = what, kind, reason  # a snapshot hash or a URL
+        super().__init__(
+            f"withheld: web snapshot {what} is {kind}: {reason}.",
+            hint="Its text is withheld; its address, hash and fetch time remain.",
+        )
+
+
 class FetchTimeout(FetchFailed):
     code = "FETCH_TIMEOUT"
 

@@ -59,6 +59,7 @@ from citewise.governance.policy import load_policy
 from citewise.governance.redaction import redacted_paths
 from citewise.governance.review import Reviewer
 from citewise.governance.verification import route as route_verification
+from citewise.governance.web_withhold import expire_snapshots
 from citewise.governance.withhold import RetentionSweeps
 from citewise.index.manager import LOADERS, KBIndex
 from citewise.index.pinned_revision import PinnedIndexes
@@ -104,7 +105,7 @@ class Home:
         #: Indexes of earlier revisions for pinned reads (built on use, bounded; issue 38).
         self.pinned = PinnedIndexes()
         #: Retention expiry, swept when a KB is opened (governance/withhold.py; issue 38).
-        self.retention = RetentionSweeps()
+        self.retention = RetentionSweeps(also=(expire_snapshots,))  # and web snapshots
 
     def index(self, kb: str) -> KBIndex:
         """The derived search indexes of ``kb`` (kept in step with the store on use).

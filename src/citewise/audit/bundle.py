@@ -24,6 +24,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from citewise.analysis.conditions import Condition, ConditionSet
@@ -52,10 +53,17 @@ def export_bundle(home: ContextSource, answer_id: str) -> dict[str, Any]:
     written before a secret was known, or by an older version, is scrubbed here too)."""
     from citewise.core.secrets import redact_obj
     from citewise.llm.routes import known_secrets
+    from citewise.web.withheld import load_marks, withhold_refs
 
     bundle = _bundle(home, answer_id)
     scrubbed: dict[str, Any] = redact_obj(bundle, known_secrets(home.settings.home))
-    return scrubbed
+    # A withheld web snapshot's quoted text and snippets leave with its mark (issue 38).
+    held: dict[str, Any] = withhold_refs(scrubbed, load_marks(_snapshot_root(home)))
+    return held
+
+
+def _snapshot_root(home: ContextSource) -> Path:
+    return home.settings.home / "web" / "snapshots"
 
 
 def _bundle(home: ContextSource, answer_id: str) -> dict[str, Any]:
@@ -212,7 +220,7 @@ def replay(home: ContextSource, bundle: dict[str, Any]) -> dict[str, Any]:
         cites = (bundle.get("answer") or {}).get("citations") or ()
         states = [[c["id"], (c.get("verification") or {}).get("state")] for c in cites]
         want["second_source"] = {"states": states}
-        snaps = SnapshotStore(home.settings.home / "web" / "snapshots")
+        snaps = SnapshotStore(_snapshot_root(home))
         record = bundle["web_verification"]
         stages.append("second_source")
         try:
@@ -240,6 +248,8 @@ def replay(home: ContextSource, bundle: dict[str, Any]) -> dict[str, Any]:
         "unchecked_stages": [s for s in stages if s in unchecked],
         "details": {s: {"expected": want[s], "got": got[s]} for s in differs},
     }
+    if "not_replayed" in got.get("second_source", {}):  # why, e.g. a withheld snapshot
+        report["second_source_note"] = got["second_source"]["not_replayed"]
     if rec is not None:
         report["answer_source"] = rec.source or None
         report["model_calls"] = 0

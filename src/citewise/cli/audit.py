@@ -148,16 +148,21 @@ def audit_log(
     json: JsonOpt = False,
 ) -> None:
     """Access decisions (restricted reads allowed, denied, redacted), or other event types."""
+    from citewise.web.withheld import load_marks, withhold_refs
+
     chosen = tuple(types or ["access"])
     with open_home(home) as h:
         entries = h.store.ledger.query_ledger(
             types=() if "all" in chosen else chosen, principal=principal, since=since, limit=limit
         )
+        # A withheld web snapshot's text is not shown (the stored entry is unchanged).
+        marks = load_marks(h.settings.home / "web" / "snapshots")
+    shown = [withhold_refs(e.to_json(), marks) for e in entries]
     if json:
-        sys.stdout.write(_dump([e.to_json() for e in entries]) + "\n")
+        sys.stdout.write(_dump(shown) + "\n")
         return
-    for e in entries:
-        p = e.payload
+    for e, row in zip(entries, shown, strict=True):
+        p = row["payload"]
         if e.type == "access":
             detail = (
                 f"{p.get('action')} allowed={p.get('allowed')} denied={p.get('denied')} "
@@ -205,7 +210,8 @@ def replay(
         sys.stdout.write(_dump(report) + "\n")
     else:
         ui.out.print(f"replay: {report['status']}", markup=False)
-        keys = ("message", "note", "replay_id", "expected_replay_id", "first_differing_stage")
+        keys = ("message", "note", "replay_id", "expected_replay_id", "first_differing_stage",
+                "second_source_note")  # fmt: skip
         for key in keys:
             if report.get(key) is not None:
                 ui.out.print(f"  {key}: {report[key]}", markup=False)

@@ -25,11 +25,14 @@ from citewise.facade.notes import Notes
 from citewise.facade.questions import Questions
 from citewise.facade.review import ReviewQueue
 from citewise.facade.takedown import Takedowns
+from citewise.facade.web_takedown import WebTakedowns
 from citewise.facade.writes import Upload, Writes
 
 __all__ = ["Scope", "Service", "Upload"]
 
 
-class Service(Writes, FolderSync, Questions, ReviewQueue, Notes, Takedowns, ConflictQueue):
+class Service(
+    Writes, FolderSync, Questions, ReviewQueue, Notes, Takedowns, ConflictQueue, WebTakedowns
+):
     """Access-checked operations on one home, shared by all requests of a server
     (reads, writes, folder sync and questions live in their own modules)."""

@@ -18,6 +18,7 @@ from citewise.errors import DocumentNotFound
 from citewise.facade.base import ServiceBase
 from citewise.facade.caller import Caller
 from citewise.facade.roles import require
+from citewise.governance.web_withhold import expire_snapshots
 from citewise.governance.withhold import (
     WithheldDocument,
     expire,
@@ -46,6 +47,7 @@ class Takedowns(ServiceBase):
         day = today or utc_today()
         with self.lock.write():
             done = expire(self.home.store, self.home.settings.home, kb.name, day)
+            web = expire_snapshots(self.home.store, self.home.settings.home, kb.name, day)
             self._version_meta.clear()
         # A document the caller may not read by its access list is counted, never named.
         shown = [d for d in done if self._may_read_path(caller, kb.name, d.path)]
@@ -54,6 +56,7 @@ class Takedowns(ServiceBase):
             "today": day.isoformat(),
             "expired": [d.to_json() for d in shown],
             "withheld": len(done) - len(shown),
+            "web_expired": web.to_json() if web else None,  # governance/web_withhold.py
         }
 
     def _may_read_path(self, caller: Caller, kb: str, path: str) -> bool:

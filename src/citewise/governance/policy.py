@@ -57,6 +57,8 @@ class QuarantineRules:
 @dataclass(frozen=True, slots=True)
 class Retention:
     default_days: int | None = None
+    #: Days a web snapshot is kept after its fetch (None: kept); governance/web_withhold.py.
+    web_days: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +99,10 @@ class Policy:
             },
             "conflicts": self.conflicts,
             "verification": self.verification,
-            "retention": {"default_days": self.retention.default_days},
+            "retention": {
+                "default_days": self.retention.default_days,
+                "web_days": self.retention.web_days,
+            },
             "redaction": self.redaction,
             "not_enforced": list(NOT_ENFORCED),
         }
@@ -144,6 +149,7 @@ def parse_policy(text: str, source: str = POLICY_FILE) -> Policy:
     top = _mapping(data if data is not None else {}, source, "the file")
     keys = ("publication", "publishers", *_SECTIONS, "conflicts", "verification", "redaction")
     _known(top, source, "", keys)
+    kept = _section(top, "retention", ("default_days", "web_days"), source)
     return Policy(
         publication=_choice(top, "publication", PUBLICATION, "open", source),
         publishers=_publishers(top.get("publishers", []), source),
@@ -152,11 +158,8 @@ def parse_policy(text: str, source: str = POLICY_FILE) -> Policy:
         verification=_choice(top, "verification", VERIFICATION, "off", source),
         redaction=_choice(top, "redaction", REDACTION, "off", source),
         retention=Retention(
-            _count(
-                _section(top, "retention", ("default_days",), source),
-                "retention.default_days",
-                source,
-            )
+            _count(kept.get("default_days"), "retention.default_days", source),
+            _count(kept.get("web_days"), "retention.web_days", source),
         ),
     )
 

@@ -142,10 +142,15 @@ def utc_today() -> date:
 
 class RetentionSweeps:
     """Runs :func:`expire` for a knowledge base at most once per day per process (expiry
-    turns at day boundaries); ``clock`` gives today (tests fix it)."""
+    turns at day boundaries); ``clock`` gives today (tests fix it); ``also``: further
+    sweeps run with it, same arguments (the web snapshots' one, ``web_withhold.py``)."""
 
-    def __init__(self, clock: Callable[[], date] = utc_today) -> None:
-        self.clock = clock
+    def __init__(
+        self,
+        clock: Callable[[], date] = utc_today,
+        also: tuple[Callable[[Store, Path, str, date], object], ...] = (),
+    ) -> None:
+        self.clock, self.also = clock, also
         self._done: dict[str, date] = {}
         self._lock = threading.Lock()
 
@@ -156,6 +161,8 @@ class RetentionSweeps:
                 return []
         try:
             done = expire(store, home, kb, today)  # idempotent: two at once mark once
+            for sweep in self.also:
+                sweep(store, home, kb, today)
         except BadPolicy as exc:
             # A malformed policy fails ingest, decisions and ``kb show`` with BAD_POLICY;
             # the automatic sweep says so and leaves reads alone (tried again next open;

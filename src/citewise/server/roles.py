@@ -40,6 +40,9 @@ ROUTE_ROLES: dict[tuple[str, str], tuple[Role, str]] = {
     ("POST", "/kb/{kb}/takedown"): ("admin", "taking a document down"),
     ("POST", "/kb/{kb}/untakedown"): ("admin", "lifting a takedown"),
     ("POST", "/kb/{kb}/retention/apply"): ("admin", "applying retention"),
+    # A web address's takedown withholds home-wide snapshots (facade/web_takedown.py).
+    ("POST", "/web/takedown"): ("admin", "taking a web address down"),
+    ("POST", "/web/untakedown"): ("admin", "lifting a web takedown"),
     # The conflict queue (issue 38): as the review queue, resolving also needs the
     # publishers and reading it needs editor (facade/conflicts.py).
     ("POST", "/kb/{kb}/conflicts/{cid}/resolve"): ("editor", "resolving a conflict"),

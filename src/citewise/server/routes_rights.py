@@ -1,6 +1,8 @@
 """Takedown over HTTP (issue 38): ``POST /kb/{kb}/takedown`` ``{"path": P, "reason": R}``,
 its lifting ``POST /kb/{kb}/untakedown`` (same body) and the retention sweep
-``POST /kb/{kb}/retention/apply`` ``{"today": "YYYY-MM-DD"}`` (optional day).
+``POST /kb/{kb}/retention/apply`` ``{"today": "YYYY-MM-DD"}`` (optional day); a web
+address's takedown ``POST /web/takedown`` ``{"url": U, "reason": R}`` and its lifting
+``POST /web/untakedown`` (home-wide: an admin key for every base; facade/web_takedown.py).
 
 Needs the ``admin`` role (``roles.py``); the facade checks it again and answers
 DOC_NOT_FOUND for a path the caller may not read (``facade/takedown.py``).
@@ -52,3 +54,20 @@ def retention_apply(
 ) -> dict[str, Any]:
     """Run the retention sweep now: versions the rules no longer keep expire."""
     return service.retention_apply(caller, kb, (body or RetentionBody()).today)
+
+
+class WebTakedownBody(BaseModel):
+    url: str = Field(min_length=1, max_length=4096, description="The web page's address.")
+    reason: str = Field(min_length=1, max_length=500, description="Recorded in the ledger.")
+
+
+@router.post("/web/takedown", tags=["governance"])
+def web_takedown(body: WebTakedownBody, caller: CallerDep, service: ServiceDep) -> dict[str, Any]:
+    """Withhold every web snapshot of an address (url or final url), now and later."""
+    return service.web_takedown(caller, body.url, body.reason)
+
+
+@router.post("/web/untakedown", tags=["governance"])
+def web_untakedown(body: WebTakedownBody, caller: CallerDep, service: ServiceDep) -> dict[str, Any]:
+    """Lift a web address's takedown (ledger ``web_untakedown``)."""
+    return service.web_untakedown(caller, body.url, body.reason)

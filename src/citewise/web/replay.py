@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from citewise.answer.models import Answer, Citation
-from citewise.errors import FetchFailed, NotFoundError, SearchUnavailable
+from citewise.errors import FetchFailed, NotFoundError, SearchUnavailable, SnapshotWithheld
 from citewise.store.protocol import Store
-from citewise.web.fetcher import FetchedPage
+from citewise.web.fetcher import FetchedPage, Fetcher
 from citewise.web.refs import EditionSource, MetadataEditions
 from citewise.web.search import SearchHit, SearchOutcome
 from citewise.web.snapshot import SnapshotStore
@@ -37,9 +37,15 @@ class RecordedSearch:
 
 
 class RecordedFetcher:
-    def __init__(self, record: dict[str, Any], snapshots: SnapshotStore) -> None:
+    """Pages from the record's snapshots. A withheld snapshot (issue 38) is never reused:
+    with ``live`` (the second source configured) the page is fetched again, else the
+    replay fails with SNAPSHOT_WITHHELD naming the reason."""
+
+    def __init__(
+        self, record: dict[str, Any], snapshots: SnapshotStore, live: Fetcher | None = None
+    ) -> None:
         self._by_url = {str(f["url"]): f for f in record.get("fetches") or ()}
-        self._snapshots = snapshots
+        self._snapshots, self._live = snapshots, live
 
     def fetch(self, url: str) -> FetchedPage:
         rec = self._by_url.get(url)
@@ -47,6 +53,12 @@ class RecordedFetcher:
             raise NotFoundError(f"The recorded verification never fetched {url}.")
         if "error" in rec:
             raise FetchFailed(f"(recorded) {rec.get('message', rec['error'])}")
+        try:
+            self._snapshots.check_not_withheld(str(rec["sha256"]))
+        except SnapshotWithheld:
+            if self._live is None:
+                raise
+            return self._live.fetch(url)
         snap = self._snapshots.get(str(rec["sha256"]))
         return FetchedPage(
             url,
@@ -66,12 +78,19 @@ def replay_states(
     citations: tuple[Citation, ...],
     support: dict[int, bool],
     editions: EditionSource,
+    live: Fetcher | None = None,
 ) -> list[tuple[str | None, str, str]]:
-    """(citation id, recorded state, replayed state) for every comparison of ``record``."""
+    """(citation id, recorded state, replayed state) for every comparison of ``record``.
+    Without ``live``, a recorded page whose snapshot is withheld fails the replay with
+    SNAPSHOT_WITHHELD (its reason) rather than verify anything from it."""
+    if live is None:
+        for f in record.get("fetches") or ():
+            if "sha256" in f:
+                snapshots.check_not_withheld(str(f["sha256"]))
     verifier = WebVerifier(
         RecordedSearch(record),
-        RecordedFetcher(record, snapshots),
-        None,
+        RecordedFetcher(record, snapshots, live),
+        snapshots if live is not None else None,
         max_pages=int(record.get("max_pages") or 3),
     )
     run = verifier.verify(citations, support, editions)

@@ -7,6 +7,8 @@ path -> text. Snapshots live under ``<home>/web/snapshots/`` (:class:`SnapshotSt
 content-addressed by the body's sha256: apart from every knowledge base, never indexed,
 never searched, and enough to replay a verification offline. A search snippet is never
 evidence: it counts only when the fetched text contains it (:func:`snippet_confirmed`).
+A snapshot whose address is taken down, or that expired by retention, is withheld: the
+store refuses its text with SNAPSHOT_WITHHELD (``web/withheld.py``; issue 38).
 """
 
 from __future__ import annotations
@@ -19,10 +21,17 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from citewise.config import IngestConfig
-from citewise.errors import CitewiseError, CorruptContent, NotFoundError, UsageError
+from citewise.errors import (
+    CitewiseError,
+    CorruptContent,
+    NotFoundError,
+    SnapshotWithheld,
+    UsageError,
+)
 from citewise.ingest.parse import parse_document
 from citewise.web.compare import contains
 from citewise.web.fetcher import FetchedPage
+from citewise.web.withheld import address_key, load_marks, mark_of, save_marks
 
 _SHA = re.compile(r"[0-9a-f]{64}")
 _SUFFIX = {"text/plain": ".txt", "text/xml": ".xml", "application/xml": ".xml"}
@@ -117,10 +126,14 @@ class SnapshotStore:
         return folder / f"{sha}.json", folder / f"{sha}.body"
 
     def put(self, snapshot: WebSnapshot, body: bytes) -> None:
+        """Keep a fetched page. The same bytes fetched again after their retention expired
+        are a fresh fetch: the metadata takes the new fetch time and the expiry is lifted
+        (retention counts from the latest fetch; a takedown of the address stays)."""
         meta, raw = self._paths(snapshot.sha256)
         meta.parent.mkdir(parents=True, exist_ok=True)
+        renewed = self._renew_expired(snapshot.sha256)
         for path, data in ((raw, body), (meta, json.dumps(snapshot.to_json()).encode())):
-            if path.exists():
+            if path.exists() and not (renewed and path == meta):
                 continue
             tmp = path.with_suffix(path.suffix + f".{os.getpid()}.tmp")
             tmp.write_bytes(data)
@@ -133,12 +146,48 @@ class SnapshotStore:
                 f"No web snapshot {sha} under {self.root}.",
                 hint="Snapshots are kept with the home; restore the web/ folder to replay.",
             )
+        self.check_not_withheld(sha)
         data = raw.read_bytes()
         if hashlib.sha256(data).hexdigest() != sha:
             raise CorruptContent(f"The web snapshot {sha} no longer matches its hash.")
         return data
 
     def get(self, sha: str) -> WebSnapshot:
-        self.body(sha)  # exists and intact
+        self.body(sha)  # exists, intact and not withheld
+        return self._meta(sha)
+
+    def _meta(self, sha: str) -> WebSnapshot:
         meta, _ = self._paths(sha)
         return WebSnapshot(**json.loads(meta.read_text(encoding="utf-8")))
+
+    # -- withholding (issue 38; web/withheld.py, governance/web_withhold.py) -------------
+    def check_not_withheld(self, sha: str) -> None:
+        """SNAPSHOT_WITHHELD when the snapshot's address is taken down or it expired."""
+        marks = load_marks(self.root)
+        meta, _ = self._paths(sha)
+        url = final = ""
+        if meta.exists():
+            snap = self._meta(sha)
+            url, final = snap.url, snap.final_url
+        mark = mark_of(marks, sha, url, final)
+        if mark is not None:
+            raise SnapshotWithheld(sha, str(mark.get("kind")), str(mark.get("reason")))
+
+    def address_mark(self, url: str) -> dict[str, object] | None:
+        """The takedown mark of ``url``'s address, or None."""
+        return load_marks(self.root)["addresses"].get(address_key(url))
+
+    def refs(self) -> list[dict[str, str]]:
+        """The reference (url, final_url, sha256, fetched_at) of every kept snapshot."""
+        out = []
+        for meta in sorted(self.root.glob("??/*.json")):
+            if _SHA.fullmatch(meta.stem):
+                out.append(self._meta(meta.stem).ref)
+        return out
+
+    def _renew_expired(self, sha: str) -> bool:
+        marks = load_marks(self.root)
+        if marks["snapshots"].pop(sha, None) is None:
+            return False
+        save_marks(self.root, marks)
+        return True

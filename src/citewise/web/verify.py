@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from citewise.answer.models import Citation, Claim
-from citewise.errors import SearchUnavailable, WebError
+from citewise.errors import SearchUnavailable, SnapshotWithheld, WebError
 from citewise.web.compare import Comparison, compare
 from citewise.web.fetcher import Fetcher
 from citewise.web.refs import ClauseRef, EditionSource, editions_named, regulation_ids
@@ -35,6 +35,7 @@ class WebFinding:
     clause_text: str = ""
     edition: str | None = None
     edition_match: EditionMatch = "unknown"
+    note: str = ""  # why pages were left out (a withheld address), added to the reason
 
     def to_json(self, ref: ClauseRef) -> dict[str, Any] | None:
         if self.snapshot is None:
@@ -147,6 +148,7 @@ class WebVerifier:
         evidence = Evidence(True, True, supports, True, finding.outcome, finding.edition_match,
                             bool(cmp and cmp.matches))  # fmt: skip
         state, why = decide(evidence)
+        why = f"{why} ({finding.note})" if finding.note else why
         return CitationCheck(c.number, c.id, state, why, ref, kb, finding.to_json(ref), cmp)
 
     def _lookup(self, run: VerificationRun, ref: ClauseRef, kb_text: str) -> WebFinding:
@@ -159,12 +161,17 @@ class WebVerifier:
             return WebFinding("unavailable")
         run.searches.append(outcome.to_json())
         failed = 0
+        held: list[str] = []
         found: list[WebFinding] = []
         for hit in outcome.hits[: self.max_pages]:
             try:
+                self._not_taken_down(hit.url)
                 page = self.fetcher.fetch(hit.url)
+                self._not_taken_down(page.final_url)
             except WebError as exc:
                 failed += 1
+                if isinstance(exc, SnapshotWithheld):
+                    held.append(exc.message)
                 run.fetches.append({"url": hit.url, "error": exc.code, "message": str(exc)})
                 continue
             snap = snapshot_of(page)
@@ -181,7 +188,13 @@ class WebVerifier:
         if found:
             order: dict[EditionMatch, int] = {"same": 0, "different": 1, "unknown": 2}
             return min(found, key=lambda f: order[f.edition_match])
-        return WebFinding("unavailable" if failed else "no_clause")
+        return WebFinding("unavailable" if failed else "no_clause", note="; ".join(held))
+
+    def _not_taken_down(self, url: str) -> None:
+        """A taken-down address is neither fetched nor kept (governance/web_withhold.py)."""
+        mark = self.snapshots.address_mark(url) if self.snapshots is not None else None
+        if mark is not None:
+            raise SnapshotWithheld(url, str(mark.get("kind")), str(mark.get("reason")))
 
 
 def support_by_number(claims: Sequence[Claim]) -> dict[int, bool]:
