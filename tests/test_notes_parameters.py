@@ -9,12 +9,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from citewise.config import Settings
-from citewise.ingest.parse import parse_document
-from citewise.notes.compile import Compiler
-from citewise.notes.extract import Source, document_pieces
-from citewise.notes.mentions import MentionIndex
-from citewise.notes.topics import discussed_heading, keyword_arguments, select_topics
+from citewise.notes.extract import document_pieces
+from citewise.notes.topics import discussed_heading, keyword_arguments
+from tests.test_notes_openings import _notes, _source
 
 #: A CLI library's page on groups (Markdown): "Groups" titles this page only; another
 #: page uses groups too. Its examples pass ``invoke_without_command`` and ``envvar``.
@@ -55,26 +52,6 @@ QUICK_RST = (
     "You can tell Requests to stop waiting for a response after a given number of "
     "seconds with the ``timeout`` parameter; see the timeouts section.\n"
 )
-
-
-def _source(name: str, text: str) -> Source:
-    parsed = parse_document(
-        text.encode("utf-8"),
-        name=name,
-        kb="default",
-        doc_path=name,
-        config=Settings.resolve(None).ingest,
-    )
-    return Source(name, f"d-{name}", 1, 1, parsed.text, tuple(parsed.nodes), {})
-
-
-def _notes(*docs: tuple[str, str]) -> dict[str, object]:
-    sources = {name: _source(name, text) for name, text in docs}
-    pieces = [p for s in sources.values() for p in document_pieces(s)]
-    index = MentionIndex(pieces)
-    compiler = Compiler(sources, pieces, index)
-    topics = select_topics(pieces, index, {}, openings=compiler.openings)
-    return {t.key: n for t in topics if (n := compiler.note(t))}
 
 
 def test_keyword_arguments_come_from_code_and_interactive_lines() -> None:

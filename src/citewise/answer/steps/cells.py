@@ -27,8 +27,7 @@ from citewise.core.search import Hit
 from citewise.evidence.models import EvidencePack, Fragment
 from citewise.evidence.nodes import NodeReader
 from citewise.evidence.sentences import Span
-from citewise.evidence.tokens import estimate_tokens
-from citewise.store.adhash import span_id
+from citewise.evidence.whole import node_fragment
 from citewise.sufficiency.cell_verdict import table_cell
 
 __all__ = ["Source", "cell_step", "rows_found", "sources"]
@@ -112,25 +111,15 @@ def rows_found(reader: NodeReader, found: list[Source]) -> list[tuple[Row, Sourc
 
 def _row_fragment(src: Source, node: Node) -> Fragment:
     """The cited row as a fragment of its own (its exact text and lines)."""
-    return Fragment(
+    return node_fragment(
+        node,
         role="direct_support",
         doc_id=src.doc_id,
         path=src.path,
         revision=src.revision,
         version_id=src.version_id,
-        node_ids=(node.id,),
-        line_start=node.line_start,
-        line_end=node.line_end,
-        char_start=node.char_start,
-        char_end=node.char_end,
-        heading_path=node.heading_path,
-        text=node.text,
-        tokens=estimate_tokens(node.text),
-        truncated=False,
-        citation_id=span_id(node.id, node.char_start, node.char_end),
         reason="table_cell",
-        kind="table_row",
-    )
+    )  # a row is a table_row node (row_of reads no other kind), so its kind is kept
 
 
 def cell_step(s: AskState) -> AskState:
