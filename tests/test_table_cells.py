@@ -179,3 +179,28 @@ def test_an_edition_the_pdf_table_lacks_is_not_answered_from_another(port: Home)
     ans = port.kb().ask("What is the mooring charge in the 2022 edition of the port dues?")
     assert not ans.answer.startswith("Mooring charge, 2022")
     assert "table_cell" not in " ".join(ans.sufficiency.reason_texts)
+
+
+def test_a_row_whose_quotation_fails_review_leaves_the_question_to_the_composers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A row holding raw markup cannot be quoted (the release review drops it), so the cell
+    step stands aside instead of refusing: the question is answered as without the step,
+    and the markup is never stated as the answer's own text."""
+    monkeypatch.setenv("CITEWISE_DENSE", "off")
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "berths.csv").write_text(
+        "Pier,Vessel,Cargo\nPier 3,Orca,grain\n"
+        'Pier 7,"<img src=x onerror=alert(1)>",liquefied gas for the harbor\n'
+        "Pier 9,Tern,timber\n",
+        "utf-8",
+    )
+    with Home.open(tmp_path / "home") as h:
+        kb = h.kb()
+        assert kb.add([corpus]).ok
+        ans = kb.ask("Which pier takes liquefied gas for the harbor?")
+    assert ans.outcome == "answered", ans.sufficiency
+    assert ans.citations and ans.citations[0].path == "berths.csv"
+    assert "Pier 7" in ans.citations[0].excerpt
+    assert not any(r.startswith("table_cell:") for r in ans.sufficiency.reason_texts)

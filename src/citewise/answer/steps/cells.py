@@ -140,7 +140,10 @@ def cell_step(s: AskState) -> AskState:
         return s
     where = {id(row): src for row, src in found}
     cited = [(row, where[id(row)]) for row in (chosen.row, *chosen.also)]
-    return replace(s, answer=_cell_answer(s, pack, chosen, cited))
+    answer = _cell_answer(s, pack, chosen, cited)
+    # A row no quotation of which passes the release review (raw markup in a cell) is not
+    # this step's to answer: the composers go on as without it.
+    return s if answer is None else replace(s, answer=answer)
 
 
 def _unit(row: Row, src: Source, n: int) -> Candidate:
@@ -151,19 +154,20 @@ def _unit(row: Row, src: Source, n: int) -> Candidate:
 
 def _cell_answer(
     s: AskState, pack: EvidencePack, chosen: CellAnswer, cited: list[tuple[Row, Source]]
-) -> Answer:
+) -> Answer | None:
     """The cell stated with its headers, then its row (and any row of another table that
-    holds the same cell) quoted and cited."""
+    holds the same cell) quoted and cited; None when no row's quotation passes review."""
     units = [_unit(row, src, n) for n, (row, src) in enumerate(cited)]
     citations, claims = cite_claims(s.kb, units, s.conflicts)
     claims = release_review(claims, citations)
+    if not any(c.kept for c in claims):
+        return None
     told = chosen.statement()
     suff = table_cell(told)
     s.trace["sufficiency"] = suff.to_json()
     s.trace["meaning"] = {"skipped": "a table or code unit: the model reads prose"}
-    failed = None if any(c.kept for c in claims) else "no sentence passed review"
     answer = finish(
-        s.kb, s.question.intent.kind, pack, suff, claims, citations, s.trace, failed_why=failed
+        s.kb, s.question.intent.kind, pack, suff, claims, citations, s.trace, failed_why=None
     )
     if answer.outcome != "answered":
         return answer
